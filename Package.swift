@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+// HealthStore: a HealthKit-like health-data store server for Linux. See ../docs and DESIGN.md.
+import PackageDescription
+
+let package = Package(
+    name: "HealthStore",
+    products: [
+        .executable(name: "healthd", targets: ["healthd"]),
+        .executable(name: "healthctl", targets: ["healthctl"]),
+        .executable(name: "healthsim", targets: ["healthsim"]),
+        .library(name: "HealthClient", targets: ["HealthClient"]),
+        .library(name: "HealthModel", targets: ["HealthModel"]),
+    ],
+    targets: [
+        // Debian C libraries, each behind a system-library target.
+        .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c",
+                       providers: [.apt(["libprotobuf-c-dev", "protobuf-c-compiler"])]),
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // protobuf-c code generated from proto/ by scripts/generate-proto (checked by scripts/check-proto).
+        .target(name: "HealthProto", dependencies: ["CProtobufC"], cSettings: [.headerSearchPath("include")]),
+
+        // Pure Swift: HealthKit's meaning (types, units, validation, predicates, statistics math).
+        .target(name: "HealthModel"),
+        // Framing and protobuf-c ⇄ Swift mapping; the only module that touches protobuf-c structs.
+        .target(name: "HealthWire", dependencies: ["HealthModel", "HealthProto", "CProtobufC"]),
+        // The store: `Store` protocol and the SQLite engine.
+        .target(name: "HealthStorage", dependencies: ["HealthModel", "CSQLite", "CCrypto"]),
+        // libuv server: connections, sessions, dispatch, subscriptions.
+        .target(name: "HealthServer", dependencies: ["HealthStorage", "HealthWire", "HealthModel", "CLibUV", "CCrypto"]),
+        // async/await client over the protocol.
+        .target(name: "HealthClient", dependencies: ["HealthWire", "HealthModel"]),
+
+        .executableTarget(name: "healthd", dependencies: ["HealthServer", "HealthStorage"]),
+        .executableTarget(name: "healthctl", dependencies: ["HealthClient", "HealthModel"]),
+        .executableTarget(name: "healthsim", dependencies: ["HealthClient", "HealthModel"], path: "simulator"),
+
+        .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
+        .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel"]),
+        .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel"]),
+        .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthWire", "HealthModel"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// HealthClient: filled in by its issue.

@@ -1,0 +1,70 @@
+/// What kind of object a type identifier names.
+public enum ObjectKind: String, Sendable, Hashable {
+    case quantity, category, correlation, workout, characteristic
+}
+
+/// HKQuantityAggregationStyle.
+public enum AggregationStyle: Int, Sendable, Hashable {
+    case cumulative = 0
+    case discreteArithmetic = 1
+    case discreteTemporallyWeighted = 2
+    case discreteEquivalentContinuousLevel = 3
+
+    /// True for every discrete style.
+    public var isDiscrete: Bool { self != .cumulative }
+}
+
+/// One entry of HealthKit's type catalog (SEMANTICS §4).
+public struct HealthType: Sendable, Hashable {
+    /// Full identifier, e.g. "HKQuantityTypeIdentifierHeartRate".
+    public let identifier: String
+    public let kind: ObjectKind
+    /// Quantity types: aggregation style.
+    public let aggregation: AggregationStyle?
+    /// Quantity types: canonical unit string, e.g. "count/s".
+    public let canonicalUnit: String?
+    /// Category types: the allowed raw values.
+    public let categoryValues: Set<Int64>?
+    /// Longest allowed end − start in microseconds; nil = unrestricted.
+    public let maximumDuration: Microseconds?
+    /// Shortest allowed end − start in microseconds; nil = unrestricted.
+    public let minimumDuration: Microseconds?
+    /// True when an end at Date.distantFuture is allowed.
+    public let allowsUndeterminedDuration: Bool
+    /// True for types only Apple may write: apps may not request share permission.
+    public let appleOnlyWrite: Bool
+    /// Metadata keys every sample of this type must carry (§7.4).
+    public let requiredMetadataKeys: [String]
+    /// Correlation types: the sample types it may contain.
+    public let correlationContents: Set<String>?
+
+    public init(identifier: String, kind: ObjectKind, aggregation: AggregationStyle? = nil,
+                canonicalUnit: String? = nil, categoryValues: Set<Int64>? = nil,
+                maximumDuration: Microseconds? = nil, minimumDuration: Microseconds? = nil,
+                allowsUndeterminedDuration: Bool = false, appleOnlyWrite: Bool = false,
+                requiredMetadataKeys: [String] = [], correlationContents: Set<String>? = nil) {
+        self.identifier = identifier
+        self.kind = kind
+        self.aggregation = aggregation
+        self.canonicalUnit = canonicalUnit
+        self.categoryValues = categoryValues
+        self.maximumDuration = maximumDuration
+        self.minimumDuration = minimumDuration
+        self.allowsUndeterminedDuration = allowsUndeterminedDuration
+        self.appleOnlyWrite = appleOnlyWrite
+        self.requiredMetadataKeys = requiredMetadataKeys
+        self.correlationContents = correlationContents
+    }
+
+    /// The identifier without its HK…TypeIdentifier prefix, e.g. "HeartRate".
+    public var shortName: String {
+        for prefix in TypeCatalog.identifierPrefixes where identifier.hasPrefix(prefix) {
+            let rest = identifier.dropFirst(prefix.count)
+            return rest.isEmpty ? "Workout" : String(rest)
+        }
+        return identifier
+    }
+
+    /// True for types that can be saved as samples (quantity, category, correlation, workout).
+    public var isSampleType: Bool { kind != .characteristic }
+}

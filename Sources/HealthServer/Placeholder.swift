@@ -1,0 +1,1 @@
+// HealthServer: filled in by its issue.

@@ -1,0 +1,204 @@
+import Foundation
+import HealthModel
+
+/// An owner's id in the store.
+public struct OwnerID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let rawValue: Int64
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+    public static func < (a: OwnerID, b: OwnerID) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "owner#\(rawValue)" }
+}
+
+/// Who an authenticated credential is.
+public struct Principal: Sendable, Hashable {
+    public let role: Role
+    /// nil for the operator.
+    public let owner: OwnerID?
+    public let ownerName: String
+    /// The source the principal saves as: the app for apps, the Health app for owners.
+    public let source: Source?
+
+    public init(role: Role, owner: OwnerID?, ownerName: String, source: Source?) {
+        self.role = role
+        self.owner = owner
+        self.ownerName = ownerName
+        self.source = source
+    }
+}
+
+/// What the caller may read: types it holds read permission for are read in full; every other
+/// type only where it is the saving source. Owners read everything.
+public struct ReadScope: Sendable, Hashable {
+    /// The caller's bundle id (its own data is always readable).
+    public let callerBundleID: String
+    /// nil = every type is readable (owner); otherwise the types with granted read permission.
+    public let readableTypes: Set<String>?
+
+    public init(callerBundleID: String, readableTypes: Set<String>?) {
+        self.callerBundleID = callerBundleID
+        self.readableTypes = readableTypes
+    }
+
+    /// Full read access.
+    public static func everything(callerBundleID: String) -> ReadScope {
+        ReadScope(callerBundleID: callerBundleID, readableTypes: nil)
+    }
+
+    /// True when every sample of `type` is readable, not only the caller's own.
+    public func canReadAll(_ type: String) -> Bool {
+        readableTypes?.contains(type) ?? true
+    }
+}
+
+/// A batch to save atomically, with the identity the server stamps on it.
+public struct SaveBatch: Sendable {
+    public let owner: OwnerID
+    /// The saving connection's revision (never taken from the objects).
+    public let revision: SourceRevision
+    /// Used for objects that carry no device.
+    public let defaultDevice: Device?
+    public let objects: [Sample]
+
+    public init(owner: OwnerID, revision: SourceRevision, defaultDevice: Device?, objects: [Sample]) {
+        self.owner = owner
+        self.revision = revision
+        self.defaultDevice = defaultDevice
+        self.objects = objects
+    }
+}
+
+/// Who deletes: apps delete only their own objects; the owner deletes anything.
+public struct Deleter: Sendable, Hashable {
+    public let owner: OwnerID
+    public let bundleID: String
+    public let isOwner: Bool
+
+    public init(owner: OwnerID, bundleID: String, isOwner: Bool) {
+        self.owner = owner
+        self.bundleID = bundleID
+        self.isOwner = isOwner
+    }
+}
+
+/// Result of an anchored query.
+public struct AnchoredResult: Sendable, Hashable {
+    public let samples: [Sample]
+    public let deleted: [DeletedObject]
+    public let newAnchor: Data
+
+    public init(samples: [Sample], deleted: [DeletedObject], newAnchor: Data) {
+        self.samples = samples
+        self.deleted = deleted
+        self.newAnchor = newAnchor
+    }
+}
+
+/// A quantity sample reduced to what statistics need: canonical value, interval and source.
+public struct StatisticsSample: Sendable, Hashable {
+    public let start: Microseconds
+    public let end: Microseconds
+    /// Value in the type's canonical unit.
+    public let value: Double
+    public let source: Source
+    public let wasUserEntered: Bool
+
+    public init(start: Microseconds, end: Microseconds, value: Double, source: Source, wasUserEntered: Bool) {
+        self.start = start
+        self.end = end
+        self.value = value
+        self.source = source
+        self.wasUserEntered = wasUserEntered
+    }
+}
+
+/// One commit's effect on one owner, published on the change feed after the commit.
+public struct ChangeEvent: Sendable, Hashable {
+    public let owner: OwnerID
+    /// Types with inserted or deleted objects.
+    public let types: Set<String>
+    /// Bundle ids that saved or lost objects in this commit.
+    public let sources: Set<String>
+    /// Anchor after the commit.
+    public let anchor: Data
+
+    public init(owner: OwnerID, types: Set<String>, sources: Set<String>, anchor: Data) {
+        self.owner = owner
+        self.types = types
+        self.sources = sources
+        self.anchor = anchor
+    }
+}
+
+/// Authorization bookkeeping of one owner (the server applies the policy).
+public struct AuthorizationUpdate: Sendable, Hashable {
+    public let bundleID: String
+    public let type: String
+    public let direction: AccessDirection
+    public let state: PermissionState
+
+    public init(bundleID: String, type: String, direction: AccessDirection, state: PermissionState) {
+        self.bundleID = bundleID
+        self.type = type
+        self.direction = direction
+        self.state = state
+    }
+}
+
+/// The durable store. Nothing above HealthStorage knows which engine implements it.
+public protocol Store: Sendable {
+    // MARK: identity
+    /// Creates an owner and returns its token (shown once; only its hash is stored).
+    func addOwner(name: String) async throws -> (OwnerID, token: String)
+    func listOwners() async throws -> [(OwnerID, name: String)]
+    /// Creates the operator token when none exists; returns it, or nil when one already existed.
+    func ensureOperatorToken() async throws -> String?
+    /// The principal a token belongs to, or nil (constant-time comparison of hashes).
+    func authenticate(token: String) async throws -> Principal?
+    func registerApp(owner: OwnerID, bundleID: String, name: String) async throws -> String
+    func rotateAppToken(owner: OwnerID, bundleID: String) async throws -> String
+    func revokeApp(owner: OwnerID, bundleID: String) async throws
+    func listApps(owner: OwnerID) async throws -> [(source: Source, createdTime: Microseconds, revoked: Bool)]
+
+    // MARK: authorization state
+    /// Current permission state per (type, direction) for an app; missing = never requested.
+    func permissions(owner: OwnerID, bundleID: String) async throws -> [AuthorizationUpdate]
+    /// Records states (requests as .pending, decisions as .granted/.denied).
+    func setPermissions(owner: OwnerID, _ updates: [AuthorizationUpdate]) async throws
+    /// Pending requests of an owner, optionally of one app, with request times.
+    func pendingRequests(owner: OwnerID, bundleID: String?) async throws -> [(AuthorizationUpdate, Microseconds)]
+
+    // MARK: writes
+    /// Atomically saves a validated batch; one outcome per object.
+    func save(_ batch: SaveBatch) async throws -> [SaveOutcome]
+    /// Atomically deletes; returns the number of objects deleted.
+    func deleteObjects(uuids: [UUID], by deleter: Deleter) async throws -> Int
+    func deleteObjects(type: String, predicate: QueryPredicate?, by deleter: Deleter) async throws -> Int
+
+    // MARK: reads
+    func querySamples(owner: OwnerID, types: [String], predicate: QueryPredicate?, sort: [SampleSortDescriptor],
+                      limit: Int, scope: ReadScope) async throws -> [Sample]
+    func queryAnchored(owner: OwnerID, types: [String], predicate: QueryPredicate?, anchor: Data?, limit: Int,
+                       scope: ReadScope) async throws -> AnchoredResult
+    /// Quantity samples of one type matching the predicate, in canonical units, for statistics.
+    func statisticsSamples(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [StatisticsSample]
+    func querySources(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [Source]
+    func queryDevices(owner: OwnerID, type: String?, scope: ReadScope) async throws -> [Device]
+    /// The current anchor of an owner (for long-running queries).
+    func currentAnchor(owner: OwnerID) async throws -> Data
+
+    // MARK: characteristics and source order
+    func characteristics(owner: OwnerID) async throws -> Characteristics
+    func writeCharacteristics(owner: OwnerID, _ update: Characteristics) async throws
+    /// Owner-set order (highest first) for a type.
+    func sourcePriority(owner: OwnerID, type: String) async throws -> [String]
+    func setSourcePriority(owner: OwnerID, type: String, bundleIDs: [String]) async throws
+    /// Sources that saved a type, with when each was first seen (for default ordering).
+    func sourcesFirstSeen(owner: OwnerID, type: String) async throws -> [(Source, Microseconds)]
+
+    // MARK: change feed and lifecycle
+    /// Calls `handler` after every commit that changed data; returns a token for `unsubscribe`.
+    func subscribe(_ handler: @escaping @Sendable (ChangeEvent) -> Void) -> Int
+    func unsubscribe(_ token: Int)
+    /// Finishes queued writes and closes.
+    func close() async
+}

@@ -1,0 +1,321 @@
+import Foundation
+import HealthModel
+
+// Swift mirrors of proto/healthstore/v1/healthstore.proto. HealthWire maps these to and from
+// protobuf-c structs; nothing outside HealthWire sees protobuf-c.
+
+/// One client-to-server message.
+public struct ClientMessage: Sendable, Hashable {
+    public let callID: UInt64
+    public let call: ClientCall
+
+    public init(callID: UInt64, call: ClientCall) {
+        self.callID = callID
+        self.call = call
+    }
+}
+
+/// One server-to-client message.
+public struct ServerMessage: Sendable, Hashable {
+    public let callID: UInt64
+    /// More answers follow under this call id.
+    public let more: Bool
+    public let result: ServerResult
+
+    public init(callID: UInt64, more: Bool = false, result: ServerResult) {
+        self.callID = callID
+        self.more = more
+        self.result = result
+    }
+}
+
+/// Hello: protocol version, credential, the caller's revision and default device.
+public struct Hello: Sendable, Hashable {
+    public let protocolVersion: UInt32
+    public let token: String
+    public let sourceRevision: SourceRevision?
+    public let defaultDevice: Device?
+
+    public init(protocolVersion: UInt32 = WireLimits.protocolVersion, token: String,
+                sourceRevision: SourceRevision? = nil, defaultDevice: Device? = nil) {
+        self.protocolVersion = protocolVersion
+        self.token = token
+        self.sourceRevision = sourceRevision
+        self.defaultDevice = defaultDevice
+    }
+}
+
+/// Answer to Hello.
+public struct HelloResult: Sendable, Hashable {
+    public let serverVersion: String
+    public let protocolVersion: UInt32
+    public let maxFrameBytes: UInt32
+    public let maxCallsInFlight: UInt32
+    public let maxBatchObjects: UInt32
+    public let serverTime: Microseconds
+    public let role: Role
+    public let ownerName: String
+    public let source: Source?
+
+    public init(serverVersion: String, protocolVersion: UInt32, maxFrameBytes: UInt32, maxCallsInFlight: UInt32,
+                maxBatchObjects: UInt32, serverTime: Microseconds, role: Role, ownerName: String, source: Source?) {
+        self.serverVersion = serverVersion
+        self.protocolVersion = protocolVersion
+        self.maxFrameBytes = maxFrameBytes
+        self.maxCallsInFlight = maxCallsInFlight
+        self.maxBatchObjects = maxBatchObjects
+        self.serverTime = serverTime
+        self.role = role
+        self.ownerName = ownerName
+        self.source = source
+    }
+}
+
+/// What DeleteObjects deletes.
+public enum DeleteTarget: Sendable, Hashable {
+    case uuids([UUID])
+    case matching(type: String, predicate: QueryPredicate?)
+}
+
+/// A sample query (HKSampleQuery).
+public struct SampleQuery: Sendable, Hashable {
+    public let types: [String]
+    public let predicate: QueryPredicate?
+    public let sort: [SampleSortDescriptor]
+    /// 0 = no limit.
+    public let limit: Int
+
+    public init(types: [String], predicate: QueryPredicate? = nil, sort: [SampleSortDescriptor] = [], limit: Int = 0) {
+        self.types = types
+        self.predicate = predicate
+        self.sort = sort
+        self.limit = limit
+    }
+}
+
+/// An anchored query (HKAnchoredObjectQuery).
+public struct AnchoredQuery: Sendable, Hashable {
+    public let types: [String]
+    public let predicate: QueryPredicate?
+    /// Opaque anchor bytes; nil = from the beginning.
+    public let anchor: Data?
+    public let limit: Int
+    public let updates: Bool
+
+    public init(types: [String], predicate: QueryPredicate? = nil, anchor: Data? = nil, limit: Int = 0, updates: Bool = false) {
+        self.types = types
+        self.predicate = predicate
+        self.anchor = anchor
+        self.limit = limit
+        self.updates = updates
+    }
+}
+
+/// A statistics query (HKStatisticsQuery).
+public struct StatisticsQuery: Sendable, Hashable {
+    public let type: String
+    public let predicate: QueryPredicate?
+    public let options: StatisticsOptions
+    /// nil = canonical unit.
+    public let unit: String?
+
+    public init(type: String, predicate: QueryPredicate? = nil, options: StatisticsOptions, unit: String? = nil) {
+        self.type = type
+        self.predicate = predicate
+        self.options = options
+        self.unit = unit
+    }
+}
+
+/// A statistics collection query (HKStatisticsCollectionQuery) with its enumeration range.
+public struct StatisticsCollectionQuery: Sendable, Hashable {
+    public let type: String
+    public let predicate: QueryPredicate?
+    public let options: StatisticsOptions
+    public let unit: String?
+    public let anchor: Microseconds
+    public let interval: IntervalComponents
+    /// IANA identifier; nil = UTC.
+    public let timeZone: String?
+    /// nil = gregorian.
+    public let calendar: String?
+    public let from: Microseconds
+    public let to: Microseconds
+    public let updates: Bool
+
+    public init(type: String, predicate: QueryPredicate? = nil, options: StatisticsOptions, unit: String? = nil,
+                anchor: Microseconds, interval: IntervalComponents, timeZone: String? = nil, calendar: String? = nil,
+                from: Microseconds, to: Microseconds, updates: Bool = false) {
+        self.type = type
+        self.predicate = predicate
+        self.options = options
+        self.unit = unit
+        self.anchor = anchor
+        self.interval = interval
+        self.timeZone = timeZone
+        self.calendar = calendar
+        self.from = from
+        self.to = to
+        self.updates = updates
+    }
+}
+
+/// A correlation query (HKCorrelationQuery).
+public struct CorrelationQuery: Sendable, Hashable {
+    public let type: String
+    public let predicate: QueryPredicate?
+    /// Per contained type predicates (type → predicate; nil predicate = any sample of that type).
+    public let samplePredicates: [TypedPredicate]
+
+    public init(type: String, predicate: QueryPredicate? = nil, samplePredicates: [TypedPredicate] = []) {
+        self.type = type
+        self.predicate = predicate
+        self.samplePredicates = samplePredicates
+    }
+}
+
+/// A type with an optional predicate.
+public struct TypedPredicate: Sendable, Hashable {
+    public let type: String
+    public let predicate: QueryPredicate?
+
+    public init(type: String, predicate: QueryPredicate? = nil) {
+        self.type = type
+        self.predicate = predicate
+    }
+}
+
+/// One authorization decision.
+public struct AuthorizationDecision: Sendable, Hashable {
+    public let type: String
+    public let direction: AccessDirection
+    public let grant: Bool
+
+    public init(type: String, direction: AccessDirection, grant: Bool) {
+        self.type = type
+        self.direction = direction
+        self.grant = grant
+    }
+}
+
+/// A pending authorization request.
+public struct AuthorizationRequest: Sendable, Hashable {
+    public let app: Source
+    public let type: String
+    public let direction: AccessDirection
+    public let requestedTime: Microseconds
+
+    public init(app: Source, type: String, direction: AccessDirection, requestedTime: Microseconds) {
+        self.app = app
+        self.type = type
+        self.direction = direction
+        self.requestedTime = requestedTime
+    }
+}
+
+/// One recorded permission.
+public struct Permission: Sendable, Hashable {
+    public let type: String
+    public let direction: AccessDirection
+    public let state: PermissionState
+    public let updatedTime: Microseconds
+
+    public init(type: String, direction: AccessDirection, state: PermissionState, updatedTime: Microseconds) {
+        self.type = type
+        self.direction = direction
+        self.state = state
+        self.updatedTime = updatedTime
+    }
+}
+
+/// A registered app.
+public struct AppInfo: Sendable, Hashable {
+    public let source: Source
+    public let createdTime: Microseconds
+    public let revoked: Bool
+
+    public init(source: Source, createdTime: Microseconds, revoked: Bool) {
+        self.source = source
+        self.createdTime = createdTime
+        self.revoked = revoked
+    }
+}
+
+/// One type's share status.
+public struct TypeAuthorizationStatus: Sendable, Hashable {
+    public let type: String
+    public let status: AuthorizationStatus
+
+    public init(type: String, status: AuthorizationStatus) {
+        self.type = type
+        self.status = status
+    }
+}
+
+/// Every call of the v1 contract.
+public enum ClientCall: Sendable, Hashable {
+    case hello(Hello)
+    case ping(Data)
+    case cancel(targetCallID: UInt64)
+    case requestAuthorization(share: [String], read: [String])
+    case getAuthorizationStatus(types: [String])
+    case getRequestStatusForAuthorization(share: [String], read: [String])
+    case saveObjects([Sample])
+    case deleteObjects(DeleteTarget)
+    case querySamples(SampleQuery)
+    case queryAnchored(AnchoredQuery)
+    case queryStatistics(StatisticsQuery)
+    case queryStatisticsCollection(StatisticsCollectionQuery)
+    case queryCorrelations(CorrelationQuery)
+    case querySources(type: String, predicate: QueryPredicate?)
+    case observe(types: [String], predicate: QueryPredicate?, frequency: UpdateFrequency?)
+    case queryActivitySummaries(from: CalendarDay, to: CalendarDay, timeZone: String?)
+    case queryDevices(type: String?)
+    case readCharacteristics
+    case writeCharacteristics(Characteristics)
+    case registerApp(bundleID: String, name: String)
+    case listApps
+    case revokeApp(bundleID: String)
+    case rotateAppToken(bundleID: String)
+    case listAuthorizationRequests(bundleID: String?, updates: Bool)
+    case decideAuthorization(bundleID: String, decisions: [AuthorizationDecision])
+    case listPermissions(bundleID: String)
+    case setSourcePriority(type: String, bundleIDs: [String])
+    case getSourcePriority(type: String)
+    case addOwner(name: String)
+    case listOwners
+}
+
+/// Every answer of the v1 contract.
+public enum ServerResult: Sendable, Hashable {
+    case error(HealthError)
+    case hello(HelloResult)
+    case pong(payload: Data, serverTime: Microseconds)
+    case cancel(cancelled: Bool)
+    case callEnded(EndReason)
+    case requestAuthorization
+    case authorizationStatus([TypeAuthorizationStatus])
+    case requestStatus(AuthorizationRequestStatus)
+    case saveObjects([SaveOutcome])
+    case deleteObjects(deletedCount: UInt64)
+    case samples([Sample])
+    case anchored(samples: [Sample], deleted: [DeletedObject], newAnchor: Data, initial: Bool)
+    case statistics(Statistics)
+    case statisticsCollection(buckets: [Statistics], initial: Bool)
+    case correlations([Sample])
+    case sources([Source])
+    case observerEvent(changedTypes: [String])
+    case activitySummaries([ActivitySummary])
+    case devices([Device])
+    case characteristics(Characteristics)
+    case writeCharacteristics
+    case appCredential(app: Source, token: String)
+    case listApps([AppInfo])
+    case revokeApp(connectionsClosed: UInt32)
+    case authorizationRequests([AuthorizationRequest])
+    case decideAuthorization(recorded: UInt32)
+    case listPermissions([Permission])
+    case sourcePriority(type: String, sources: [Source])
+    case ownerCredential(name: String, token: String)
+    case listOwners([String])
+}

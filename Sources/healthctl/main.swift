@@ -1,0 +1,1 @@
+print("healthctl: not yet implemented")

@@ -1,0 +1,1 @@
+print("healthd: not yet implemented")

@@ -1,0 +1,5 @@
+import XCTest
+
+final class HealthModelTestsSmoke: XCTestCase {
+    func testBuilds() {}
+}

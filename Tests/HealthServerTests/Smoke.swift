@@ -1,0 +1,5 @@
+import XCTest
+
+final class HealthServerTestsSmoke: XCTestCase {
+    func testBuilds() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class HealthStorageTestsSmoke: XCTestCase {
+    func testBuilds() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class HealthWireTestsSmoke: XCTestCase {
+    func testBuilds() {}
+}

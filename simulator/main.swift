@@ -1,0 +1,1 @@
+print("healthsim: not yet implemented")
