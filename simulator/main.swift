@@ -1,1 +1,0 @@
-print("healthsim: not yet implemented")
