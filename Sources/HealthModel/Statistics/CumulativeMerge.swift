@@ -1,0 +1,96 @@
+/// Sums of cumulative samples (SEMANTICS §6.5.1), optionally clipped to a bucket.
+///
+/// Rules:
+/// - A sample's value is spread uniformly over [start, end); only the part inside the clip interval counts.
+/// - Merged sum: the timeline is split at every sample boundary; each elementary slice is credited only
+///   to samples of the best-ranked `SampleRank` covering it, so lower-priority sources fill gaps only.
+/// - An instantaneous sample (start == end) counts fully at its instant, and only when its rank is the
+///   best among the samples covering that instant (intervals with start ≤ t < end, and other instants at t).
+///   It belongs to a clip interval when clipStart ≤ t < clipEnd.
+/// - Overlapping samples of the same rank (same source and user-entered tier) are all counted: a source
+///   is trusted not to double-count itself, and de-duplicating it would need a rule HealthKit does not give.
+enum CumulativeMerge {
+    /// The portion of `sample` inside `clip` (the whole sample when nil), or nil when it falls outside.
+    static func clipped(_ sample: StatInput, to clip: Range<Microseconds>?) -> (start: Microseconds, end: Microseconds)? {
+        guard let clip else { return (sample.start, sample.end) }
+        if sample.duration == 0 {
+            return clip.contains(sample.start) ? (sample.start, sample.end) : nil
+        }
+        let start = max(sample.start, clip.lowerBound), end = min(sample.end, clip.upperBound)
+        return start < end ? (start, end) : nil
+    }
+
+    /// Share of a sample's value that lies in `part` (uniform rate); instants count fully.
+    static func share(of sample: StatInput, covering part: Microseconds) -> Double {
+        sample.duration == 0 ? sample.value : sample.value * (Double(part) / Double(sample.duration))
+    }
+
+    /// Sum without merging (separateBySource, or one source); nil when no sample falls in `clip`.
+    static func plainSum(_ samples: [StatInput], clip: Range<Microseconds>?) -> Double? {
+        var total: Double?
+        for sample in samples {
+            guard let part = clipped(sample, to: clip) else { continue }
+            total = (total ?? 0) + share(of: sample, covering: part.end - part.start)
+        }
+        return total
+    }
+
+    /// Priority-merged sum; nil when no sample falls in `clip`.
+    static func mergedSum(_ samples: [StatInput], clip: Range<Microseconds>?, priority: SourcePriorityOrder) -> Double? {
+        var ranks: [SampleRank] = []
+        var events: [(time: Microseconds, index: Int, opens: Bool)] = []
+        var instants: [(time: Microseconds, index: Int)] = []
+        var parts: [Microseconds] = []
+        var any = false
+        for (index, sample) in samples.enumerated() {
+            ranks.append(priority.rank(of: sample))
+            parts.append(0)
+            guard let part = clipped(sample, to: clip) else { continue }
+            any = true
+            if sample.duration == 0 {
+                instants.append((part.start, index))
+            } else {
+                events.append((part.start, index, true))
+                events.append((part.end, index, false))
+            }
+        }
+        guard any else { return nil }
+        events.sort { $0.time < $1.time }
+        instants.sort { $0.time < $1.time }
+
+        // Won time per interval sample; instants are added directly when they win their instant.
+        var total = 0.0
+        var active: [SampleRank: Set<Int>] = [:]
+        var e = 0, i = 0
+        while e < events.count || i < instants.count {
+            let now = min(e < events.count ? events[e].time : .max, i < instants.count ? instants[i].time : .max)
+            while e < events.count, events[e].time == now {
+                let event = events[e]
+                let rank = ranks[event.index]
+                if event.opens {
+                    active[rank, default: []].insert(event.index)
+                } else {
+                    active[rank]?.remove(event.index)
+                    if active[rank]?.isEmpty == true { active[rank] = nil }
+                }
+                e += 1
+            }
+            let instantsStart = i
+            while i < instants.count, instants[i].time == now { i += 1 }
+            let here = instants[instantsStart..<i]
+            let best = (Array(active.keys) + here.map { ranks[$0.index] }).min()
+            for instant in here where ranks[instant.index] == best {
+                total += samples[instant.index].value
+            }
+            // An open interval always has its closing event pending, so events[e] exists here.
+            if let best, let winners = active[best] {
+                let next = min(events[e].time, i < instants.count ? instants[i].time : .max)
+                for index in winners { parts[index] += next - now }
+            }
+        }
+        for (index, sample) in samples.enumerated() where parts[index] > 0 {
+            total += share(of: sample, covering: parts[index])
+        }
+        return total
+    }
+}

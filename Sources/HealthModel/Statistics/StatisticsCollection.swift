@@ -1,0 +1,53 @@
+extension StatisticsCalculator {
+    /// HKStatisticsCollection's values: one `Statistics` per bucket from the one containing `from` to the
+    /// one containing `to`, in order, empty buckets included with nil quantities. A sample feeds every
+    /// bucket it overlaps; cumulative values are apportioned by time (see `CumulativeMerge`).
+    public static func collection(type: HealthType, samples: [StatInput], options: StatisticsOptions,
+                                  buckets: CalendarBuckets, from: Microseconds, to: Microseconds,
+                                  priority: SourcePriorityOrder, unit: String? = nil) throws(HealthError) -> [Statistics] {
+        let plan = try Plan(type: type, options: options, unit: unit)
+        let list = try buckets.buckets(from: from, to: to)
+        let bounds = list.map(\.start) + [list[list.count - 1].end]
+        let members = group(samples, bounds: bounds)
+        var result: [Statistics] = []
+        result.reserveCapacity(list.count)
+        for (bucket, inBucket) in zip(list, members) {
+            result.append(try plan.statistics(inBucket, interval: bucket.range, priority: priority))
+        }
+        return result
+    }
+
+    /// Samples grouped by the buckets they overlap; `bounds` are the buckets' starts then the last end.
+    static func group(_ samples: [StatInput], bounds: [Microseconds]) -> [[StatInput]] {
+        var groups = [[StatInput]](repeating: [], count: bounds.count - 1)
+        for sample in samples {
+            guard let span = bucketSpan(of: sample, bounds: bounds) else { continue }
+            for index in span { groups[index].append(sample) }
+        }
+        return groups
+    }
+
+    /// Positions (in `bounds`' buckets) of the buckets a sample overlaps; an instant feeds the bucket
+    /// with start ≤ t < end.
+    static func bucketSpan(of sample: StatInput, bounds: [Microseconds]) -> ClosedRange<Int>? {
+        let count = bounds.count - 1
+        if sample.duration == 0 {
+            let position = countOf(bounds) { $0 <= sample.start } - 1
+            return (0..<count).contains(position) ? position...position : nil
+        }
+        guard sample.end > bounds[0], sample.start < bounds[count] else { return nil }
+        let first = max(0, countOf(bounds) { $0 <= sample.start } - 1)
+        let last = min(count - 1, countOf(bounds) { $0 < sample.end } - 1)
+        return first...last
+    }
+
+    /// How many leading elements of the ascending `bounds` satisfy `predicate` (binary search).
+    private static func countOf(_ bounds: [Microseconds], where predicate: (Microseconds) -> Bool) -> Int {
+        var low = 0, high = bounds.count
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(bounds[mid]) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+}
