@@ -6,7 +6,8 @@
 ///   to samples of the best-ranked `SampleRank` covering it, so lower-priority sources fill gaps only.
 /// - An instantaneous sample (start == end) counts fully at its instant, and only when its rank is the
 ///   best among the samples covering that instant (intervals with start ≤ t < end, and other instants at t).
-///   It belongs to a clip interval when clipStart ≤ t < clipEnd.
+///   Having no length, it never takes time away from intervals. It belongs to a clip interval when
+///   clipStart ≤ t < clipEnd.
 /// - Overlapping samples of the same rank (same source and user-entered tier) are all counted: a source
 ///   is trusted not to double-count itself, and de-duplicating it would need a rule HealthKit does not give.
 enum CumulativeMerge {
@@ -78,12 +79,14 @@ enum CumulativeMerge {
             let instantsStart = i
             while i < instants.count, instants[i].time == now { i += 1 }
             let here = instants[instantsStart..<i]
-            let best = (Array(active.keys) + here.map { ranks[$0.index] }).min()
-            for instant in here where ranks[instant.index] == best {
+            let bestInterval = active.keys.min()
+            let bestHere = ([bestInterval].compactMap { $0 } + here.map { ranks[$0.index] }).min()
+            for instant in here where ranks[instant.index] == bestHere {
                 total += samples[instant.index].value
             }
+            // Instants have no length, so only intervals compete for the slice that follows.
             // An open interval always has its closing event pending, so events[e] exists here.
-            if let best, let winners = active[best] {
+            if let bestInterval, let winners = active[bestInterval] {
                 let next = min(events[e].time, i < instants.count ? instants[i].time : .max)
                 for index in winners { parts[index] += next - now }
             }
