@@ -13,13 +13,13 @@ public enum StatisticsCalculator {
     public static func compute(type: HealthType, samples: [StatInput], options: StatisticsOptions,
                                interval: Range<Microseconds>? = nil, priority: SourcePriorityOrder,
                                unit: String? = nil) throws(HealthError) -> Statistics {
-        let plan = try Plan(type: type, options: options, unit: unit)
+        let plan = try StatisticsPlan(type: type, options: options, unit: unit)
         return try plan.statistics(samples, interval: interval, priority: priority)
     }
 }
 
 /// A validated request: the type's style, its canonical unit and the unit to report in.
-struct Plan {
+struct StatisticsPlan {
     let type: HealthType
     let style: AggregationStyle
     let options: StatisticsOptions

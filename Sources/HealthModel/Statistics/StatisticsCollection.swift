@@ -5,7 +5,7 @@ extension StatisticsCalculator {
     public static func collection(type: HealthType, samples: [StatInput], options: StatisticsOptions,
                                   buckets: CalendarBuckets, from: Microseconds, to: Microseconds,
                                   priority: SourcePriorityOrder, unit: String? = nil) throws(HealthError) -> [Statistics] {
-        let plan = try Plan(type: type, options: options, unit: unit)
+        let plan = try StatisticsPlan(type: type, options: options, unit: unit)
         let list = try buckets.buckets(from: from, to: to)
         let bounds = list.map(\.start) + [list[list.count - 1].end]
         let members = group(samples, bounds: bounds)
