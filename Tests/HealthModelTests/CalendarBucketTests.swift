@@ -117,5 +117,9 @@ final class CalendarBucketTests: XCTestCase {
             let b = try CalendarBuckets(anchor: 0, components: IntervalComponents(days: 1), timeZone: nil, calendar: nil)
             _ = try b.buckets(from: 10, to: 0)
         }, .invalidArgument)
+        XCTAssertEqual(code {
+            let b = try CalendarBuckets(anchor: 0, components: IntervalComponents(years: 1), timeZone: nil, calendar: nil)
+            _ = try b.buckets(from: 0, to: .max)
+        }, .invalidArgument)
     }
 }

@@ -22,6 +22,9 @@ public struct CalendarBuckets: Sendable {
         "indian": .indian, "chinese": .chinese,
     ]
 
+    /// Instants calendar arithmetic is asked about (Date.distantPast…Date.distantFuture).
+    public static let supportedRange = Time.micros(.distantPast)...Time.distantFuture
+
     public let anchor: Microseconds
     public let components: IntervalComponents
     private let calendar: Calendar
@@ -39,6 +42,9 @@ public struct CalendarBuckets: Sendable {
               [components.seconds, components.minutes, components.hours, components.days, components.weeks,
                components.months, components.years].allSatisfy({ $0 >= 0 }) else {
             throw HealthError.invalid("interval components must be non-negative with at least one positive; got \(components)", field: "interval")
+        }
+        guard Self.supportedRange.contains(anchor) else {
+            throw HealthError.invalid("anchor \(anchor) µs is outside the supported dates", field: "anchor")
         }
         guard let identifier = Self.calendars[calendar ?? "gregorian"] else {
             throw HealthError.invalid("unknown calendar '\(calendar ?? "")'; known: \(Self.calendars.keys.sorted().joined(separator: ", "))", field: "calendar")
@@ -100,7 +106,7 @@ public struct CalendarBuckets: Sendable {
         CalendarBucket(index: index, start: start(of: index), end: start(of: index + 1))
     }
 
-    /// Index of the bucket with start ≤ instant < end.
+    /// Index of the bucket with start ≤ instant < end; `instant` must lie in `supportedRange`.
     public func bucketIndex(containing instant: Microseconds) -> Int {
         var index = Int((Double(instant - anchor) / nominalMicros).rounded(.down))
         while start(of: index) > instant { index -= 1 }
@@ -122,6 +128,9 @@ public struct CalendarBuckets: Sendable {
     /// Every bucket from the one containing `from` to the one containing `to`, in order.
     /// - Parameter limit: most buckets allowed, so a tiny interval over a long range cannot exhaust memory.
     public func buckets(from: Microseconds, to: Microseconds, limit: Int = 100_000) throws(HealthError) -> [CalendarBucket] {
+        guard Self.supportedRange.contains(from), Self.supportedRange.contains(to) else {
+            throw HealthError.invalid("enumeration range \(from)…\(to) µs is outside the supported dates", field: "from")
+        }
         guard from <= to else {
             throw HealthError.invalid("enumeration range start \(Time.iso8601(from)) is after its end \(Time.iso8601(to))", field: "from")
         }
