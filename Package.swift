@@ -34,11 +34,16 @@ let package = Package(
 
         .executableTarget(name: "healthd", dependencies: ["HealthServer", "HealthStorage"]),
         .executableTarget(name: "healthctl", dependencies: ["HealthClient", "HealthModel"]),
-        .executableTarget(name: "healthsim", dependencies: ["HealthClient", "HealthModel"], path: "simulator"),
+        // Device simulator: profiles, signal generators and the upload flow behind a connection protocol
+        // (a library so tests can import it); the executable plugs HealthClient into that protocol.
+        .target(name: "HealthSimulator", dependencies: ["HealthModel"], path: "simulator/Sources/HealthSimulator"),
+        .executableTarget(name: "healthsim", dependencies: ["HealthSimulator", "HealthClient", "HealthWire", "HealthModel"],
+                          path: "simulator/Sources/healthsim"),
 
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
         .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel"]),
         .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthWire", "HealthModel"]),
     ],
     swiftLanguageModes: [.v6]

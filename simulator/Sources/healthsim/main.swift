@@ -1,0 +1,2 @@
+import HealthSimulator
+print("healthsim: not yet implemented")
