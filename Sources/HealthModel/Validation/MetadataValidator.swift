@@ -8,13 +8,12 @@ enum MetadataValidator {
     /// Checks every key and value of one metadata dictionary (a sample's, an event's or an activity's).
     static func checkEntries(_ metadata: Metadata, path: FieldPath) throws(HealthError) {
         // Sorted so the first error reported does not depend on dictionary order.
-        for key in metadata.keys.sorted() {
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
             let field = "metadata.\(key)"
             if key.isEmpty { throw path.invalid("metadata", "Metadata keys must not be empty") }
             if key.hasPrefix(privatePrefix) {
                 throw path.invalid(field, "Metadata key '\(key)' is private to Apple and cannot be saved")
             }
-            let value = metadata[key]!
             try checkWellFormed(value, field: field, path: path)
             if let rule = PredefinedMetadataKeys.rules[key] {
                 try check(value, against: rule, key: key, field: field, path: path)
