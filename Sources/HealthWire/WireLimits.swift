@@ -4,4 +4,7 @@ public enum WireLimits {
     public static let protocolVersion: UInt32 = 1
     /// Default largest frame payload, in bytes (4 MiB).
     public static let defaultMaxFrameBytes = 4 * 1024 * 1024
+    /// Deepest nesting of predicates or correlations a decoder accepts, so hostile input cannot
+    /// exhaust the stack.
+    public static let maxNestingDepth = 32
 }

@@ -1,0 +1,78 @@
+import CProtobufC
+import Foundation
+
+/// Bump allocator that owns every C struct, string and array built for one message, so building a
+/// protobuf-c message costs a few large `malloc`s and one teardown instead of one per field.
+/// Never outlives the encode or decode call that created it.
+final class WireArena {
+    private var blocks: [UnsafeMutableRawPointer] = []
+    private var cursor: UnsafeMutableRawPointer?
+    private var remaining = 0
+    private var nextBlockSize: Int
+
+    private static let maxBlockSize = 1 << 20
+
+    init(initialBlockSize: Int = 4096) {
+        nextBlockSize = initialBlockSize
+    }
+
+    deinit {
+        for block in blocks { free(block) }
+    }
+
+    /// `size` bytes aligned to 8, zeroed only where the caller initialises them.
+    func allocate(_ size: Int) -> UnsafeMutableRawPointer {
+        let rounded = (max(size, 1) + 7) & ~7
+        if rounded > remaining {
+            let blockSize = max(rounded, nextBlockSize)
+            nextBlockSize = min(nextBlockSize * 2, Self.maxBlockSize)
+            guard let block = malloc(blockSize) else { fatalError("out of memory allocating \(blockSize) bytes") }
+            blocks.append(block)
+            cursor = block
+            remaining = blockSize
+        }
+        let result = cursor!
+        cursor = result + rounded
+        remaining -= rounded
+        return result
+    }
+
+    /// A protobuf-c message initialised by its generated `…__init` function.
+    func message<T>(_ initialise: (UnsafeMutablePointer<T>?) -> Void) -> UnsafeMutablePointer<T> {
+        let pointer = allocate(MemoryLayout<T>.stride).bindMemory(to: T.self, capacity: 1)
+        initialise(pointer)
+        return pointer
+    }
+
+    /// Uninitialised storage for `count` values; nil when `count` is 0 (protobuf-c's empty array).
+    func array<T>(_ count: Int, of: T.Type) -> UnsafeMutablePointer<T>? {
+        guard count > 0 else { return nil }
+        return allocate(MemoryLayout<T>.stride * count).bindMemory(to: T.self, capacity: count)
+    }
+
+    /// A NUL-terminated copy of `string` (empty strings too, so no field is ever NULL).
+    func cString(_ string: String) -> UnsafeMutablePointer<CChar> {
+        var string = string
+        return string.withUTF8 { utf8 in
+            let pointer = allocate(utf8.count + 1)
+            if let base = utf8.baseAddress { pointer.copyMemory(from: base, byteCount: utf8.count) }
+            pointer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
+            return pointer.bindMemory(to: CChar.self, capacity: utf8.count + 1)
+        }
+    }
+
+    /// A copy of `bytes` as protobuf-c binary data.
+    func binary(_ bytes: Data) -> ProtobufCBinaryData {
+        guard !bytes.isEmpty else { return ProtobufCBinaryData(len: 0, data: nil) }
+        let pointer = allocate(bytes.count)
+        bytes.copyBytes(to: pointer.bindMemory(to: UInt8.self, capacity: bytes.count), count: bytes.count)
+        return ProtobufCBinaryData(len: bytes.count, data: pointer.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The 16 raw bytes of `uuid`.
+    func binary(_ uuid: UUID) -> ProtobufCBinaryData {
+        let pointer = allocate(16)
+        withUnsafeBytes(of: uuid.uuid) { pointer.copyMemory(from: $0.baseAddress!, byteCount: 16) }
+        return ProtobufCBinaryData(len: 16, data: pointer.bindMemory(to: UInt8.self, capacity: 16))
+    }
+}
