@@ -173,6 +173,18 @@ final class StatisticsMathTests: XCTestCase {
                        Quantity(1.1, "count/s"))
     }
 
+    func testResultsInTheRequestedUnit() throws {
+        let beats = [sample(0, 10, 1.0, watch), sample(10, 40, 1.5, watch)]
+        let stats = try StatisticsCalculator.compute(type: heartRate, samples: beats, options: [.discreteAverage, .discreteMax, .mostRecent],
+                                                     priority: watchFirst, unit: "count/min")
+        XCTAssertEqual(stats.average?.value ?? 0, 82.5, accuracy: 1e-9)
+        XCTAssertEqual(stats.maximum?.value ?? 0, 90, accuracy: 1e-9)
+        XCTAssertEqual(stats.mostRecent?.unit, "count/min")
+        let mass = try StatisticsCalculator.compute(type: bodyMass, samples: [sample(0, 0, 75, app)], options: .discreteAverage,
+                                                    priority: watchFirst, unit: "lb")
+        XCTAssertEqual(mass.average?.value ?? 0, 75 / 0.45359237, accuracy: 1e-9)
+    }
+
     // MARK: rules and errors
 
     func testOptionCompatibility() {
