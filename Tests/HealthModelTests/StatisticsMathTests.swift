@@ -74,6 +74,11 @@ final class StatisticsMathTests: XCTestCase {
         XCTAssertEqual(try sum(walk, ordered).sum, Quantity(100, "count"))
     }
 
+    func testABackwardsSampleIsIgnored() throws {
+        let walk = [sample(0, 10, 100, watch), sample(10, 5, 40, phone)]
+        XCTAssertEqual(try sum(walk, phoneFirst, options: [.cumulativeSum, .duration]).sum, Quantity(100, "count"))
+    }
+
     func testSameSourceOverlapsAreSummed() throws {
         let walk = [sample(0, 10, 100, watch), sample(5, 15, 100, watch), sample(0, 15, 900, phone)]
         XCTAssertEqual(try sum(walk, watchFirst).sum?.value ?? 0, 200, accuracy: 1e-9)

@@ -12,7 +12,9 @@
 ///   is trusted not to double-count itself, and de-duplicating it would need a rule HealthKit does not give.
 enum CumulativeMerge {
     /// The portion of `sample` inside `clip` (the whole sample when nil), or nil when it falls outside.
+    /// A sample ending before it starts never passes validation; it is ignored rather than trusted.
     static func clipped(_ sample: StatInput, to clip: Range<Microseconds>?) -> (start: Microseconds, end: Microseconds)? {
+        guard sample.end >= sample.start else { return nil }
         guard let clip else { return (sample.start, sample.end) }
         if sample.duration == 0 {
             return clip.contains(sample.start) ? (sample.start, sample.end) : nil
