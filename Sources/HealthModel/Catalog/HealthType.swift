@@ -37,12 +37,15 @@ public struct HealthType: Sendable, Hashable {
     public let requiredMetadataKeys: [String]
     /// Correlation types: the sample types it may contain.
     public let correlationContents: Set<String>?
+    /// Category and characteristic types: the name of each raw value, e.g. 3 → "asleepCore".
+    public let valueNames: [Int64: String]
 
     public init(identifier: String, kind: ObjectKind, aggregation: AggregationStyle? = nil,
                 canonicalUnit: String? = nil, categoryValues: Set<Int64>? = nil,
                 maximumDuration: Microseconds? = nil, minimumDuration: Microseconds? = nil,
                 allowsUndeterminedDuration: Bool = false, appleOnlyWrite: Bool = false,
-                requiredMetadataKeys: [String] = [], correlationContents: Set<String>? = nil) {
+                requiredMetadataKeys: [String] = [], correlationContents: Set<String>? = nil,
+                valueNames: [Int64: String] = [:]) {
         self.identifier = identifier
         self.kind = kind
         self.aggregation = aggregation
@@ -54,6 +57,7 @@ public struct HealthType: Sendable, Hashable {
         self.appleOnlyWrite = appleOnlyWrite
         self.requiredMetadataKeys = requiredMetadataKeys
         self.correlationContents = correlationContents
+        self.valueNames = valueNames
     }
 
     /// The identifier without its HK…TypeIdentifier prefix, e.g. "HeartRate".
@@ -67,4 +71,28 @@ public struct HealthType: Sendable, Hashable {
 
     /// True for types that can be saved as samples (quantity, category, correlation, workout).
     public var isSampleType: Bool { kind != .characteristic }
+
+    /// Quantity types: the parsed canonical unit.
+    public var unit: HealthUnit? { canonicalUnit.flatMap { try? HealthUnit.parse($0) } }
+
+    /// Quantity types: the dimension every accepted unit must have (that of the canonical unit).
+    public var dimension: UnitDimension? { unit?.dimension }
+
+    /// Quantity types: true when `unit` parses and measures this type's dimension (§5.4).
+    public func accepts(unit: String) -> Bool {
+        guard let own = self.unit, let other = try? HealthUnit.parse(unit) else { return false }
+        return own.isCompatible(with: other)
+    }
+
+    /// Characteristic types with an enum: the allowed raw values (date of birth has none).
+    public var characteristicValues: Set<Int64>? {
+        kind == .characteristic && !valueNames.isEmpty ? Set(valueNames.keys) : nil
+    }
+
+    /// True when an app may ask to share (write) this type: not Apple-only, not a correlation (apps
+    /// request each contained type instead, §3.6), not a characteristic (read-only, §1.9).
+    public var isShareable: Bool { isSampleType && kind != .correlation && !appleOnlyWrite }
+
+    /// True when an app may ask to read this type: everything but correlations (§3.2, §3.6).
+    public var isReadable: Bool { kind != .correlation }
 }

@@ -1,43 +1,53 @@
-/// HealthKit's type catalog: lookup by identifier or short name.
-/// PLACEHOLDER TABLE: the units-and-catalog work replaces `all` with every type of SEMANTICS §4.
+/// HealthKit's type catalog (SEMANTICS §4): every type, lookup by identifier or short name.
 public enum TypeCatalog {
     public static let identifierPrefixes = [
         "HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKCorrelationTypeIdentifier",
         "HKCharacteristicTypeIdentifier", "HKWorkoutTypeIdentifier",
     ]
 
-    static let day: Microseconds = 86_400_000_000
-
     /// Every known type.
-    public static let all: [HealthType] = [
-        HealthType(identifier: "HKQuantityTypeIdentifierStepCount", kind: .quantity, aggregation: .cumulative, canonicalUnit: "count", maximumDuration: 4 * day),
-        HealthType(identifier: "HKQuantityTypeIdentifierHeartRate", kind: .quantity, aggregation: .discreteTemporallyWeighted, canonicalUnit: "count/s", maximumDuration: 4 * day),
-        HealthType(identifier: "HKQuantityTypeIdentifierBodyMass", kind: .quantity, aggregation: .discreteArithmetic, canonicalUnit: "kg", maximumDuration: 4 * day),
-        HealthType(identifier: "HKQuantityTypeIdentifierBloodPressureSystolic", kind: .quantity, aggregation: .discreteArithmetic, canonicalUnit: "mmHg", maximumDuration: 4 * day),
-        HealthType(identifier: "HKQuantityTypeIdentifierBloodPressureDiastolic", kind: .quantity, aggregation: .discreteArithmetic, canonicalUnit: "mmHg", maximumDuration: 4 * day),
-        HealthType(identifier: "HKCategoryTypeIdentifierSleepAnalysis", kind: .category, categoryValues: [0, 1, 2, 3, 4, 5], maximumDuration: 4 * day),
-        HealthType(identifier: "HKCorrelationTypeIdentifierBloodPressure", kind: .correlation,
-                   correlationContents: ["HKQuantityTypeIdentifierBloodPressureSystolic", "HKQuantityTypeIdentifierBloodPressureDiastolic"]),
-        HealthType(identifier: "HKWorkoutTypeIdentifier", kind: .workout),
-        HealthType(identifier: "HKCharacteristicTypeIdentifierBiologicalSex", kind: .characteristic),
-    ]
+    public static let all: [HealthType] = QuantityTypes.all + CategoryTypes.all + ObjectTypes.correlations
+        + [ObjectTypes.workout] + ObjectTypes.characteristics
+
+    /// Every quantity type.
+    public static let quantityTypes = QuantityTypes.all
+    /// Every category type.
+    public static let categoryTypes = CategoryTypes.all
+    /// The blood pressure and food correlation types.
+    public static let correlationTypes = ObjectTypes.correlations
+    /// The one workout type, "HKWorkoutTypeIdentifier".
+    public static let workoutType = ObjectTypes.workout
+    /// The six characteristic types.
+    public static let characteristicTypes = ObjectTypes.characteristics
+    /// Every type that can be saved as a sample.
+    public static let sampleTypes = all.filter(\.isSampleType)
+
+    /// The types of one kind.
+    public static func types(of kind: ObjectKind) -> [HealthType] { all.filter { $0.kind == kind } }
 
     private static let byIdentifier: [String: HealthType] = Dictionary(uniqueKeysWithValues: all.map { ($0.identifier, $0) })
+
+    private static let byNormalizedName: [String: HealthType] = {
+        var names: [String: HealthType] = [:]
+        for type in all {
+            names[TypeNameMatching.normalized(type.shortName)] = type
+            names[TypeNameMatching.normalized(type.identifier)] = type
+        }
+        return names
+    }()
 
     /// The type with exactly this identifier.
     public static func type(_ identifier: String) -> HealthType? { byIdentifier[identifier] }
 
-    /// Resolves an identifier or a short name ("HeartRate", "heartRate", "heart-rate"); the error
-    /// suggests the nearest known name.
+    /// Resolves an identifier or a short name ("HeartRate", "heartRate", "heart-rate", "heart_rate");
+    /// the error suggests the nearest known name for a near miss.
     public static func resolve(_ name: String) throws(HealthError) -> HealthType {
-        if let t = byIdentifier[name] { return t }
-        let wanted = name.lowercased().filter { $0.isLetter || $0.isNumber }
-        if let t = all.first(where: { $0.shortName.lowercased() == wanted }) { return t }
-        throw HealthError.invalid("unknown type '\(name)'", field: "type")
+        if let type = byIdentifier[name] ?? byNormalizedName[TypeNameMatching.normalized(name)] { return type }
+        var message = "unknown type \"\(name)\""
+        if let suggestion = TypeNameMatching.nearest(to: name, among: all.map(\.shortName)),
+           let type = byNormalizedName[TypeNameMatching.normalized(suggestion)] {
+            message += "; did you mean \"\(suggestion)\" (\(type.identifier))?"
+        }
+        throw HealthError.invalid(message, field: "type")
     }
-}
-
-/// HKWorkoutActivityType raw values (SEMANTICS §4.6), as a set: 81 is unused.
-public enum WorkoutActivityTypes {
-    public static let all: Set<Int32> = Set(Int32(1)...Int32(80)).union([82, 83, 3000])
 }
