@@ -16,7 +16,14 @@ final class UnitTests: XCTestCase {
         let compounds = ["mg/dL", "mmol<180.15588000005408>/L", "kcal/(hr.kg)", "mL/(kg.min)", "count/s", "m/s^2",
                          "kg.m^2/s^3", "(m.s)^-2", "mcmol<18>/(d.L)", "degC/min", "%/s", "lb.ft^2", "in^3",
                          "s^-1", "m.s/m", "dL/L", "IU/hr", "lx.min", "deg/s", "mmHg.cmAq^-1", "kJ/(g.degF)"]
-        return Array(UnitTables.nonSI.keys) + Array(UnitTables.prefixable.keys) + prefixed + compounds + documentedValid
+        let symbols = ["kg", "mL", "min", "count", "degC", "mmHg", "mmol<180.15588000005408>", "ft", "%", "kcal", "mcS", "hr"]
+        let generated = symbols.indices.flatMap { i in
+            (-2...2).map { power in
+                let a = symbols[i], b = symbols[(i * 5 + 3) % symbols.count], c = symbols[(i * 7 + 1) % symbols.count]
+                return "(\(a)^\(power).\(b))^2/\(c).\(a)"
+            }
+        }
+        return Array(UnitTables.nonSI.keys) + Array(UnitTables.prefixable.keys) + prefixed + compounds + documentedValid + generated
     }()
 
     func parse(_ s: String) throws -> HealthUnit { try HealthUnit.parse(s) }

@@ -18,6 +18,7 @@ public enum AggregationStyle: Int, Sendable, Hashable {
 public struct HealthType: Sendable, Hashable {
     /// Full identifier, e.g. "HKQuantityTypeIdentifierHeartRate".
     public let identifier: String
+    /// Which kind of object this type describes.
     public let kind: ObjectKind
     /// Quantity types: aggregation style.
     public let aggregation: AggregationStyle?

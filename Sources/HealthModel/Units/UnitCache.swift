@@ -19,7 +19,4 @@ final class UnitCache: Sendable {
             if cache.count < Self.capacity { cache[string] = unit }
         }
     }
-
-    /// Number of cached strings (for tests).
-    var count: Int { units.withLock { $0.count } }
 }

@@ -28,13 +28,13 @@ public struct UnitDimension: Sendable, Hashable, CustomStringConvertible {
     private var powers: [Int]
 
     /// The dimensionless map (a "null" unit such as dL/L).
-    public static let none = UnitDimension(powers: Array(repeating: 0, count: BaseDimension.allCases.count))
+    public static let dimensionless = UnitDimension(powers: Array(repeating: 0, count: BaseDimension.allCases.count))
 
     private init(powers: [Int]) { self.powers = powers }
 
     /// A map built from explicit exponents; zero entries may be omitted.
     public init(_ exponents: [BaseDimension: Int]) {
-        self = .none
+        self = .dimensionless
         for (base, power) in exponents { powers[base.rawValue] = power }
     }
 

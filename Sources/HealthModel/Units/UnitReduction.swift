@@ -10,7 +10,7 @@ extension HealthUnit {
             .sorted { $0.symbol.text < $1.symbol.text }
 
         var scale = 1.0
-        var dimension = UnitDimension.none
+        var dimension = UnitDimension.dimensionless
         for factor in merged {
             scale *= pow(factor.symbol.definition.scale, Double(factor.exponent))
             dimension = dimension * factor.symbol.definition.dimension.raised(to: factor.exponent)
