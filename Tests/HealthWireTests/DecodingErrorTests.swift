@@ -1,0 +1,146 @@
+import Foundation
+import HealthModel
+import XCTest
+@testable import HealthWire
+
+/// Input the encoder never produces is rejected with a typed `.malformed` error naming the field.
+final class DecodingErrorTests: XCTestCase {
+    private let uuid16 = [UInt8](repeating: 7, count: 16)
+
+    private func assertMalformed(client bytes: ProtoBytes, field: String, objectIndex: Int? = nil,
+                                 file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try WireCodec.decodeClientMessage(bytes.bytes), file: file, line: line) { error in
+            guard let error = error as? HealthError else { return XCTFail("untyped error \(error)", file: file, line: line) }
+            XCTAssertEqual(error.code, .malformed, "\(error)", file: file, line: line)
+            XCTAssertEqual(error.field, field, "\(error)", file: file, line: line)
+            XCTAssertEqual(error.objectIndex, objectIndex, "\(error)", file: file, line: line)
+        }
+    }
+
+    private func assertMalformed(server bytes: ProtoBytes, field: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try WireCodec.decodeServerMessage(bytes.bytes), file: file, line: line) { error in
+            guard let error = error as? HealthError else { return XCTFail("untyped error \(error)", file: file, line: line) }
+            XCTAssertEqual(error.code, .malformed, "\(error)", file: file, line: line)
+            XCTAssertEqual(error.field, field, "\(error)", file: file, line: line)
+        }
+    }
+
+    /// ClientMessage { call_id: 1, save_objects { objects: [valid category sample, `sample`] } }.
+    private func saving(_ sample: ProtoBytes) -> ProtoBytes {
+        let valid = ProtoBytes().bytes(1, uuid16).string(2, "t").message(11, ProtoBytes().varint(1, 1))
+        return ProtoBytes().varint(1, 1).message(30, ProtoBytes().message(1, valid).message(1, sample))
+    }
+
+    func testWrongUUIDLengthNamesFieldAndObject() {
+        let sample = ProtoBytes().bytes(1, [1, 2, 3, 4, 5]).string(2, "t").message(11, ProtoBytes())
+        assertMalformed(client: saving(sample), field: "uuid", objectIndex: 1)
+        assertMalformed(client: saving(ProtoBytes().string(2, "t").message(11, ProtoBytes())), field: "uuid", objectIndex: 1)
+        let seventeen = ProtoBytes().bytes(1, uuid16 + [0]).message(11, ProtoBytes())
+        assertMalformed(client: saving(seventeen), field: "uuid", objectIndex: 1)
+        let deleteBad = ProtoBytes().varint(1, 1).message(31, ProtoBytes().message(1, ProtoBytes().bytes(1, uuid16).bytes(1, [1])))
+        assertMalformed(client: deleteBad, field: "uuids")
+        let badWorkoutPredicate = ProtoBytes().varint(1, 1).message(40, ProtoBytes().message(2, ProtoBytes().message(15, ProtoBytes().bytes(1, [9]))))
+        assertMalformed(client: badWorkoutPredicate, field: "predicate.workout.workout_uuid")
+    }
+
+    func testMissingOneofs() {
+        assertMalformed(client: ProtoBytes().varint(1, 5), field: "call")
+        assertMalformed(client: ProtoBytes(), field: "call")
+        assertMalformed(client: saving(ProtoBytes().bytes(1, uuid16).string(2, "t")), field: "body", objectIndex: 1)
+        assertMalformed(client: ProtoBytes().varint(1, 1).message(31, ProtoBytes()), field: "target")
+        let emptyPredicate = ProtoBytes().varint(1, 1).message(40, ProtoBytes().message(2, ProtoBytes()))
+        assertMalformed(client: emptyPredicate, field: "predicate")
+        let metadataWithoutValue = ProtoBytes().bytes(1, uuid16).message(5, ProtoBytes().string(1, "k").message(2, ProtoBytes()))
+            .message(11, ProtoBytes())
+        assertMalformed(client: saving(metadataWithoutValue), field: "metadata.k", objectIndex: 1)
+        assertMalformed(server: ProtoBytes().varint(1, 1).varint(2, 1), field: "result")
+    }
+
+    func testUnknownCallAndResultNumbersAreMalformed() {
+        assertMalformed(client: ProtoBytes().varint(1, 1).message(99, ProtoBytes()), field: "call")
+        assertMalformed(server: ProtoBytes().varint(1, 1).message(63, ProtoBytes()), field: "result")
+    }
+
+    func testMissingRequiredSubmessages() {
+        let quantityWithoutValue = ProtoBytes().bytes(1, uuid16).message(10, ProtoBytes().varint(2, 3))
+        assertMalformed(client: saving(quantityWithoutValue), field: "quantity.quantity", objectIndex: 1)
+        let noInterval = ProtoBytes().varint(1, 1).message(43, ProtoBytes().string(1, "t"))
+        assertMalformed(client: noInterval, field: "interval")
+        assertMalformed(client: ProtoBytes().varint(1, 1).message(51, ProtoBytes()), field: "characteristics")
+        assertMalformed(client: ProtoBytes().varint(1, 1).message(47, ProtoBytes()), field: "from_day")
+        assertMalformed(server: ProtoBytes().message(42, ProtoBytes()), field: "statistics.statistics")
+        assertMalformed(server: ProtoBytes().message(60, ProtoBytes().string(2, "tok")), field: "app_credential.app")
+    }
+
+    func testUnknownEnumValues() {
+        let badEvent = ProtoBytes().bytes(1, uuid16).message(13, ProtoBytes().message(3, ProtoBytes().varint(1, 99)))
+        assertMalformed(client: saving(badEvent), field: "workout.events.type", objectIndex: 1)
+        let unspecifiedEvent = ProtoBytes().bytes(1, uuid16).message(13, ProtoBytes().message(3, ProtoBytes()))
+        assertMalformed(client: saving(unspecifiedEvent), field: "workout.events.type", objectIndex: 1)
+        assertMalformed(client: ProtoBytes().varint(1, 1).message(46, ProtoBytes().varint(3, 5)), field: "frequency")
+        let badSort = ProtoBytes().varint(1, 1).message(40, ProtoBytes().message(3, ProtoBytes().varint(1, 4)))
+        assertMalformed(client: badSort, field: "sort.key")
+        let badOperator = ProtoBytes().varint(1, 1).message(40, ProtoBytes().message(2, ProtoBytes().message(16, ProtoBytes().varint(1, 7))))
+        assertMalformed(client: badOperator, field: "predicate.workout_duration.comparison")
+        let badMatch = ProtoBytes().varint(1, 1).message(40, ProtoBytes().message(2, ProtoBytes().message(10, ProtoBytes().string(1, "k"))))
+        assertMalformed(client: badMatch, field: "predicate.metadata.match")
+        let badSex = ProtoBytes().varint(1, 1).message(51, ProtoBytes().message(1, ProtoBytes().varint(1, 4)))
+        assertMalformed(client: badSex, field: "characteristics.biological_sex")
+        let badDirection = ProtoBytes().varint(1, 1).message(65, ProtoBytes().message(2, ProtoBytes().string(1, "t").varint(2, 3)))
+        assertMalformed(client: badDirection, field: "decisions.direction")
+        assertMalformed(server: ProtoBytes().message(3, ProtoBytes().varint(1, 42)), field: "error.code")
+        assertMalformed(server: ProtoBytes().message(3, ProtoBytes()), field: "error.code")
+        assertMalformed(server: ProtoBytes().message(10, ProtoBytes().varint(7, 9)), field: "hello.role")
+        assertMalformed(server: ProtoBytes().message(30, ProtoBytes().varint(1, 0)), field: "outcomes")
+        assertMalformed(server: ProtoBytes().message(13, ProtoBytes()), field: "call_ended.reason")
+    }
+
+    func testAmbiguousCategoryPredicate() {
+        let both = ProtoBytes().varint(1, 1).message(40, ProtoBytes().message(2, ProtoBytes().message(12, ProtoBytes().varint(1, 5).varint(3, 1))))
+        assertMalformed(client: both, field: "predicate.category_value.allowed_values")
+    }
+
+    func testDurationsMustBeInSeconds() {
+        let statistics = ProtoBytes().string(1, "t").message(11, ProtoBytes().varint(1, 0).string(2, "min"))
+        assertMalformed(server: ProtoBytes().message(42, ProtoBytes().message(1, statistics)), field: "statistics.duration.unit")
+    }
+
+    func testInvertedMostRecentIntervalIsRejected() {
+        let statistics = ProtoBytes().string(1, "t").varint(9, 10).varint(10, 5)
+        assertMalformed(server: ProtoBytes().message(42, ProtoBytes().message(1, statistics)), field: "statistics.most_recent_start_time")
+    }
+
+    func testInvalidUTF8IsRejected() {
+        let badType = ProtoBytes().bytes(1, uuid16).bytes(2, [0x48, 0xff, 0xfe]).message(11, ProtoBytes())
+        assertMalformed(client: saving(badType), field: "type", objectIndex: 1)
+    }
+
+    func testNestingBeyondTheLimitIsRejected() {
+        var predicate = ProtoBytes().message(14, ProtoBytes())
+        for _ in 0..<(WireLimits.maxNestingDepth + 5) { predicate = ProtoBytes().message(3, predicate) }
+        assertMalformed(client: ProtoBytes().varint(1, 1).message(40, ProtoBytes().message(2, predicate)), field: "predicate")
+
+        var sample = ProtoBytes().bytes(1, uuid16).message(11, ProtoBytes())
+        for _ in 0..<(WireLimits.maxNestingDepth + 5) {
+            sample = ProtoBytes().bytes(1, uuid16).message(12, ProtoBytes().message(1, sample))
+        }
+        assertMalformed(client: saving(sample), field: "correlation.objects", objectIndex: 1)
+    }
+
+    func testTruncatedProtobufNeverCrashes() throws {
+        let payload = WireCodec.encodeClientMessage(ClientMessage(callID: 9, call: .saveObjects(Fixtures.allSamples)))
+        var rejected = 0
+        for length in 0..<payload.count {
+            do throws(HealthError) {
+                _ = try WireCodec.decodeClientMessage(payload[..<length])
+            } catch {
+                XCTAssertTrue(error.code == .malformed, "\(error)")
+                rejected += 1
+            }
+        }
+        XCTAssertGreaterThan(rejected, payload.count * 9 / 10, "nearly every truncation must be rejected")
+        XCTAssertThrowsError(try WireCodec.decodeClientMessage(payload.dropLast())) { error in
+            XCTAssertEqual((error as? HealthError)?.field, "frame")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HealthModel
+import XCTest
+@testable import HealthWire
+
+/// Every ServerResult survives encode → decode unchanged, framed and unframed.
+final class ServerRoundTripTests: XCTestCase {
+    private func assertRoundTrip(_ result: ServerResult, more: Bool = false, file: StaticString = #filePath, line: UInt = #line) {
+        let message = ServerMessage(callID: 7, more: more, result: result)
+        let payload = WireCodec.encodeServerMessage(message)
+        XCTAssertEqual(try WireCodec.decodeServerMessage(payload), message, file: file, line: line)
+        XCTAssertEqual(WireCodec.encodeServerFrame(message), encodeFrame(payload), file: file, line: line)
+    }
+
+    private let band = Source(name: "Band", bundleID: "com.example.band")
+
+    func testErrorsCarryCodeMessageIndexAndField() {
+        for code in HealthErrorCode.allCases {
+            assertRoundTrip(.error(HealthError(code, "rule \(code.name) failed for value 3")))
+        }
+        assertRoundTrip(.error(HealthError(.invalidArgument, "end before start", objectIndex: 0, field: "end_time")))
+        assertRoundTrip(.error(HealthError(.invalidArgument, "bad time zone", objectIndex: 999, field: "metadata.HKTimeZone")))
+    }
+
+    func testSessionResults() {
+        assertRoundTrip(.hello(HelloResult(serverVersion: "0.1.0", protocolVersion: 1, maxFrameBytes: 4_194_304, maxCallsInFlight: 64,
+                                           maxBatchObjects: 1000, serverTime: 1_700_000_000_000_000, role: .app, ownerName: "Alice",
+                                           source: band)))
+        assertRoundTrip(.hello(HelloResult(serverVersion: "", protocolVersion: 1, maxFrameBytes: 1, maxCallsInFlight: 1, maxBatchObjects: 1,
+                                           serverTime: -1, role: .serverOperator, ownerName: "", source: nil)))
+        assertRoundTrip(.pong(payload: Data([1, 2, 3]), serverTime: 123))
+        assertRoundTrip(.pong(payload: Data(), serverTime: 0))
+        assertRoundTrip(.cancel(cancelled: true))
+        assertRoundTrip(.cancel(cancelled: false))
+        assertRoundTrip(.callEnded(.cancelled))
+        assertRoundTrip(.callEnded(.slowConsumer))
+    }
+
+    func testAuthorizationResults() {
+        assertRoundTrip(.requestAuthorization)
+        assertRoundTrip(.authorizationStatus([TypeAuthorizationStatus(type: "a", status: .notDetermined),
+                                              TypeAuthorizationStatus(type: "b", status: .sharingDenied),
+                                              TypeAuthorizationStatus(type: "c", status: .sharingAuthorized)]))
+        assertRoundTrip(.requestStatus(.shouldRequest))
+        assertRoundTrip(.requestStatus(.unnecessary))
+    }
+
+    func testSaveAndDeleteResults() {
+        assertRoundTrip(.saveObjects([.stored, .alreadyStored, .replaced, .keptExisting]))
+        assertRoundTrip(.saveObjects([]))
+        assertRoundTrip(.deleteObjects(deletedCount: 12_345_678_901))
+    }
+
+    func testSampleResults() {
+        assertRoundTrip(.samples(Fixtures.allSamples), more: true)
+        assertRoundTrip(.samples([]))
+        assertRoundTrip(.anchored(samples: Fixtures.allSamples,
+                                  deleted: [DeletedObject(uuid: Fixtures.uuid(8), type: "t",
+                                                          metadata: ["HKMetadataKeySyncIdentifier": .string("s"),
+                                                                     "HKMetadataKeySyncVersion": .int(2)]),
+                                            DeletedObject(uuid: Fixtures.uuid(9), type: "u")],
+                                  newAnchor: Data([0xde, 0xad, 0xbe, 0xef]), initial: true), more: true)
+        assertRoundTrip(.anchored(samples: [], deleted: [], newAnchor: Data(), initial: false))
+        assertRoundTrip(.correlations([Fixtures.bloodPressure]))
+    }
+
+    func testStatisticsResults() {
+        assertRoundTrip(.statistics(Fixtures.statistics))
+        assertRoundTrip(.statistics(Fixtures.emptyStatistics))
+        assertRoundTrip(.statistics(Statistics(type: "t", start: 0, end: 1, mostRecent: Quantity(0, "count"), mostRecentInterval: 0...0)))
+        assertRoundTrip(.statisticsCollection(buckets: [Fixtures.statistics, Fixtures.emptyStatistics], initial: true), more: true)
+        assertRoundTrip(.statisticsCollection(buckets: [], initial: false))
+    }
+
+    func testDiscoveryResults() {
+        assertRoundTrip(.sources([band, Source(name: "", bundleID: "com.apple.health")]))
+        assertRoundTrip(.observerEvent(changedTypes: []), more: true)
+        assertRoundTrip(.observerEvent(changedTypes: ["a", "b"]), more: true)
+        assertRoundTrip(.activitySummaries([ActivitySummary(day: CalendarDay(year: 2026, month: 2, day: 28),
+                                                            activeEnergyBurned: Quantity(500, "kcal"), exerciseTime: Quantity(30, "min"),
+                                                            standHours: Quantity(12, "count"))]))
+        assertRoundTrip(.devices([Fixtures.watch, Fixtures.partialDevice]))
+    }
+
+    func testCharacteristicsResults() {
+        assertRoundTrip(.characteristics(Characteristics(biologicalSex: 1, bloodType: 3, dateOfBirth: CalendarDay(year: 2000, month: 2, day: 29),
+                                                         fitzpatrickSkinType: 1, wheelchairUse: 2, activityMoveMode: 1)))
+        assertRoundTrip(.characteristics(Characteristics()))
+        assertRoundTrip(.writeCharacteristics)
+    }
+
+    func testOwnerResults() {
+        assertRoundTrip(.appCredential(app: band, token: "secret-token"))
+        assertRoundTrip(.listApps([AppInfo(source: band, createdTime: 5, revoked: false),
+                                   AppInfo(source: Source(name: "W", bundleID: "w"), createdTime: 6, revoked: true)]))
+        assertRoundTrip(.revokeApp(connectionsClosed: 3))
+        assertRoundTrip(.authorizationRequests([AuthorizationRequest(app: band, type: "a", direction: .share, requestedTime: 9),
+                                                AuthorizationRequest(app: band, type: "b", direction: .read, requestedTime: 10)]), more: true)
+        assertRoundTrip(.decideAuthorization(recorded: 2))
+        assertRoundTrip(.listPermissions([Permission(type: "a", direction: .share, state: .pending, updatedTime: 1),
+                                          Permission(type: "a", direction: .read, state: .granted, updatedTime: 2),
+                                          Permission(type: "b", direction: .read, state: .denied, updatedTime: 3)]))
+        assertRoundTrip(.sourcePriority(type: "t", sources: [band, Source(name: "W", bundleID: "w")]))
+        assertRoundTrip(.ownerCredential(name: "Alice", token: "owner-token"))
+        assertRoundTrip(.listOwners(["Alice", "Bob"]))
+        assertRoundTrip(.listOwners([]))
+    }
+}

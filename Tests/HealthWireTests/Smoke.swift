@@ -1,5 +1,0 @@
-import XCTest
-
-final class HealthWireTestsSmoke: XCTestCase {
-    func testBuilds() {}
-}
