@@ -1,0 +1,50 @@
+import HealthWire
+
+extension ClientCall {
+    /// The call's name in the contract, for errors and logs.
+    var name: String {
+        switch self {
+        case .hello: "Hello"
+        case .ping: "Ping"
+        case .cancel: "Cancel"
+        case .requestAuthorization: "RequestAuthorization"
+        case .getAuthorizationStatus: "GetAuthorizationStatus"
+        case .getRequestStatusForAuthorization: "GetRequestStatusForAuthorization"
+        case .saveObjects: "SaveObjects"
+        case .deleteObjects: "DeleteObjects"
+        case .querySamples: "QuerySamples"
+        case .queryAnchored: "QueryAnchored"
+        case .queryStatistics: "QueryStatistics"
+        case .queryStatisticsCollection: "QueryStatisticsCollection"
+        case .queryCorrelations: "QueryCorrelations"
+        case .querySources: "QuerySources"
+        case .observe: "Observe"
+        case .queryActivitySummaries: "QueryActivitySummaries"
+        case .queryDevices: "QueryDevices"
+        case .readCharacteristics: "ReadCharacteristics"
+        case .writeCharacteristics: "WriteCharacteristics"
+        case .registerApp: "RegisterApp"
+        case .listApps: "ListApps"
+        case .revokeApp: "RevokeApp"
+        case .rotateAppToken: "RotateAppToken"
+        case .listAuthorizationRequests: "ListAuthorizationRequests"
+        case .decideAuthorization: "DecideAuthorization"
+        case .listPermissions: "ListPermissions"
+        case .setSourcePriority: "SetSourcePriority"
+        case .getSourcePriority: "GetSourcePriority"
+        case .addOwner: "AddOwner"
+        case .listOwners: "ListOwners"
+        }
+    }
+
+    /// True for calls that keep answering until cancelled (shutdown ends them first).
+    var isLongRunning: Bool {
+        switch self {
+        case .observe: true
+        case .queryAnchored(let query): query.updates
+        case .queryStatisticsCollection(let query): query.updates
+        case .listAuthorizationRequests(_, let updates): updates
+        default: false
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import HealthModel
+import HealthStorage
+import Synchronization
+
+/// Wakes one long-running call when something it watches changed. Changes arriving while the
+/// call is busy are merged, so a slow call holds one pending set, never a growing queue.
+final class ChangeSignal: Sendable {
+    private struct State {
+        var pending: Set<String> = []
+        var fired = false
+        var cancelled = false
+        var waiter: CheckedContinuation<Set<String>?, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Records changed types (empty for "something changed") and wakes the waiting call.
+    func fire(_ types: Set<String>) {
+        let wake = state.withLock { state -> (CheckedContinuation<Set<String>?, Never>, Set<String>)? in
+            state.pending.formUnion(types)
+            guard let waiter = state.waiter else {
+                state.fired = true
+                return nil
+            }
+            state.waiter = nil
+            defer { state.pending = [] }
+            return (waiter, state.pending)
+        }
+        if let (waiter, pending) = wake { waiter.resume(returning: pending) }
+    }
+
+    /// Waits for the next change; nil once the calling task is cancelled.
+    func next() async -> Set<String>? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Set<String>?, Never>) in
+                let ready = state.withLock { state -> Set<String>?? in
+                    if state.cancelled { return .some(nil) }
+                    if state.fired {
+                        let pending = state.pending
+                        state.pending = []
+                        state.fired = false
+                        return .some(pending)
+                    }
+                    state.waiter = waiter
+                    return .none
+                }
+                if let ready { waiter.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Set<String>?, Never>? in
+                state.cancelled = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+}
+
+/// Fans the store's change feed, and new authorization requests, out to long-running calls of the
+/// owner concerned.
+final class ChangeHub: Sendable {
+    enum Topic: Hashable {
+        /// Samples saved or deleted (types changed).
+        case data
+        /// New pending authorization requests.
+        case authorizationRequests
+    }
+
+    private struct Key: Hashable {
+        let owner: OwnerID
+        let topic: Topic
+    }
+
+    private let listeners = Mutex<(lastID: Int, byKey: [Key: [Int: ChangeSignal]])>((0, [:]))
+
+    /// Runs `body` with a signal fired by every change of `topic` for `owner`; registered before
+    /// `body` starts, so nothing between an initial answer and the first wait is missed.
+    func watching<T>(owner: OwnerID, topic: Topic, _ body: (ChangeSignal) async throws -> T) async throws -> T {
+        let signal = ChangeSignal()
+        let key = Key(owner: owner, topic: topic)
+        let id = listeners.withLock { listeners -> Int in
+            listeners.lastID += 1
+            listeners.byKey[key, default: [:]][listeners.lastID] = signal
+            return listeners.lastID
+        }
+        defer {
+            listeners.withLock { listeners in
+                listeners.byKey[key]?.removeValue(forKey: id)
+                if listeners.byKey[key]?.isEmpty == true { listeners.byKey.removeValue(forKey: key) }
+            }
+        }
+        return try await body(signal)
+    }
+
+    func publish(owner: OwnerID, topic: Topic, types: Set<String>) {
+        let signals = listeners.withLock { Array(($0.byKey[Key(owner: owner, topic: topic)] ?? [:]).values) }
+        for signal in signals { signal.fire(types) }
+    }
+}

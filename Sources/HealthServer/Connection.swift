@@ -1,0 +1,412 @@
+import CLibUV
+import Foundation
+import HealthModel
+import HealthWire
+
+/// How a connection arrived.
+enum TransportKind: Sendable {
+    case tcp, unix
+}
+
+/// One client connection: framing, session state, calls in flight and bounded output.
+/// Confined to its loop's thread (see `EventLoop`); tasks reach it only through `loop.post`.
+final class Connection {
+    private enum Phase {
+        case awaitingHello, authenticating, ready, closing, closed
+    }
+
+    private struct CallEntry {
+        let serial: UInt64
+        let task: Task<Void, Never>
+        let longRunning: Bool
+    }
+
+    let id: UInt64
+    unowned let loop: EventLoop
+    private let core: ServerCore
+    let peer: String
+    /// Storage for a uv_tcp_t or uv_pipe_t; freed by the close callback.
+    private let handle: UnsafeMutableRawPointer
+    private var reader: FrameDecoder
+    private var phase = Phase.awaitingHello
+    private var session: Session?
+    private var calls: [UInt64: CallEntry] = [:]
+    private var nextSerial: UInt64 = 1
+    private var queuedBeforeHello: [ClientMessage] = []
+    private var output: [UInt8] = []
+    private var flushScheduled = false
+    /// Sizes of uv_write requests not yet completed, oldest first (libuv completes them in order).
+    private var writesInFlight: [Int] = []
+    private var writeBytesInFlight = 0
+    private var reading = false
+    private var draining = false
+    /// Tasks waiting for output room, resumed once the output drains below the low-water mark.
+    private var waiters: [(serial: UInt64, room: CheckedContinuation<Void, Never>)] = []
+    private let openedAt: UInt64
+    private var lastActivity: UInt64
+    private var aboveHighWaterSince: UInt64?
+    private var closeDeadline: UInt64?
+
+    private var stream: UnsafeMutablePointer<uv_stream_t> { handle.assumingMemoryBound(to: uv_stream_t.self) }
+    private var config: ServerConfiguration { core.config }
+    private var buffered: Int { output.count + writeBytesInFlight }
+    private var now: UInt64 { uv_now(loop.loop) }
+
+    private static let handleBytes = max(MemoryLayout<uv_tcp_t>.size, MemoryLayout<uv_pipe_t>.size)
+
+    /// Adopts an accepted socket on `loop`'s thread; nil (socket closed) when libuv refuses it.
+    init?(fd: Int32, kind: TransportKind, peer: String, id: UInt64, loop: EventLoop, core: ServerCore) {
+        self.id = id
+        self.loop = loop
+        self.core = core
+        self.peer = peer
+        reader = FrameDecoder(maxFrameBytes: core.config.maxFrameBytes)
+        handle = UnsafeMutableRawPointer.allocate(byteCount: Connection.handleBytes, alignment: 16)
+        openedAt = uv_now(loop.loop)
+        lastActivity = openedAt
+        let status: Int32
+        switch kind {
+        case .tcp:
+            let tcp = handle.bindMemory(to: uv_tcp_t.self, capacity: 1)
+            uv_tcp_init(loop.loop, tcp)
+            status = uv_tcp_open(tcp, fd)
+            if status == 0 { uv_tcp_nodelay(tcp, 1) }
+        case .unix:
+            let pipe = handle.bindMemory(to: uv_pipe_t.self, capacity: 1)
+            uv_pipe_init(loop.loop, pipe, 0)
+            status = uv_pipe_open(pipe, fd)
+        }
+        handle.assumingMemoryBound(to: uv_handle_t.self).pointee.data = Unmanaged.passRetained(self).toOpaque()
+        if status != 0 {
+            core.logger.warning("connection \(id) from \(peer): cannot adopt socket: \(String(cString: uv_strerror(status)))")
+            Foundation.close(fd)
+            phase = .closing
+            teardown(reason: nil)
+            return nil
+        }
+        loop.connections[id] = self
+        startReading()
+    }
+
+    private static func from(_ stream: UnsafeMutablePointer<uv_stream_t>) -> Connection {
+        Unmanaged<Connection>.fromOpaque(stream.pointee.data).takeUnretainedValue()
+    }
+
+    // MARK: reading
+
+    private func startReading() {
+        guard !reading else { return }
+        reading = true
+        uv_read_start(stream, { handle, _, buf in
+            let loop = EventLoop.owning(handle!.pointee.loop)
+            buf!.pointee = uv_buf_init(loop.readBuffer, UInt32(EventLoop.readBufferSize))
+        }, { stream, nread, buf in
+            Connection.from(stream!).didRead(nread, buf!.pointee)
+            EventLoop.owning(stream!.pointee.loop).flushPending()
+        })
+    }
+
+    private func stopReading() {
+        guard reading else { return }
+        reading = false
+        uv_read_stop(stream)
+    }
+
+    private func didRead(_ nread: Int, _ buf: uv_buf_t) {
+        if nread < 0 {
+            let reason = nread == Int(UV_EOF.rawValue) ? "closed by peer" : String(cString: uv_strerror(Int32(nread)))
+            teardown(reason: reason)
+            return
+        }
+        guard nread > 0, phase != .closing, phase != .closed else { return }
+        lastActivity = now
+        reader.append(UnsafeRawBufferPointer(start: buf.base, count: nread))
+        while phase != .closing && phase != .closed {
+            let payload: [UInt8]?
+            do {
+                payload = try reader.nextFrame()
+            } catch {
+                return protocolError(error)
+            }
+            guard let payload else { return }
+            let message: ClientMessage
+            do {
+                message = try WireCodec.decodeClientMessage(payload)
+            } catch {
+                return protocolError(HealthError(.malformed, "undecodable frame: \(error.message)"))
+            }
+            received(message)
+        }
+    }
+
+    private func received(_ message: ClientMessage) {
+        switch phase {
+        case .awaitingHello:
+            guard case .hello(let hello) = message.call else {
+                return protocolError(HealthError(.malformed, "the first call must be Hello, got \(message.call.name)"))
+            }
+            phase = .authenticating
+            authenticate(hello, callID: message.callID)
+        case .authenticating:
+            if queuedBeforeHello.count >= config.maxCallsInFlight {
+                answer(message.callID, .error(tooManyCalls))
+            } else {
+                queuedBeforeHello.append(message)
+            }
+        case .ready:
+            dispatch(message)
+        case .closing, .closed:
+            break
+        }
+    }
+
+    // MARK: session
+
+    private func authenticate(_ hello: Hello, callID: UInt64) {
+        let (core, loop, id, peer) = (core, loop, id, peer)
+        Task {
+            let outcome = await core.dispatcher.hello(hello, peer: peer)
+            loop.post { loop.connections[id]?.authenticated(outcome, callID: callID) }
+        }
+    }
+
+    private func authenticated(_ outcome: Result<(Session, HelloResult), HealthError>, callID: UInt64) {
+        guard phase == .authenticating else { return }
+        switch outcome {
+        case .success(let (session, result)):
+            self.session = session
+            phase = .ready
+            core.registry.bind(connection: id, on: loop, session: session)
+            core.logger.info("connection \(id) from \(peer): hello as \(session.roleName)")
+            answer(callID, .hello(result))
+            let queued = queuedBeforeHello
+            queuedBeforeHello = []
+            for message in queued { dispatch(message) }
+        case .failure(let error):
+            core.logger.info("connection \(id) from \(peer): hello refused: \(error)")
+            answer(callID, .error(error))
+            closeAfterFlush()
+        }
+    }
+
+    // MARK: calls
+
+    private var tooManyCalls: HealthError {
+        HealthError(.resourceExhausted, "more than \(config.maxCallsInFlight) calls in flight on this connection")
+    }
+
+    private func dispatch(_ message: ClientMessage) {
+        guard let session, phase == .ready else { return }
+        lastActivity = now
+        let callID = message.callID
+        switch message.call {
+        case .hello:
+            answer(callID, .error(HealthError.invalid("Hello was already accepted on this connection", field: "hello")))
+        case .ping(let payload):
+            answer(callID, .pong(payload: payload, serverTime: Time.now()))
+        case .cancel(let target):
+            cancel(target, callID: callID)
+        default:
+            if draining {
+                return answer(callID, .error(HealthError(.unavailable, "the server is shutting down")))
+            }
+            guard calls[callID] == nil else {
+                return answer(callID, .error(HealthError.invalid("call_id \(callID) is already in flight on this connection", field: "call_id")))
+            }
+            guard calls.count < config.maxCallsInFlight else { return answer(callID, .error(tooManyCalls)) }
+            let serial = nextSerial
+            nextSerial += 1
+            let reply = CallReplier(loop: loop, connectionID: id, callID: callID, serial: serial, maxFrameBytes: config.maxFrameBytes)
+            let (dispatcher, call) = (core.dispatcher, message.call)
+            let task = Task { await dispatcher.handle(call, session: session, reply: reply) }
+            calls[callID] = CallEntry(serial: serial, task: task, longRunning: call.isLongRunning)
+        }
+    }
+
+    private func cancel(_ target: UInt64, callID: UInt64) {
+        guard let entry = calls.removeValue(forKey: target) else {
+            return answer(callID, .cancel(cancelled: false))
+        }
+        entry.task.cancel()
+        resumeWaiters(serial: entry.serial)
+        answer(target, .callEnded(.cancelled))
+        answer(callID, .cancel(cancelled: true))
+        callFinished()
+    }
+
+    /// An answer from a call's task; parks `room` while the output is above the high-water mark.
+    func deliver(_ frame: [UInt8], callID: UInt64, serial: UInt64, final: Bool,
+                 room: CheckedContinuation<Void, Never>) {
+        guard let entry = calls[callID], entry.serial == serial, phase != .closed else { return room.resume() }
+        enqueue(frame)
+        if final {
+            calls.removeValue(forKey: callID)
+            callFinished()
+        }
+        if phase != .closed && buffered > config.outputHighWater {
+            waiters.append((serial, room))
+        } else {
+            room.resume()
+        }
+    }
+
+    private func callFinished() {
+        if draining && calls.isEmpty { closeAfterFlush() }
+    }
+
+    /// Answers on the loop thread (calls answered without a task, and connection errors).
+    private func answer(_ callID: UInt64, _ result: ServerResult) {
+        enqueue(WireCodec.encodeServerFrame(ServerMessage(callID: callID, result: result)))
+    }
+
+    // MARK: writing and back-pressure
+
+    private func enqueue(_ frame: [UInt8]) {
+        guard phase != .closed else { return }
+        output.append(contentsOf: frame)
+        if !flushScheduled {
+            flushScheduled = true
+            loop.scheduleFlush(self)
+        }
+        if buffered > config.outputHardLimit {
+            return teardown(reason: "dropped: \(buffered) bytes of unread output exceed the \(config.outputHardLimit)-byte limit")
+        }
+        if buffered > config.outputHighWater {
+            if aboveHighWaterSince == nil { aboveHighWaterSince = now }
+            stopReading()
+        }
+    }
+
+    /// Writes everything queued with one uv_write.
+    func flush() {
+        flushScheduled = false
+        guard !output.isEmpty, phase != .closed else { return }
+        let count = output.count
+        let headerBytes = MemoryLayout<uv_write_t>.stride
+        let request = UnsafeMutableRawPointer.allocate(byteCount: headerBytes + count, alignment: 16)
+        let bytes = request + headerBytes
+        output.withUnsafeBytes { bytes.copyMemory(from: $0.baseAddress!, byteCount: count) }
+        output.removeAll(keepingCapacity: count <= 1 << 20)
+        writesInFlight.append(count)
+        writeBytesInFlight += count
+        var buf = uv_buf_init(bytes.assumingMemoryBound(to: CChar.self), UInt32(count))
+        let status = uv_write(request.bindMemory(to: uv_write_t.self, capacity: 1), stream, &buf, 1) { request, status in
+            let stream = request!.pointee.handle!
+            // Write callbacks (ECANCELED after uv_close too) run before the close callback,
+            // so the connection is still retained here.
+            let connection = Connection.from(stream)
+            UnsafeMutableRawPointer(request!).deallocate()
+            connection.wrote(status: status)
+            EventLoop.owning(stream.pointee.loop).flushPending()
+        }
+        if status != 0 {
+            writesInFlight.removeLast()
+            writeBytesInFlight -= count
+            request.deallocate()
+            teardown(reason: "write failed: \(String(cString: uv_strerror(status)))")
+        }
+    }
+
+    private func wrote(status: Int32) {
+        writeBytesInFlight -= writesInFlight.removeFirst()
+        guard phase != .closed else { return }
+        if status < 0 { return teardown(reason: "write failed: \(String(cString: uv_strerror(status)))") }
+        if buffered <= config.outputHighWater / 2 {
+            aboveHighWaterSince = nil
+            if phase != .closing && !draining { startReading() }
+            resumeWaiters(serial: nil)
+        }
+        if phase == .closing && buffered == 0 { teardown(reason: nil) }
+    }
+
+    /// Resumes waiting tasks: those of one call, or all.
+    private func resumeWaiters(serial: UInt64?) {
+        let (release, keep) = waiters.partitioned { serial == nil || $0.serial == serial }
+        waiters = keep
+        for waiter in release { waiter.room.resume() }
+    }
+
+    // MARK: closing
+
+    private func protocolError(_ error: HealthError) {
+        core.logger.info("connection \(id) from \(peer): protocol error: \(error)")
+        answer(0, .error(error))
+        closeAfterFlush()
+    }
+
+    /// Sends what is queued, then closes; gives up after a short deadline.
+    private func closeAfterFlush() {
+        guard phase != .closing, phase != .closed else { return }
+        phase = .closing
+        stopReading()
+        closeDeadline = now + 2_000
+        if buffered == 0 { teardown(reason: nil) }
+    }
+
+    /// Closes at once, cancelling every call in flight.
+    func teardown(reason: String?) {
+        guard phase != .closed else { return }
+        phase = .closed
+        if let reason { core.logger.info("connection \(id) from \(peer): \(reason)") }
+        for entry in calls.values { entry.task.cancel() }
+        calls.removeAll()
+        resumeWaiters(serial: nil)
+        output.removeAll()
+        core.registry.unbind(connection: id)
+        loop.connections.removeValue(forKey: id)
+        core.registry.connectionClosed()
+        uv_close(handle.assumingMemoryBound(to: uv_handle_t.self)) { handle in
+            Unmanaged<Connection>.fromOpaque(handle!.pointee.data).release()
+            UnsafeMutableRawPointer(handle!).deallocate()
+        }
+    }
+
+    /// The owner revoked this connection's credential: tell the client and close.
+    func credentialRevoked() {
+        protocolError(HealthError(.unauthenticated, "the credential of this connection was revoked or rotated by the owner"))
+    }
+
+    /// Shutdown: stop reading, end long-running calls, close once the other calls are answered.
+    func beginDrain() {
+        guard phase != .closed else { return }
+        draining = true
+        stopReading()
+        guard phase == .ready else { return closeAfterFlush() }
+        for (callID, entry) in calls where entry.longRunning {
+            calls.removeValue(forKey: callID)
+            entry.task.cancel()
+            resumeWaiters(serial: entry.serial)
+            answer(callID, .callEnded(.shutdown))
+        }
+        callFinished()
+    }
+
+    /// Periodic checks: Hello timeout, idle timeout, slow reader, close deadline.
+    func tick() {
+        let now = self.now
+        switch phase {
+        case .awaitingHello where Double(now - openedAt) > config.helloTimeout * 1000:
+            protocolError(HealthError(.unauthenticated, "no Hello within \(config.helloTimeout) s"))
+        case .ready where calls.isEmpty && Double(now - lastActivity) > config.idleTimeout * 1000:
+            protocolError(HealthError(.unavailable, "idle for more than \(config.idleTimeout) s"))
+        case .closing where closeDeadline.map { now > $0 } ?? false:
+            teardown(reason: "closed before its output drained")
+        default:
+            break
+        }
+        if let since = aboveHighWaterSince, phase != .closed, Double(now - since) > config.slowClientTimeout * 1000 {
+            teardown(reason: "dropped: not reading its output for \(config.slowClientTimeout) s")
+        }
+    }
+}
+
+extension Array {
+    /// (elements matching, elements not matching), each in order.
+    fileprivate func partitioned(_ matches: (Element) -> Bool) -> ([Element], [Element]) {
+        var yes: [Element] = [], no: [Element] = []
+        for element in self {
+            if matches(element) { yes.append(element) } else { no.append(element) }
+        }
+        return (yes, no)
+    }
+}

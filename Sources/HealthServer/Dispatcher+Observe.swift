@@ -1,0 +1,51 @@
+import Foundation
+import HealthModel
+import HealthStorage
+import HealthWire
+
+// Observe: HKObserverQuery as a long-running call (SEMANTICS §6.9, decisions 7 and 9).
+extension Dispatcher {
+    func observe(types: [String], predicate: QueryPredicate?, frequency: UpdateFrequency?, session: Session,
+                 reply: CallReplier) async throws -> ServerResult? {
+        let owner = try session.requireOwnerStore()
+        try checkQuery(types: types, predicate: predicate)
+        let watched = Set(types)
+        let period = frequency?.periodMicros ?? 0
+        return try await hub.watching(owner: owner, topic: .data) { signal in
+            var anchor = try await store.currentAnchor(owner: owner)
+            // The first answer, with no types, confirms the registration.
+            await reply.send(.observerEvent(changedTypes: []), more: true)
+            while let changed = await signal.next() {
+                let candidates = changed.isEmpty ? watched : changed.intersection(watched)
+                guard !candidates.isEmpty else { continue }
+                let latest = try await store.currentAnchor(owner: owner)
+                let visible = try await visibleChanges(candidates, predicate: predicate, since: anchor, session: session, owner: owner)
+                anchor = latest
+                guard !visible.isEmpty else { continue }
+                await reply.send(.observerEvent(changedTypes: visible.sorted()), more: true)
+                // Decision 9: at most one event per period; changes meanwhile merge into the next one.
+                if period > 0 { try await Task.sleep(for: .microseconds(period)) }
+            }
+            throw CancellationError()
+        }
+    }
+
+    /// The types whose changes since `anchor` the caller may see: with read permission and no
+    /// predicate every change counts; otherwise only changes the caller could query (its own
+    /// samples when read is not granted), so an event never reveals other sources' activity.
+    private func visibleChanges(_ types: Set<String>, predicate: QueryPredicate?, since anchor: Data,
+                                session: Session, owner: OwnerID) async throws -> Set<String> {
+        let scope = try await correlationAwareScope(session, owner: owner)
+        var visible = Set<String>()
+        for type in types.sorted() {
+            if predicate == nil && scope.canReadAll(type) {
+                visible.insert(type)
+                continue
+            }
+            let probe = try await store.queryAnchored(owner: owner, types: [type], predicate: predicate, anchor: anchor,
+                                                      limit: 1, scope: scope)
+            if !probe.samples.isEmpty || !probe.deleted.isEmpty { visible.insert(type) }
+        }
+        return visible
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HealthModel
+import HealthStorage
+import HealthWire
+
+// Sample, anchored, correlation, source and device queries (SEMANTICS §6.3, §6.4, §6.7, §6.8).
+extension Dispatcher {
+    func querySamples(_ query: SampleQuery, session: Session, reply: CallReplier) async throws -> ServerResult? {
+        let owner = try session.requireOwnerStore()
+        try checkQuery(types: query.types, predicate: query.predicate)
+        guard query.limit >= 0 else { throw HealthError.invalid("limit \(query.limit) is negative", field: "limit") }
+        let scope = try await correlationAwareScope(session, owner: owner)
+        let samples = try await store.querySamples(owner: owner, types: query.types, predicate: query.predicate,
+                                                   sort: query.sort, limit: query.limit, scope: scope)
+        try await sendPaged(visibleCorrelations(samples, scope: scope), reply: reply, final: true) { .samples($0) }
+        return nil
+    }
+
+    func queryAnchored(_ query: AnchoredQuery, session: Session, reply: CallReplier) async throws -> ServerResult? {
+        let owner = try session.requireOwnerStore()
+        try checkQuery(types: query.types, predicate: query.predicate)
+        guard query.limit >= 0 else { throw HealthError.invalid("limit \(query.limit) is negative", field: "limit") }
+        if query.updates && query.limit > 0 {
+            throw HealthError.invalid("an anchored query with updates must have no limit (limit is \(query.limit))", field: "limit")
+        }
+        let watched = Set(query.types)
+        return try await hub.watching(owner: owner, topic: .data) { signal in
+            let scope = try await correlationAwareScope(session, owner: owner)
+            let initial = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
+                                                        anchor: query.anchor, limit: query.limit, scope: scope)
+            try await sendAnchored(initial, scope: scope, initial: true, final: !query.updates, reply: reply)
+            guard query.updates else { return nil }
+            var anchor = initial.newAnchor
+            while let changed = await signal.next() {
+                guard changed.isEmpty || !changed.isDisjoint(with: watched) else { continue }
+                let scope = try await correlationAwareScope(session, owner: owner)
+                let update = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
+                                                           anchor: anchor, limit: 0, scope: scope)
+                anchor = update.newAnchor
+                guard !update.samples.isEmpty || !update.deleted.isEmpty else { continue }
+                try await sendAnchored(update, scope: scope, initial: false, final: false, reply: reply)
+            }
+            throw CancellationError()
+        }
+    }
+
+    private enum AnchoredItem {
+        case sample(Sample)
+        case deleted(DeletedObject)
+    }
+
+    /// One anchored answer in pages; every page carries the new anchor.
+    private func sendAnchored(_ result: AnchoredResult, scope: ReadScope, initial: Bool, final: Bool, reply: CallReplier) async throws {
+        let items = visibleCorrelations(result.samples, scope: scope).map(AnchoredItem.sample) + result.deleted.map(AnchoredItem.deleted)
+        try await sendPaged(items, reply: reply, final: final) { page in
+            var samples: [Sample] = [], deleted: [DeletedObject] = []
+            for item in page {
+                switch item {
+                case .sample(let sample): samples.append(sample)
+                case .deleted(let object): deleted.append(object)
+                }
+            }
+            return .anchored(samples: samples, deleted: deleted, newAnchor: result.newAnchor, initial: initial)
+        }
+    }
+
+    func queryCorrelations(_ query: CorrelationQuery, session: Session) async throws -> ServerResult {
+        let owner = try session.requireOwnerStore()
+        let type = try sampleType(query.type)
+        guard type.kind == .correlation, let contents = type.correlationContents else {
+            throw HealthError.invalid("\(query.type) is not a correlation type", field: "type")
+        }
+        try query.predicate?.validate(forTypes: [query.type])
+        for entry in query.samplePredicates {
+            guard contents.contains(entry.type) else {
+                throw HealthError.invalid("\(entry.type) cannot be part of a \(query.type) correlation", field: "sample_predicates.type")
+            }
+            try entry.predicate?.validate(forTypes: [entry.type])
+        }
+        let scope = try await correlationAwareScope(session, owner: owner)
+        let stored = try await store.querySamples(owner: owner, types: [query.type], predicate: query.predicate,
+                                                  sort: [], limit: 0, scope: scope)
+        let inCorrelation = PredicateContext(isInCorrelation: true)
+        let matching = visibleCorrelations(stored, scope: scope).filter { correlation in
+            let children = correlation.correlationObjects ?? []
+            // §6.7: every keyed type is present, and each child of a keyed type matches its predicate.
+            return query.samplePredicates.allSatisfy { entry in
+                let ofType = children.filter { $0.type == entry.type }
+                guard !ofType.isEmpty else { return false }
+                guard let predicate = entry.predicate else { return true }
+                return ofType.allSatisfy { predicate.matches($0, context: inCorrelation) }
+            }
+        }
+        return .correlations(matching)
+    }
+
+    func querySources(type: String, predicate: QueryPredicate?, session: Session) async throws -> ServerResult {
+        let owner = try session.requireOwnerStore()
+        try checkQuery(types: [type], predicate: predicate)
+        let scope = try await correlationAwareScope(session, owner: owner)
+        return .sources(try await store.querySources(owner: owner, type: type, predicate: predicate, scope: scope))
+    }
+
+    func queryDevices(type: String?, session: Session) async throws -> ServerResult {
+        let owner = try session.requireOwnerStore()
+        if let type { _ = try sampleType(type) }
+        let scope = try await readScope(session, owner: owner)
+        return .devices(try await store.queryDevices(owner: owner, type: type, scope: scope))
+    }
+
+    /// The read scope, plus every correlation type of which the caller may read some contained
+    /// type: such correlations are returned with only their readable children (§3.6).
+    func correlationAwareScope(_ session: Session, owner: OwnerID) async throws -> ReadScope {
+        let scope = try await readScope(session, owner: owner)
+        guard let readable = scope.readableTypes else { return scope }
+        let correlations = TypeCatalog.correlationTypes.filter { !($0.correlationContents ?? []).isDisjoint(with: readable) }
+        return ReadScope(callerBundleID: scope.callerBundleID, readableTypes: readable.union(correlations.map(\.identifier)))
+    }
+
+    /// Correlations reduced to the children the caller may read; those left with none vanish.
+    func visibleCorrelations(_ samples: [Sample], scope: ReadScope) -> [Sample] {
+        guard scope.readableTypes != nil else { return samples }
+        return samples.compactMap { sample in
+            guard let children = sample.correlationObjects else { return sample }
+            if sample.sourceRevision?.source.bundleID == scope.callerBundleID { return sample }
+            let visible = children.filter { scope.canReadAll($0.type) }
+            guard !visible.isEmpty else { return nil }
+            return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end,
+                          metadata: sample.metadata, device: sample.device, sourceRevision: sample.sourceRevision,
+                          creationTime: sample.creationTime, body: .correlation(visible))
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import HealthModel
+import HealthStorage
+import HealthWire
+
+// Statistics, statistics collections and activity summaries (SEMANTICS §6.5, §6.6, §6.10).
+extension Dispatcher {
+    func queryStatistics(_ query: StatisticsQuery, session: Session) async throws -> ServerResult {
+        let owner = try session.requireOwnerStore()
+        let type = try quantityType(query.type, predicate: query.predicate, options: query.options)
+        let samples = try await statInputs(owner: owner, type: query.type, predicate: query.predicate, session: session)
+        let priority = try await priorityOrder(owner: owner, type: query.type)
+        return .statistics(try StatisticsCalculator.compute(type: type, samples: samples, options: query.options,
+                                                            priority: priority, unit: query.unit))
+    }
+
+    func queryStatisticsCollection(_ query: StatisticsCollectionQuery, session: Session, reply: CallReplier) async throws -> ServerResult? {
+        let owner = try session.requireOwnerStore()
+        let type = try quantityType(query.type, predicate: query.predicate, options: query.options)
+        guard !query.interval.isEmpty else {
+            throw HealthError.invalid("the interval needs at least one positive component", field: "interval")
+        }
+        guard query.from <= query.to else {
+            throw HealthError.invalid("from_time \(query.from) is after to_time \(query.to)", field: "from_time")
+        }
+        let buckets = try CalendarBuckets(anchor: query.anchor, components: query.interval,
+                                          timeZone: query.timeZone, calendar: query.calendar)
+        let compute = { () async throws -> [Statistics] in
+            let samples = try await self.statInputs(owner: owner, type: query.type, predicate: query.predicate, session: session)
+            let priority = try await self.priorityOrder(owner: owner, type: query.type)
+            return try StatisticsCalculator.collection(type: type, samples: samples, options: query.options, buckets: buckets,
+                                                       from: query.from, to: query.to, priority: priority, unit: query.unit)
+        }
+        return try await hub.watching(owner: owner, topic: .data) { signal in
+            var current = try await compute()
+            try await sendPaged(current, reply: reply, final: !query.updates) { .statisticsCollection(buckets: $0, initial: true) }
+            guard query.updates else { return nil }
+            while let changed = await signal.next() {
+                guard changed.isEmpty || changed.contains(query.type) else { continue }
+                let next = try await compute()
+                let changedBuckets = zip(current, next).filter { $0 != $1 }.map(\.1)
+                current = next
+                guard !changedBuckets.isEmpty else { continue }
+                try await sendPaged(changedBuckets, reply: reply, final: false) { .statisticsCollection(buckets: $0, initial: false) }
+            }
+            throw CancellationError()
+        }
+    }
+
+    func queryActivitySummaries(from: CalendarDay, to: CalendarDay, timeZone: String?, session: Session) async throws -> ServerResult {
+        let owner = try session.requireOwnerStore()
+        guard from <= to else {
+            throw HealthError.invalid("activity summary range starts \(from.isoString), after its end \(to.isoString)", field: "from_day")
+        }
+        let first = try CalendarBuckets.days(startingAt: from, timeZone: timeZone)
+        let last = try CalendarBuckets.days(startingAt: to, timeZone: timeZone)
+        let range = QueryPredicate.dateRange(DateRange(start: first.anchor, end: last.start(of: 1)))
+        let energyType = "HKQuantityTypeIdentifierActiveEnergyBurned"
+        let exerciseType = "HKQuantityTypeIdentifierAppleExerciseTime"
+        let standType = "HKCategoryTypeIdentifierAppleStandHour"
+        let scope = try await readScope(session, owner: owner)
+        let stands = try await store.querySamples(owner: owner, types: [standType], predicate: range, sort: [], limit: 0, scope: scope)
+        let summaries = try ActivitySummaryCalculator.summaries(
+            from: from, to: to, timeZone: timeZone,
+            activeEnergy: try await statInputs(owner: owner, type: energyType, predicate: range, session: session),
+            energyPriority: try await priorityOrder(owner: owner, type: energyType),
+            exerciseTime: try await statInputs(owner: owner, type: exerciseType, predicate: range, session: session),
+            exercisePriority: try await priorityOrder(owner: owner, type: exerciseType),
+            standHours: stands.compactMap { sample in
+                sample.categoryValue.map {
+                    CategoryStatInput(start: sample.start, end: sample.end, value: $0,
+                                      sourceBundleID: sample.sourceRevision?.source.bundleID ?? "")
+                }
+            })
+        return .activitySummaries(summaries)
+    }
+
+    /// A quantity type whose predicate and options are valid for statistics.
+    private func quantityType(_ identifier: String, predicate: QueryPredicate?, options: StatisticsOptions) throws(HealthError) -> HealthType {
+        let type = try sampleType(identifier)
+        guard type.kind == .quantity else {
+            throw HealthError.invalid("statistics need a quantity type; \(identifier) is a \(type.kind.rawValue) type", field: "type")
+        }
+        try predicate?.validate(forTypes: [identifier])
+        try StatisticsOptionRules.check(options, for: type)
+        return type
+    }
+
+    /// Readable samples of a quantity type as the statistics math takes them.
+    private func statInputs(owner: OwnerID, type: String, predicate: QueryPredicate?, session: Session) async throws -> [StatInput] {
+        let scope = try await readScope(session, owner: owner)
+        return try await store.statisticsSamples(owner: owner, type: type, predicate: predicate, scope: scope).map {
+            StatInput(start: $0.start, end: $0.end, value: $0.value, sourceBundleID: $0.source.bundleID,
+                      sourceName: $0.source.name, wasUserEntered: $0.wasUserEntered)
+        }
+    }
+
+    /// The owner's source order for a type, then unordered sources newest first (decision 5).
+    func priorityOrder(owner: OwnerID, type: String) async throws -> SourcePriorityOrder {
+        let ordered = try await store.sourcePriority(owner: owner, type: type)
+        let seen = try await store.sourcesFirstSeen(owner: owner, type: type)
+        return SourcePriorityOrder(ordered: ordered, firstSeen: Dictionary(seen.map { ($0.0.bundleID, $0.1) }, uniquingKeysWith: min))
+    }
+}

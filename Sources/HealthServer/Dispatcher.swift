@@ -1,0 +1,164 @@
+import Foundation
+import HealthModel
+import HealthStorage
+import HealthWire
+import Synchronization
+
+/// The server's version string, sent in HelloResult.
+public enum ServerInfo {
+    public static let version = "healthd 0.1.0"
+}
+
+/// Serves calls: authenticates Hello, checks the caller's role and permissions, and runs each
+/// call against the store off the I/O threads. Every call ends with exactly one final answer.
+final class Dispatcher: Sendable {
+    let store: any Store
+    let config: ServerConfiguration
+    let logger: Logger
+    let registry: ConnectionRegistry
+    let permissions: PermissionBook
+    let hub = ChangeHub()
+    private let throttle = AuthThrottle()
+    private let feed = Mutex<Int?>(nil)
+
+    init(store: any Store, config: ServerConfiguration, logger: Logger, registry: ConnectionRegistry) {
+        self.store = store
+        self.config = config
+        self.logger = logger
+        self.registry = registry
+        permissions = PermissionBook(store: store)
+    }
+
+    /// Subscribes to the store's change feed (long-running calls listen through `hub`).
+    func startChangeFeed() {
+        let hub = hub
+        let token = store.subscribe { event in
+            hub.publish(owner: event.owner, topic: .data, types: event.types)
+        }
+        feed.withLock { $0 = token }
+    }
+
+    func stopChangeFeed() {
+        if let token = feed.withLock({ $0 }) { store.unsubscribe(token) }
+    }
+
+    // MARK: Hello
+
+    /// Checks the protocol version and the credential, and binds the session.
+    func hello(_ hello: Hello, peer: String) async -> Result<(Session, HelloResult), HealthError> {
+        let delay = throttle.delay(for: peer)
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        guard hello.protocolVersion == WireLimits.protocolVersion else {
+            return .failure(HealthError(.unsupportedVersion, "protocol version \(hello.protocolVersion) is not supported; this server speaks version \(WireLimits.protocolVersion)", field: "hello.protocol_version"))
+        }
+        let principal: Principal?
+        do {
+            principal = try await store.authenticate(token: hello.token)
+        } catch {
+            logger.error("authenticate failed: \(error)")
+            return .failure(HealthError(.internalError, "the credential could not be checked; try again"))
+        }
+        guard let principal else {
+            throttle.recordFailure(peer: peer)
+            return .failure(HealthError(.unauthenticated, "the token is not valid: unknown, revoked or rotated", field: "hello.token"))
+        }
+        throttle.recordSuccess(peer: peer)
+        let source: Source = switch principal.role {
+        case .owner: principal.source ?? Principal.healthApp
+        case .app, .serverOperator: principal.source ?? Source(name: "operator", bundleID: "com.healthstore.operator")
+        }
+        // The source always comes from the credential; only version, product type and OS are the client's.
+        let given = hello.sourceRevision
+        let revision = SourceRevision(source: source, version: given?.version, productType: given?.productType,
+                                      osMajor: given?.osMajor ?? 0, osMinor: given?.osMinor ?? 0, osPatch: given?.osPatch ?? 0)
+        let device = hello.defaultDevice.flatMap { $0.isEmpty ? nil : $0 }
+        let session = Session(principal: principal, revision: revision, defaultDevice: device)
+        let result = HelloResult(serverVersion: ServerInfo.version, protocolVersion: WireLimits.protocolVersion,
+                                 maxFrameBytes: UInt32(config.maxFrameBytes), maxCallsInFlight: UInt32(config.maxCallsInFlight),
+                                 maxBatchObjects: UInt32(config.maxBatchObjects), serverTime: Time.now(),
+                                 role: principal.role, ownerName: principal.ownerName,
+                                 source: principal.role == .serverOperator ? nil : source)
+        return .success((session, result))
+    }
+
+    // MARK: calls
+
+    /// Runs one call and sends its final answer (errors included).
+    func handle(_ call: ClientCall, session: Session, reply: CallReplier) async {
+        do {
+            if let result = try await route(call, session: session, reply: reply) {
+                await reply.send(result, more: false)
+            }
+        } catch let error as HealthError {
+            await reply.fail(error)
+        } catch is CancellationError {
+            await reply.send(.callEnded(.cancelled), more: false)
+        } catch {
+            logger.error("\(call.name) failed: \(error)")
+            await reply.fail(HealthError(.internalError, "\(call.name) failed inside the server: \(error)"))
+        }
+    }
+
+    /// The call's final answer, or nil when the call already sent it (paged and long-running calls).
+    private func route(_ call: ClientCall, session: Session, reply: CallReplier) async throws -> ServerResult? {
+        switch call {
+        case .hello, .ping, .cancel:
+            // Answered on the connection's loop; never routed here.
+            throw HealthError(.internalError, "\(call.name) reached the dispatcher")
+        case .requestAuthorization(let share, let read):
+            return try await requestAuthorization(share: share, read: read, session: session)
+        case .getAuthorizationStatus(let types):
+            return try await authorizationStatus(types: types, session: session)
+        case .getRequestStatusForAuthorization(let share, let read):
+            return try await requestStatus(share: share, read: read, session: session)
+        case .saveObjects(let objects):
+            return try await save(objects, session: session)
+        case .deleteObjects(let target):
+            return try await delete(target, session: session)
+        case .querySamples(let query):
+            return try await querySamples(query, session: session, reply: reply)
+        case .queryAnchored(let query):
+            return try await queryAnchored(query, session: session, reply: reply)
+        case .queryStatistics(let query):
+            return try await queryStatistics(query, session: session)
+        case .queryStatisticsCollection(let query):
+            return try await queryStatisticsCollection(query, session: session, reply: reply)
+        case .queryCorrelations(let query):
+            return try await queryCorrelations(query, session: session)
+        case .querySources(let type, let predicate):
+            return try await querySources(type: type, predicate: predicate, session: session)
+        case .observe(let types, let predicate, let frequency):
+            return try await observe(types: types, predicate: predicate, frequency: frequency, session: session, reply: reply)
+        case .queryActivitySummaries(let from, let to, let timeZone):
+            return try await queryActivitySummaries(from: from, to: to, timeZone: timeZone, session: session)
+        case .queryDevices(let type):
+            return try await queryDevices(type: type, session: session)
+        case .readCharacteristics:
+            return try await readCharacteristics(session: session)
+        case .writeCharacteristics(let update):
+            return try await writeCharacteristics(update, session: session)
+        case .registerApp(let bundleID, let name):
+            return try await registerApp(bundleID: bundleID, name: name, session: session)
+        case .listApps:
+            return try await listApps(session: session)
+        case .revokeApp(let bundleID):
+            return try await revokeApp(bundleID: bundleID, session: session)
+        case .rotateAppToken(let bundleID):
+            return try await rotateAppToken(bundleID: bundleID, session: session)
+        case .listAuthorizationRequests(let bundleID, let updates):
+            return try await listAuthorizationRequests(bundleID: bundleID, updates: updates, session: session, reply: reply)
+        case .decideAuthorization(let bundleID, let decisions):
+            return try await decideAuthorization(bundleID: bundleID, decisions: decisions, session: session)
+        case .listPermissions(let bundleID):
+            return try await listPermissions(bundleID: bundleID, session: session)
+        case .setSourcePriority(let type, let bundleIDs):
+            return try await setSourcePriority(type: type, bundleIDs: bundleIDs, session: session)
+        case .getSourcePriority(let type):
+            return try await sourcePriority(type: type, session: session)
+        case .addOwner(let name):
+            return try await addOwner(name: name, session: session)
+        case .listOwners:
+            return try await listOwners(session: session)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import CLibUV
+import Foundation
+import HealthModel
+import HealthStorage
+
+/// The HealthStore RPC server: listeners on the calling thread's loop, connections on I/O loops.
+///
+/// Call `start()` to bind the listeners (it returns the addresses, with ephemeral ports resolved),
+/// then `run()`, which serves until SIGTERM or SIGINT and then shuts down gracefully: it stops
+/// accepting, ends long-running calls, waits for calls in flight, closes the store and returns.
+public final class HealthServer {
+    private let store: any Store
+    private let core: ServerCore
+    private let mainLoop = EventLoop(name: "healthd-main")
+    private let ioLoops: [EventLoop]
+    private let acceptor: Acceptor
+    private var shuttingDown = false
+
+    public init(store: any Store, configuration: ServerConfiguration, logger: Logger) {
+        self.store = store
+        core = ServerCore(store: store, config: configuration, logger: logger)
+        ioLoops = (0..<max(1, configuration.ioThreads)).map { EventLoop(name: "healthd-io-\($0)") }
+        acceptor = Acceptor(mainLoop: mainLoop, ioLoops: ioLoops, core: core)
+    }
+
+    /// Binds the listeners; returns what they listen on, e.g. ["tcp 127.0.0.1:7420", "unix /tmp/h.sock"].
+    public func start() throws(HealthError) -> [String] {
+        var addresses: [String] = []
+        let config = core.config
+        if let host = config.tcpHost {
+            addresses.append("tcp " + (try acceptor.listenTCP(host: host, port: config.tcpPort)))
+        }
+        if let path = config.unixPath {
+            try acceptor.listenUnix(path: path)
+            addresses.append("unix \(path)")
+        }
+        guard !addresses.isEmpty else { throw HealthError.invalid("no listener configured", field: "listen") }
+        return addresses
+    }
+
+    /// Serves until SIGTERM/SIGINT, then drains, closes the store and returns.
+    public func run() async {
+        for loop in ioLoops {
+            loop.startHousekeeping(everyMilliseconds: 200)
+            loop.startThread()
+        }
+        core.dispatcher.startChangeFeed()
+        for signal in [SIGTERM, SIGINT] { watch(signal) }
+        mainLoop.runHere()
+        for loop in ioLoops {
+            loop.stop()
+            loop.waitUntilStopped()
+        }
+        core.dispatcher.stopChangeFeed()
+        await store.close()
+        core.logger.info("stopped; store closed")
+    }
+
+    private func watch(_ signal: Int32) {
+        let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
+        uv_signal_init(mainLoop.loop, handle)
+        handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        uv_signal_start(handle, { handle, signal in
+            Unmanaged<HealthServer>.fromOpaque(handle!.pointee.data).takeUnretainedValue().beginShutdown(signal: signal)
+        }, signal)
+    }
+
+    /// Main loop: stop accepting, drain every connection, then stop the main loop once all are
+    /// closed or the grace period is over.
+    private func beginShutdown(signal: Int32) {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        core.logger.info("signal \(signal): stopping; finishing \(core.registry.openCount) connection(s)")
+        acceptor.close()
+        for loop in ioLoops {
+            loop.post {
+                for connection in Array(loop.connections.values) { connection.beginDrain() }
+                loop.flushPending()
+            }
+        }
+        let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+        uv_timer_init(mainLoop.loop, timer)
+        timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        let deadline = uv_now(mainLoop.loop) + UInt64(core.config.shutdownGrace * 1000)
+        shutdownDeadline = deadline
+        uv_timer_start(timer, { timer in
+            let server = Unmanaged<HealthServer>.fromOpaque(timer!.pointee.data).takeUnretainedValue()
+            server.checkDrained()
+        }, 20, 20)
+    }
+
+    private var shutdownDeadline: UInt64 = 0
+
+    private func checkDrained() {
+        let open = core.registry.openCount
+        let late = uv_now(mainLoop.loop) > shutdownDeadline
+        guard open == 0 || late else { return }
+        if late { core.logger.warning("grace period over; closing \(open) connection(s) with calls still in flight") }
+        mainLoop.stop()
+    }
+}

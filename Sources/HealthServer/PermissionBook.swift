@@ -1,0 +1,52 @@
+import HealthModel
+import HealthStorage
+import Synchronization
+
+/// Each app's recorded permission states, cached. Every change goes through `record`, which
+/// writes the store first and then drops the cached copy; a generation counter keeps a read that
+/// raced with a change from caching stale states.
+final class PermissionBook: Sendable {
+    /// State per type and direction; a missing entry means never requested.
+    typealias States = [String: [AccessDirection: PermissionState]]
+
+    private struct Key: Hashable {
+        let owner: OwnerID
+        let bundleID: String
+    }
+
+    private let store: any Store
+    private let cache = Mutex<(states: [Key: States], generation: UInt64)>(([:], 0))
+
+    init(store: any Store) {
+        self.store = store
+    }
+
+    func states(owner: OwnerID, bundleID: String) async throws -> States {
+        let key = Key(owner: owner, bundleID: bundleID)
+        let (cached, generation) = cache.withLock { ($0.states[key], $0.generation) }
+        if let cached { return cached }
+        var states: States = [:]
+        for update in try await store.permissions(owner: owner, bundleID: bundleID) {
+            states[update.type, default: [:]][update.direction] = update.state
+        }
+        cache.withLock { cache in
+            if cache.generation == generation { cache.states[key] = states }
+        }
+        return states
+    }
+
+    /// Records states in the store, then forgets the cached states of the apps concerned.
+    func record(owner: OwnerID, _ updates: [AuthorizationUpdate]) async throws {
+        guard !updates.isEmpty else { return }
+        try await store.setPermissions(owner: owner, updates)
+        forget(owner: owner, bundleIDs: Set(updates.map(\.bundleID)))
+    }
+
+    /// Drops cached states (e.g. after an app was revoked).
+    func forget(owner: OwnerID, bundleIDs: Set<String>) {
+        cache.withLock { cache in
+            cache.generation &+= 1
+            for bundleID in bundleIDs { cache.states.removeValue(forKey: Key(owner: owner, bundleID: bundleID)) }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// HealthServer: filled in by its issue.

@@ -1,0 +1,42 @@
+import Foundation
+import HealthWire
+
+/// How RequestAuthorization decides types nobody has decided yet (SEMANTICS decision 6).
+public enum AuthorizationPolicy: String, Sendable, CaseIterable {
+    /// Requests wait for the owner's decision.
+    case prompt
+    /// Every request is granted at once (development and tests).
+    case allowAll = "allow-all"
+    /// Every request is denied at once (development and tests).
+    case denyAll = "deny-all"
+}
+
+/// Where the server listens and the limits that protect it.
+public struct ServerConfiguration: Sendable {
+    /// TCP listen host and port; nil = no TCP listener. Port 0 picks an ephemeral port.
+    public var tcpHost: String? = "127.0.0.1"
+    public var tcpPort: Int = 7420
+    /// Unix domain socket path; nil = none.
+    public var unixPath: String?
+    /// I/O threads, each running one libuv loop.
+    public var ioThreads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    public var maxConnections: Int = 1024
+    public var maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes
+    public var maxCallsInFlight: Int = 128
+    public var maxBatchObjects: Int = 10_000
+    /// Seconds a new connection has to complete Hello.
+    public var helloTimeout: Double = 10
+    /// Seconds without frames and without calls in flight before a connection is closed.
+    public var idleTimeout: Double = 300
+    /// Queued output above which the server stops reading from the client.
+    public var outputHighWater: Int = 1 << 20
+    /// Queued output above which the client is dropped at once.
+    public var outputHardLimit: Int = 64 << 20
+    /// Seconds a client may stay above the high-water mark before it is dropped.
+    public var slowClientTimeout: Double = 30
+    /// Seconds SIGTERM waits for calls in flight before closing anyway.
+    public var shutdownGrace: Double = 20
+    public var authorizationPolicy: AuthorizationPolicy = .prompt
+
+    public init() {}
+}

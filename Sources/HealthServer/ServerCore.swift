@@ -1,0 +1,15 @@
+import HealthStorage
+
+/// What every connection shares: configuration, store, dispatcher and bookkeeping.
+final class ServerCore: Sendable {
+    let config: ServerConfiguration
+    let logger: Logger
+    let registry = ConnectionRegistry()
+    let dispatcher: Dispatcher
+
+    init(store: any Store, config: ServerConfiguration, logger: Logger) {
+        self.config = config
+        self.logger = logger
+        dispatcher = Dispatcher(store: store, config: config, logger: logger, registry: registry)
+    }
+}
