@@ -26,6 +26,11 @@ public struct Principal: Sendable, Hashable {
     }
 }
 
+extension Principal {
+    /// The source an owner's own credential saves as (HealthKit's Health app).
+    public static let healthApp = Source(name: "Health", bundleID: "com.apple.Health")
+}
+
 /// What the caller may read: types it holds read permission for are read in full; every other
 /// type only where it is the saving source. Owners read everything.
 public struct ReadScope: Sendable, Hashable {

@@ -1,0 +1,123 @@
+import Foundation
+import HealthModel
+
+/// Deleting on the writer thread: every deleted row leaves a tombstone in the owner's anchor sequence.
+extension WriteContext {
+    /// Deletes by UUID, atomically: every UUID must be stored and (unless the owner deletes) the caller's own.
+    func delete(uuids: [UUID], by deleter: Deleter) throws(HealthError) -> Int {
+        guard !uuids.isEmpty else { throw HealthError.invalid("no objects to delete", field: "uuids") }
+        let owner = deleter.owner.rawValue
+        let find = try db.prepare("SELECT anchor, source FROM samples WHERE owner = ? AND uuid = ?")
+        var anchors: [Int64] = []
+        var seen = Set<UUID>()
+        for (index, uuid) in uuids.enumerated() where seen.insert(uuid).inserted {
+            find.reset()
+            find.bind(1, owner)
+            find.bind(2, uuid)
+            guard try find.step() else {
+                throw HealthError(.invalidArgument, "object \(uuid) is not stored", objectIndex: index, field: "uuids")
+            }
+            let anchor = find.int(0)
+            if !deleter.isOwner, try registry.bundleID(find.int(1), db) != deleter.bundleID {
+                throw HealthError(.invalidArgument, "object \(uuid) was saved by another source; apps delete only their own objects",
+                                  objectIndex: index, field: "uuids")
+            }
+            anchors.append(anchor)
+        }
+        var deleted = 0
+        for anchor in anchors where try deleteRow(owner: owner, anchor: anchor) { deleted += 1 }
+        return deleted
+    }
+
+    /// Deletes the objects of `type` matching `predicate` (the caller's own unless the owner deletes).
+    func delete(type: String, predicate: QueryPredicate?, by deleter: Deleter) throws(HealthError) -> Int {
+        guard let healthType = TypeCatalog.type(type), healthType.isSampleType else {
+            throw HealthError.invalid("'\(type)' is not a sample type", field: "type")
+        }
+        let owner = deleter.owner.rawValue
+        var builder = PredicateSQL(table: .samples, types: [(healthType, try typeID(type))])
+        var sql = "SELECT s.anchor FROM samples s WHERE s.owner = ? AND s.type = ?"
+        var arguments: [SQLValue] = [.int(owner), .int(try typeID(type))]
+        if let predicate {
+            sql += " AND " + (try builder.clause(predicate))
+            arguments += builder.arguments
+        }
+        if !deleter.isOwner {
+            guard let source = existingSourceID(deleter.bundleID) else { return 0 }
+            sql += " AND s.source = ?"
+            arguments.append(.int(source))
+        }
+        let statement = try db.prepareOnce(sql + " ORDER BY s.anchor")
+        statement.bind(all: arguments)
+        var anchors: [Int64] = []
+        while try statement.step() { anchors.append(statement.int(0)) }
+        var deleted = 0
+        for anchor in anchors where try deleteRow(owner: owner, anchor: anchor) { deleted += 1 }
+        return deleted
+    }
+
+    /// Moves one sample to the tombstones (a correlation takes its children along, SEMANTICS §8.3);
+    /// false when it is already gone (a child deleted with its parent earlier in the same call).
+    @discardableResult
+    func deleteRow(owner: Int64, anchor: Int64) throws(HealthError) -> Bool {
+        let row = try db.prepare("""
+            SELECT uuid, type, start_time, end_time, source, revision, device, parent, sync_id, sync_version, flags
+            FROM samples WHERE owner = ? AND anchor = ?
+            """)
+        row.bind(1, owner)
+        row.bind(2, anchor)
+        guard try row.step() else { return false }
+        let flags = row.int(10)
+        let syncID = row.text(8), syncVersion = row.optionalInt(9)
+        var syncMetadata = Metadata()
+        if let syncID, let syncVersion {
+            syncMetadata[MetadataKey.syncIdentifier] = .string(syncID)
+            syncMetadata[MetadataKey.syncVersion] = .int(syncVersion)
+        }
+        let tombstone = try db.prepare("""
+            INSERT INTO tombstones (owner, anchor, uuid, type, start_time, end_time, source, revision, device, parent,
+                                    sync_id, sync_version, metadata, deleted)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        tombstone.bind(1, owner)
+        tombstone.bind(2, try nextAnchor(owner: owner))
+        tombstone.bind(3, row.blob(0))
+        tombstone.bind(4, row.int(1))
+        tombstone.bind(5, row.int(2))
+        tombstone.bind(6, row.int(3))
+        tombstone.bind(7, row.int(4))
+        tombstone.bind(8, row.int(5))
+        tombstone.bind(9, row.optionalInt(6))
+        tombstone.bind(10, row.optionalInt(7))
+        tombstone.bind(11, syncID)
+        tombstone.bind(12, syncVersion)
+        tombstone.bind(13, MetadataCoding.encode(syncMetadata))
+        tombstone.bind(14, now)
+        let type = try registry.type(row.int(1), db), bundle = try registry.bundleID(row.int(4), db)
+        row.reset()
+        try tombstone.run()
+        noteChange(owner: owner, type: type, bundleID: bundle)
+
+        let delete = try db.prepare("DELETE FROM samples WHERE owner = ? AND anchor = ?")
+        delete.bind(1, owner)
+        delete.bind(2, anchor)
+        try delete.run()
+        if flags & SampleRows.correlation != 0 {
+            let children = try db.prepareOnce("SELECT anchor FROM samples WHERE owner = ? AND parent = ?")
+            children.bind(1, owner)
+            children.bind(2, anchor)
+            var childAnchors: [Int64] = []
+            while try children.step() { childAnchors.append(children.int(0)) }
+            for child in childAnchors { try deleteRow(owner: owner, anchor: child) }
+        }
+        if flags & SampleRows.workout != 0 {
+            for sql in ["DELETE FROM workouts WHERE owner = ? AND anchor = ?", "DELETE FROM workout_samples WHERE owner = ? AND workout = ?"] {
+                let statement = try db.prepare(sql)
+                statement.bind(1, owner)
+                statement.bind(2, anchor)
+                try statement.run()
+            }
+        }
+        return true
+    }
+}

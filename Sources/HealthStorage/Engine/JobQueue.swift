@@ -1,0 +1,46 @@
+import Foundation
+
+/// A blocking FIFO between async callers and the store's own threads. `take` hands one job to one of
+/// several readers; `drain` hands the writer everything waiting, which is what makes group commit.
+final class JobQueue<Job>: @unchecked Sendable {
+    // Every access to `jobs` and `closed` happens with `condition` locked.
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var closed = false
+
+    /// Enqueues; false once the queue is closed.
+    func push(_ job: Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return false }
+        jobs.append(job)
+        condition.signal()
+        return true
+    }
+
+    /// The next job, waiting for one; nil once closed and empty.
+    func take() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !closed { condition.wait() }
+        return jobs.isEmpty ? nil : jobs.removeFirst()
+    }
+
+    /// Every waiting job (at least one), waiting for one; empty once closed and empty.
+    func drain() -> [Job] {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !closed { condition.wait() }
+        let all = jobs
+        jobs.removeAll(keepingCapacity: true)
+        return all
+    }
+
+    /// Refuses new jobs; waiting workers finish what is queued, then see the end.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

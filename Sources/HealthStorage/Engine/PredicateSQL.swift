@@ -1,0 +1,177 @@
+import Foundation
+import HealthModel
+
+/// Translates a `QueryPredicate` into an SQL condition on a sample or tombstone row aliased `s`.
+/// Every leaf yields true or false, never NULL, so NOT and OR keep two-valued logic.
+struct PredicateSQL {
+    enum Table { case samples, tombstones }
+
+    let table: Table
+    /// The queried types with their ids (quantity operands are converted per type).
+    let types: [(type: HealthType, id: Int64)]
+    private(set) var arguments: [SQLValue] = []
+
+    init(table: Table, types: [(type: HealthType, id: Int64)]) {
+        self.table = table
+        self.types = types
+    }
+
+    mutating func clause(_ predicate: QueryPredicate) throws(HealthError) -> String {
+        switch predicate {
+        case .allOf(let parts):
+            guard !parts.isEmpty else { return "1" }
+            var sql: [String] = []
+            for part in parts { sql.append(try clause(part)) }
+            return "(" + sql.joined(separator: " AND ") + ")"
+        case .anyOf(let parts):
+            guard !parts.isEmpty else { return "0" }
+            var sql: [String] = []
+            for part in parts { sql.append(try clause(part)) }
+            return "(" + sql.joined(separator: " OR ") + ")"
+        case .not(let inner):
+            return "(NOT " + (try clause(inner)) + ")"
+        case .dateRange(let range):
+            return dateRange(range)
+        case .uuids(let uuids):
+            return "s.uuid IN (" + list(uuids.map { .uuid($0) }) + ")"
+        case .sources(let bundles):
+            return "s.source IN (SELECT id FROM sources WHERE bundle_id IN (" + list(bundles.sorted().map { .text($0) }) + "))"
+        case .sourceRevisions(let patterns):
+            var parts: [String] = []
+            for pattern in patterns { parts.append(revision(pattern)) }
+            return anyOf(parts)
+        case .devices(let patterns):
+            var parts: [String] = []
+            for pattern in patterns { parts.append(device(pattern)) }
+            return anyOf(parts)
+        case .deviceProperty(let property, let values):
+            return "s.device IN (SELECT id FROM devices WHERE \(Self.column(property)) IN (" + list(values.sorted().map { .text($0) }) + "))"
+        case .metadataExists(let key):
+            return metadata(MetadataLeaf.exists(key: key))
+        case .metadataCompare(let key, let op, let value):
+            return metadata(MetadataLeaf.compare(key: key, op, value))
+        case .metadataIn(let key, let values):
+            return metadata(MetadataLeaf.isIn(key: key, values))
+        case .quantity(let op, let quantity):
+            return quantityClause(op, quantity)
+        case .categoryValue(let op, let value):
+            guard table == .samples else { return "0" }
+            return "(s.category IS NOT NULL AND s.category \(op.sql) " + bind(.int(value)) + ")"
+        case .categoryValueIn(let values):
+            guard table == .samples else { return "0" }
+            return "s.category IN (" + list(values.sorted().map { .int($0) }) + ")"
+        case .workoutActivityType(let activityType):
+            return "EXISTS (SELECT 1 FROM workouts w WHERE w.owner = s.owner AND w.anchor = s.anchor AND w.activity_type = "
+                + bind(.int(Int64(activityType))) + ")"
+        case .workoutDuration(let op, let duration):
+            return "EXISTS (SELECT 1 FROM workouts w WHERE w.owner = s.owner AND w.anchor = s.anchor AND w.duration \(op.sql) "
+                + bind(.int(duration)) + ")"
+        case .noCorrelation:
+            return "s.parent IS NULL"
+        case .workout(let uuid):
+            return """
+                s.uuid IN (SELECT l.sample_uuid FROM workout_samples l JOIN samples w ON w.owner = l.owner AND w.anchor = l.workout \
+                WHERE w.owner = s.owner AND w.uuid = \(bind(.uuid(uuid))))
+                """
+        }
+    }
+
+    /// SEMANTICS §6.1, clause for clause.
+    private mutating func dateRange(_ range: DateRange) -> String {
+        var clauses: [String] = []
+        if let start = range.start {
+            clauses.append((range.strictStart ? "s.start_time >= " : "s.end_time >= ") + bind(.int(start)))
+        }
+        if let end = range.end {
+            clauses.append("s.start_time < " + bind(.int(end)))
+            if range.strictEnd { clauses.append("s.end_time < " + bind(.int(end))) }
+        }
+        return clauses.isEmpty ? "1" : "(" + clauses.joined(separator: " AND ") + ")"
+    }
+
+    /// The redundant bound `start >= S − maximum duration` that lets an overlap query (`end >= S`) use the
+    /// (owner, type, start) index (SEMANTICS §6.1 index hint); nil when some queried type has no bound.
+    mutating func indexHint(for predicate: QueryPredicate?) -> String? {
+        guard table == .samples, let start = Self.overlapStart(predicate) else { return nil }
+        var longest: Microseconds = 0
+        for (type, _) in types {
+            guard let maximum = type.maximumDuration, !type.allowsUndeterminedDuration else { return nil }
+            longest = max(longest, maximum)
+        }
+        guard !types.isEmpty else { return nil }
+        return "s.start_time >= " + bind(.int(start &- longest))
+    }
+
+    /// S of a non-strict date range that every match must satisfy (a top-level conjunct).
+    private static func overlapStart(_ predicate: QueryPredicate?) -> Microseconds? {
+        switch predicate {
+        case .dateRange(let range)? where !range.strictStart: return range.start
+        case .allOf(let parts)?: return parts.lazy.compactMap { overlapStart($0) }.max()
+        default: return nil
+        }
+    }
+
+    private mutating func revision(_ pattern: SourceRevisionPattern) -> String {
+        var sql = "s.revision IN (SELECT r.id FROM revisions r JOIN sources o ON o.id = r.source WHERE o.bundle_id = " + bind(.text(pattern.bundleID))
+        if let version = pattern.version { sql += " AND r.version = " + bind(.text(version)) }
+        if let productType = pattern.productType { sql += " AND r.product_type = " + bind(.text(productType)) }
+        if let os = pattern.osVersion {
+            let parts = os + Array(repeating: 0, count: max(0, 3 - os.count))
+            sql += " AND r.os_major = " + bind(.int(Int64(parts[0]))) + " AND r.os_minor = " + bind(.int(Int64(parts[1])))
+                + " AND r.os_patch = " + bind(.int(Int64(parts[2])))
+        }
+        return sql + ")"
+    }
+
+    /// nil fields are wildcards; a sample without a device matches no device pattern.
+    private mutating func device(_ pattern: Device) -> String {
+        var conditions: [String] = []
+        for property in DeviceProperty.allCases {
+            if let value = property.value(of: pattern) { conditions.append("\(Self.column(property)) = " + bind(.text(value))) }
+        }
+        if conditions.isEmpty { return "s.device IS NOT NULL" }
+        return "s.device IN (SELECT id FROM devices WHERE " + conditions.joined(separator: " AND ") + ")"
+    }
+
+    private mutating func metadata(_ leaf: Data) -> String {
+        "hs_meta(s.metadata, " + bind(.blob(leaf)) + ")"
+    }
+
+    /// Compared in each type's canonical unit; types whose unit the operand cannot convert to match nothing.
+    private mutating func quantityClause(_ op: ComparisonOperator, _ operand: Quantity) -> String {
+        guard table == .samples else { return "0" }
+        var perType: [String] = []
+        for (type, id) in types {
+            guard let unit = type.canonicalUnit, let value = try? operand.value(in: unit) else { continue }
+            perType.append("(s.type = \(id) AND s.value IS NOT NULL AND s.value \(op.sql) " + bind(.double(value)) + ")")
+        }
+        return anyOf(perType)
+    }
+
+    private func anyOf(_ parts: [String]) -> String {
+        parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+    }
+
+    private mutating func bind(_ value: SQLValue) -> String {
+        arguments.append(value)
+        return "?"
+    }
+
+    private mutating func list(_ values: [SQLValue]) -> String {
+        arguments += values
+        return Array(repeating: "?", count: values.count).joined(separator: ", ")
+    }
+
+    private static func column(_ property: DeviceProperty) -> String {
+        switch property {
+        case .name: "name"
+        case .manufacturer: "manufacturer"
+        case .model: "model"
+        case .hardwareVersion: "hardware_version"
+        case .firmwareVersion: "firmware_version"
+        case .softwareVersion: "software_version"
+        case .localIdentifier: "local_identifier"
+        case .udiDeviceIdentifier: "udi_device_identifier"
+        }
+    }
+}

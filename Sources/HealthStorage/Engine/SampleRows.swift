@@ -1,0 +1,74 @@
+import Foundation
+import HealthModel
+
+/// Turns sample rows into `Sample` values with their revision, device, correlation children and
+/// workout parts. Works on whichever connection runs the query (writer or reader).
+struct SampleRows {
+    let db: SQLiteConnection
+    let registry: Registry
+
+    /// Row flags.
+    static let userEntered: Int64 = 1, correlation: Int64 = 2, workout: Int64 = 4
+
+    /// The columns every sample query selects, in the order `sample(from:)` reads them.
+    static let columns = """
+        s.owner, s.anchor, s.uuid, s.type, s.start_time, s.end_time, s.value, s.unit, s.raw_value, s.count, \
+        s.category, s.revision, s.device, s.created, s.flags, s.metadata
+        """
+
+    /// Decodes the current row; `childFilter` is an SQL condition on a child row `s` (read scope).
+    func sample(from row: Statement, childFilter: (sql: String, arguments: [SQLValue])?) throws(HealthError) -> Sample {
+        let owner = row.int(0), anchor = row.int(1)
+        let type = try registry.type(row.int(3), db)
+        let flags = row.int(14)
+        let body: SampleBody
+        if flags & Self.correlation != 0 {
+            body = .correlation(try children(owner: owner, parent: anchor, filter: childFilter))
+        } else if flags & Self.workout != 0 {
+            body = .workout(try workout(owner: owner, anchor: anchor))
+        } else if let canonical = row.optionalDouble(6), let unit = row.text(7) {
+            body = .quantity(Quantity(row.optionalDouble(8) ?? canonical, unit), count: row.optionalInt(9) ?? 1)
+        } else {
+            body = .category(row.optionalInt(10) ?? 0)
+        }
+        return Sample(uuid: row.uuid(2), type: type, start: row.int(4), end: row.int(5),
+                      metadata: try MetadataCoding.decode(row.blob(15)),
+                      device: try row.optionalInt(12).map { id throws(HealthError) in try registry.device(id, db) },
+                      sourceRevision: try registry.revision(row.int(11), db), creationTime: row.int(13), body: body)
+    }
+
+    /// Runs a query selecting `columns` and decodes every row.
+    func samples(_ sql: String, _ arguments: [SQLValue], childFilter: (sql: String, arguments: [SQLValue])?) throws(HealthError) -> [Sample] {
+        let statement = try db.prepareOnce(sql)
+        statement.bind(all: arguments)
+        var result: [Sample] = []
+        while try statement.step() { result.append(try sample(from: statement, childFilter: childFilter)) }
+        return result
+    }
+
+    private func children(owner: Int64, parent: Int64, filter: (sql: String, arguments: [SQLValue])?) throws(HealthError) -> [Sample] {
+        var sql = "SELECT \(Self.columns) FROM samples s WHERE s.owner = ? AND s.parent = ?"
+        var arguments: [SQLValue] = [.int(owner), .int(parent)]
+        if let filter {
+            sql += " AND (\(filter.sql))"
+            arguments += filter.arguments
+        }
+        return try samples(sql + " ORDER BY s.anchor", arguments, childFilter: nil)
+    }
+
+    private func workout(owner: Int64, anchor: Int64) throws(HealthError) -> Workout {
+        let row = try db.prepare("SELECT activity_type, explicit_duration, detail FROM workouts WHERE owner = ? AND anchor = ?")
+        row.bind(1, owner)
+        row.bind(2, anchor)
+        guard try row.step() else { throw HealthError(.internalError, "store is inconsistent: workout row missing for anchor \(anchor)") }
+        let (events, activities, statistics) = try WorkoutCoding.decode(row.blob(2))
+        let activityType = Int32(truncatingIfNeeded: row.int(0)), duration = row.optionalInt(1)
+        let links = try db.prepare("SELECT sample_uuid FROM workout_samples WHERE owner = ? AND workout = ?")
+        links.bind(1, owner)
+        links.bind(2, anchor)
+        var associated: [UUID] = []
+        while try links.step() { associated.append(links.uuid(0)) }
+        return Workout(activityType: activityType, duration: duration, events: events, activities: activities,
+                       statistics: statistics, associatedSampleUUIDs: associated)
+    }
+}

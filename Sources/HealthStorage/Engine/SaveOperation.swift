@@ -1,0 +1,173 @@
+import Foundation
+import HealthModel
+
+/// Saving a batch on the writer thread (inside the batch's savepoint, so a throw undoes the batch).
+extension WriteContext {
+    func save(_ batch: SaveBatch) throws(HealthError) -> [SaveOutcome] {
+        let owner = batch.owner.rawValue
+        let revision = try revisionID(batch.revision)
+        let source = try sourceID(batch.revision.source.bundleID)
+        var outcomes: [SaveOutcome] = []
+        outcomes.reserveCapacity(batch.objects.count)
+        for (index, object) in batch.objects.enumerated() {
+            do {
+                let saver = ObjectSaver(context: self, owner: owner, source: source, revision: revision,
+                                        bundleID: batch.revision.source.bundleID)
+                outcomes.append(try saver.save(object, device: object.device ?? batch.defaultDevice, parent: nil))
+            } catch {
+                throw error.objectIndex == nil ? error.at(index: index) : error
+            }
+        }
+        return outcomes
+    }
+}
+
+/// Saves one object (and a correlation's children) for one batch.
+private struct ObjectSaver {
+    let context: WriteContext
+    let owner: Int64
+    let source: Int64
+    let revision: Int64
+    let bundleID: String
+
+    func save(_ sample: Sample, device: Device?, parent: Int64?) throws(HealthError) -> SaveOutcome {
+        guard let type = TypeCatalog.type(sample.type), type.isSampleType else {
+            throw HealthError.invalid("'\(sample.type)' is not a sample type", field: "type")
+        }
+        var outcome = SaveOutcome.stored
+        if let sync = sample.syncKey, let existing = try syncMatch(sync.identifier), existing.uuid != sample.uuid {
+            // Decision 2: matched per (source, sync identifier); a greater version replaces.
+            guard sync.version > existing.version else { return .keptExisting }
+            try context.deleteRow(owner: owner, anchor: existing.anchor)
+            outcome = .replaced
+        }
+        let anchor = try context.nextAnchor(owner: owner)
+        guard try insert(sample, type: type, anchor: anchor, device: device, parent: parent) else {
+            return try compareWithStored(sample, device: device)
+        }
+        try context.noteTypeSource(owner: owner, type: try context.typeID(type.identifier), source: source)
+        context.noteChange(owner: owner, type: type.identifier, bundleID: bundleID)
+        switch sample.body {
+        case .correlation(let children):
+            for child in children {
+                _ = try save(child, device: child.device ?? device, parent: anchor)
+            }
+        case .workout(let workout):
+            try insertWorkout(workout, sample: sample, anchor: anchor)
+        case .quantity, .category:
+            break
+        }
+        return outcome
+    }
+
+    private func syncMatch(_ identifier: String) throws(HealthError) -> (anchor: Int64, uuid: UUID, version: Int64)? {
+        let query = try context.db.prepare("""
+            SELECT anchor, uuid, sync_version FROM samples WHERE owner = ? AND sync_id = ? AND source = ?
+            """)
+        query.bind(1, owner)
+        query.bind(2, identifier)
+        query.bind(3, source)
+        guard try query.step() else { return nil }
+        return (query.int(0), query.uuid(1), query.int(2))
+    }
+
+    /// Inserts the row; false when the UUID is already stored for this owner.
+    private func insert(_ sample: Sample, type: HealthType, anchor: Int64, device: Device?, parent: Int64?) throws(HealthError) -> Bool {
+        let statement = try context.db.prepare("""
+            INSERT INTO samples (owner, anchor, uuid, type, start_time, end_time, value, unit, raw_value, count,
+                                 category, source, revision, device, created, flags, sync_id, sync_version, parent, metadata)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        statement.bind(1, owner)
+        statement.bind(2, anchor)
+        statement.bind(3, sample.uuid)
+        statement.bind(4, try context.typeID(type.identifier))
+        statement.bind(5, sample.start)
+        statement.bind(6, sample.end)
+        var flags: Int64 = sample.wasUserEntered ? SampleRows.userEntered : 0
+        switch sample.body {
+        case .quantity(let quantity, let count):
+            guard let canonical = type.canonicalUnit else {
+                throw HealthError.invalid("type '\(type.identifier)' does not hold quantities", field: "quantity")
+            }
+            statement.bind(7, try quantity.value(in: canonical))
+            statement.bind(8, quantity.unit)
+            statement.bind(9, quantity.unit == canonical ? nil : quantity.value)
+            statement.bind(10, count == 1 ? nil : count)
+        case .category(let value):
+            statement.bind(11, value)
+        case .correlation:
+            flags |= SampleRows.correlation
+        case .workout:
+            flags |= SampleRows.workout
+        }
+        statement.bind(12, source)
+        statement.bind(13, revision)
+        statement.bind(14, try context.deviceID(device))
+        statement.bind(15, context.now)
+        statement.bind(16, flags)
+        if let sync = sample.syncKey {
+            statement.bind(17, sync.identifier)
+            statement.bind(18, sync.version)
+        }
+        statement.bind(19, parent)
+        statement.bind(20, MetadataCoding.encode(sample.metadata))
+        return try statement.runUnlessDuplicate()
+    }
+
+    private func insertWorkout(_ workout: Workout, sample: Sample, anchor: Int64) throws(HealthError) {
+        let row = try context.db.prepare("""
+            INSERT INTO workouts (owner, anchor, activity_type, duration, explicit_duration, detail) VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        row.bind(1, owner)
+        row.bind(2, anchor)
+        row.bind(3, Int64(workout.activityType))
+        row.bind(4, workout.activeDuration(start: sample.start, end: sample.end))
+        row.bind(5, workout.duration)
+        row.bind(6, WorkoutCoding.encode(workout))
+        try row.run()
+        let link = try context.db.prepare("INSERT OR IGNORE INTO workout_samples (owner, workout, sample_uuid) VALUES (?, ?, ?)")
+        for uuid in workout.associatedSampleUUIDs {
+            link.reset()
+            link.bind(1, owner)
+            link.bind(2, anchor)
+            link.bind(3, uuid)
+            try link.run()
+        }
+    }
+
+    /// Decision 1: the same UUID from the same source with identical content is a retry.
+    private func compareWithStored(_ sample: Sample, device: Device?) throws(HealthError) -> SaveOutcome {
+        let rows = SampleRows(db: context.db, registry: context.registry)
+        guard let stored = try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE s.owner = ? AND s.uuid = ?",
+                                            [.int(owner), .uuid(sample.uuid)], childFilter: nil).first else {
+            throw HealthError(.internalError, "UUID \(sample.uuid) conflicted but cannot be read back")
+        }
+        guard stored.sourceRevision?.source.bundleID == bundleID else {
+            throw HealthError.invalid("UUID \(sample.uuid) is already used by an object saved by another source", field: "uuid")
+        }
+        guard Self.comparable(stored, device: stored.device) == Self.comparable(sample, device: device) else {
+            throw HealthError.invalid("UUID \(sample.uuid) is already stored with different content", field: "uuid")
+        }
+        return .alreadyStored
+    }
+
+    /// The fields a retry must repeat exactly: everything but the store-stamped revision and time.
+    private static func comparable(_ sample: Sample, device: Device?) -> Sample {
+        let effectiveDevice = device.flatMap { $0.isEmpty ? nil : $0 }
+        let body: SampleBody
+        switch sample.body {
+        case .correlation(let children):
+            body = .correlation(children.map { comparable($0, device: $0.device ?? effectiveDevice) }
+                .sorted { $0.uuid.uuidString < $1.uuid.uuidString })
+        case .workout(let w):
+            body = .workout(Workout(activityType: w.activityType, duration: w.duration, events: w.events,
+                                    activities: w.activities, statistics: w.statistics,
+                                    associatedSampleUUIDs: Array(Set(w.associatedSampleUUIDs)).sorted { $0.uuidString < $1.uuidString }))
+        case .quantity, .category:
+            body = sample.body
+        }
+        return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end, metadata: sample.metadata,
+                      device: effectiveDevice, sourceRevision: nil, creationTime: nil, body: body)
+    }
+}

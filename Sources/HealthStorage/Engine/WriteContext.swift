@@ -1,0 +1,203 @@
+import Foundation
+import HealthModel
+
+/// Everything the writer thread owns: its connection, the value → id caches of interned rows, the
+/// owners' anchor counters and what the running transaction changed. Used only on the writer thread.
+final class WriteContext {
+    let db: SQLiteConnection
+    let registry: Registry
+    /// Time stamped on everything the current transaction creates.
+    private(set) var now: Microseconds = 0
+
+    private var typeIDs = LayeredCache<String, Int64>()
+    private var sourceIDs = LayeredCache<String, Int64>()
+    private var revisionIDs = LayeredCache<SourceRevision, Int64>()
+    private var deviceIDs = LayeredCache<Device, Int64>()
+    private var typeSources = LayeredCache<TypeSourceKey, Bool>()
+    /// Last anchor handed out per owner. Never rolled back: a failed job only leaves a gap.
+    private var anchors: [Int64: Int64] = [:]
+    /// Owners whose anchor moved in the running job (persisted before its savepoint is released).
+    private var jobAnchors: Set<Int64> = []
+    private var jobChanges: [Int64: ChangeSet] = [:]
+    private var transactionChanges: [Int64: ChangeSet] = [:]
+
+    struct ChangeSet {
+        var types: Set<String> = []
+        var sources: Set<String> = []
+    }
+
+    private struct TypeSourceKey: Hashable {
+        let owner: Int64, type: Int64, source: Int64
+    }
+
+    init(db: SQLiteConnection, registry: Registry) throws(HealthError) {
+        self.db = db
+        self.registry = registry
+        try loadInterned()
+    }
+
+    /// The interned tables are small (types, apps, app builds, devices): load them once.
+    private func loadInterned() throws(HealthError) {
+        let types = try db.prepareOnce("SELECT id, identifier FROM types")
+        while try types.step() { typeIDs.load(types.int(0), for: types.text(1) ?? "") }
+        let sources = try db.prepareOnce("SELECT id, bundle_id FROM sources")
+        while try sources.step() { sourceIDs.load(sources.int(0), for: sources.text(1) ?? "") }
+        let revisions = try db.prepareOnce("SELECT id FROM revisions")
+        while try revisions.step() {
+            let id = revisions.int(0)
+            revisionIDs.load(id, for: try registry.revision(id, db))
+        }
+        let devices = try db.prepareOnce("SELECT id FROM devices")
+        while try devices.step() {
+            let id = devices.int(0)
+            deviceIDs.load(id, for: try registry.device(id, db))
+        }
+    }
+
+    // MARK: transaction bookkeeping
+
+    func beginTransaction() { now = Time.now() }
+
+    /// Persists the anchors the job moved; runs inside the job's savepoint.
+    func finishJobWrites() throws(HealthError) {
+        let update = try db.prepare("UPDATE owners SET last_anchor = ? WHERE id = ?")
+        for owner in jobAnchors {
+            update.reset()
+            update.bind(1, anchors[owner])
+            update.bind(2, owner)
+            try update.run()
+        }
+    }
+
+    func finishJob(success: Bool) {
+        typeIDs.finishJob(success: success)
+        sourceIDs.finishJob(success: success)
+        revisionIDs.finishJob(success: success)
+        deviceIDs.finishJob(success: success)
+        typeSources.finishJob(success: success)
+        if success {
+            for (owner, change) in jobChanges {
+                transactionChanges[owner, default: ChangeSet()].types.formUnion(change.types)
+                transactionChanges[owner, default: ChangeSet()].sources.formUnion(change.sources)
+            }
+        }
+        jobChanges.removeAll(keepingCapacity: true)
+        jobAnchors.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends the transaction; on success returns (owner, changes, last anchor) for the change feed.
+    func finishTransaction(success: Bool) -> [(owner: Int64, changes: ChangeSet, anchor: Int64)] {
+        typeIDs.finishTransaction(success: success)
+        sourceIDs.finishTransaction(success: success)
+        revisionIDs.finishTransaction(success: success)
+        deviceIDs.finishTransaction(success: success)
+        typeSources.finishTransaction(success: success)
+        defer { transactionChanges.removeAll(keepingCapacity: true) }
+        guard success else { return [] }
+        return transactionChanges.map { ($0.key, $0.value, anchors[$0.key] ?? 0) }
+    }
+
+    func noteChange(owner: Int64, type: String, bundleID: String) {
+        jobChanges[owner, default: ChangeSet()].types.insert(type)
+        jobChanges[owner, default: ChangeSet()].sources.insert(bundleID)
+    }
+
+    // MARK: anchors
+
+    /// The next position in the owner's change sequence.
+    func nextAnchor(owner: Int64) throws(HealthError) -> Int64 {
+        let last: Int64
+        if let known = anchors[owner] {
+            last = known
+        } else {
+            let statement = try db.prepare("SELECT last_anchor FROM owners WHERE id = ?")
+            statement.bind(1, owner)
+            guard try statement.step() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
+            last = statement.int(0)
+        }
+        anchors[owner] = last + 1
+        jobAnchors.insert(owner)
+        return last + 1
+    }
+
+    // MARK: interned rows
+
+    func typeID(_ identifier: String) throws(HealthError) -> Int64 {
+        if let id = typeIDs[identifier] { return id }
+        let insert = try db.prepare("INSERT INTO types (identifier) VALUES (?)")
+        insert.bind(1, identifier)
+        try insert.run()
+        let id = db.lastInsertRowID
+        typeIDs.insert(id, for: identifier)
+        return id
+    }
+
+    func sourceID(_ bundleID: String) throws(HealthError) -> Int64 {
+        if let id = sourceIDs[bundleID] { return id }
+        let insert = try db.prepare("INSERT INTO sources (bundle_id) VALUES (?)")
+        insert.bind(1, bundleID)
+        try insert.run()
+        let id = db.lastInsertRowID
+        sourceIDs.insert(id, for: bundleID)
+        return id
+    }
+
+    /// The id of an existing source, without creating one (for filters).
+    func existingSourceID(_ bundleID: String) -> Int64? { sourceIDs[bundleID] }
+
+    func revisionID(_ revision: SourceRevision) throws(HealthError) -> Int64 {
+        if let id = revisionIDs[revision] { return id }
+        let source = try sourceID(revision.source.bundleID)
+        var key = BinaryWriter()
+        key.string(revision.source.bundleID)
+        key.string(revision.source.name)
+        key.optionalString(revision.version)
+        key.optionalString(revision.productType)
+        key.int(Int64(revision.osMajor)); key.int(Int64(revision.osMinor)); key.int(Int64(revision.osPatch))
+        let insert = try db.prepare("""
+            INSERT INTO revisions (key, source, name, version, product_type, os_major, os_minor, os_patch)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insert.bind(1, key.data)
+        insert.bind(2, source)
+        insert.bind(3, revision.source.name)
+        insert.bind(4, revision.version)
+        insert.bind(5, revision.productType)
+        insert.bind(6, Int64(revision.osMajor)); insert.bind(7, Int64(revision.osMinor)); insert.bind(8, Int64(revision.osPatch))
+        try insert.run()
+        let id = db.lastInsertRowID
+        revisionIDs.insert(id, for: revision)
+        return id
+    }
+
+    /// nil for no device (an all-empty device is no device).
+    func deviceID(_ device: Device?) throws(HealthError) -> Int64? {
+        guard let device, !device.isEmpty else { return nil }
+        if let id = deviceIDs[device] { return id }
+        let fields = [device.name, device.manufacturer, device.model, device.hardwareVersion, device.firmwareVersion,
+                      device.softwareVersion, device.localIdentifier, device.udiDeviceIdentifier]
+        var key = BinaryWriter()
+        for field in fields { key.optionalString(field) }
+        let insert = try db.prepare("""
+            INSERT INTO devices (key, name, manufacturer, model, hardware_version, firmware_version, software_version,
+                                 local_identifier, udi_device_identifier) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insert.bind(1, key.data)
+        for (offset, field) in fields.enumerated() { insert.bind(Int32(offset + 2), field) }
+        try insert.run()
+        let id = db.lastInsertRowID
+        deviceIDs.insert(id, for: device)
+        return id
+    }
+
+    /// Records that `source` saved `type` for `owner` (first sighting only).
+    func noteTypeSource(owner: Int64, type: Int64, source: Int64) throws(HealthError) {
+        let key = TypeSourceKey(owner: owner, type: type, source: source)
+        if typeSources[key] != nil { return }
+        let insert = try db.prepare("INSERT OR IGNORE INTO type_sources (owner, type, source, first_seen) VALUES (?, ?, ?, ?)")
+        insert.bind(1, owner); insert.bind(2, type); insert.bind(3, source); insert.bind(4, now)
+        try insert.run()
+        typeSources.insert(true, for: key)
+    }
+
+}

@@ -1,0 +1,36 @@
+import CCrypto
+import Foundation
+import HealthModel
+
+/// Credentials: 256-bit random tokens (base64url text), stored only as SHA-256 hashes.
+enum TokenCrypto {
+    /// A new token from OpenSSL's CSPRNG.
+    static func newToken() throws(HealthError) -> String {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else {
+            throw HealthError(.internalError, "the random generator failed to produce a token")
+        }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// SHA-256 of the token's UTF-8 bytes.
+    static func hash(_ token: String) -> Data { sha256(Data(token.utf8)) }
+
+    static func sha256(_ data: Data) -> Data {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let bytes = [UInt8](data)
+        let ok = EVP_Digest(bytes, bytes.count, &digest, &length, EVP_sha256(), nil)
+        precondition(ok == 1, "EVP_Digest(SHA-256) failed")
+        return Data(digest.prefix(Int(length)))
+    }
+
+    /// Constant-time equality of two hashes.
+    static func equal(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { ra in b.withUnsafeBytes { rb in CRYPTO_memcmp(ra.baseAddress, rb.baseAddress, a.count) == 0 } }
+    }
+}

@@ -1,0 +1,231 @@
+import CSQLite
+import Foundation
+import HealthModel
+
+/// SQLite asks for a copy of bound text and blobs with this destructor value (the C macro is not imported).
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One SQLite connection with a prepared-statement cache; used by exactly one thread at a time.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    private var statements: [String: Statement] = [:]
+
+    init(path: String, readOnly: Bool) throws(HealthError) {
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw HealthError(.databaseInaccessible, "cannot open store '\(path)': \(message)")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 10_000)
+        MetadataSQLFunctions.register(on: db)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements without results.
+    func execute(_ sql: String) throws(HealthError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? "code \(rc)"
+            sqlite3_free(errorMessage)
+            throw HealthError(.internalError, "SQLite: \(message) (in \(sql.prefix(80)))")
+        }
+    }
+
+    /// A cached prepared statement, reset and with bindings cleared.
+    func prepare(_ sql: String) throws(HealthError) -> Statement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Resets every statement still holding a row, so none keeps a read snapshot open after the transaction.
+    func resetAll() {
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
+            statement = sqlite3_next_stmt(handle, current)
+        }
+    }
+
+    /// A statement used once (dynamic SQL that would only pollute the cache).
+    func prepareOnce(_ sql: String) throws(HealthError) -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    var lastError: String { String(cString: sqlite3_errmsg(handle)) }
+
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    func error(_ context: String) -> HealthError {
+        HealthError(.internalError, "SQLite \(context): \(lastError)")
+    }
+}
+
+/// A prepared statement with 1-based binding and 0-based column access.
+final class Statement {
+    let pointer: OpaquePointer
+    private unowned let connection: SQLiteConnection
+
+    init(connection: SQLiteConnection, sql: String) throws(HealthError) {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
+              let statement else {
+            throw HealthError(.internalError, "SQLite prepare: \(connection.lastError) (in \(sql.prefix(120)))")
+        }
+        pointer = statement
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(pointer) }
+
+    func reset() {
+        sqlite3_reset(pointer)
+        sqlite3_clear_bindings(pointer)
+    }
+
+    // MARK: binding
+
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(pointer, index, value) } else { sqlite3_bind_null(pointer, index) }
+    }
+
+    func bind(_ index: Int32, _ value: Double?) {
+        if let value { sqlite3_bind_double(pointer, index, value) } else { sqlite3_bind_null(pointer, index) }
+    }
+
+    func bind(_ index: Int32, _ value: String?) {
+        if let value { sqlite3_bind_text(pointer, index, value, -1, sqliteTransient) } else { sqlite3_bind_null(pointer, index) }
+    }
+
+    func bind(_ index: Int32, _ value: Data?) {
+        guard let value else { sqlite3_bind_null(pointer, index); return }
+        value.withUnsafeBytes { raw in
+            // A zero-length blob needs a non-nil pointer to stay a blob rather than NULL.
+            _ = sqlite3_bind_blob(pointer, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), sqliteTransient)
+        }
+    }
+
+    func bind(_ index: Int32, _ value: UUID) {
+        withUnsafeBytes(of: value.uuid) { raw in
+            _ = sqlite3_bind_blob(pointer, index, raw.baseAddress, 16, sqliteTransient)
+        }
+    }
+
+    /// Binds positional values in order, starting at 1.
+    func bind(all values: [SQLValue]) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            switch value {
+            case .null: sqlite3_bind_null(pointer, index)
+            case .int(let v): bind(index, v)
+            case .double(let v): bind(index, v)
+            case .text(let v): bind(index, v)
+            case .blob(let v): bind(index, v)
+            }
+        }
+    }
+
+    // MARK: stepping
+
+    /// Advances; true while a row is available.
+    func step() throws(HealthError) -> Bool {
+        let rc = sqlite3_step(pointer)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        throw StepFailure(code: rc, message: connection.lastError).healthError
+    }
+
+    /// Steps once, for statements without results; returns the primary result code on constraint failure.
+    func run() throws(HealthError) {
+        while try step() {}
+    }
+
+    /// Like `run`, but reports a UNIQUE/PRIMARY KEY violation as false instead of throwing.
+    func runUnlessDuplicate() throws(HealthError) -> Bool {
+        let rc = sqlite3_step(pointer)
+        if rc == SQLITE_DONE || rc == SQLITE_ROW { return true }
+        // SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY (macros Swift does not import).
+        if rc == SQLITE_CONSTRAINT | (8 << 8) || rc == SQLITE_CONSTRAINT | (6 << 8) {
+            sqlite3_reset(pointer)
+            return false
+        }
+        throw StepFailure(code: rc, message: connection.lastError).healthError
+    }
+
+    // MARK: columns
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(pointer, column) == SQLITE_NULL }
+    func int(_ column: Int32) -> Int64 { sqlite3_column_int64(pointer, column) }
+    func optionalInt(_ column: Int32) -> Int64? { isNull(column) ? nil : int(column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(pointer, column) }
+    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+
+    func text(_ column: Int32) -> String? {
+        guard let c = sqlite3_column_text(pointer, column) else { return nil }
+        return String(cString: c)
+    }
+
+    func blob(_ column: Int32) -> Data? {
+        if isNull(column) { return nil }
+        let count = Int(sqlite3_column_bytes(pointer, column))
+        guard count > 0, let base = sqlite3_column_blob(pointer, column) else { return Data() }
+        return Data(bytes: base, count: count)
+    }
+
+    func uuid(_ column: Int32) -> UUID {
+        guard sqlite3_column_bytes(pointer, column) == 16, let base = sqlite3_column_blob(pointer, column) else {
+            return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        }
+        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: 16)) }
+        return UUID(uuid: raw)
+    }
+}
+
+/// A value bound into dynamically built SQL.
+enum SQLValue {
+    case null
+    case int(Int64)
+    case double(Double)
+    case text(String)
+    case blob(Data)
+
+    static func uuid(_ uuid: UUID) -> SQLValue { .blob(uuid.bytes) }
+}
+
+/// A failed step, mapped to a HealthError.
+private struct StepFailure {
+    let code: Int32
+    let message: String
+
+    var healthError: HealthError {
+        switch code & 0xff {
+        case SQLITE_FULL: HealthError(.resourceExhausted, "store is full: \(message)")
+        case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_CANTOPEN, SQLITE_IOERR:
+            HealthError(.databaseInaccessible, "store unavailable: \(message)")
+        default: HealthError(.internalError, "SQLite error \(code): \(message)")
+        }
+    }
+}
+
+extension UUID {
+    /// The 16 raw bytes, as stored.
+    var bytes: Data { withUnsafeBytes(of: uuid) { Data($0) } }
+}

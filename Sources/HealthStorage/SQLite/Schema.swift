@@ -1,0 +1,200 @@
+import Foundation
+import HealthModel
+
+/// The schema, versioned by `PRAGMA user_version`; `migrate` runs every step above the file's version
+/// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
+enum Schema {
+    /// Step n (1-based) brings the file from version n-1 to n.
+    static let migrations: [String] = [version1]
+
+    static var currentVersion: Int { migrations.count }
+
+    static func migrate(_ db: SQLiteConnection) throws(HealthError) {
+        let statement = try db.prepareOnce("PRAGMA user_version")
+        _ = try statement.step()
+        let version = Int(statement.int(0))
+        guard version <= currentVersion else {
+            throw HealthError(.databaseInaccessible, "store schema version \(version) is newer than this server's \(currentVersion)")
+        }
+        guard version < currentVersion else { return }
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            for step in migrations[version...] { try db.execute(step) }
+            try db.execute("PRAGMA user_version = \(currentVersion)")
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Samples and tombstones are WITHOUT ROWID tables clustered on (owner, anchor): each owner's
+    /// anchor sequence only grows, so inserts append at the end of that owner's key range (cheap), and
+    /// anchored queries are a plain range scan of the primary key — no extra index needed for them.
+    /// Every secondary index carries (owner, anchor) as its row pointer, just like a rowid would.
+    private static let version1 = """
+    CREATE TABLE store_info (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        epoch BLOB NOT NULL,          -- random per store file: anchors from another store are refused
+        created INTEGER NOT NULL
+    );
+    INSERT INTO store_info (id, epoch, created) VALUES (1, randomblob(8), CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER));
+
+    CREATE TABLE owners (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,    -- owners add/list by name
+        created INTEGER NOT NULL,
+        last_anchor INTEGER NOT NULL DEFAULT 0,   -- highest anchor committed for this owner
+        purged_anchor INTEGER NOT NULL DEFAULT 0  -- highest tombstone anchor purged: older anchors are expired
+    );
+
+    -- Tokens are stored only as SHA-256 hashes; authentication looks the hash up by primary key.
+    CREATE TABLE tokens (
+        hash BLOB PRIMARY KEY,
+        kind INTEGER NOT NULL,        -- 1 app, 2 owner, 3 operator (Role raw values)
+        owner INTEGER REFERENCES owners(id),
+        app INTEGER REFERENCES apps(id),
+        created INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    -- Rotation and revocation delete an app's tokens.
+    CREATE INDEX tokens_by_app ON tokens(app) WHERE app IS NOT NULL;
+
+    CREATE TABLE apps (
+        id INTEGER PRIMARY KEY,
+        owner INTEGER NOT NULL REFERENCES owners(id),
+        bundle_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        created INTEGER NOT NULL,
+        revoked INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (owner, bundle_id)     -- one registration per owner and bundle id; serves lookups by both
+    );
+
+    -- Interned strings and deduplicated rows; all are small and cached in memory by the writer.
+    CREATE TABLE types (id INTEGER PRIMARY KEY, identifier TEXT NOT NULL UNIQUE);
+    CREATE TABLE sources (id INTEGER PRIMARY KEY, bundle_id TEXT NOT NULL UNIQUE);
+    CREATE TABLE revisions (
+        id INTEGER PRIMARY KEY,
+        key BLOB NOT NULL UNIQUE,     -- encoding of every field (NULLs included): the dedup key
+        source INTEGER NOT NULL REFERENCES sources(id),
+        name TEXT NOT NULL,
+        version TEXT,
+        product_type TEXT,
+        os_major INTEGER NOT NULL,
+        os_minor INTEGER NOT NULL,
+        os_patch INTEGER NOT NULL
+    );
+    CREATE TABLE devices (
+        id INTEGER PRIMARY KEY,
+        key BLOB NOT NULL UNIQUE,     -- encoding of all eight optional fields: the dedup key
+        name TEXT, manufacturer TEXT, model TEXT, hardware_version TEXT, firmware_version TEXT,
+        software_version TEXT, local_identifier TEXT, udi_device_identifier TEXT
+    );
+
+    CREATE TABLE samples (
+        owner INTEGER NOT NULL,
+        anchor INTEGER NOT NULL,      -- position in the owner's change sequence
+        uuid BLOB NOT NULL,
+        type INTEGER NOT NULL,        -- types.id
+        start_time INTEGER NOT NULL,
+        end_time INTEGER NOT NULL,
+        value REAL,                   -- quantity in the type's canonical unit
+        unit TEXT,                    -- the unit the client used
+        raw_value REAL,               -- the client's value when its unit is not canonical (exact round trip)
+        count INTEGER,                -- quantity count when not 1
+        category INTEGER,
+        source INTEGER NOT NULL,      -- sources.id (denormalised from the revision for scope filters)
+        revision INTEGER NOT NULL,
+        device INTEGER,               -- devices.id; NULL = no device
+        created INTEGER NOT NULL,
+        flags INTEGER NOT NULL DEFAULT 0,   -- 1 = HKWasUserEntered; 2 = correlation; 4 = workout
+        sync_id TEXT,
+        sync_version INTEGER,
+        parent INTEGER,               -- anchor of the correlation holding this sample
+        metadata BLOB,
+        PRIMARY KEY (owner, anchor)
+    ) WITHOUT ROWID;
+    -- Idempotent saves, deletes by UUID and UUID predicates. The only random-order index: it is what
+    -- makes large group commits pay off.
+    CREATE UNIQUE INDEX samples_by_uuid ON samples(owner, uuid);
+    -- Time-range queries and statistics per type: start-ordered scans bounded by the start of the
+    -- range (and start >= S - maximum duration for overlap queries, SEMANTICS §6.1).
+    CREATE INDEX samples_by_time ON samples(owner, type, start_time);
+    -- Sync identifier upserts: only rows carrying one are indexed.
+    CREATE INDEX samples_by_sync_id ON samples(owner, sync_id) WHERE sync_id IS NOT NULL;
+    -- Loading and deleting a correlation's children: only children are indexed.
+    CREATE INDEX samples_by_parent ON samples(owner, parent) WHERE parent IS NOT NULL;
+
+    CREATE TABLE workouts (
+        owner INTEGER NOT NULL,
+        anchor INTEGER NOT NULL,      -- the workout sample's anchor
+        activity_type INTEGER NOT NULL,
+        duration INTEGER NOT NULL,    -- active duration (explicit, or derived from the events)
+        explicit_duration INTEGER,    -- as saved, for the round trip
+        detail BLOB,                  -- events, activities, statistics (WorkoutCoding)
+        PRIMARY KEY (owner, anchor)
+    ) WITHOUT ROWID;
+    -- Samples associated with a workout (predicateForObjects(from: workout)).
+    CREATE TABLE workout_samples (
+        owner INTEGER NOT NULL,
+        workout INTEGER NOT NULL,     -- the workout's anchor
+        sample_uuid BLOB NOT NULL,
+        PRIMARY KEY (owner, workout, sample_uuid)
+    ) WITHOUT ROWID;
+
+    -- Deleted objects, in the same anchor sequence as samples. They keep what predicates look at.
+    CREATE TABLE tombstones (
+        owner INTEGER NOT NULL,
+        anchor INTEGER NOT NULL,      -- deletion anchor
+        uuid BLOB NOT NULL,
+        type INTEGER NOT NULL,
+        start_time INTEGER NOT NULL,
+        end_time INTEGER NOT NULL,
+        source INTEGER NOT NULL,
+        revision INTEGER NOT NULL,
+        device INTEGER,
+        parent INTEGER,
+        sync_id TEXT,
+        sync_version INTEGER,
+        metadata BLOB,                -- only the sync keys survive deletion (SEMANTICS §1.8)
+        deleted INTEGER NOT NULL,     -- deletion time, for the retention purge
+        PRIMARY KEY (owner, anchor)
+    ) WITHOUT ROWID;
+
+    -- Which sources saved which type, and when first: source queries without a predicate and
+    -- default source ordering (decision 5) without scanning samples.
+    CREATE TABLE type_sources (
+        owner INTEGER NOT NULL,
+        type INTEGER NOT NULL,
+        source INTEGER NOT NULL,
+        first_seen INTEGER NOT NULL,
+        PRIMARY KEY (owner, type, source)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE characteristics (
+        owner INTEGER PRIMARY KEY,
+        biological_sex INTEGER, blood_type INTEGER, date_of_birth TEXT,
+        fitzpatrick_skin_type INTEGER, wheelchair_use INTEGER, activity_move_mode INTEGER
+    );
+
+    CREATE TABLE permissions (
+        owner INTEGER NOT NULL,
+        bundle_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        direction INTEGER NOT NULL,
+        state INTEGER NOT NULL,
+        requested INTEGER NOT NULL,
+        updated INTEGER NOT NULL,
+        PRIMARY KEY (owner, bundle_id, type, direction)   -- an app's permissions are one range scan
+    ) WITHOUT ROWID;
+    -- Pending requests of an owner (the owner's approval queue).
+    CREATE INDEX permissions_pending ON permissions(owner, requested) WHERE state = 1;
+
+    CREATE TABLE source_priority (
+        owner INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        bundle_id TEXT NOT NULL,
+        PRIMARY KEY (owner, type, position)
+    ) WITHOUT ROWID;
+    """
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class HealthStorageTestsSmoke: XCTestCase {
-    func testBuilds() {}
-}
