@@ -20,7 +20,8 @@ public struct DeviceGenerator: Sendable {
     public func samples(from: Microseconds, to: Microseconds) -> [Sample] {
         guard from < to else { return [] }
         var out: [Sample] = []
-        for day in timeline.day(of: from)...timeline.day(of: to - 1) {
+        // The day before too: its night's stages run past midnight into this window.
+        for day in (timeline.day(of: from) - 1)...timeline.day(of: to - 1) {
             out += samples(day: day).filter { from <= $0.start && $0.start < to }
         }
         return out.sorted(by: Self.uploadOrder)

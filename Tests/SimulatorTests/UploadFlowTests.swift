@@ -1,0 +1,119 @@
+import Foundation
+import HealthModel
+import XCTest
+@testable import HealthSimulator
+
+/// The network flow against an in-memory store: enrollment, authorization, ordered upload, and
+/// faults that lose nothing and duplicate nothing.
+final class UploadFlowTests: XCTestCase {
+    /// 2025-03-12T00:00:00Z.
+    let now: Microseconds = 1_741_737_600_000_000
+
+    func options(_ extra: [String]) throws -> RunOptions {
+        var o = try RunOptions.parse(["--speed", "1000000000", "--days", "2", "--state-dir", "", "--drain-timeout", "60"] + extra)
+        o.stateDirectory = ""
+        return o
+    }
+
+    /// Every sample the fleet generated for the window, by UUID.
+    func expected(_ fleet: FleetProfile, seed: UInt64) throws -> [UUID: Sample] {
+        var all: [UUID: Sample] = [:]
+        for device in fleet.devices {
+            let generator = try DeviceGenerator(profile: device, person: fleet.person(for: device)!, seed: seed)
+            for s in generator.samples(from: now - 2 * 86_400_000_000, to: now) where s.end <= now { all[s.uuid] = s }
+        }
+        return all
+    }
+
+    func testApprovedRunStoresEverySampleOnceWithCountsPerSourceAndDevice() async throws {
+        let store = InMemoryStore()
+        let stats = RunStats()
+        let fleet = BuiltinFleet.fleet
+        try await FleetRun(fleet: fleet, options: options(["--approve"]), connector: store, stats: stats).run(now: now)
+        let wanted = try expected(fleet, seed: 42)
+        let stored = store.objects
+        XCTAssertEqual(stored.count, wanted.count)
+        XCTAssertTrue(stored.allSatisfy { wanted[$0.sample.uuid] == $0.sample })
+        let s = stats.snapshot
+        XCTAssertEqual(s.acknowledged, wanted.count)
+        XCTAssertEqual(s.rejectedTotal, 0)
+        var bySource: [String: Int] = [:], byDevice: [String: Int] = [:]
+        for (sample, bundle) in stored {
+            for x in [sample] + (sample.correlationObjects ?? []) {
+                bySource[bundle, default: 0] += 1
+                byDevice[x.device?.name ?? "", default: 0] += 1
+            }
+        }
+        XCTAssertEqual(s.bySource, bySource)
+        XCTAssertEqual(s.byDevice, byDevice)
+        XCTAssertEqual(Set(s.bySource.keys), Set(stored.map(\.bundleID)))
+        XCTAssertGreaterThanOrEqual(s.bySource.count, 5)
+    }
+
+    func testWithoutApprovalErrorsAreReportedAndTheRunKeepsGoing() async throws {
+        let store = InMemoryStore()
+        let stats = RunStats()
+        try await FleetRun(fleet: BuiltinFleet.fleet, options: options([]), connector: store, stats: stats).run(now: now)
+        let s = stats.snapshot
+        XCTAssertEqual(store.objects.count, 0)
+        XCTAssertEqual(s.rejected["AUTHORIZATION_DENIED"], s.generated)
+        XCTAssertGreaterThanOrEqual(s.authorizationErrors.count, 5)
+    }
+
+    func testFaultsLoseNothingAndDuplicateNothing() async throws {
+        let store = InMemoryStore()
+        let stats = RunStats()
+        let fleet = BuiltinFleet.fleet
+        let o = try options(["--approve", "--fault-rate", "0.3", "--batch", "50"])
+        try await FleetRun(fleet: fleet, options: o, connector: store, stats: stats).run(now: now)
+        let wanted = try expected(fleet, seed: 42)
+        let stored = store.objects
+        XCTAssertEqual(stored.count, wanted.count, "nothing lost, nothing stored twice")
+        XCTAssertTrue(stored.allSatisfy { wanted[$0.sample.uuid] == $0.sample })
+        let s = stats.snapshot
+        XCTAssertEqual(s.acknowledged, wanted.count)
+        let invalid = s.faults.filter { $0.key.hasPrefix("invalid.") }.values.reduce(0, +)
+        XCTAssertGreaterThan(invalid, 0)
+        XCTAssertEqual(s.rejected, ["INVALID_ARGUMENT": invalid])
+        XCTAssertGreaterThan(s.faults["disconnects"] ?? 0, 0)
+        XCTAssertGreaterThan(s.reconnects, 0)
+        XCTAssertGreaterThan(s.faults["duplicateSends"] ?? 0, 0)
+        XCTAssertGreaterThan(s.faults["outOfOrderBatches"] ?? 0, 0)
+    }
+
+    func testEnrollmentReusesAndRenewsTokens() async throws {
+        let store = InMemoryStore()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("healthsim-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let source = BuiltinFleet.fleet.devices[0].source
+        let first = try await Enrollment(connector: store, stateDirectory: directory).token(for: source)
+        let again = try await Enrollment(connector: store, stateDirectory: directory).token(for: source)
+        XCTAssertEqual(first, again, "tokens are kept between runs")
+        let fresh = try await Enrollment(connector: store, stateDirectory: nil).token(for: source)
+        XCTAssertNotEqual(fresh, first, "an app registered elsewhere gets its token rotated")
+        let renewed = try await Enrollment(connector: store, stateDirectory: directory).renew(source, refused: first)
+        XCTAssertNotEqual(renewed, first)
+    }
+
+    func testOptionsPickTheModeFromTheFlags() throws {
+        XCTAssertEqual(try RunOptions.parse([]).mode, .accelerated)
+        XCTAssertEqual(try RunOptions.parse(["--days", "30"]).mode, .backfill)
+        XCTAssertEqual(try RunOptions.parse(["--days", "2", "--speed", "60"]).mode, .accelerated)
+        XCTAssertEqual(try RunOptions.parse(["--devices", "100", "--rate", "5"]).mode, .load)
+        XCTAssertEqual(try RunOptions.parse(["--realtime"]).mode, .realtime)
+        XCTAssertEqual(try RunOptions.parse(["--faults"]).faultRate, 0.05)
+        XCTAssertEqual(try RunOptions.parse(["--profile", "a.json", "--profile", "b.json"]).profilePaths, ["a.json", "b.json"])
+        XCTAssertThrowsError(try RunOptions.parse(["--mode", "warp"]))
+        XCTAssertThrowsError(try RunOptions.parse(["--speed"]))
+        XCTAssertThrowsError(try RunOptions.parse(["--bogus"]))
+    }
+
+    func testReportPercentiles() {
+        let latency = RunReport.latency((1...100).map(Double.init))
+        XCTAssertEqual(latency.p50, 50)
+        XCTAssertEqual(latency.p90, 90)
+        XCTAssertEqual(latency.p99, 99)
+        XCTAssertEqual(latency.max, 100)
+        XCTAssertEqual(RunReport.latency([]).count, 0)
+    }
+}
