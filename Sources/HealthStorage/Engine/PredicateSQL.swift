@@ -45,7 +45,8 @@ struct PredicateSQL {
             for pattern in patterns { parts.append(device(pattern)) }
             return anyOf(parts)
         case .deviceProperty(let property, let values):
-            return "s.device IN (SELECT id FROM devices WHERE \(Self.column(property)) IN (" + list(values.sorted().map { .text($0) }) + "))"
+            return "(s.device IS NOT NULL AND s.device IN (SELECT id FROM devices WHERE \(Self.column(property)) IN ("
+                + list(values.sorted().map { .text($0) }) + ")))"
         case .metadataExists(let key):
             return metadata(MetadataLeaf.exists(key: key))
         case .metadataCompare(let key, let op, let value):
@@ -59,7 +60,7 @@ struct PredicateSQL {
             return "(s.category IS NOT NULL AND s.category \(op.sql) " + bind(.int(value)) + ")"
         case .categoryValueIn(let values):
             guard table == .samples else { return "0" }
-            return "s.category IN (" + list(values.sorted().map { .int($0) }) + ")"
+            return "(s.category IS NOT NULL AND s.category IN (" + list(values.sorted().map { .int($0) }) + "))"
         case .workoutActivityType(let activityType):
             return "EXISTS (SELECT 1 FROM workouts w WHERE w.owner = s.owner AND w.anchor = s.anchor AND w.activity_type = "
                 + bind(.int(Int64(activityType))) + ")"
@@ -130,7 +131,7 @@ struct PredicateSQL {
             if let value = property.value(of: pattern) { conditions.append("\(Self.column(property)) = " + bind(.text(value))) }
         }
         if conditions.isEmpty { return "s.device IS NOT NULL" }
-        return "s.device IN (SELECT id FROM devices WHERE " + conditions.joined(separator: " AND ") + ")"
+        return "(s.device IS NOT NULL AND s.device IN (SELECT id FROM devices WHERE " + conditions.joined(separator: " AND ") + "))"
     }
 
     private mutating func metadata(_ leaf: Data) -> String {

@@ -51,7 +51,7 @@ enum MetadataLeaf {
         return writer.data
     }
 
-    /// A missing key satisfies only `!=` (as `nil != value` does in NSPredicate).
+    /// A sample without the key matches no comparison, not even `!=` (as HealthModel's evaluator says).
     static func matches(_ leaf: Data, metadata: Data?) -> Bool {
         var reader = BinaryReader(leaf)
         guard let kindByte = try? reader.byte(), let kind = Kind(rawValue: kindByte), let key = try? reader.string() else {
@@ -64,7 +64,7 @@ enum MetadataLeaf {
         case .compare:
             guard let opByte = try? reader.byte(), let op = ComparisonOperator(rawValue: Int32(opByte)),
                   let operand = try? MetadataCoding.decodeValue(&reader) else { return false }
-            guard let stored else { return op == .notEqual }
+            guard let stored else { return false }
             return MetadataOrdering.evaluate(stored, op, operand)
         case .isIn:
             guard let stored, let count = try? reader.count() else { return false }
