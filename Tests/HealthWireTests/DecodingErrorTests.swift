@@ -101,7 +101,7 @@ final class DecodingErrorTests: XCTestCase {
     }
 
     func testDurationsMustBeInSeconds() {
-        let statistics = ProtoBytes().string(1, "t").message(11, ProtoBytes().varint(1, 0).string(2, "min"))
+        let statistics = ProtoBytes().string(1, "t").message(11, ProtoBytes().string(2, "min"))
         assertMalformed(server: ProtoBytes().message(42, ProtoBytes().message(1, statistics)), field: "statistics.duration.unit")
     }
 
