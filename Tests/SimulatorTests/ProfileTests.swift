@@ -62,3 +62,21 @@ final class ProfileTests: XCTestCase {
         XCTAssertTrue(message("{nope").contains("not valid JSON"))
     }
 }
+
+/// Several `--profile` files make one fleet.
+final class ProfileFilesTests: XCTestCase {
+    func testFilesCombineAndDuplicateIdsAreRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("healthsim-profiles-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fleet = BuiltinFleet.fleet
+        let encoder = JSONEncoder()
+        let watch = directory.appendingPathComponent("watch.json"), rest = directory.appendingPathComponent("rest.json")
+        try encoder.encode(fleet.devices[0]).write(to: watch)
+        try encoder.encode(Array(fleet.devices.dropFirst())).write(to: rest)
+        XCTAssertEqual(try ProfileLoader.load(files: [watch.path, rest.path]), fleet)
+        XCTAssertEqual(try ProfileLoader.load(files: []), fleet)
+        XCTAssertThrowsError(try ProfileLoader.load(files: [watch.path, watch.path]))
+        XCTAssertThrowsError(try ProfileLoader.load(files: [directory.appendingPathComponent("missing.json").path]))
+    }
+}

@@ -28,6 +28,8 @@ public actor DeviceUplink {
     private var token: String?
     private var authorized = false
     private var finishing = false
+    /// Set when the device cannot go on (no owner token, app refused): later samples are refused too.
+    private var failure: HealthError?
     private var wake: CheckedContinuation<Void, Never>?
 
     public init(profile: DeviceProfile, connector: any StoreConnector, enrollment: Enrollment, stats: RunStats,
@@ -46,8 +48,12 @@ public actor DeviceUplink {
     /// Adds samples to upload, in order.
     public func enqueue(_ samples: [Sample]) {
         guard !samples.isEmpty else { return }
-        buffer += samples
         stats.generated(samples.count)
+        if let failure {
+            stats.rejected(samples, error: failure, latencyMs: nil)
+            return
+        }
+        buffer += samples
         resume()
     }
 
@@ -59,7 +65,7 @@ public actor DeviceUplink {
 
     /// Uploads until `finish` was called and everything buffered got an answer.
     public func run() async {
-        while true {
+        while !Task.isCancelled {
             if buffer.isEmpty {
                 if finishing || Task.isCancelled { break }
                 await withCheckedContinuation { wake = $0 }
@@ -141,13 +147,20 @@ public actor DeviceUplink {
         return false
     }
 
-    /// The open link, connecting (with backoff) and authorizing first when needed; nil if cancelled.
+    /// The open link, connecting (with backoff) and authorizing first when needed; nil if cancelled
+    /// or the device had to give up.
     private func connected() async -> (any StoreLink)? {
         var attempt = 0
         while link == nil {
-            if Task.isCancelled { return nil }
+            if Task.isCancelled || failure != nil { return nil }
             do {
                 try await open()
+            } catch let error as HealthError where !error.isTransient {
+                FileHandle.standardError.write(Data("healthsim: \(profile.id): giving up: \(error)\n".utf8))
+                failure = error
+                stats.rejected(buffer, error: error, latencyMs: nil)
+                buffer.removeAll()
+                return nil
             } catch {
                 attempt += 1
                 if attempt == 1 || attempt % 10 == 0 {
@@ -171,8 +184,10 @@ public actor DeviceUplink {
         do {
             opened = try await connector.connect(token: current, revision: profile.source.revision, device: profile.device.device)
         } catch let error as HealthError where error.code == .unauthenticated {
-            token = try await enrollment.renew(profile.source, refused: current)
-            throw error
+            // A stale token (server reset, token rotated elsewhere): renew once and try again.
+            let renewed = try await enrollment.renew(profile.source, refused: current)
+            token = renewed
+            opened = try await connector.connect(token: renewed, revision: profile.source.revision, device: profile.device.device)
         }
         if !authorized {
             do {

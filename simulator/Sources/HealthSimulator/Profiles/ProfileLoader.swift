@@ -34,6 +34,22 @@ public enum ProfileLoader {
         return try load(data, base: base)
     }
 
+    /// The fleet `--profile` files describe: the built-in one when there are none; otherwise their
+    /// devices together, with the people of every file (and the built-in people for lone devices).
+    public static func load(files: [String]) throws -> FleetProfile {
+        let builtin = BuiltinFleet.fleet
+        guard !files.isEmpty else { return builtin }
+        var people: [PersonProfile] = [], devices: [DeviceProfile] = []
+        for file in files {
+            let fleet = try load(file: file, base: builtin)
+            people += fleet.people.filter { p in !people.contains { $0.id == p.id } }
+            devices += fleet.devices
+        }
+        let fleet = FleetProfile(people: people, devices: devices)
+        try validate(fleet)
+        return fleet
+    }
+
     /// Pretty, key-sorted JSON of a fleet.
     public static func encode(_ fleet: FleetProfile) throws -> Data {
         let encoder = JSONEncoder()

@@ -64,12 +64,15 @@ public final class RunStats: Sendable {
         }
     }
 
-    /// A save call refused: every object of the batch counts as rejected with the error's code.
-    func rejected(_ batch: [Sample], error: HealthError, latencyMs: Double) {
+    /// Objects refused with the error's code: by the server answering a save (with its latency), or
+    /// never sent because the device gave up (latency nil).
+    func rejected(_ batch: [Sample], error: HealthError, latencyMs: Double?) {
         state.withLock { s in
-            s.snapshot.sent += batch.count
-            s.snapshot.batches += 1
-            s.snapshot.latenciesMs.append(latencyMs)
+            if let latencyMs {
+                s.snapshot.sent += batch.count
+                s.snapshot.batches += 1
+                s.snapshot.latenciesMs.append(latencyMs)
+            }
             s.snapshot.rejected[error.code.name, default: 0] += batch.count
         }
     }
