@@ -17,6 +17,7 @@ struct Options {
       --max-calls-in-flight N       calls one connection may have in flight (default 128)
       --hello-timeout SECONDS       time a new connection has to send Hello (default 10)
       --idle-timeout SECONDS        idle connections are closed after this (default 300)
+      --slow-client-timeout SECONDS clients not reading their output are dropped after this (default 30)
       --authorization-policy P      prompt | allow-all | deny-all (default prompt)
       --log-level LEVEL             debug | info | warning | error (default info)
       --help                        show this help
@@ -58,6 +59,7 @@ struct Options {
             case "--max-calls-in-flight": configuration.maxCallsInFlight = Int(try number(flag, 1...100_000))
             case "--hello-timeout": configuration.helloTimeout = try number(flag, 0.1...3600)
             case "--idle-timeout": configuration.idleTimeout = try number(flag, 0.1...864_000)
+            case "--slow-client-timeout": configuration.slowClientTimeout = try number(flag, 0.1...3600)
             case "--authorization-policy":
                 let text = try value(flag)
                 guard let policy = AuthorizationPolicy(rawValue: text) else {

@@ -1,0 +1,140 @@
+import Foundation
+import HealthModel
+import HealthWire
+
+/// A blocking socket client speaking the protocol with HealthWire's codec: precise enough for
+/// pipelining and for sending deliberately broken bytes.
+final class RawClient {
+    let fd: Int32
+    private var decoder = FrameDecoder(maxFrameBytes: 64 << 20)
+    private var nextCallID: UInt64 = 1
+    /// Answers read while waiting for another call.
+    private var stash: [ServerMessage] = []
+    /// True when the last failed read was the server closing (not a timeout).
+    private(set) var sawEndOfStream = false
+
+    init(port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else { close(fd); throw TestFailure("connect to port \(port) failed: errno \(errno)") }
+        setTimeout(seconds: 10)
+    }
+
+    init(unixPath: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in unixPath.utf8.prefix(raw.count - 1).enumerated() { raw[i] = byte }
+        }
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard status == 0 else { close(fd); throw TestFailure("connect to \(unixPath) failed: errno \(errno)") }
+        setTimeout(seconds: 10)
+    }
+
+    deinit { close(fd) }
+
+    func setTimeout(seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Makes the receive buffer small, so a client that stops reading fills up fast.
+    func shrinkReceiveBuffer() {
+        var size: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    func sendRaw(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    /// Sends a call and returns its call id.
+    @discardableResult
+    func submit(_ call: ClientCall) -> UInt64 {
+        let id = nextCallID
+        nextCallID += 1
+        sendRaw(WireCodec.encodeClientFrame(ClientMessage(callID: id, call: call)))
+        return id
+    }
+
+    /// The next message from the server; nil at end of stream or timeout.
+    func receive() -> ServerMessage? {
+        if !stash.isEmpty { return stash.removeFirst() }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let frame = try? decoder.nextFrame() {
+                return try? WireCodec.decodeServerMessage(frame)
+            }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 {
+                sawEndOfStream = n == 0 || errno == ECONNRESET
+                return nil
+            }
+            buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+    }
+
+    /// The next message for `callID`, keeping others for later.
+    func receive(callID: UInt64) -> ServerMessage? {
+        if let index = stash.firstIndex(where: { $0.callID == callID }) { return stash.remove(at: index) }
+        var held: [ServerMessage] = []
+        defer { stash.append(contentsOf: held) }
+        while let message = receive() {
+            if message.callID == callID { return message }
+            held.append(message)
+        }
+        return nil
+    }
+
+    /// Every answer of a call up to and including its final one.
+    func collect(_ callID: UInt64) -> [ServerResult] {
+        var results: [ServerResult] = []
+        while let message = receive(callID: callID) {
+            results.append(message.result)
+            if !message.more { break }
+        }
+        return results
+    }
+
+    /// Sends a call and returns its final answer (pages concatenated by the caller via `collect`).
+    func call(_ call: ClientCall) -> ServerResult? {
+        collect(submit(call)).last
+    }
+
+    /// Says Hello; returns the answer.
+    @discardableResult
+    func hello(_ token: String, version: String = "1.0") -> ServerResult? {
+        call(.hello(Hello(token: token, sourceRevision: SourceRevision(source: Source(name: "", bundleID: ""), version: version,
+                                                                      productType: "Test1,1", osMajor: 1, osMinor: 2, osPatch: 3))))
+    }
+
+    /// Reads until the server closes the connection; the messages it sent first, or nil when it
+    /// did not close within the receive timeout.
+    func messagesUntilClosed() -> [ServerMessage]? {
+        var messages: [ServerMessage] = []
+        while let message = receive() { messages.append(message) }
+        return sawEndOfStream ? messages : nil
+    }
+}
+
+extension ServerResult {
+    /// The error code, when this answer is an error.
+    var errorCode: HealthErrorCode? {
+        if case .error(let error) = self { return error.code }
+        return nil
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+
+/// A real healthd process on an ephemeral port with a temporary data directory.
+final class ServerProcess {
+    let process = Process()
+    let dataDirectory: URL
+    let unixPath: String
+    let logFile: URL
+    private(set) var port: UInt16 = 0
+
+    /// Starts healthd and waits for its ready line.
+    init(extraArguments: [String] = [], dataDirectory: URL? = nil) throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("healthd-test-\(UUID().uuidString.prefix(8))")
+        self.dataDirectory = dataDirectory ?? base.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        unixPath = base.appendingPathComponent("s.sock").path
+        logFile = base.appendingPathComponent("healthd.log")
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        process.executableURL = try Self.binary()
+        process.arguments = ["--listen", "127.0.0.1:0", "--unix", unixPath, "--data", self.dataDirectory.path,
+                             "--threads", "2"] + extraArguments
+        process.standardError = try FileHandle(forWritingTo: logFile)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let port = readyPort() {
+                self.port = port
+                return
+            }
+            guard process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        stopNow()
+        throw TestFailure("healthd did not become ready; log:\n\(log)")
+    }
+
+    deinit { stopNow() }
+
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    var ownerToken: String { token("owner.token") }
+    var operatorToken: String { token("operator.token") }
+
+    private func token(_ name: String) -> String {
+        ((try? String(contentsOf: dataDirectory.appendingPathComponent(name), encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    func terminate() -> Int32 {
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    func stopNow() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    private func readyPort() -> UInt16? {
+        guard let line = log.split(separator: "\n").first(where: { $0.contains("ready: listening on tcp 127.0.0.1:") }),
+              let range = line.range(of: "tcp 127.0.0.1:") else { return nil }
+        return UInt16(line[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// healthd next to the test bundle (both live in the build's bin directory), or $HEALTHD_PATH.
+    private static func binary() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["HEALTHD_PATH"] { return URL(fileURLWithPath: path) }
+        // On Linux the .xctest is an executable in the bin directory; on macOS a bundle inside it.
+        for start in [Bundle.main.executableURL, Bundle(for: ServerProcess.self).bundleURL].compactMap({ $0 }) {
+            var directory = start
+            for _ in 0..<4 {
+                directory.deleteLastPathComponent()
+                let candidate = directory.appendingPathComponent("healthd")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            }
+        }
+        throw TestFailure("healthd binary not found next to the test bundle; run `swift build --product healthd` first")
+    }
+}
+
+/// A test setup failure with a message.
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

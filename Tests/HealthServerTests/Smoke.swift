@@ -1,5 +1,0 @@
-import XCTest
-
-final class HealthServerTestsSmoke: XCTestCase {
-    func testBuilds() {}
-}
