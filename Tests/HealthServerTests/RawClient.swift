@@ -111,6 +111,7 @@ final class RawClient {
     }
 
     /// Sends a call and returns its final answer (pages concatenated by the caller via `collect`).
+    @discardableResult
     func call(_ call: ClientCall) -> ServerResult? {
         collect(submit(call)).last
     }
