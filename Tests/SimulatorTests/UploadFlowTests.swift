@@ -102,6 +102,8 @@ final class UploadFlowTests: XCTestCase {
         XCTAssertEqual(try RunOptions.parse(["--devices", "100", "--rate", "5"]).mode, .load)
         XCTAssertEqual(try RunOptions.parse(["--realtime"]).mode, .realtime)
         XCTAssertEqual(try RunOptions.parse(["--faults"]).faultRate, 0.05)
+        XCTAssertEqual(try RunOptions.parse(["--end", "2025-03-12T00:00:00Z"]).end, now)
+        XCTAssertThrowsError(try RunOptions.parse(["--end", "yesterday"]))
         XCTAssertEqual(try RunOptions.parse(["--profile", "a.json", "--profile", "b.json"]).profilePaths, ["a.json", "b.json"])
         XCTAssertThrowsError(try RunOptions.parse(["--mode", "warp"]))
         XCTAssertThrowsError(try RunOptions.parse(["--speed"]))

@@ -22,6 +22,9 @@ public struct RunOptions: Sendable, Equatable {
     public var days: Double?
     /// Wall seconds to run (realtime: nil = until interrupted; load: nil = 10).
     public var duration: Double?
+    /// End of the simulated window (accelerated, backfill); nil = now. Pinning it makes re-runs
+    /// cover exactly the same samples.
+    public var end: Microseconds?
     public var devices = 10
     public var rate = 10.0
     public var batchSize = 200
@@ -76,6 +79,12 @@ public struct RunOptions: Sendable, Equatable {
             case "--speed": o.speed = try number(flag, 1...1e9); sawSpeed = true
             case "--days": o.days = try number(flag, 0.001...3650)
             case "--duration": o.duration = try number(flag, 0.001...1e9)
+            case "--end":
+                let text = try value(flag)
+                guard let date = ISO8601DateFormatter().date(from: text) else {
+                    throw HealthError.invalid("--end must be an ISO 8601 time like 2025-03-12T00:00:00Z, got '\(text)'", field: flag)
+                }
+                o.end = Time.micros(date)
             case "--devices": o.devices = Int(try number(flag, 1...1_000_000)); sawDevices = true
             case "--rate": o.rate = try number(flag, 0.001...1e6)
             case "--batch": o.batchSize = Int(try number(flag, 1...100_000))
@@ -110,6 +119,7 @@ public struct RunOptions: Sendable, Equatable {
       --days D                accelerated/backfill: simulate the last D days (alone: backfill, default 30)
       --devices N --rate R    load: N connections each saving R samples/s (sets --mode load)
       --duration S            wall seconds to run (load default 10)
+      --end TIME              accelerated/backfill window ends at this ISO 8601 time (default now)
     Devices:
       --profile FILE          fleet JSON, one device JSON or a list of devices (repeatable)
       --print-profiles        print the built-in fleet JSON and exit
