@@ -44,7 +44,13 @@ let package = Package(
         .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel"]),
         .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["HealthSimulator", "HealthModel"]),
+        .testTarget(name: "HealthClientTests", dependencies: ["HealthClient", "healthctl", "HealthWire", "HealthModel"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthWire", "HealthModel"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: storage benchmark (bench/storage.sh) — a separate product, not shipped with the server.
+package.products.append(.executable(name: "storage-bench", targets: ["storage-bench"]))
+package.targets.append(.executableTarget(name: "storage-bench", dependencies: ["HealthStorage", "HealthModel", "CSQLite"],
+                                         path: "bench/storage"))

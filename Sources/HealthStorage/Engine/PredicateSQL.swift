@@ -90,17 +90,15 @@ struct PredicateSQL {
         return clauses.isEmpty ? "1" : "(" + clauses.joined(separator: " AND ") + ")"
     }
 
-    /// The redundant bound `start >= S − maximum duration` that lets an overlap query (`end >= S`) use the
-    /// (owner, type, start) index (SEMANTICS §6.1 index hint); nil when some queried type has no bound.
-    mutating func indexHint(for predicate: QueryPredicate?) -> String? {
-        guard table == .samples, let start = Self.overlapStart(predicate) else { return nil }
-        var longest: Microseconds = 0
-        for (type, _) in types {
-            guard let maximum = type.maximumDuration, !type.allowsUndeterminedDuration else { return nil }
-            longest = max(longest, maximum)
-        }
-        guard !types.isEmpty else { return nil }
-        return "s.start_time >= " + bind(.int(start &- longest))
+    /// The redundant bound `start >= S − longest stored duration` that lets an overlap query (`end >= S`)
+    /// use the (owner, type, start) index (SEMANTICS §6.1 index hint, with the longest duration actually
+    /// stored instead of the catalog maximum, kept in `type_extents`).
+    mutating func indexHint(for predicate: QueryPredicate?, owner: Int64) -> String? {
+        guard table == .samples, !types.isEmpty, let start = Self.overlapStart(predicate) else { return nil }
+        // A constant subquery (no reference to s), so SQLite evaluates it once and uses it as the range bound.
+        return "s.start_time >= " + bind(.int(start))
+            + " - (SELECT IFNULL(MAX(e.max_duration), 0) FROM type_extents e WHERE e.owner = " + bind(.int(owner)) + " AND e.type IN ("
+            + types.map { String($0.id) }.joined(separator: ", ") + "))"
     }
 
     /// S of a non-strict date range that every match must satisfy (a top-level conjunct).

@@ -19,7 +19,7 @@ extension ReadContext {
         }
         if let predicate {
             clauses.append(try builder.clause(predicate))
-            if afterAnchor == nil, let hint = builder.indexHint(for: predicate) { clauses.append(hint) }
+            if afterAnchor == nil, let hint = builder.indexHint(for: predicate, owner: owner) { clauses.append(hint) }
         }
         arguments += builder.arguments
         if let scopeSQL = try ScopeSQL(scope: scope, types: types.map(\.type), context: self) {

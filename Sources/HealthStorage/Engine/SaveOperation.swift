@@ -45,7 +45,9 @@ private struct ObjectSaver {
         guard try insert(sample, type: type, anchor: anchor, device: device, parent: parent) else {
             return try compareWithStored(sample, device: device)
         }
-        try context.noteTypeSource(owner: owner, type: try context.typeID(type.identifier), source: source)
+        let typeID = try context.typeID(type.identifier)
+        try context.noteTypeSource(owner: owner, type: typeID, source: source)
+        try context.noteDuration(owner: owner, type: typeID, duration: sample.end - sample.start)
         context.noteChange(owner: owner, type: type.identifier, bundleID: bundleID)
         switch sample.body {
         case .correlation(let children):

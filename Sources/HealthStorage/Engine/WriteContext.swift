@@ -14,6 +14,7 @@ final class WriteContext {
     private var revisionIDs = LayeredCache<SourceRevision, Int64>()
     private var deviceIDs = LayeredCache<Device, Int64>()
     private var typeSources = LayeredCache<TypeSourceKey, Bool>()
+    private var extents = LayeredCache<TypeExtentKey, Int64>()
     /// Last anchor handed out per owner. Never rolled back: a failed job only leaves a gap.
     private var anchors: [Int64: Int64] = [:]
     /// Owners whose anchor moved in the running job (persisted before its savepoint is released).
@@ -28,6 +29,10 @@ final class WriteContext {
 
     private struct TypeSourceKey: Hashable {
         let owner: Int64, type: Int64, source: Int64
+    }
+
+    private struct TypeExtentKey: Hashable {
+        let owner: Int64, type: Int64
     }
 
     init(db: SQLiteConnection, registry: Registry) throws(HealthError) {
@@ -75,6 +80,7 @@ final class WriteContext {
         revisionIDs.finishJob(success: success)
         deviceIDs.finishJob(success: success)
         typeSources.finishJob(success: success)
+        extents.finishJob(success: success)
         if success {
             for (owner, change) in jobChanges {
                 transactionChanges[owner, default: ChangeSet()].types.formUnion(change.types)
@@ -92,6 +98,7 @@ final class WriteContext {
         revisionIDs.finishTransaction(success: success)
         deviceIDs.finishTransaction(success: success)
         typeSources.finishTransaction(success: success)
+        extents.finishTransaction(success: success)
         defer { transactionChanges.removeAll(keepingCapacity: true) }
         guard success else { return [] }
         return transactionChanges.map { ($0.key, $0.value, anchors[$0.key] ?? 0) }
@@ -200,4 +207,21 @@ final class WriteContext {
         typeSources.insert(true, for: key)
     }
 
+
+    /// Keeps `type_extents` at the longest duration stored for (owner, type).
+    func noteDuration(owner: Int64, type: Int64, duration: Int64) throws(HealthError) {
+        let key = TypeExtentKey(owner: owner, type: type)
+        if let known = extents[key], known >= duration { return }
+        let upsert = try db.prepare("""
+            INSERT INTO type_extents (owner, type, max_duration) VALUES (?, ?, ?)
+            ON CONFLICT (owner, type) DO UPDATE SET max_duration = MAX(max_duration, excluded.max_duration)
+            RETURNING max_duration
+            """)
+        upsert.bind(1, owner)
+        upsert.bind(2, type)
+        upsert.bind(3, duration)
+        guard try upsert.step() else { throw db.error("type_extents upsert") }
+        extents.insert(upsert.int(0), for: key)
+        upsert.reset()
+    }
 }

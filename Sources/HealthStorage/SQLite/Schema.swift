@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1]
+    static let migrations: [String] = [version1, version2]
 
     static var currentVersion: Int { migrations.count }
 
@@ -32,6 +32,20 @@ enum Schema {
     /// anchor sequence only grows, so inserts append at the end of that owner's key range (cheap), and
     /// anchored queries are a plain range scan of the primary key — no extra index needed for them.
     /// Every secondary index carries (owner, anchor) as its row pointer, just like a rowid would.
+    /// The longest end − start stored per owner and type: overlap queries (`end >= S`) bound their index
+    /// scan with `start >= S − longest`, which for instantaneous data is the range itself instead of the
+    /// catalog's 4-day maximum.
+    private static let version2 = """
+    CREATE TABLE type_extents (
+        owner INTEGER NOT NULL,
+        type INTEGER NOT NULL,
+        max_duration INTEGER NOT NULL,
+        PRIMARY KEY (owner, type)
+    ) WITHOUT ROWID;
+    INSERT INTO type_extents (owner, type, max_duration)
+        SELECT owner, type, MAX(end_time - start_time) FROM samples GROUP BY owner, type;
+    """
+
     private static let version1 = """
     CREATE TABLE store_info (
         id INTEGER PRIMARY KEY CHECK (id = 1),

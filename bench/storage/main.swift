@@ -1,0 +1,142 @@
+// Storage benchmark: SQLiteStore saves (batch sizes 1, 100, 1000, many concurrent batches so group
+// commit kicks in), time-range query latency over the stored heart-rate samples, and a raw-SQLite
+// baseline inserting the same rows with one prepared statement per transaction into the same schema.
+import CSQLite
+import Foundation
+import HealthModel
+import HealthStorage
+
+let arguments = CommandLine.arguments
+func option(_ name: String, _ fallback: Int) -> Int {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let value = Int(arguments[index + 1]) else { return fallback }
+    return value
+}
+let total = option("--samples", 1_000_000)
+let concurrency = option("--concurrency", 64)
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("storage-bench-\(getpid())")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+
+let heartRate = "HKQuantityTypeIdentifierHeartRate"
+let revision = SourceRevision(source: Source(name: "Watch", bundleID: "com.example.watch"), version: "1.0", productType: "Watch6,1",
+                              osMajor: 10, osMinor: 1, osPatch: 0)
+let device = Device(name: "Watch", manufacturer: "Example", model: "W1")
+let epochStart: Microseconds = 1_700_000_000_000_000
+let spacing: Microseconds = 5_000_000
+
+/// Heart-rate sample number `i`: one every 5 s, 40–180 bpm.
+func sample(_ i: Int) -> Sample {
+    let start = epochStart + Microseconds(i) * spacing
+    return Sample(type: heartRate, start: start, end: start, body: .quantity(Quantity(Double(40 + i % 140), "count/min"), count: 1))
+}
+
+func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%9.0f samples/s", Double(count) / seconds) }
+
+/// Saves samples [from, from + count) in batches of `batchSize` from `concurrency` concurrent tasks.
+func timedSaves(_ store: SQLiteStore, owner: OwnerID, from: Int, count: Int, batchSize: Int) async throws -> Double {
+    let batches = (count + batchSize - 1) / batchSize
+    let started = Date()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for worker in 0..<concurrency {
+            group.addTask {
+                var batch = worker
+                while batch < batches {
+                    let lower = from + batch * batchSize, upper = min(from + count, lower + batchSize)
+                    _ = try await store.save(SaveBatch(owner: owner, revision: revision, defaultDevice: device,
+                                                       objects: (lower..<upper).map(sample)))
+                    batch += concurrency
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    return Date().timeIntervalSince(started)
+}
+
+/// The same rows through one prepared statement, `perTransaction` rows per transaction, into a fresh
+/// file with the store's schema and settings.
+func rawBaseline(rows: Int, perTransaction: Int) async throws -> Double {
+    let path = directory.appendingPathComponent("raw-\(perTransaction).sqlite").path
+    let store = try SQLiteStore.open(path: path)
+    _ = try await store.addOwner(name: "raw")
+    await store.close()
+    var db: OpaquePointer?
+    guard sqlite3_open(path, &db) == SQLITE_OK, let db else { fatalError("cannot open \(path)") }
+    defer { sqlite3_close(db) }
+    let options = SQLiteStore.Options()
+    for pragma in ["journal_mode = WAL", "synchronous = NORMAL", "wal_autocheckpoint = \(options.checkpointPages)",
+                   "cache_size = -\(options.writerCacheMiB * 1024)"] {
+        sqlite3_exec(db, "PRAGMA \(pragma)", nil, nil, nil)
+    }
+    sqlite3_exec(db, "INSERT INTO types (id, identifier) VALUES (1, '\(heartRate)'); INSERT INTO sources (id, bundle_id) VALUES (1, 'b')", nil, nil, nil)
+    var statement: OpaquePointer?
+    sqlite3_prepare_v2(db, """
+        INSERT INTO samples (owner, anchor, uuid, type, start_time, end_time, value, unit, raw_value, count, category, source,
+                             revision, device, created, flags, sync_id, sync_version, parent, metadata)
+        VALUES (1, ?, ?, 1, ?, ?, ?, 'count/min', ?, NULL, NULL, 1, 1, 1, ?, 0, NULL, NULL, NULL, NULL)
+        """, -1, &statement, nil)
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    let started = Date()
+    for i in 0..<rows {
+        if i % perTransaction == 0 { sqlite3_exec(db, "BEGIN", nil, nil, nil) }
+        let s = sample(i)
+        sqlite3_reset(statement)
+        sqlite3_bind_int64(statement, 1, Int64(i + 1))
+        withUnsafeBytes(of: s.uuid.uuid) { _ = sqlite3_bind_blob(statement, 2, $0.baseAddress, 16, transient) }
+        sqlite3_bind_int64(statement, 3, s.start)
+        sqlite3_bind_int64(statement, 4, s.end)
+        sqlite3_bind_double(statement, 5, (s.quantity?.value ?? 0) / 60)
+        sqlite3_bind_double(statement, 6, s.quantity?.value ?? 0)
+        sqlite3_bind_int64(statement, 7, s.start)
+        guard sqlite3_step(statement) == SQLITE_DONE else { fatalError(String(cString: sqlite3_errmsg(db))) }
+        if i % perTransaction == perTransaction - 1 || i == rows - 1 { sqlite3_exec(db, "COMMIT", nil, nil, nil) }
+    }
+    sqlite3_finalize(statement)
+    return Date().timeIntervalSince(started)
+}
+
+print("storage bench: \(total) heart-rate samples, \(concurrency) concurrent savers, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+let path = directory.appendingPathComponent("store.sqlite").path
+let store = try SQLiteStore.open(path: path)
+let (owner, _) = try await store.addOwner(name: "bench")
+
+var saved = 0
+var storeRates: [Int: Double] = [:]
+for (batchSize, count) in [(1, min(20_000, total / 50)), (100, min(200_000, total / 5))] {
+    let seconds = try await timedSaves(store, owner: owner, from: saved, count: count, batchSize: batchSize)
+    storeRates[batchSize] = Double(count) / seconds
+    print("save  batch \(String(batchSize).padding(toLength: 5, withPad: " ", startingAt: 0)) \(rate(count, seconds))  (\(count) samples)")
+    saved += count
+}
+let rest = total - saved
+let seconds1000 = try await timedSaves(store, owner: owner, from: saved, count: rest, batchSize: 1000)
+storeRates[1000] = Double(rest) / seconds1000
+print("save  batch 1000  \(rate(rest, seconds1000))  (\(rest) samples, store now holds \(total))")
+
+// Time-range queries at random positions: one hour (720 samples) and one day (17,280 samples).
+var generator = SystemRandomNumberGenerator()
+let scope = ReadScope.everything(callerBundleID: "bench")
+for (label, window) in [("1 hour", Microseconds(3_600_000_000)), ("1 day ", Microseconds(86_400_000_000))] {
+    var latencies: [Double] = []
+    var returned = 0
+    for _ in 0..<30 {
+        let start = epochStart + Microseconds.random(in: 0...(Microseconds(total) * spacing - window), using: &generator)
+        let began = Date()
+        let found = try await store.querySamples(owner: owner, types: [heartRate], predicate: .dateRange(DateRange(start: start, end: start + window)),
+                                                 sort: [SampleSortDescriptor(.startDate)], limit: 0, scope: scope)
+        latencies.append(Date().timeIntervalSince(began) * 1000)
+        returned = found.count
+    }
+    latencies.sort()
+    print(String(format: "query %@ range: median %7.2f ms, p90 %7.2f ms (%d samples each)", label, latencies[latencies.count / 2],
+                 latencies[latencies.count * 9 / 10], returned))
+}
+await store.close()
+
+let rawRows = min(total, 300_000)
+for perTransaction in [1_000, 20_000] {
+    let seconds = try await rawBaseline(rows: rawRows, perTransaction: perTransaction)
+    let raw = Double(rawRows) / seconds
+    print("raw   \(String(perTransaction).padding(toLength: 6, withPad: " ", startingAt: 0)) rows/txn \(rate(rawRows, seconds))")
+    print(String(format: "ratio store batch-1000 / raw %d-row txn: %.0f%%", perTransaction, storeRates[1000]! / raw * 100))
+}
