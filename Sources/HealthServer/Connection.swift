@@ -114,8 +114,11 @@ final class Connection {
 
     private func didRead(_ nread: Int, _ buf: uv_buf_t) {
         if nread < 0 {
-            let reason = nread == Int(UV_EOF.rawValue) ? "closed by peer" : String(cString: uv_strerror(Int32(nread)))
-            teardown(reason: reason)
+            if nread == Int(UV_EOF.rawValue) {
+                teardown(reason: "closed by peer", level: .debug)
+            } else {
+                teardown(reason: String(cString: uv_strerror(Int32(nread))))
+            }
             return
         }
         guard nread > 0, phase != .closing, phase != .closed else { return }
@@ -177,7 +180,7 @@ final class Connection {
             self.session = session
             phase = .ready
             core.registry.bind(connection: id, on: loop, session: session)
-            core.logger.info("connection \(id) from \(peer): hello as \(session.roleName)")
+            core.logger.debug("connection \(id) from \(peer): hello as \(session.roleName)")
             answer(callID, .hello(result))
             let queued = queuedBeforeHello
             queuedBeforeHello = []
@@ -344,10 +347,10 @@ final class Connection {
     }
 
     /// Closes at once, cancelling every call in flight.
-    func teardown(reason: String?) {
+    func teardown(reason: String?, level: LogLevel = .info) {
         guard phase != .closed else { return }
         phase = .closed
-        if let reason { core.logger.info("connection \(id) from \(peer): \(reason)") }
+        if let reason { core.logger.log(level, "connection \(id) from \(peer): \(reason)") }
         for entry in calls.values { entry.task.cancel() }
         calls.removeAll()
         resumeWaiters(serial: nil)
