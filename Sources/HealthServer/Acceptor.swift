@@ -16,6 +16,8 @@ final class Acceptor {
     private let core: ServerCore
     private var listeners: [(handle: UnsafeMutableRawPointer, kind: TransportKind)] = []
     private var nextLoop = 0
+    /// The Unix socket file, removed when the acceptor closes.
+    private var unixPath: String?
 
     init(mainLoop: EventLoop, ioLoops: [EventLoop], core: ServerCore) {
         self.mainLoop = mainLoop
@@ -55,6 +57,7 @@ final class Acceptor {
         uv_pipe_init(mainLoop.loop, pipe, 0)
         try check(uv_pipe_bind(pipe, path), "bind unix socket \(path)")
         try listen(UnsafeMutableRawPointer(pipe), kind: .unix, what: path)
+        unixPath = path
     }
 
     /// Stops accepting: closes every listener.
@@ -63,6 +66,8 @@ final class Acceptor {
             uv_close(listener.handle.assumingMemoryBound(to: uv_handle_t.self), nil)
         }
         listeners.removeAll()
+        if let unixPath { unlink(unixPath) }
+        unixPath = nil
     }
 
     private func listen(_ handle: UnsafeMutableRawPointer, kind: TransportKind, what: String) throws(HealthError) {

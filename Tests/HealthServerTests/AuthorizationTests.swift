@@ -85,6 +85,20 @@ final class AuthorizationTests: XCTestCase {
         XCTAssertEqual(answers[0], answers[1])
     }
 
+    func testAppsDeleteOnlyTheirOwnObjectsWhileAllowedToShare() throws {
+        let server = try ServerProcess(extraArguments: ["--authorization-policy", "allow-all"])
+        let (owner, app, _) = try ownerAndApp(server)
+        app.call(.requestAuthorization(share: [hr], read: [hr]))
+        let ownerSample = Fixtures.heartRateSample(60), appSample = Fixtures.heartRateSample(61), kept = Fixtures.heartRateSample(62)
+        owner.call(.saveObjects([ownerSample]))
+        app.call(.saveObjects([appSample, kept]))
+        XCTAssertEqual(app.call(.deleteObjects(.uuids([ownerSample.uuid])))?.errorCode, .invalidArgument)
+        XCTAssertEqual(app.call(.deleteObjects(.uuids([appSample.uuid]))), .deleteObjects(deletedCount: 1))
+        owner.call(.decideAuthorization(bundleID: "com.example.band", decisions: [AuthorizationDecision(type: hr, direction: .share, grant: false)]))
+        XCTAssertEqual(app.call(.deleteObjects(.uuids([kept.uuid])))?.errorCode, .authorizationDenied)
+        XCTAssertEqual(owner.call(.deleteObjects(.uuids([kept.uuid]))), .deleteObjects(deletedCount: 1))
+    }
+
     func testRequestRulesAndRoles() throws {
         let server = try ServerProcess()
         let (_, app, _) = try ownerAndApp(server)

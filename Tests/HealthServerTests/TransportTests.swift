@@ -124,8 +124,22 @@ final class TransportTests: XCTestCase {
         guard case .pong? = writer.call(.ping(Data())) else { return XCTFail("server stopped serving") }
     }
 
+    func testConnectionLimit() throws {
+        let server = try ServerProcess(extraArguments: ["--max-connections", "2"])
+        let first = try RawClient(port: server.port), second = try RawClient(port: server.port)
+        first.hello(server.ownerToken)
+        second.hello(server.ownerToken)
+        let third = try RawClient(port: server.port)
+        XCTAssertEqual(try XCTUnwrap(third.messagesUntilClosed()).first?.result.errorCode, .resourceExhausted)
+        guard case .pong? = first.call(.ping(Data())) else { return XCTFail("an admitted client lost service") }
+    }
+
     func testGracefulShutdownLosesNoAcknowledgedSave() throws {
         let server = try ServerProcess()
+        let watcher = try RawClient(port: server.port)
+        watcher.hello(server.ownerToken)
+        let observer = watcher.submit(.observe(types: [Fixtures.heartRate], predicate: nil, frequency: nil))
+        XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: []))
         let client = try RawClient(port: server.port)
         client.hello(server.ownerToken)
         var submitted: [UInt64: UUID] = [:]
@@ -140,6 +154,9 @@ final class TransportTests: XCTestCase {
         }
         server.process.waitUntilExit()
         XCTAssertEqual(server.process.terminationStatus, 0)
+        // Long-running calls end with a reason before the connection closes.
+        XCTAssertTrue(try XCTUnwrap(watcher.messagesUntilClosed()).contains { $0.callID == observer && $0.result == .callEnded(.shutdown) })
+        XCTAssertFalse(FileManager.default.fileExists(atPath: server.unixPath))
 
         let restarted = try ServerProcess(dataDirectory: server.dataDirectory)
         let reader = try RawClient(port: restarted.port)
