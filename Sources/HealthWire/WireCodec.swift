@@ -11,6 +11,7 @@ public enum WireCodec {
 
     /// Decodes one `ClientMessage` payload (no length prefix).
     public static func decodeClientMessage(_ bytes: UnsafeRawBufferPointer) throws(HealthError) -> ClientMessage {
+        try NestingGuard.check(bytes, healthstore__v1__client_message__descriptor)
         guard let message = healthstore__v1__client_message__unpack(nil, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
             throw unpackFailure(bytes.count, "ClientMessage")
         }
@@ -37,6 +38,7 @@ public enum WireCodec {
 
     /// Decodes one `ServerMessage` payload (no length prefix).
     public static func decodeServerMessage(_ bytes: UnsafeRawBufferPointer) throws(HealthError) -> ServerMessage {
+        try NestingGuard.check(bytes, healthstore__v1__server_message__descriptor)
         guard let message = healthstore__v1__server_message__unpack(nil, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
             throw unpackFailure(bytes.count, "ServerMessage")
         }

@@ -7,4 +7,7 @@ public enum WireLimits {
     /// Deepest nesting of predicates or correlations a decoder accepts, so hostile input cannot
     /// exhaust the stack.
     public static let maxNestingDepth = 32
+    /// Deepest nesting of protobuf submessages a decoder accepts (protobuf's customary limit); a
+    /// predicate or correlation nested `maxNestingDepth` deep stays well within it.
+    public static let maxMessageDepth = 100
 }

@@ -127,6 +127,18 @@ final class DecodingErrorTests: XCTestCase {
         assertMalformed(client: saving(sample), field: "correlation.objects", objectIndex: 1)
     }
 
+    /// protobuf-c itself recurses without limit (200k nested negations, about 1 MB, overflow its
+    /// stack), so nesting is rejected by the guard ("frame") before protobuf-c or the mapping run.
+    func testHostileNestingIsRejectedBeforeProtobufC() {
+        var predicate = ProtoBytes().message(14, ProtoBytes())
+        for _ in 0..<5_000 { predicate = ProtoBytes().message(3, predicate) }
+        let frame = ProtoBytes().varint(1, 1).message(40, ProtoBytes().message(2, predicate))
+        assertMalformed(client: frame, field: "frame")
+        var correlation = ProtoBytes()
+        for _ in 0..<5_000 { correlation = ProtoBytes().message(12, ProtoBytes().message(1, correlation)) }
+        assertMalformed(server: ProtoBytes().message(40, ProtoBytes().message(1, correlation)), field: "frame")
+    }
+
     func testTruncatedProtobufNeverCrashes() throws {
         let payload = WireCodec.encodeClientMessage(ClientMessage(callID: 9, call: .saveObjects(Fixtures.allSamples)))
         var rejected = 0
