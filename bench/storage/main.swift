@@ -133,7 +133,7 @@ for (label, window) in [("1 hour", Microseconds(3_600_000_000)), ("1 day ", Micr
 }
 await store.close()
 
-let rawRows = min(total, 300_000)
+let rawRows = total
 for perTransaction in [1_000, 20_000] {
     let seconds = try await rawBaseline(rows: rawRows, perTransaction: perTransaction)
     let raw = Double(rawRows) / seconds
