@@ -10,7 +10,7 @@ source "$(dirname "$0")/healthd-fixture.sh"
 build_all
 
 check() {  # check REPORT: compare the report with healthctl overview on the current server
-  "$bin/healthctl" --server "$server_addr" --token-file "$server_data/owner.token" overview --format json \
+  "$bin/healthctl" overview --server "$server_addr" --token-file "$server_data/owner.token" --format json \
     > "$server_data/overview.json"
   python3 - "$1" "$server_data/overview.json" <<'PY'
 import json, sys
@@ -46,7 +46,7 @@ check "$work/faults.json"
 
 # Same seed and window again, as a backfill: every object is already stored, the store does not grow.
 count() {
-  "$bin/healthctl" --server "$server_addr" --token-file "$server_data/owner.token" overview --format json |
+  "$bin/healthctl" overview --server "$server_addr" --token-file "$server_data/owner.token" --format json |
     python3 -c 'import json,sys; print(sum(int(r["samples"]) for r in json.load(sys.stdin) if r["by"] == "source"))'
 }
 before="$(count)"

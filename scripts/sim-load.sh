@@ -9,7 +9,7 @@ ulimit -n "$(( devices * 2 + 1024 ))" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 build_all
 start_healthd load --max-connections "$(( devices + 64 ))"
 sim --approve --devices "$devices" --rate "$rate" --duration "$seconds" --report "$work/load.json"
-stored="$("$bin/healthctl" --server "$server_addr" --token-file "$server_data/owner.token" overview --type HeartRate --format json |
+stored="$("$bin/healthctl" overview --server "$server_addr" --token-file "$server_data/owner.token" --type HeartRate --format json |
   python3 -c 'import json,sys; print(sum(int(r["samples"]) for r in json.load(sys.stdin) if r["by"] == "type"))')"
 python3 - "$work/load.json" "$stored" "$devices" <<'PY'
 import json, sys

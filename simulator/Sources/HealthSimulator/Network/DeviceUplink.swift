@@ -131,6 +131,11 @@ public actor DeviceUplink {
                 }
                 stats.acknowledged(batch, outcomes: outcomes, bundleID: profile.source.bundleID, latencyMs: Self.ms(since: started))
                 return true
+            } catch let error as HealthError where error.closesConnection && attempt < 3 {
+                // The server dropped the connection over this frame: resend a few times on a fresh one.
+                stats.sentUnanswered(batch)
+                drop()
+                attempt += 1
             } catch let error as HealthError where !error.isTransient {
                 stats.rejected(batch, error: error, latencyMs: Self.ms(since: started))
                 if countsAsData, error.code == .authorizationNotDetermined || error.code == .authorizationDenied {

@@ -21,6 +21,8 @@ public struct RunReport: Codable, Sendable {
     public var samplesRejected: Int
     public var outcomes: [String: Int]
     public var rejectedByCode: [String: Int]
+    /// One error message per rejected code.
+    public var rejectedExamples: [String: String]
     public var reconnects: Int
     public var batches: Int
     /// Acknowledged objects per wall-clock second.
@@ -44,6 +46,7 @@ public struct RunReport: Codable, Sendable {
         samplesRejected = stats.rejectedTotal
         outcomes = stats.outcomes
         rejectedByCode = stats.rejected
+        rejectedExamples = stats.rejectedExamples
         reconnects = stats.reconnects
         batches = stats.batches
         throughputPerSecond = wallSeconds > 0 ? Double(stats.acknowledged) / wallSeconds : 0

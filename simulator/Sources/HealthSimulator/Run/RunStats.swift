@@ -13,6 +13,8 @@ public final class RunStats: Sendable {
         public var acknowledged = 0
         public var outcomes: [String: Int] = [:]
         public var rejected: [String: Int] = [:]
+        /// The first error message seen per code, to say why.
+        public var rejectedExamples: [String: String] = [:]
         public var reconnects = 0
         public var batches = 0
         public var latenciesMs: [Double] = []
@@ -74,6 +76,9 @@ public final class RunStats: Sendable {
                 s.snapshot.latenciesMs.append(latencyMs)
             }
             s.snapshot.rejected[error.code.name, default: 0] += batch.count
+            if s.snapshot.rejectedExamples[error.code.name] == nil {
+                s.snapshot.rejectedExamples[error.code.name] = error.description
+            }
         }
     }
 
