@@ -5,20 +5,19 @@ public enum FrameEncoder {
 
     /// `payload` with its length prefix.
     public static func encodeFrame(_ payload: some Collection<UInt8>) -> [UInt8] {
-        var frame = [UInt8]()
-        frame.reserveCapacity(prefixBytes + payload.count)
-        appendPrefix(payload.count, to: &frame)
-        frame.append(contentsOf: payload)
-        return frame
+        [UInt8](unsafeUninitializedCapacity: prefixBytes + payload.count) { buffer, count in
+            writePrefix(payload.count, to: buffer.baseAddress!)
+            count = prefixBytes + UnsafeMutableBufferPointer(rebasing: buffer[prefixBytes...]).initialize(from: payload).1
+        }
     }
 
-    /// Appends the big-endian length prefix for a payload of `length` bytes.
-    public static func appendPrefix(_ length: Int, to frame: inout [UInt8]) {
+    /// Writes the big-endian length prefix for a payload of `length` bytes at `destination`.
+    public static func writePrefix(_ length: Int, to destination: UnsafeMutablePointer<UInt8>) {
         precondition(length >= 0 && length <= Int(UInt32.max), "frame payload of \(length) bytes cannot be framed")
-        frame.append(UInt8(truncatingIfNeeded: length >> 24))
-        frame.append(UInt8(truncatingIfNeeded: length >> 16))
-        frame.append(UInt8(truncatingIfNeeded: length >> 8))
-        frame.append(UInt8(truncatingIfNeeded: length))
+        destination[0] = UInt8(truncatingIfNeeded: length >> 24)
+        destination[1] = UInt8(truncatingIfNeeded: length >> 16)
+        destination[2] = UInt8(truncatingIfNeeded: length >> 8)
+        destination[3] = UInt8(truncatingIfNeeded: length)
     }
 }
 

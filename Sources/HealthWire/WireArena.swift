@@ -16,6 +16,11 @@ final class WireArena {
         nextBlockSize = initialBlockSize
     }
 
+    /// An arena sized for unpacking `wireBytes` of protobuf (C structs take a few times the wire size).
+    static func forUnpacking(_ wireBytes: Int) -> WireArena {
+        WireArena(initialBlockSize: min(max(4096, wireBytes * 4), maxBlockSize))
+    }
+
     deinit {
         for block in blocks { free(block) }
     }
@@ -52,13 +57,15 @@ final class WireArena {
 
     /// A NUL-terminated copy of `string` (empty strings too, so no field is ever NULL).
     func cString(_ string: String) -> UnsafeMutablePointer<CChar> {
-        var string = string
-        return string.withUTF8 { utf8 in
-            let pointer = allocate(utf8.count + 1)
-            if let base = utf8.baseAddress { pointer.copyMemory(from: base, byteCount: utf8.count) }
-            pointer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
-            return pointer.bindMemory(to: CChar.self, capacity: utf8.count + 1)
-        }
+        if let copy = string.utf8.withContiguousStorageIfAvailable(cString) { return copy }
+        return Array(string.utf8).withUnsafeBufferPointer(cString)
+    }
+
+    private func cString(_ utf8: UnsafeBufferPointer<UInt8>) -> UnsafeMutablePointer<CChar> {
+        let pointer = allocate(utf8.count + 1)
+        if let base = utf8.baseAddress { pointer.copyMemory(from: base, byteCount: utf8.count) }
+        pointer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
+        return pointer.bindMemory(to: CChar.self, capacity: utf8.count + 1)
     }
 
     /// A copy of `bytes` as protobuf-c binary data.
@@ -67,6 +74,15 @@ final class WireArena {
         let pointer = allocate(bytes.count)
         bytes.copyBytes(to: pointer.bindMemory(to: UInt8.self, capacity: bytes.count), count: bytes.count)
         return ProtobufCBinaryData(len: bytes.count, data: pointer.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// A protobuf-c allocator drawing from this arena. Its frees are no-ops: everything protobuf-c
+    /// unpacks is released with the arena, in one go.
+    var allocator: ProtobufCAllocator {
+        ProtobufCAllocator(
+            alloc: { data, size in Unmanaged<WireArena>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.allocate(size) } },
+            free: { _, _ in },
+            allocator_data: Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// The 16 raw bytes of `uuid`.

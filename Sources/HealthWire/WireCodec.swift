@@ -5,18 +5,23 @@ import HealthProto
 
 /// Encodes and decodes the v1 envelope messages. Decoding never trusts its input: anything that is
 /// not a well-formed message of the contract is a `.malformed` `HealthError` naming the field.
-/// No protobuf-c memory outlives a call.
+/// No protobuf-c memory outlives a call: protobuf-c unpacks into a `WireArena` (its allocator), so
+/// dropping the arena frees the whole unpacked tree at once — `…__free_unpacked` would only walk the
+/// tree calling no-op frees, which cost 10 % of a 1000-sample decode.
 public enum WireCodec {
     // MARK: Client → server
 
     /// Decodes one `ClientMessage` payload (no length prefix).
     public static func decodeClientMessage(_ bytes: UnsafeRawBufferPointer) throws(HealthError) -> ClientMessage {
         try NestingGuard.check(bytes, healthstore__v1__client_message__descriptor)
-        guard let message = healthstore__v1__client_message__unpack(nil, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
-            throw unpackFailure(bytes.count, "ClientMessage")
+        let arena = WireArena.forUnpacking(bytes.count)
+        var allocator = arena.allocator
+        return try withExtendedLifetime(arena) { () throws(HealthError) in
+            guard let message = healthstore__v1__client_message__unpack(&allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+                throw unpackFailure(bytes.count, "ClientMessage")
+            }
+            return try WireDecode.clientMessage(message.pointee)
         }
-        defer { healthstore__v1__client_message__free_unpacked(message, nil) }
-        return try WireDecode.clientMessage(message.pointee)
     }
 
     /// Decodes one `ClientMessage` payload (no length prefix).
@@ -39,11 +44,14 @@ public enum WireCodec {
     /// Decodes one `ServerMessage` payload (no length prefix).
     public static func decodeServerMessage(_ bytes: UnsafeRawBufferPointer) throws(HealthError) -> ServerMessage {
         try NestingGuard.check(bytes, healthstore__v1__server_message__descriptor)
-        guard let message = healthstore__v1__server_message__unpack(nil, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
-            throw unpackFailure(bytes.count, "ServerMessage")
+        let arena = WireArena.forUnpacking(bytes.count)
+        var allocator = arena.allocator
+        return try withExtendedLifetime(arena) { () throws(HealthError) in
+            guard let message = healthstore__v1__server_message__unpack(&allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+                throw unpackFailure(bytes.count, "ServerMessage")
+            }
+            return try WireDecode.serverMessage(message.pointee)
         }
-        defer { healthstore__v1__server_message__free_unpacked(message, nil) }
-        return try WireDecode.serverMessage(message.pointee)
     }
 
     /// Decodes one `ServerMessage` payload (no length prefix).
@@ -87,10 +95,7 @@ public enum WireCodec {
             let size = protobuf_c_message_get_packed_size(message)
             let prefix = framed ? FrameEncoder.prefixBytes : 0
             return [UInt8](unsafeUninitializedCapacity: prefix + size) { buffer, count in
-                if framed {
-                    precondition(size <= Int(UInt32.max), "message of \(size) bytes cannot be framed")
-                    for i in 0..<prefix { buffer[i] = UInt8(truncatingIfNeeded: size >> (8 * (prefix - 1 - i))) }
-                }
+                if framed { FrameEncoder.writePrefix(size, to: buffer.baseAddress!) }
                 let written = protobuf_c_message_pack(message, buffer.baseAddress! + prefix)
                 precondition(written == size, "protobuf-c packed \(written) bytes, expected \(size)")
                 count = prefix + size
