@@ -12,7 +12,8 @@ extension Dispatcher {
         let scope = try await correlationAwareScope(session, owner: owner)
         let samples = try await store.querySamples(owner: owner, types: query.types, predicate: query.predicate,
                                                    sort: query.sort, limit: query.limit, scope: scope)
-        try await sendPaged(visibleCorrelations(samples, scope: scope), reply: reply, final: true) { .samples($0) }
+        let visible = try await withDerivedWorkoutStatistics(visibleCorrelations(samples, scope: scope), owner: owner, scope: scope)
+        try await sendPaged(visible, reply: reply, final: true) { .samples($0) }
         return nil
     }
 
@@ -28,7 +29,7 @@ extension Dispatcher {
             let scope = try await correlationAwareScope(session, owner: owner)
             let initial = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
                                                         anchor: query.anchor, limit: query.limit, scope: scope)
-            try await sendAnchored(initial, scope: scope, initial: true, final: !query.updates, reply: reply)
+            try await sendAnchored(initial, owner: owner, scope: scope, initial: true, final: !query.updates, reply: reply)
             guard query.updates else { return nil }
             var anchor = initial.newAnchor
             while let changed = await signal.next() {
@@ -38,7 +39,7 @@ extension Dispatcher {
                                                            anchor: anchor, limit: 0, scope: scope)
                 anchor = update.newAnchor
                 guard !update.samples.isEmpty || !update.deleted.isEmpty else { continue }
-                try await sendAnchored(update, scope: scope, initial: false, final: false, reply: reply)
+                try await sendAnchored(update, owner: owner, scope: scope, initial: false, final: false, reply: reply)
             }
             throw CancellationError()
         }
@@ -50,8 +51,10 @@ extension Dispatcher {
     }
 
     /// One anchored answer in pages; every page carries the new anchor.
-    private func sendAnchored(_ result: AnchoredResult, scope: ReadScope, initial: Bool, final: Bool, reply: CallReplier) async throws {
-        let items = visibleCorrelations(result.samples, scope: scope).map(AnchoredItem.sample) + result.deleted.map(AnchoredItem.deleted)
+    private func sendAnchored(_ result: AnchoredResult, owner: OwnerID, scope: ReadScope, initial: Bool, final: Bool,
+                              reply: CallReplier) async throws {
+        let samples = try await withDerivedWorkoutStatistics(visibleCorrelations(result.samples, scope: scope), owner: owner, scope: scope)
+        let items = samples.map(AnchoredItem.sample) + result.deleted.map(AnchoredItem.deleted)
         try await sendPaged(items, reply: reply, final: final) { page in
             var samples: [Sample] = [], deleted: [DeletedObject] = []
             for item in page {
