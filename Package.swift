@@ -54,3 +54,8 @@ let package = Package(
 package.products.append(.executable(name: "storage-bench", targets: ["storage-bench"]))
 package.targets.append(.executableTarget(name: "storage-bench", dependencies: ["HealthStorage", "HealthModel", "CSQLite"],
                                          path: "bench/storage"))
+
+// MARK: statistics benchmark (bench/stats.sh) — a separate product, not shipped with the server.
+package.products.append(.executable(name: "stats-bench", targets: ["stats-bench"]))
+package.targets.append(.executableTarget(name: "stats-bench", dependencies: ["HealthStorage", "HealthModel", "CSQLite"],
+                                         path: "bench/stats"))
