@@ -31,7 +31,7 @@ extension Dispatcher {
         case .uuids(let uuids):
             guard !uuids.isEmpty else { throw HealthError.invalid("DeleteObjects needs at least one UUID", field: "uuids") }
             try await requireShareToDelete(types: TypeCatalog.sampleTypes.map(\.identifier), predicate: .uuids(Set(uuids)),
-                                           session: session, owner: owner)
+                                           session: session, owner: owner, uuids: uuids)
             return .deleteObjects(deletedCount: UInt64(try await store.deleteObjects(uuids: uuids, by: deleter)))
         case .matching(let type, let predicate):
             try checkQuery(types: [type], predicate: predicate)
@@ -41,11 +41,17 @@ extension Dispatcher {
     }
 
     /// An app may delete only while it holds share permission for what it deletes (§3.5): the
-    /// types of its own matching objects, a correlation's children included.
-    private func requireShareToDelete(types: [String], predicate: QueryPredicate?, session: Session, owner: OwnerID) async throws {
+    /// types of its own matching objects, a correlation's children included. A UUID it did not
+    /// save is "not stored" whether or not another source saved it (decision 7).
+    private func requireShareToDelete(types: [String], predicate: QueryPredicate?, session: Session, owner: OwnerID,
+                                      uuids: [UUID] = []) async throws {
         guard session.role == .app else { return }
         let ownOnly = ReadScope(callerBundleID: session.bundleID, readableTypes: [])
         let own = try await store.querySamples(owner: owner, types: types, predicate: predicate, sort: [], limit: 0, scope: ownOnly)
+        let ownUUIDs = Set(own.flatMap { [$0.uuid] + ($0.correlationObjects ?? []).map(\.uuid) })
+        if let index = uuids.firstIndex(where: { !ownUUIDs.contains($0) }) {
+            throw HealthError(.invalidArgument, "object \(uuids[index]) is not stored", objectIndex: index, field: "uuids")
+        }
         var needed = Set<String>()
         for object in own { needed.formUnion(sharedTypes(of: object)) }
         if own.isEmpty, types.count == 1, let type = types.first, TypeCatalog.type(type)?.kind != .correlation {
