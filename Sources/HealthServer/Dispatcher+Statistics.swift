@@ -24,8 +24,13 @@ extension Dispatcher {
         }
         let buckets = try CalendarBuckets(anchor: query.anchor, components: query.interval,
                                           timeZone: query.timeZone, calendar: query.calendar)
+        // Only samples overlapping the enumerated buckets can count, so the store reads just those
+        // (endDate >= first start AND startDate < last end, exactly the samples the buckets clip to).
+        let span = try buckets.buckets(from: query.from, to: query.to)
+        let overlapping = QueryPredicate.dateRange(DateRange(start: span[0].start, end: span[span.count - 1].end))
+        let predicate = query.predicate.map { QueryPredicate.allOf([$0, overlapping]) } ?? overlapping
         let compute = { () async throws -> [Statistics] in
-            let samples = try await self.statInputs(owner: owner, type: query.type, predicate: query.predicate, session: session)
+            let samples = try await self.statInputs(owner: owner, type: query.type, predicate: predicate, session: session)
             let priority = try await self.priorityOrder(owner: owner, type: query.type)
             return try StatisticsCalculator.collection(type: type, samples: samples, options: query.options, buckets: buckets,
                                                        from: query.from, to: query.to, priority: priority, unit: query.unit)
