@@ -374,6 +374,43 @@ final class QueryFamilyTests: XCTestCase {
         }
     }
 
+    // MARK: read denial stays invisible (decision 7)
+
+    func testReadDeniedAppGetsStatisticsOfItsOwnSamplesOnly() throws {
+        let server = try ServerProcess(extraArguments: ["--authorization-policy", "allow-all"])
+        let owner = try ownerConnection(server)
+        let workoutType = "HKWorkoutTypeIdentifier"
+        let band = try owner.connectApp("com.example.band", port: server.port, types: [steps, hr, workoutType])
+        XCTAssertEqual(owner.call(.decideAuthorization(bundleID: "com.example.band", decisions: [
+            AuthorizationDecision(type: steps, direction: .read, grant: false), AuthorizationDecision(type: hr, direction: .read, grant: false),
+        ])), .decideAuthorization(recorded: 2))
+        let t = Q.at("2024-06-03T10:00:00Z"), m = Q.minute
+        let pulse = Q.quantity(hr, 120, "count/min", t, t + 30 * m)
+        try owner.save([Q.stepSample(100, t, t + 10 * m), pulse])
+        try owner.save([Sample(type: workoutType, start: t, end: t + 30 * m,
+                               body: .workout(Workout(activityType: 37, associatedSampleUUIDs: [pulse.uuid])))])
+        try band.save([Q.stepSample(40, t + Q.hour, t + Q.hour + 10 * m)])
+
+        for (client, expected) in [(owner, 140.0), (band, 40.0)] {
+            XCTAssertEqual(try Q.value(client.statistics(StatisticsQuery(type: steps, options: .cumulativeSum)).get().sum, "count"), expected)
+            let daily = try client.collection(StatisticsCollectionQuery(type: steps, options: .cumulativeSum, anchor: t - 10 * Q.hour,
+                                                                        interval: IntervalComponents(days: 1), from: t, to: t))
+            XCTAssertEqual(try daily.map { try Q.value($0.sum, "count") }, [expected])
+        }
+        guard case .sources(let seen)? = band.call(.querySources(type: steps, predicate: nil)) else { return XCTFail() }
+        XCTAssertEqual(seen.map(\.bundleID), ["com.example.band"])
+        guard case .failure(let hidden) = try band.statistics(StatisticsQuery(type: hr, options: .discreteAverage)) else {
+            return XCTFail("someone else's heart rate was visible")
+        }
+        XCTAssertEqual(hidden.code, .noData, "someone else's heart rate reads as no data")
+        // The workout is readable, its heart-rate statistics are not.
+        let workouts = Fixtures.samples(of: band.collect(band.submit(.querySamples(SampleQuery(types: [workoutType])))))
+        XCTAssertEqual(workouts.map(\.uuid).count, 1)
+        XCTAssertEqual(workouts.first?.workout?.statistics, [])
+        let ownerView = Fixtures.samples(of: owner.collect(owner.submit(.querySamples(SampleQuery(types: [workoutType])))))
+        XCTAssertEqual(ownerView.first?.workout?.statistics.map(\.quantityType), [hr])
+    }
+
     // MARK: paging (§6.3, §6.4)
 
     func testSampleAndAnchoredAnswersStreamInPages() throws {
