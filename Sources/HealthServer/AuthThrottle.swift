@@ -4,6 +4,8 @@ import Synchronization
 
 /// Slows down credential guessing: after failed Hellos from a peer address, every further Hello
 /// from it waits a delay that doubles with each failure (capped), before it is even checked.
+/// A successful Hello does not wipe the record: otherwise anyone holding one valid token could
+/// reset the delay between guesses. Failures are forgotten after `memory` without a new one.
 final class AuthThrottle: Sendable {
     private struct Record {
         var failures: Int
@@ -44,9 +46,5 @@ final class AuthThrottle: Sendable {
             records[peer, default: Record(failures: 0, lastFailure: now)].failures += 1
             records[peer]?.lastFailure = now
         }
-    }
-
-    func recordSuccess(peer: String) {
-        _ = records.withLock { $0.removeValue(forKey: peer) }
     }
 }

@@ -62,7 +62,6 @@ final class Dispatcher: Sendable {
             throttle.recordFailure(peer: peer)
             return .failure(HealthError(.unauthenticated, "the token is not valid: unknown, revoked or rotated", field: "hello.token"))
         }
-        throttle.recordSuccess(peer: peer)
         let source: Source = switch principal.role {
         case .owner: principal.source ?? Principal.healthApp
         case .app, .serverOperator: principal.source ?? Source(name: "operator", bundleID: "com.healthstore.operator")

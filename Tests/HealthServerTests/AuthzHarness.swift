@@ -90,6 +90,12 @@ enum Authz {
 }
 
 extension RawClient {
+    /// True when an answer is waiting to be read (checked without blocking).
+    var hasInput: Bool {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
+    }
+
     /// A connection that said Hello with `token` (and a default device); throws when refused.
     static func session(_ server: ServerProcess, token: String, device: Device? = nil) throws -> RawClient {
         let client = try RawClient(port: server.port)
