@@ -1,0 +1,47 @@
+import Foundation
+import HealthModel
+import HealthWire
+
+/// Anything that can run protocol calls: a `HealthConnection`, or a `ReconnectingClient` that
+/// re-dials underneath. The typed API (HealthCalling+Calls.swift) is built on these two methods.
+public protocol HealthCalling: Sendable {
+    /// Every answer to `call` until its last one.
+    func results(_ call: ClientCall) async throws -> [ServerResult]
+    /// The answers to `call` as they arrive; stopping iteration cancels the call on the server.
+    func stream(_ call: ClientCall) -> AsyncThrowingStream<ServerResult, any Error>
+}
+
+/// A new app's (or a rotated) credential; the token is shown only this once.
+public struct AppCredential: Sendable, Hashable {
+    public let app: Source
+    public let token: String
+}
+
+/// A new owner's credential; the token is shown only this once.
+public struct OwnerCredential: Sendable, Hashable {
+    public let name: String
+    public let token: String
+}
+
+/// One answer of an anchored query: added samples, deletions and the anchor to resume from.
+public struct AnchoredBatch: Sendable, Hashable {
+    public var samples: [Sample]
+    public var deleted: [DeletedObject]
+    /// Pass this as the next query's anchor.
+    public var anchor: Data
+    /// True for the initial result set, false for updates.
+    public var initial: Bool
+
+    public init(samples: [Sample] = [], deleted: [DeletedObject] = [], anchor: Data = Data(), initial: Bool = true) {
+        self.samples = samples
+        self.deleted = deleted
+        self.anchor = anchor
+        self.initial = initial
+    }
+}
+
+/// One answer of a statistics collection: every bucket (initial) or the changed buckets (update).
+public struct StatisticsCollectionUpdate: Sendable, Hashable {
+    public let buckets: [Statistics]
+    public let initial: Bool
+}

@@ -1,0 +1,118 @@
+import HealthModel
+import HealthWire
+
+/// One authenticated connection to a HealthStore server.
+///
+/// A `final class` rather than an actor: every method is safe to call from any task, calls are
+/// pipelined (each gets its own call id and answers are routed back by id), and nothing waits on
+/// an actor hop. Errors thrown are always `HealthError`: the server's Error answers as sent, and
+/// connection failures as `.unavailable`.
+public final class HealthConnection: HealthCalling {
+    /// The server's answer to Hello.
+    public let helloResult: HelloResult
+    private let transport: any MessageTransport
+    private let router: CallRouter
+
+    private init(transport: any MessageTransport, router: CallRouter, helloResult: HelloResult) {
+        self.transport = transport
+        self.router = router
+        self.helloResult = helloResult
+    }
+
+    /// Dials `endpoint` and says Hello; returns once the server accepted the credential.
+    public static func connect(to endpoint: Endpoint, hello: Hello,
+                               maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes) async throws -> HealthConnection {
+        let transport = try SocketTransport(endpoint: endpoint, maxFrameBytes: maxFrameBytes)
+        return try await connect(over: transport, hello: hello)
+    }
+
+    /// Says Hello over an already open transport (tests use an in-memory one).
+    public static func connect(over transport: any MessageTransport, hello: Hello) async throws -> HealthConnection {
+        let router = CallRouter()
+        transport.start(onMessage: { message in
+            // Call id 0 carries connection-level errors: the server closes right after, and this
+            // is the reason every pending call should report.
+            if message.callID == 0, case .error(let error) = message.result {
+                router.close(with: error)
+            } else {
+                router.deliver(message)
+            }
+        }, onClose: { error in
+            router.close(with: error)
+        })
+        do {
+            let answers = try await collect(.hello(hello), router: router, transport: transport)
+            guard case .hello(let result)? = answers.last else {
+                throw unexpected(answers.last, for: "Hello")
+            }
+            return HealthConnection(transport: transport, router: router, helloResult: result)
+        } catch {
+            transport.close()
+            throw error
+        }
+    }
+
+    /// Every answer to `call` until its last one (pages of one result set, or a single answer).
+    public func results(_ call: ClientCall) async throws -> [ServerResult] {
+        try await Self.collect(call, router: router, transport: transport)
+    }
+
+    /// The answers to `call` as they arrive. When the consumer stops iterating before the call
+    /// ended, the client sends Cancel for it.
+    public func stream(_ call: ClientCall) -> AsyncThrowingStream<ServerResult, any Error> {
+        Self.open(call, router: router, transport: transport)
+    }
+
+    /// True once the connection ended (closed, lost, or refused by the server).
+    public var isClosed: Bool { router.closedBy != nil }
+
+    /// Why the connection ended, once it has.
+    public var closeReason: HealthError? { router.closedBy }
+
+    /// Closes the connection; calls in flight fail with `.unavailable`.
+    public func close() {
+        router.close(with: HealthError(.unavailable, "connection closed by the client"))
+        transport.close()
+    }
+
+    deinit { transport.close() }
+
+    private static func collect(_ call: ClientCall, router: CallRouter,
+                                transport: any MessageTransport) async throws -> [ServerResult] {
+        var answers: [ServerResult] = []
+        for try await answer in open(call, router: router, transport: transport) { answers.append(answer) }
+        return answers
+    }
+
+    private static func open(_ call: ClientCall, router: CallRouter,
+                             transport: any MessageTransport) -> AsyncThrowingStream<ServerResult, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<ServerResult, any Error>.makeStream()
+        let id: UInt64
+        switch router.register(continuation) {
+        case .failure(let error):
+            continuation.finish(throwing: error)
+            return stream
+        case .success(let registered):
+            id = registered
+        }
+        continuation.onTermination = { termination in
+            guard case .cancelled = termination, router.forget(id) else { return }
+            // The consumer walked away from a call still running: tell the server. Its reply and
+            // the call's CallEnded arrive under ids nobody waits for and are dropped.
+            try? transport.send(ClientMessage(callID: router.nextID(), call: .cancel(targetCallID: id)))
+        }
+        do {
+            try transport.send(ClientMessage(callID: id, call: call))
+        } catch {
+            router.forget(id)
+            continuation.finish(throwing: error)
+        }
+        return stream
+    }
+}
+
+/// The error for an answer of the wrong kind.
+func unexpected(_ answer: ServerResult?, for call: String) -> HealthError {
+    let what = answer.map { "\($0)".prefix(80) } ?? "no answer"
+    return HealthError(.malformed, "the server answered \(call) with \(what)")
+}

@@ -1,0 +1,15 @@
+import HealthModel
+import HealthWire
+
+/// A bidirectional pipe of protocol messages to one server. `SocketTransport` is the real one;
+/// tests substitute an in-memory pipe.
+public protocol MessageTransport: Sendable {
+    /// Starts delivering server messages in order on one thread; `onClose` runs once, last, with why
+    /// the transport ended.
+    func start(onMessage: @escaping @Sendable (ServerMessage) -> Void,
+               onClose: @escaping @Sendable (HealthError) -> Void)
+    /// Sends one message; safe to call from any thread.
+    func send(_ message: ClientMessage) throws(HealthError)
+    /// Ends the transport; `onClose` follows.
+    func close()
+}

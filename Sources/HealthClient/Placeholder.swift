@@ -1,1 +1,0 @@
-// HealthClient: filled in by its issue.

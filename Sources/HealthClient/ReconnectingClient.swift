@@ -1,0 +1,133 @@
+import HealthModel
+import HealthWire
+
+/// A client that survives server restarts and network blips: it dials lazily, re-dials and
+/// re-says Hello with exponential backoff after the connection drops, and retries calls that are
+/// safe to repeat until `Policy.callDeadline`.
+///
+/// Saves are retried too: objects carry their UUIDs, so a save that did reach the store before the
+/// connection dropped is answered `alreadyStored` the second time. Calls that mint credentials
+/// (RegisterApp, RotateAppToken, AddOwner) are never retried, since a lost answer would lose the
+/// token. Long-running streams are not resumed: they end with `.unavailable` and the consumer
+/// re-subscribes (for anchored queries, from the last anchor it saw).
+public actor ReconnectingClient: HealthCalling {
+    /// Backoff and deadline settings.
+    public struct Policy: Sendable {
+        /// First wait after a failed dial.
+        public var initialDelay: Duration
+        /// Longest wait between dials.
+        public var maxDelay: Duration
+        /// How long a call may wait for a usable connection before it fails with `.unavailable`.
+        public var callDeadline: Duration
+
+        public init(initialDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(5),
+                    callDeadline: Duration = .seconds(30)) {
+            self.initialDelay = initialDelay
+            self.maxDelay = maxDelay
+            self.callDeadline = callDeadline
+        }
+    }
+
+    public nonisolated let policy: Policy
+    private let dial: @Sendable () async throws -> HealthConnection
+    private var current: HealthConnection?
+    private var dialing: Task<HealthConnection, any Error>?
+    private var closed = false
+
+    /// A client of the server at `endpoint`, saying `hello` on every (re)connection.
+    public init(endpoint: Endpoint, hello: Hello, policy: Policy = Policy()) {
+        self.init(policy: policy) { try await HealthConnection.connect(to: endpoint, hello: hello) }
+    }
+
+    /// A client that obtains each connection from `dial` (tests dial in-memory transports).
+    public init(policy: Policy = Policy(), dial: @escaping @Sendable () async throws -> HealthConnection) {
+        self.policy = policy
+        self.dial = dial
+    }
+
+    /// A live connection: the current one, or a new one dialed with backoff until the deadline.
+    public func connection() async throws -> HealthConnection {
+        try await connection(before: .now + policy.callDeadline)
+    }
+
+    /// Closes the current connection; later calls fail with `.unavailable`.
+    public func close() {
+        closed = true
+        dialing?.cancel()
+        current?.close()
+        current = nil
+    }
+
+    public nonisolated func results(_ call: ClientCall) async throws -> [ServerResult] {
+        let deadline = ContinuousClock.now + policy.callDeadline
+        while true {
+            let connection = try await connection(before: deadline)
+            do {
+                return try await connection.results(call)
+            } catch let error as HealthError where error.code == .unavailable && connection.isClosed
+                && call.isSafeToRetry && ContinuousClock.now < deadline {
+                continue
+            }
+        }
+    }
+
+    public nonisolated func stream(_ call: ClientCall) -> AsyncThrowingStream<ServerResult, any Error> {
+        let (output, continuation) = AsyncThrowingStream<ServerResult, any Error>.makeStream()
+        let forwarder = Task {
+            do {
+                for try await answer in try await connection().stream(call) { continuation.yield(answer) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in forwarder.cancel() }
+        return output
+    }
+
+    private func connection(before deadline: ContinuousClock.Instant) async throws -> HealthConnection {
+        if closed { throw HealthError(.unavailable, "the client was closed") }
+        if let current, !current.isClosed { return current }
+        // Concurrent callers during an outage share one dialing attempt.
+        let task = dialing ?? Task { [dial, policy] in try await Self.dialWithBackoff(dial, policy, deadline) }
+        dialing = task
+        defer { if dialing == task { dialing = nil } }
+        let connection = try await task.value
+        if closed {
+            connection.close()
+            throw HealthError(.unavailable, "the client was closed")
+        }
+        current = connection
+        return connection
+    }
+
+    /// Dials until it works, the deadline passes, or the server refuses for a reason other than
+    /// being unreachable (a bad token does not get better by retrying).
+    private static func dialWithBackoff(_ dial: @Sendable () async throws -> HealthConnection, _ policy: Policy,
+                                        _ deadline: ContinuousClock.Instant) async throws -> HealthConnection {
+        var delay = policy.initialDelay
+        while true {
+            do {
+                return try await dial()
+            } catch let error as HealthError where error.code == .unavailable {
+                let jittered = delay * Double.random(in: 0.8...1.2)
+                guard ContinuousClock.now + jittered < deadline else {
+                    throw HealthError(.unavailable, "server unreachable until the call deadline: \(error.message)")
+                }
+                try await Task.sleep(for: jittered)
+                delay = min(delay * 2, policy.maxDelay)
+            }
+        }
+    }
+}
+
+extension ClientCall {
+    /// True when sending the call twice does no harm: everything except the calls that mint
+    /// credentials (a lost answer would lose the token) and the connection-level ones.
+    var isSafeToRetry: Bool {
+        switch self {
+        case .hello, .cancel, .registerApp, .rotateAppToken, .addOwner: false
+        default: true
+        }
+    }
+}

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import HealthModel
+
+/// A connected blocking stream socket (TCP or Unix). Reads happen on one thread, writes are
+/// serialized by the caller; `shutdown()` wakes a blocked reader so it can close the descriptor.
+final class Socket: @unchecked Sendable {
+    // Immutable after init; the descriptor is closed exactly once, by `close()`.
+    private let fd: Int32
+
+    private init(fd: Int32) { self.fd = fd }
+
+    /// Connects to `endpoint`, failing with `.unavailable` naming the address and the OS reason.
+    static func connect(to endpoint: Endpoint) throws(HealthError) -> Socket {
+        switch endpoint {
+        case .tcp(let host, let port): return try connectTCP(host: host, port: port, endpoint: endpoint)
+        case .unix(let path): return try connectUnix(path: path, endpoint: endpoint)
+        }
+    }
+
+    private static func connectTCP(host: String, port: UInt16, endpoint: Endpoint) throws(HealthError) -> Socket {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        guard rc == 0, let first = list else {
+            throw HealthError(.unavailable, "cannot resolve \(endpoint): \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(list) }
+        var lastErrno: Int32 = 0
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let info = entry {
+            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+            if fd >= 0 {
+                if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 {
+                    var one: Int32 = 1
+                    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                    return Socket(fd: fd)
+                }
+                lastErrno = errno
+                Glibc.close(fd)
+            } else {
+                lastErrno = errno
+            }
+            entry = info.pointee.ai_next
+        }
+        throw HealthError(.unavailable, "cannot connect to \(endpoint): \(String(cString: strerror(lastErrno)))")
+    }
+
+    private static func connectUnix(path: String, endpoint: Endpoint) throws(HealthError) -> Socket {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else {
+            throw HealthError.invalid("unix socket path '\(path)' is longer than \(capacity - 1) bytes", field: "unix")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HealthError(.unavailable, "cannot create socket: \(String(cString: strerror(errno)))") }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard rc == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw HealthError(.unavailable, "cannot connect to \(endpoint): \(reason)")
+        }
+        return Socket(fd: fd)
+    }
+
+    /// Writes every byte; a peer that went away is `.unavailable` (never SIGPIPE).
+    func write(_ bytes: [UInt8]) throws(HealthError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw HealthError(.unavailable, "connection lost while sending: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+    }
+
+    /// Reads what has arrived into `buffer` (blocking until something has); 0 at end of stream.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthError) -> Int {
+        while true {
+            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if n >= 0 { return n }
+            if errno != EINTR {
+                throw HealthError(.unavailable, "connection lost while receiving: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Ends both directions, waking a reader blocked in `read`.
+    func shutdown() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Releases the descriptor; call once, after the reader has stopped.
+    func close() {
+        Glibc.close(fd)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// How results are printed (`--format`).
+enum OutputFormat: String, Sendable, CaseIterable {
+    case table, json, csv
+}
+
+/// A JSON value with stable output: keys sorted, integers without a fraction.
+enum JSON: Sendable, Hashable, Encodable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let v): try container.encode(v)
+        case .int(let v): try container.encode(v)
+        case .double(let v): try v.isFinite ? container.encode(v) : container.encodeNil()
+        case .string(let v): try container.encode(v)
+        case .array(let v): try container.encode(v)
+        case .object(let v): try container.encode(v)
+        }
+    }
+
+    /// `.string`, or `.null` for nil.
+    static func optional(_ text: String?) -> JSON { text.map(JSON.string) ?? .null }
+
+    /// The text: pretty-printed for documents, one line for streams (JSON Lines).
+    func text(pretty: Bool = true) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data("null".utf8), as: UTF8.self)
+    }
+}
+
+/// Rows with named columns, printed as an aligned table or CSV.
+struct Table: Sendable, Hashable {
+    var columns: [String]
+    var rows: [[String]]
+
+    /// Columns padded to their widest cell; numbers right-aligned so digits line up.
+    func text() -> String {
+        guard !columns.isEmpty else { return "" }
+        var widths = columns.map(\.count)
+        for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        let numeric = columns.indices.map { i in !rows.isEmpty && rows.allSatisfy { i >= $0.count || $0[i].isEmpty || Double($0[i]) != nil } }
+        func line(_ cells: [String], header: Bool) -> String {
+            cells.enumerated().map { i, cell in
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                if i == cells.count - 1 && !(numeric[i] && !header) { return cell }
+                return numeric[i] && !header ? pad + cell : cell + pad
+            }.joined(separator: "  ")
+        }
+        var out = [line(columns, header: true), line(widths.map { String(repeating: "-", count: $0) }, header: true)]
+        out += rows.map { line($0, header: false) }
+        return out.joined(separator: "\n")
+    }
+
+    /// RFC 4180 CSV with a header row.
+    func csv() -> String {
+        func field(_ text: String) -> String {
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        return ([columns] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\n")
+    }
+
+    /// Rows as JSON objects keyed by lower-case column names.
+    func json() -> JSON {
+        let keys = columns.map { $0.lowercased().replacingOccurrences(of: " ", with: "_") }
+        return .array(rows.map { row in
+            .object(Dictionary(uniqueKeysWithValues: zip(keys, row).map { ($0, JSON.string($1)) }))
+        })
+    }
+}
+
+/// A command's result: a table for people and CSV, and JSON (by default the table's rows).
+struct Report: Sendable {
+    var table: Table
+    var json: JSON?
+    /// Extra lines after the table (charts, notes); table format only.
+    var footer: [String] = []
+
+    /// The report in `format`.
+    func render(_ format: OutputFormat) -> String {
+        switch format {
+        case .table: ([table.rows.isEmpty ? "(none)" : table.text()] + footer).joined(separator: "\n")
+        case .csv: table.csv()
+        case .json: (json ?? table.json()).text()
+        }
+    }
+}
