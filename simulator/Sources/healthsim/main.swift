@@ -1,2 +1,71 @@
+import Foundation
+import HealthClient
+import HealthModel
 import HealthSimulator
-print("healthsim: not yet implemented")
+
+// healthsim: parse flags, wire HealthClient into the simulator, run, report.
+
+/// "unix:PATH" or HOST:PORT.
+func endpoint(_ text: String) throws -> Endpoint {
+    text.hasPrefix("unix:") ? .unix(path: String(text.dropFirst(5))) : try Endpoint.parse(hostPort: text)
+}
+
+func summary(_ report: RunReport) -> String {
+    var lines = [
+        "healthsim: \(report.mode), \(report.devices) device(s), \(String(format: "%.1f", report.wallSeconds)) s: "
+            + "\(report.samplesAcknowledged) acknowledged, \(report.samplesRejected) rejected, \(report.samplesSent) sent, "
+            + "\(report.reconnects) reconnects, \(Int(report.throughputPerSecond))/s, "
+            + "save p50 \(report.saveLatencyMs.p50) ms p99 \(report.saveLatencyMs.p99) ms",
+    ]
+    for (code, n) in report.rejectedByCode.sorted(by: { $0.key < $1.key }) {
+        lines.append("  rejected \(code): \(n) (e.g. \(report.rejectedExamples[code] ?? "?"))")
+    }
+    for (device, error) in report.authorizationErrors.sorted(by: { $0.key < $1.key }) {
+        lines.append("  \(device): \(error) — approve with --approve or healthctl")
+    }
+    for (source, n) in report.acknowledgedBySource.sorted(by: { $0.key < $1.key }) { lines.append("  source \(source): \(n)") }
+    if report.acknowledgedByDevice.count <= 20 {
+        for (device, n) in report.acknowledgedByDevice.sorted(by: { $0.key < $1.key }) { lines.append("  device \(device): \(n)") }
+    } else {
+        lines.append("  \(report.acknowledgedByDevice.count) devices (per-device counts in --report)")
+    }
+    return lines.joined(separator: "\n")
+}
+
+do {
+    let options = try RunOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    if options.showHelp {
+        print(RunOptions.help)
+        exit(0)
+    }
+    let fleet = try ProfileLoader.load(files: options.profilePaths)
+    if options.printProfiles {
+        print(String(decoding: try ProfileLoader.encode(fleet), as: UTF8.self))
+        exit(0)
+    }
+    let connector = ClientConnector(endpoint: try endpoint(options.server), ownerTokenFile: options.ownerTokenFile)
+    let stats = RunStats()
+    let devices = options.mode == .load ? options.devices : fleet.devices.count
+    let progress = Task { await ProgressLine(stats: stats, devices: devices).run() }
+    let started = ContinuousClock.now
+    if options.mode == .load {
+        try await LoadRun(options: options, connector: connector, stats: stats).run()
+    } else {
+        try await FleetRun(fleet: fleet, options: options, connector: connector, stats: stats).run(now: options.end ?? Time.now())
+    }
+    let elapsed = ContinuousClock.now - started
+    progress.cancel()
+    await progress.value
+    let report = RunReport(mode: options.mode.rawValue, seed: options.seed, devices: devices,
+                           wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                           stats: stats.snapshot)
+    if let path = options.reportPath {
+        try report.json().write(to: URL(fileURLWithPath: path))
+    }
+    print(summary(report))
+    // A run that generated data but got none of it stored failed, whatever the reason.
+    if report.samplesGenerated > 0 && report.samplesAcknowledged == 0 { exit(1) }
+} catch {
+    FileHandle.standardError.write(Data("healthsim: \(error)\n".utf8))
+    exit(2)
+}

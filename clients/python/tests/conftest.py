@@ -1,0 +1,114 @@
+"""Starts a real healthd on an ephemeral port with a fresh data directory for the test session."""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+from healthstore import Client
+
+BIN = os.environ.get("HEALTHSTORE_BIN") or os.path.join(os.path.dirname(__file__), "..", "..", "..", ".build", "debug")
+
+
+def binary(name):
+    path = os.path.join(BIN, name)
+    if not os.path.exists(path):
+        pytest.fail(f"{path} not found: build it (swift build) or set HEALTHSTORE_BIN")
+    return path
+
+
+class Server:
+    """A healthd process; `owner_token`, `port` and `unix_path` describe how to reach it."""
+
+    def __init__(self, policy="prompt"):
+        self.data = tempfile.mkdtemp(prefix="healthstore-pytest-")
+        self.unix_path = os.path.join(self.data, "healthd.sock")
+        self.log = []
+        self.process = subprocess.Popen(
+            [binary("healthd"), "--listen", "127.0.0.1:0", "--unix", self.unix_path, "--data", self.data,
+             "--authorization-policy", policy, "--log-level", "info"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.port = None
+        ready = threading.Event()
+
+        def pump():
+            for line in self.process.stdout:
+                self.log.append(line.rstrip())
+                match = re.search(r"127\.0\.0\.1:(\d+)", line)
+                if match and self.port is None and int(match.group(1)) != 0:
+                    self.port = int(match.group(1))
+                    ready.set()
+
+        threading.Thread(target=pump, daemon=True).start()
+        if not ready.wait(30):
+            self.stop()
+            pytest.fail("healthd did not report its port; log:\n" + "\n".join(self.log))
+        deadline = time.time() + 10
+        token_file = os.path.join(self.data, "owner.token")
+        while not os.path.exists(token_file) and time.time() < deadline:
+            time.sleep(0.05)
+        with open(token_file) as f:
+            self.owner_token = f.read().strip()
+        with open(os.path.join(self.data, "operator.token")) as f:
+            self.operator_token = f.read().strip()
+
+    def connect(self, token=None, **hello):
+        return Client.connect(token or self.owner_token, port=self.port, **hello)
+
+    def healthctl(self, *args):
+        """Runs healthctl against this server with the owner token; returns stdout."""
+        command = [binary("healthctl"), *args, "--server", f"127.0.0.1:{self.port}",
+                   "--token-file", os.path.join(self.data, "owner.token")]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}"
+        return result.stdout
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server():
+    s = Server()
+    yield s
+    s.stop()
+
+
+@pytest.fixture()
+def owner(server):
+    with server.connect() as client:
+        yield client
+
+
+_app_counter = iter(range(1, 1_000_000))
+
+
+@pytest.fixture()
+def new_app(server, owner):
+    """Registers a fresh app and returns a function connecting as it (with its own bundle id)."""
+
+    def make(share=(), read=(), approve=True):
+        bundle = f"org.pytest.app{next(_app_counter)}"
+        token = owner.register_app(bundle, f"Pytest App {bundle[-2:]}")
+        client = server.connect(token, bundle_id=bundle, name="Pytest App", version="1.0",
+                                product_type="Linux", os_version=(6, 1, 0),
+                                default_device={"name": "pytest", "manufacturer": "Python"})
+        if share or read:
+            client.request_authorization(share=share, read=read)
+            if approve:
+                owner.decide_authorization(bundle, share=share, read=read, grant=True)
+        client.bundle_id = bundle
+        return client
+
+    return make

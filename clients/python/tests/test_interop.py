@@ -1,0 +1,231 @@
+"""Interop: the Python client (generated from proto/ alone) against a real healthd, and the Swift
+tools reading what Python saved."""
+
+import asyncio
+import json
+import socket
+import struct
+import uuid
+
+import pytest
+
+from healthstore import AsyncClient, Client, encode_frame, errors, pb, values as v
+
+HR = "HKQuantityTypeIdentifierHeartRate"
+STEPS = "HKQuantityTypeIdentifierStepCount"
+SYS = "HKQuantityTypeIdentifierBloodPressureSystolic"
+DIA = "HKQuantityTypeIdentifierBloodPressureDiastolic"
+BP = "HKCorrelationTypeIdentifierBloodPressure"
+SLEEP = "HKCategoryTypeIdentifierSleepAnalysis"
+WORKOUT = "HKWorkoutTypeIdentifier"
+ENERGY = "HKQuantityTypeIdentifierActiveEnergyBurned"
+
+T0 = 1_780_000_000_000_000  # 2026-05-28T20:26:40Z
+MIN = 60_000_000
+
+
+def test_ping_frame_bytes_match_the_documented_frame():
+    frame = encode_frame(pb.ClientMessage(call_id=1, ping=pb.Ping(payload=b"hi")))
+    assert frame.hex(" ") == "00 00 00 08 08 01 5a 04 0a 02 68 69"
+
+
+def test_hello_reports_role_and_limits(server, owner):
+    hello = owner.hello_result
+    assert hello.role == pb.ROLE_OWNER
+    assert hello.protocol_version == 1
+    assert hello.max_frame_bytes >= 1024 * 1024
+    pong = owner.ping(b"abc")
+    assert pong.payload == b"abc" and pong.server_time > 0
+
+
+def test_unix_socket_and_asyncio_client(server):
+    async def run():
+        client = await AsyncClient.connect(server.owner_token, unix_path=server.unix_path)
+        try:
+            pongs = await asyncio.gather(*(client.ping(bytes([i])) for i in range(20)))
+            assert [p.payload for p in pongs] == [bytes([i]) for i in range(20)]
+        finally:
+            await client.close()
+
+    asyncio.run(run())
+
+
+def test_wrong_token_is_refused_and_closed(server):
+    with pytest.raises(errors.Unauthenticated):
+        Client.connect("not-a-real-token", port=server.port)
+
+
+def test_pipelined_calls_are_matched_by_call_id(owner):
+    pending = [owner.submit("ping", pb.Ping(payload=str(i).encode()), "pong") for i in range(200)]
+    assert [p.result(10).payload for p in pending] == [str(i).encode() for i in range(200)]
+
+
+def every_kind(device):
+    hr = v.quantity_sample(HR, 72, "count/min", T0, T0, device=device, metadata={"HKWasUserEntered": False, "note": "py"})
+    steps = v.quantity_sample(STEPS, 120, "count", T0, T0 + MIN, device=device)
+    sleep = v.category_sample(SLEEP, 4, T0 - 60 * MIN, T0 - 30 * MIN, device=device)
+    bp = v.correlation(BP, [v.quantity_sample(SYS, 121, "mmHg", T0), v.quantity_sample(DIA, 79, "mmHg", T0)], T0)
+    run = v.workout(37, T0, T0 + 30 * MIN, device=device,
+                    events=[pb.WorkoutEvent(type=pb.WORKOUT_EVENT_TYPE_PAUSE, start_time=T0 + 10 * MIN, end_time=T0 + 10 * MIN),
+                            pb.WorkoutEvent(type=pb.WORKOUT_EVENT_TYPE_RESUME, start_time=T0 + 12 * MIN, end_time=T0 + 12 * MIN)],
+                    statistics=[pb.WorkoutStatistic(quantity_type=ENERGY, sum=pb.Quantity(value=250, unit="kcal"))])
+    return hr, steps, sleep, bp, run
+
+
+def test_every_object_kind_saved_from_python_reads_back_in_python_and_in_healthctl(server, new_app):
+    types = [HR, STEPS, SLEEP, SYS, DIA, WORKOUT]
+    app = new_app(share=types, read=types)
+    device = pb.Device(name="Py Watch", manufacturer="Example", model="PW1", local_identifier="py-1")
+    objects = every_kind(device)
+    assert app.save(objects) == ["STORED"] * 5
+
+    # Python reads them back with the server-stamped source revision and the device.
+    got = {s.uuid: s for s in app.samples(HR, STEPS, SLEEP, WORKOUT)}
+    for original in (objects[0], objects[1], objects[2], objects[4]):
+        stored = got[original.uuid]
+        assert stored.start_time == original.start_time and stored.end_time == original.end_time
+        assert stored.source_revision.source.bundle_id == app.bundle_id
+        assert stored.source_revision.version == "1.0"
+        assert stored.device.name == "Py Watch"
+    heart = got[objects[0].uuid].quantity.quantity
+    per_minute = {"count/min": 1.0, "count/s": 60.0}[heart.unit]
+    assert heart.value * per_minute == pytest.approx(72, rel=1e-9)
+    assert got[objects[0].uuid].metadata["note"].string_value == "py"
+    assert got[objects[2].uuid].category.value == 4
+    assert got[objects[4].uuid].workout.activity_type == 37
+    assert len(got[objects[4].uuid].workout.events) == 2
+    bps = app.correlations(BP)
+    assert [c.uuid for c in bps] == [objects[3].uuid]
+    assert sorted(round(c.quantity.quantity.value) for c in bps[0].correlation.objects) == [79, 121]
+
+    # Swift's healthctl sees the same objects, with the same UUIDs, values and source.
+    for type_name, original in ((HR, objects[0]), (STEPS, objects[1]), (SLEEP, objects[2]), (WORKOUT, objects[4])):
+        rows = json.loads(server.healthctl("samples", "--type", type_name, "--source", app.bundle_id, "--format", "json"))
+        by_uuid = {row["uuid"].lower(): row for row in rows}
+        assert str(uuid.UUID(bytes=original.uuid)) in by_uuid, f"{type_name}: {rows}"
+    hr_row = {r["uuid"].lower(): r for r in json.loads(server.healthctl("samples", "--type", "HeartRate", "--format", "json"))}[
+        str(uuid.UUID(bytes=objects[0].uuid))]
+    assert json.dumps(hr_row).find(app.bundle_id) >= 0
+
+
+def test_retry_is_idempotent_and_conflicting_uuid_is_rejected(new_app):
+    app = new_app(share=[STEPS], read=[STEPS])
+    sample = v.quantity_sample(STEPS, 10, "count", T0, T0 + MIN)
+    assert app.save([sample]) == ["STORED"]
+    assert app.save([sample]) == ["ALREADY_STORED"]
+    changed = pb.Sample()
+    changed.CopyFrom(sample)
+    changed.quantity.quantity.value = 11
+    with pytest.raises(errors.InvalidArgument):
+        app.save([changed])
+
+
+def test_validation_errors_name_the_object_and_store_nothing(new_app):
+    app = new_app(share=[HR], read=[HR])
+    good = v.quantity_sample(HR, 60, "count/min", T0 + 5 * MIN)
+    bad_unit = v.quantity_sample(HR, 60, "kg", T0 + 6 * MIN)
+    with pytest.raises(errors.InvalidArgument) as info:
+        app.save([good, bad_unit])
+    assert info.value.object_index == 1
+    backwards = v.quantity_sample(HR, 60, "count/min", T0 + 10 * MIN, T0 + 9 * MIN)
+    with pytest.raises(errors.InvalidArgument) as info:
+        app.save([good, backwards])
+    assert info.value.object_index == 1
+    unknown = v.quantity_sample("HKQuantityTypeIdentifierNoSuchThing", 1, "count", T0)
+    with pytest.raises(errors.InvalidArgument):
+        app.save([unknown])
+    assert app.samples(HR, predicate=v.date_range(T0 + 5 * MIN, T0 + 11 * MIN)) == []
+
+
+def test_authorization_errors_surface_as_typed_exceptions(server, owner, new_app):
+    app = new_app()
+    sample = v.quantity_sample(STEPS, 10, "count", T0, T0 + MIN)
+    with pytest.raises(errors.AuthorizationNotDetermined):
+        app.save([sample])
+    app.request_authorization(share=[STEPS])
+    assert app.authorization_status(STEPS) == {STEPS: "NOT_DETERMINED"}
+    owner.decide_authorization(app.bundle_id, share=[STEPS], grant=False)
+    assert app.authorization_status(STEPS) == {STEPS: "SHARING_DENIED"}
+    with pytest.raises(errors.AuthorizationDenied):
+        app.save([sample])
+    with pytest.raises(errors.InvalidArgument):
+        app.request_authorization(share=[BP])
+    with pytest.raises(errors.PermissionDenied):
+        app.register_app("org.pytest.sneaky", "Sneaky")
+
+
+def test_read_denial_is_invisible(server, owner, new_app):
+    writer = new_app(share=[HR], read=[HR])
+    writer.save([v.quantity_sample(HR, 80, "count/min", T0 + 100 * MIN)])
+    reader = new_app(share=[HR], read=[HR], approve=False)
+    owner.decide_authorization(reader.bundle_id, share=[HR], grant=True)
+    owner.decide_authorization(reader.bundle_id, read=[HR], grant=False)
+    own = v.quantity_sample(HR, 90, "count/min", T0 + 101 * MIN)
+    reader.save([own])
+    seen = reader.samples(HR)
+    assert [s.uuid for s in seen] == [own.uuid]
+    assert [s.bundle_id for s in reader.sources(HR)] == [reader.bundle_id]
+
+
+def test_statistics_no_data_and_sum(new_app):
+    app = new_app(share=[STEPS], read=[STEPS])
+    window = v.date_range(T0 + 1000 * MIN, T0 + 1100 * MIN)
+    with pytest.raises(errors.NoData):
+        app.statistics(STEPS, "cumulative_sum", predicate=window)
+    app.save([v.quantity_sample(STEPS, 100, "count", T0 + 1000 * MIN, T0 + 1010 * MIN),
+              v.quantity_sample(STEPS, 50, "count", T0 + 1020 * MIN, T0 + 1030 * MIN)])
+    stats = app.statistics(STEPS, "cumulative_sum", predicate=window)
+    assert stats.sum.value == pytest.approx(150)
+
+
+def test_anchored_query_reports_deletions(new_app):
+    app = new_app(share=[STEPS], read=[STEPS])
+    predicate = v.from_sources(app.bundle_id)
+    _, _, anchor = app.anchored(STEPS, predicate=predicate)
+    sample = v.quantity_sample(STEPS, 5, "count", T0 + 2000 * MIN, T0 + 2001 * MIN)
+    app.save([sample])
+    added, deleted, anchor2 = app.anchored(STEPS, predicate=predicate, anchor=anchor)
+    assert [s.uuid for s in added] == [sample.uuid] and deleted == []
+    assert app.delete([sample.uuid]) == 1
+    added, deleted, _ = app.anchored(STEPS, predicate=predicate, anchor=anchor2)
+    assert added == [] and [d.uuid for d in deleted] == [sample.uuid]
+    with pytest.raises((errors.InvalidAnchor, errors.InvalidArgument)):
+        app.anchored(STEPS, anchor=b"garbage-anchor")
+
+
+def test_observer_is_told_about_saves(new_app):
+    app = new_app(share=[HR], read=[HR])
+    events = app.observe(HR)
+    assert next(events) == []
+    app.save([v.quantity_sample(HR, 61, "count/min", T0 + 3000 * MIN)])
+    assert HR in next(events)
+    events.close()
+    assert app.ping().payload == b""
+
+
+def test_malformed_frame_closes_only_that_connection(server, owner):
+    for garbage in (struct.pack(">I", 5) + b"\xff\xff\xff\xff\xff", struct.pack(">I", 0), struct.pack(">I", 1 << 30)):
+        bad = socket.create_connection(("127.0.0.1", server.port))
+        bad.sendall(garbage)
+        bad.settimeout(10)
+        received = b""
+        while True:
+            chunk = bad.recv(4096)
+            if not chunk:
+                break
+            received += chunk
+        bad.close()
+        assert len(received) >= 4, "expected an Error frame before close"
+        (length,) = struct.unpack(">I", received[:4])
+        message = pb.ServerMessage.FromString(received[4:4 + length])
+        assert message.call_id == 0 and message.WhichOneof("result") == "error"
+        assert message.error.code in (pb.ERROR_CODE_MALFORMED, pb.ERROR_CODE_FRAME_TOO_LARGE)
+    assert owner.ping(b"still here").payload == b"still here"
+
+
+def test_first_call_must_be_hello(server):
+    bad = Client(socket.create_connection(("127.0.0.1", server.port)))
+    with pytest.raises(errors.HealthStoreError) as info:
+        bad.ping()
+    assert info.value.code in ("MALFORMED", "UNAUTHENTICATED")
+    bad.close()
