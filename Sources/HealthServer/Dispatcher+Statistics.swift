@@ -64,19 +64,29 @@ extension Dispatcher {
         let standType = "HKCategoryTypeIdentifierAppleStandHour"
         let scope = try await readScope(session, owner: owner)
         let stands = try await store.querySamples(owner: owner, types: [standType], predicate: range, sort: [], limit: 0, scope: scope)
+        let energy = try await statInputs(owner: owner, type: energyType, predicate: range, session: session)
+        let energyPriority = try await priorityOrder(owner: owner, type: energyType)
+        let exercise = try await statInputs(owner: owner, type: exerciseType, predicate: range, session: session)
+        let exercisePriority = try await priorityOrder(owner: owner, type: exerciseType)
+        let standHours = Self.categoryInputs(stands)
         let summaries = try ActivitySummaryCalculator.summaries(
-            from: from, to: to, timeZone: timeZone,
-            activeEnergy: try await statInputs(owner: owner, type: energyType, predicate: range, session: session),
-            energyPriority: try await priorityOrder(owner: owner, type: energyType),
-            exerciseTime: try await statInputs(owner: owner, type: exerciseType, predicate: range, session: session),
-            exercisePriority: try await priorityOrder(owner: owner, type: exerciseType),
-            standHours: stands.compactMap { sample in
-                sample.categoryValue.map {
-                    CategoryStatInput(start: sample.start, end: sample.end, value: $0,
-                                      sourceBundleID: sample.sourceRevision?.source.bundleID ?? "")
-                }
-            })
+            from: from, to: to, timeZone: timeZone, activeEnergy: energy, energyPriority: energyPriority,
+            exerciseTime: exercise, exercisePriority: exercisePriority, standHours: standHours)
         return .activitySummaries(summaries)
+    }
+
+    /// Category samples as the activity-summary math takes them. A plain loop on purpose: the same
+    /// logic as a compactMap over `categoryValue` inside the async caller crashes the Swift 6.3
+    /// optimizer ("Found ownership error", CopyPropagation) in release builds.
+    private static func categoryInputs(_ samples: [Sample]) -> [CategoryStatInput] {
+        var inputs: [CategoryStatInput] = []
+        inputs.reserveCapacity(samples.count)
+        for sample in samples {
+            guard case .category(let value) = sample.body else { continue }
+            inputs.append(CategoryStatInput(start: sample.start, end: sample.end, value: value,
+                                            sourceBundleID: sample.sourceRevision?.source.bundleID ?? ""))
+        }
+        return inputs
     }
 
     /// A quantity type whose predicate and options are valid for statistics.
