@@ -11,6 +11,7 @@ enum HealthCtl {
     static func run(_ words: [String], output: @escaping @Sendable (String) -> Void,
                     errors: @Sendable (String) -> Void,
                     connect: (@Sendable (Arguments) async throws -> HealthConnection)? = nil) async -> Int32 {
+        let words = globalOptionsLast(words)
         guard let (command, rest) = find(words) else {
             if words.isEmpty || words == ["help"] || words.first == "--help" || words.first == "-h" {
                 output(overview)
@@ -41,6 +42,21 @@ enum HealthCtl {
             errors("healthctl: \(error)")
             return 1
         }
+    }
+
+    /// Global options valid before the command (`healthctl --server H:P samples …`).
+    static let globalValued: Set<String> = ["--server", "--unix", "--token-file", "--format"]
+
+    /// `words` with any global options that precede the command moved after it, so both
+    /// `healthctl --server X samples` and `healthctl samples --server X` work.
+    static func globalOptionsLast(_ words: [String]) -> [String] {
+        var leading: [String] = []
+        var index = words.startIndex
+        while index < words.endIndex, globalValued.contains(words[index]) {
+            leading.append(contentsOf: words[index..<min(index + 2, words.endIndex)])
+            index += 2
+        }
+        return Array(words[min(index, words.endIndex)...]) + leading
     }
 
     /// The command whose words start the line (longest match), and the remaining words.

@@ -34,6 +34,13 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertNil(HealthCtl.find(["nonsense"]))
     }
 
+    func testGlobalOptionsMayComeBeforeTheCommand() throws {
+        let words = HealthCtl.globalOptionsLast(["--server", "h:1", "--format", "json", "samples", "--type", "x"])
+        XCTAssertEqual(words, ["samples", "--type", "x", "--server", "h:1", "--format", "json"])
+        XCTAssertEqual(HealthCtl.find(words)?.0.words, ["samples"])
+        XCTAssertEqual(HealthCtl.globalOptionsLast(["apps", "list"]), ["apps", "list"])
+    }
+
     func testUnknownTypeSuggestsAName() {
         XCTAssertEqual(try TypeCatalog.resolve("heart-rate").identifier, "HKQuantityTypeIdentifierHeartRate")
         XCTAssertThrowsError(try TypeCatalog.resolve("HartRate")) { error in
