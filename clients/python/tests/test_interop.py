@@ -229,3 +229,30 @@ def test_first_call_must_be_hello(server):
         bad.ping()
     assert info.value.code in ("MALFORMED", "UNAUTHENTICATED")
     bad.close()
+
+
+def test_samples_saved_by_the_swift_simulator_read_back_in_python(server, owner, tmp_path):
+    import subprocess
+    from conftest import binary
+
+    report_path = tmp_path / "report.json"
+    command = [binary("healthsim"), "--server", f"127.0.0.1:{server.port}",
+               "--owner-token-file", f"{server.data}/owner.token", "--state-dir", str(tmp_path / "sim"),
+               "--approve", "--mode", "backfill", "--days", "1", "--seed", "7", "--report", str(report_path)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["samplesAcknowledged"] > 100 and report["samplesRejected"] == 0
+
+    sources = sorted(report["acknowledgedBySource"])
+    by_source, by_device = {}, {}
+    for type_id, expected in report["acknowledgedByType"].items():
+        found = owner.samples(type_id, predicate=v.from_sources(*sources))
+        assert len(found) == expected, type_id
+        for sample in found:
+            bundle = sample.source_revision.source.bundle_id
+            by_source[bundle] = by_source.get(bundle, 0) + 1
+            by_device[sample.device.name] = by_device.get(sample.device.name, 0) + 1
+            assert sample.source_revision.version, "the server stamps the simulator's app version"
+    assert by_source == report["acknowledgedBySource"]
+    assert by_device == report["acknowledgedByDevice"]
