@@ -14,15 +14,13 @@ extension WriteContext {
             find.reset()
             find.bind(1, owner)
             find.bind(2, uuid)
-            guard try find.step() else {
+            // Another source's object is "not stored" for an app, exactly like an unknown UUID: a
+            // different answer would tell a read-restricted app that the object exists (decision 7).
+            let stored = try find.step()
+            guard stored, try deleter.isOwner ? true : registry.bundleID(find.int(1), db) == deleter.bundleID else {
                 throw HealthError(.invalidArgument, "object \(uuid) is not stored", objectIndex: index, field: "uuids")
             }
-            let anchor = find.int(0)
-            if !deleter.isOwner, try registry.bundleID(find.int(1), db) != deleter.bundleID {
-                throw HealthError(.invalidArgument, "object \(uuid) was saved by another source; apps delete only their own objects",
-                                  objectIndex: index, field: "uuids")
-            }
-            anchors.append(anchor)
+            anchors.append(find.int(0))
         }
         var deleted = 0
         for anchor in anchors where try deleteRow(owner: owner, anchor: anchor) { deleted += 1 }
