@@ -35,7 +35,7 @@ extension Dispatcher {
     /// samples when read is not granted), so an event never reveals other sources' activity.
     private func visibleChanges(_ types: Set<String>, predicate: QueryPredicate?, since anchor: Data,
                                 session: Session, owner: OwnerID) async throws -> Set<String> {
-        let scope = try await correlationAwareScope(session, owner: owner)
+        let scope = try await readScope(session, owner: owner)
         var visible = Set<String>()
         for type in types.sorted() {
             if predicate == nil && scope.canReadAll(type) {

@@ -9,10 +9,10 @@ extension Dispatcher {
         let owner = try session.requireOwnerStore()
         try checkQuery(types: query.types, predicate: query.predicate)
         guard query.limit >= 0 else { throw HealthError.invalid("limit \(query.limit) is negative", field: "limit") }
-        let scope = try await correlationAwareScope(session, owner: owner)
+        let scope = try await readScope(session, owner: owner)
         let samples = try await store.querySamples(owner: owner, types: query.types, predicate: query.predicate,
                                                    sort: query.sort, limit: query.limit, scope: scope)
-        let visible = try await withDerivedWorkoutStatistics(visibleCorrelations(samples, scope: scope), owner: owner, scope: scope)
+        let visible = try await withDerivedWorkoutStatistics(samples, owner: owner, scope: scope)
         try await sendPaged(visible, reply: reply, final: true) { .samples($0) }
         return nil
     }
@@ -26,7 +26,7 @@ extension Dispatcher {
         }
         let watched = Set(query.types)
         return try await hub.watching(owner: owner, topic: .data) { signal in
-            let scope = try await correlationAwareScope(session, owner: owner)
+            let scope = try await readScope(session, owner: owner)
             let initial = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
                                                         anchor: query.anchor, limit: query.limit, scope: scope)
             try await sendAnchored(initial, owner: owner, scope: scope, initial: true, final: !query.updates, reply: reply)
@@ -34,7 +34,7 @@ extension Dispatcher {
             var anchor = initial.newAnchor
             while let changed = await signal.next() {
                 guard changed.isEmpty || !changed.isDisjoint(with: watched) else { continue }
-                let scope = try await correlationAwareScope(session, owner: owner)
+                let scope = try await readScope(session, owner: owner)
                 let update = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
                                                            anchor: anchor, limit: 0, scope: scope)
                 anchor = update.newAnchor
@@ -53,7 +53,7 @@ extension Dispatcher {
     /// One anchored answer in pages; every page carries the new anchor.
     private func sendAnchored(_ result: AnchoredResult, owner: OwnerID, scope: ReadScope, initial: Bool, final: Bool,
                               reply: CallReplier) async throws {
-        let samples = try await withDerivedWorkoutStatistics(visibleCorrelations(result.samples, scope: scope), owner: owner, scope: scope)
+        let samples = try await withDerivedWorkoutStatistics(result.samples, owner: owner, scope: scope)
         let items = samples.map(AnchoredItem.sample) + result.deleted.map(AnchoredItem.deleted)
         try await sendPaged(items, reply: reply, final: final) { page in
             var samples: [Sample] = [], deleted: [DeletedObject] = []
@@ -80,11 +80,11 @@ extension Dispatcher {
             }
             try entry.predicate?.validate(forTypes: [entry.type])
         }
-        let scope = try await correlationAwareScope(session, owner: owner)
+        let scope = try await readScope(session, owner: owner)
         let stored = try await store.querySamples(owner: owner, types: [query.type], predicate: query.predicate,
                                                   sort: [], limit: 0, scope: scope)
         let inCorrelation = PredicateContext(isInCorrelation: true)
-        let matching = visibleCorrelations(stored, scope: scope).filter { correlation in
+        let matching = stored.filter { correlation in
             let children = correlation.correlationObjects ?? []
             // §6.7: every keyed type is present, and each child of a keyed type matches its predicate.
             return query.samplePredicates.allSatisfy { entry in
@@ -100,7 +100,7 @@ extension Dispatcher {
     func querySources(type: String, predicate: QueryPredicate?, session: Session) async throws -> ServerResult {
         let owner = try session.requireOwnerStore()
         try checkQuery(types: [type], predicate: predicate)
-        let scope = try await correlationAwareScope(session, owner: owner)
+        let scope = try await readScope(session, owner: owner)
         return .sources(try await store.querySources(owner: owner, type: type, predicate: predicate, scope: scope))
     }
 
@@ -109,28 +109,5 @@ extension Dispatcher {
         if let type { _ = try sampleType(type) }
         let scope = try await readScope(session, owner: owner)
         return .devices(try await store.queryDevices(owner: owner, type: type, scope: scope))
-    }
-
-    /// The read scope, plus every correlation type of which the caller may read some contained
-    /// type: such correlations are returned with only their readable children (§3.6).
-    func correlationAwareScope(_ session: Session, owner: OwnerID) async throws -> ReadScope {
-        let scope = try await readScope(session, owner: owner)
-        guard let readable = scope.readableTypes else { return scope }
-        let correlations = TypeCatalog.correlationTypes.filter { !($0.correlationContents ?? []).isDisjoint(with: readable) }
-        return ReadScope(callerBundleID: scope.callerBundleID, readableTypes: readable.union(correlations.map(\.identifier)))
-    }
-
-    /// Correlations reduced to the children the caller may read; those left with none vanish.
-    func visibleCorrelations(_ samples: [Sample], scope: ReadScope) -> [Sample] {
-        guard scope.readableTypes != nil else { return samples }
-        return samples.compactMap { sample in
-            guard let children = sample.correlationObjects else { return sample }
-            if sample.sourceRevision?.source.bundleID == scope.callerBundleID { return sample }
-            let visible = children.filter { scope.canReadAll($0.type) }
-            guard !visible.isEmpty else { return nil }
-            return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end,
-                          metadata: sample.metadata, device: sample.device, sourceRevision: sample.sourceRevision,
-                          creationTime: sample.creationTime, body: .correlation(visible))
-        }
     }
 }

@@ -32,7 +32,8 @@ extension Principal {
 }
 
 /// What the caller may read: types it holds read permission for are read in full; every other
-/// type only where it is the saving source. Owners read everything.
+/// type only where it is the saving source. Another source's correlation is read with only its
+/// readable readings, and not at all when none is readable. Owners read everything.
 public struct ReadScope: Sendable, Hashable {
     /// The caller's bundle id (its own data is always readable).
     public let callerBundleID: String

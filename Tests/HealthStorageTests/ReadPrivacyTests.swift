@@ -24,4 +24,57 @@ final class ReadPrivacyTests: XCTestCase {
         XCTAssertEqual(messages[0], messages[1])
         await f.store.close()
     }
+
+    private static func bloodPressure(systolic: Double?, diastolic: Double?, at second: Int64) -> Sample {
+        var readings: [Sample] = []
+        if let systolic { readings.append(reading(StoreFixture.systolic, systolic, at: second)) }
+        if let diastolic { readings.append(reading(StoreFixture.diastolic, diastolic, at: second)) }
+        return Sample(type: StoreFixture.bloodPressure, start: s(second), end: s(second), body: .correlation(readings))
+    }
+
+    private static func reading(_ type: String, _ value: Double, at second: Int64) -> Sample {
+        Sample(type: type, start: s(second), end: s(second), body: .quantity(Quantity(value, "mmHg"), count: 1))
+    }
+
+    /// The caller reads systolic only; the scale saved correlations, three holding only diastolic.
+    func testCorrelationsWithoutReadableReadingsAreInvisibleBeforeTheLimit() async throws {
+        let f = try await StoreFixture()
+        let hidden = (0..<3).map { Self.bloodPressure(systolic: nil, diastolic: 80, at: Int64($0)) }
+        let shown = [Self.bloodPressure(systolic: 120, diastolic: 80, at: 10), Self.bloodPressure(systolic: 121, diastolic: nil, at: 11)]
+        try await f.save(hidden + shown, source: StoreFixture.scale)
+        let scope = ReadScope(callerBundleID: StoreFixture.watch.bundleID, readableTypes: [StoreFixture.systolic])
+        let sorted = [SampleSortDescriptor(.startDate)]
+        let limited = try await f.query([StoreFixture.bloodPressure], sort: sorted, limit: 2, scope: scope)
+        XCTAssertEqual(limited.map(\.uuid), shown.map(\.uuid))
+        XCTAssertEqual(limited.map { $0.correlationObjects?.map(\.type) }, [[StoreFixture.systolic], [StoreFixture.systolic]])
+        let anchored = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.bloodPressure], predicate: nil, anchor: nil,
+                                                       limit: 2, scope: scope)
+        XCTAssertEqual(anchored.samples.map(\.uuid), shown.map(\.uuid))
+        // Deleted, a correlation is reported only where it was visible while stored.
+        let everything = Deleter(owner: f.owner, bundleID: Principal.healthApp.bundleID, isOwner: true)
+        try await expect(await f.store.deleteObjects(uuids: [hidden[0].uuid, shown[0].uuid], by: everything), 2)
+        let afterDelete = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.bloodPressure], predicate: nil, anchor: nil,
+                                                          limit: 0, scope: scope)
+        XCTAssertEqual(afterDelete.deleted.map(\.uuid), [shown[0].uuid])
+        XCTAssertEqual(afterDelete.samples.map(\.uuid), [shown[1].uuid])
+        await f.store.close()
+    }
+
+    func testSourcesOfACorrelationTypeAreThoseOfReadableCorrelations() async throws {
+        let f = try await StoreFixture()
+        try await f.save([Self.bloodPressure(systolic: nil, diastolic: 80, at: 0)], source: StoreFixture.scale)
+        let systolicOnly = ReadScope(callerBundleID: StoreFixture.watch.bundleID, readableTypes: [StoreFixture.systolic])
+        let neither = ReadScope(callerBundleID: StoreFixture.watch.bundleID, readableTypes: [])
+        for scope in [systolicOnly, neither] {
+            try await expect(await f.store.querySources(owner: f.owner, type: StoreFixture.bloodPressure, predicate: nil, scope: scope), [])
+            try await expect(await f.query([StoreFixture.bloodPressure], scope: scope), [])
+        }
+        try await f.save([Self.bloodPressure(systolic: 118, diastolic: nil, at: 1)], source: StoreFixture.scale)
+        try await expect(await f.store.querySources(owner: f.owner, type: StoreFixture.bloodPressure, predicate: nil, scope: systolicOnly),
+                         [StoreFixture.scale])
+        // The caller's own correlations are always whole.
+        try await f.save([Self.bloodPressure(systolic: nil, diastolic: 70, at: 2)])
+        try await expect(await f.query([StoreFixture.bloodPressure], scope: neither).map { $0.correlationObjects?.count }, [1])
+        await f.store.close()
+    }
 }

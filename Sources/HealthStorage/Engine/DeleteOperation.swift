@@ -74,8 +74,8 @@ extension WriteContext {
         }
         let tombstone = try db.prepare("""
             INSERT INTO tombstones (owner, anchor, uuid, type, start_time, end_time, source, revision, device, parent,
-                                    sync_id, sync_version, metadata, deleted)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    sync_id, sync_version, metadata, deleted, live_anchor)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         tombstone.bind(1, owner)
         tombstone.bind(2, try nextAnchor(owner: owner))
@@ -91,6 +91,7 @@ extension WriteContext {
         tombstone.bind(12, syncVersion)
         tombstone.bind(13, MetadataCoding.encode(syncMetadata))
         tombstone.bind(14, now)
+        tombstone.bind(15, anchor)
         let type = try registry.type(row.int(1), db), bundle = try registry.bundleID(row.int(4), db)
         row.reset()
         try tombstone.run()

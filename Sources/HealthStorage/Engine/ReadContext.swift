@@ -60,26 +60,37 @@ struct ReadContext {
     }
 }
 
-/// Read scope as SQL: rows of types the caller may not read in full are visible only when it saved them.
+/// Read scope as SQL: rows of types the caller may not read in full are visible only when it saved
+/// them; a correlation of another source only when one of its readings is readable (§3.6). The
+/// correlation test runs in SQL, before any LIMIT, and on tombstones too (through the readings'
+/// tombstones), so nothing about a correlation without readable readings reaches the caller.
 struct ScopeSQL {
     let sql: String
     let arguments: [SQLValue]
 
     /// nil when every one of `types` is fully readable (no filter needed).
-    init?(scope: ReadScope, types: [HealthType]?, context: ReadContext) throws(HealthError) {
+    init?(scope: ReadScope, types: [HealthType]?, table: PredicateSQL.Table, context: ReadContext) throws(HealthError) {
         guard let readable = scope.readableTypes else { return nil }
-        if let types, types.allSatisfy({ Self.readsAll($0, scope) }) { return nil }
-        // A correlation is readable when one of its contents is (its children are then filtered, §3.6).
-        let correlations = TypeCatalog.all.filter { $0.kind == .correlation && Self.readsAll($0, scope) }.map(\.identifier)
-        let names = (readable.sorted() + correlations).map { SQLValue.text($0) }
-        let caller = try context.sourceID(scope.callerBundleID) ?? -1
-        sql = "(s.source = ? OR s.type IN (SELECT id FROM types WHERE identifier IN ("
-            + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")))"
-        arguments = [.int(caller)] + names
+        if let types, types.allSatisfy({ scope.canReadAll($0.identifier) }) { return nil }
+        let readableNames = readable.sorted().map { SQLValue.text($0) }
+        let readableIDs = "SELECT id FROM types WHERE identifier IN (" + Self.placeholders(readableNames.count) + ")"
+        var sql = "s.source = ? OR s.type IN (\(readableIDs))"
+        var arguments: [SQLValue] = [.int(try context.sourceID(scope.callerBundleID) ?? -1)] + readableNames
+        // Only correlation types that can hold a readable reading need the test.
+        let correlations = TypeCatalog.correlationTypes
+            .filter { !scope.canReadAll($0.identifier) && !($0.correlationContents ?? []).isDisjoint(with: readable) }
+            .map { SQLValue.text($0.identifier) }
+        if !correlations.isEmpty {
+            let (rows, stored) = table == .samples ? ("samples", "s.anchor") : ("tombstones", "s.live_anchor")
+            sql += " OR (s.type IN (SELECT id FROM types WHERE identifier IN (\(Self.placeholders(correlations.count))))"
+                + " AND EXISTS (SELECT 1 FROM \(rows) c WHERE c.owner = s.owner AND c.parent = \(stored) AND c.type IN (\(readableIDs))))"
+            arguments += correlations + readableNames
+        }
+        self.sql = "(" + sql + ")"
+        self.arguments = arguments
     }
 
-    static func readsAll(_ type: HealthType, _ scope: ReadScope) -> Bool {
-        if scope.canReadAll(type.identifier) { return true }
-        return type.kind == .correlation && (type.correlationContents ?? []).contains { scope.canReadAll($0) }
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }

@@ -22,7 +22,7 @@ extension ReadContext {
             if afterAnchor == nil, let hint = builder.indexHint(for: predicate, owner: owner) { clauses.append(hint) }
         }
         arguments += builder.arguments
-        if let scopeSQL = try ScopeSQL(scope: scope, types: types.map(\.type), context: self) {
+        if let scopeSQL = try ScopeSQL(scope: scope, types: types.map(\.type), table: table, context: self) {
             clauses.append(scopeSQL.sql)
             arguments += scopeSQL.arguments
         }
@@ -30,7 +30,7 @@ extension ReadContext {
     }
 
     private func childFilter(_ scope: ReadScope) throws(HealthError) -> (sql: String, arguments: [SQLValue])? {
-        try ScopeSQL(scope: scope, types: nil, context: self).map { ($0.sql, $0.arguments) }
+        try ScopeSQL(scope: scope, types: nil, table: .samples, context: self).map { ($0.sql, $0.arguments) }
     }
 
     func querySamples(owner: Int64, types: [String], predicate: QueryPredicate?, sort: [SampleSortDescriptor],
@@ -150,7 +150,7 @@ extension ReadContext {
             sql += " AND s.type = \(only.id)"
             types = [only.type]
         }
-        if let scopeSQL = try ScopeSQL(scope: scope, types: types, context: self) {
+        if let scopeSQL = try ScopeSQL(scope: scope, types: types, table: .samples, context: self) {
             sql += " AND " + scopeSQL.sql
             arguments += scopeSQL.arguments
         }

@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2]
+    static let migrations: [String] = [version1, version2, version3]
 
     static var currentVersion: Int { migrations.count }
 
@@ -35,6 +35,15 @@ enum Schema {
     /// The longest end − start stored per owner and type: overlap queries (`end >= S`) bound their index
     /// scan with `start >= S − longest`, which for instantaneous data is the range itself instead of the
     /// catalog's 4-day maximum.
+    /// A tombstone keeps the anchor its object had while stored (`live_anchor`): the tombstones of a
+    /// correlation's children point at it through `parent`, so a deleted correlation is shown to a
+    /// read-restricted app only when one of its readings is readable, as it was while stored
+    /// (decision 7). Tombstones from before this step have none and count as having no readings.
+    private static let version3 = """
+    ALTER TABLE tombstones ADD COLUMN live_anchor INTEGER;
+    CREATE INDEX tombstones_by_parent ON tombstones(owner, parent) WHERE parent IS NOT NULL;
+    """
+
     private static let version2 = """
     CREATE TABLE type_extents (
         owner INTEGER NOT NULL,
