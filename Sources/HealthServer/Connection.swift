@@ -167,29 +167,57 @@ final class Connection {
 
     private func authenticate(_ hello: Hello, callID: UInt64) {
         let (core, loop, id, peer) = (core, loop, id, peer)
+        let revocations = core.registry.revocationCount
         Task {
             let outcome = await core.dispatcher.hello(hello, peer: peer)
-            loop.post { loop.connections[id]?.authenticated(outcome, callID: callID) }
+            loop.post { loop.connections[id]?.authenticated(outcome, callID: callID, token: hello.token, revocationsBefore: revocations) }
         }
     }
 
-    private func authenticated(_ outcome: Result<(Session, HelloResult), HealthError>, callID: UInt64) {
+    /// Registers the session before accepting it, so a revoke from now on finds this connection.
+    /// A revoke that committed after the token was checked but collected the app's connections
+    /// before this registration moved the revocation count: the token is then checked again.
+    private func authenticated(_ outcome: Result<(Session, HelloResult), HealthError>, callID: UInt64, token: String,
+                               revocationsBefore: UInt64) {
         guard phase == .authenticating else { return }
         switch outcome {
         case .success(let (session, result)):
-            self.session = session
-            phase = .ready
             core.registry.bind(connection: id, on: loop, session: session)
-            core.logger.debug("connection \(id) from \(peer): hello as \(session.roleName)")
-            answer(callID, .hello(result))
-            let queued = queuedBeforeHello
-            queuedBeforeHello = []
-            for message in queued { dispatch(message) }
+            guard core.registry.revocationCount != revocationsBefore else { return accept(session, result, callID: callID) }
+            let (core, loop, id) = (core, loop, id)
+            Task {
+                let current = try? await core.dispatcher.store.authenticate(token: token)
+                let valid = current == session.principal
+                loop.post { loop.connections[id]?.rechecked(valid: valid, session, result, callID: callID) }
+            }
         case .failure(let error):
-            core.logger.info("connection \(id) from \(peer): hello refused: \(error)")
-            answer(callID, .error(error))
-            closeAfterFlush()
+            refuse(error, callID: callID)
         }
+    }
+
+    private func rechecked(valid: Bool, _ session: Session, _ result: HelloResult, callID: UInt64) {
+        guard phase == .authenticating else { return }
+        guard valid else {
+            return refuse(HealthError(.unauthenticated, "the token is not valid: unknown, revoked or rotated", field: "hello.token"),
+                          callID: callID)
+        }
+        accept(session, result, callID: callID)
+    }
+
+    private func accept(_ session: Session, _ result: HelloResult, callID: UInt64) {
+        self.session = session
+        phase = .ready
+        core.logger.debug("connection \(id) from \(peer): hello as \(session.roleName)")
+        answer(callID, .hello(result))
+        let queued = queuedBeforeHello
+        queuedBeforeHello = []
+        for message in queued { dispatch(message) }
+    }
+
+    private func refuse(_ error: HealthError, callID: UInt64) {
+        core.logger.info("connection \(id) from \(peer): hello refused: \(error)")
+        answer(callID, .error(error))
+        closeAfterFlush()
     }
 
     // MARK: calls

@@ -13,6 +13,9 @@ final class ConnectionRegistry: Sendable {
     private let open = Atomic<Int>(0)
     private let lastID = Atomic<UInt64>(0)
     private let apps = Mutex<(byApp: [AppKey: [UInt64: EventLoop]], byConnection: [UInt64: AppKey])>(([:], [:]))
+    /// Counts revocations and rotations: a Hello whose token was checked before one of them and
+    /// registered after it checks its token again (see `Connection.authenticated`).
+    private let revocations = Atomic<UInt64>(0)
 
     /// Connections currently open.
     var openCount: Int { open.load(ordering: .relaxed) }
@@ -49,8 +52,14 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Closes every live connection of an app; returns how many.
+    /// Revocations so far; read before a Hello's token is checked.
+    var revocationCount: UInt64 { revocations.load(ordering: .sequentiallyConsistent) }
+
+    /// Closes every live connection of an app; returns how many. Called after the revocation was
+    /// committed; it counts first, so a Hello that registers after the connections were collected
+    /// here sees the count move and checks its token again.
     func closeConnections(owner: OwnerID, bundleID: String) -> Int {
+        revocations.wrappingAdd(1, ordering: .sequentiallyConsistent)
         let targets = apps.withLock { $0.byApp[AppKey(owner: owner, bundleID: bundleID)] ?? [:] }
         for (connection, loop) in targets {
             loop.post { loop.connections[connection]?.credentialRevoked() }

@@ -73,4 +73,51 @@ final class PrivacyLeakTests: XCTestCase {
         }
         XCTAssertEqual(Set(samples.map(\.uuid)), Set(readable.map(\.uuid)))
     }
+
+    /// Hellos racing a revoke: every one either is refused or has its connection closed. A fresh
+    /// server per round, and no new Hello once the revoke is answered, because refused Hellos slow
+    /// down further ones from the same peer.
+    func testHelloRacingARevokeNeverSurvivesIt() throws {
+        for round in 0..<10 {
+            let server = try ServerProcess()
+            let owner = try RawClient.session(server, token: server.ownerToken)
+            let bundleID = "com.example.race"
+            let token = try owner.registerApp(bundleID), port = server.port
+            let attempts = DispatchGroup()
+            let survivors = SurvivorList(), revoked = Flag()
+            for _ in 0..<8 {
+                DispatchQueue.global().async(group: attempts) {
+                    // Says Hello until the token is refused, keeping every connection it got in.
+                    while !revoked.isSet, let client = try? RawClient(port: port) {
+                        client.setTimeout(seconds: 5)
+                        guard case .hello? = client.hello(token) else { break }
+                        survivors.append(client)
+                    }
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+            XCTAssertNotNil(owner.call(.revokeApp(bundleID: bundleID)))
+            revoked.set()
+            attempts.wait()
+            for client in survivors.all {
+                XCTAssertNotNil(client.messagesUntilClosed(), "round \(round): a connection outlived the revoke of its app")
+            }
+        }
+    }
+}
+
+/// Connections collected from several threads.
+private final class SurvivorList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var clients: [RawClient] = []
+    func append(_ client: RawClient) { lock.withLock { clients.append(client) } }
+    var all: [RawClient] { lock.withLock { clients } }
+}
+
+/// A flag set once, read from several threads.
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }
