@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthClientTests", dependencies: ["HealthClient", "healthctl", "HealthWire", "HealthModel"]),
-        .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthWire", "HealthModel"]),
+        .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthWire", "HealthModel", "healthd"]),
     ],
     swiftLanguageModes: [.v6]
 )

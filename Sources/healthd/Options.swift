@@ -1,11 +1,13 @@
 import Foundation
 import HealthServer
 
-/// healthd's command line.
+/// healthd's configuration: defaults, then a config file, then HEALTHD_* environment variables,
+/// then flags — each later source overriding the earlier ones.
 struct Options {
     var configuration = ServerConfiguration()
     var dataDirectory = "./data"
     var logLevel = LogLevel.info
+    var tombstoneRetentionDays = 90.0
 
     static let usage = """
     usage: healthd [options]
@@ -20,8 +22,60 @@ struct Options {
       --slow-client-timeout SECONDS clients not reading their output are dropped after this (default 30)
       --authorization-policy P      prompt | allow-all | deny-all (default prompt)
       --log-level LEVEL             debug | info | warning | error (default info)
+      --tombstone-retention-days N  keep deletion records this long (default 90); older anchors
+                                    get ANCHOR_EXPIRED and must resync
+      --config FILE                 read options from FILE first: one "name = value" per line
+                                    (names as the flags without "--"; # starts a comment)
       --help                        show this help
+    Every option can also come from the environment as HEALTHD_<NAME>, e.g. HEALTHD_LISTEN or
+    HEALTHD_LOG_LEVEL; flags override the environment, which overrides the config file.
     """
+
+    /// Options that take a value; the names a config file and HEALTHD_* variables may set.
+    static let valued = ["listen", "unix", "data", "threads", "max-connections", "max-calls-in-flight", "hello-timeout",
+                         "idle-timeout", "slow-client-timeout", "authorization-policy", "log-level",
+                         "tombstone-retention-days"]
+
+    /// Reads the config file (from --config or HEALTHD_CONFIG) and the environment, then the flags.
+    init(arguments: [String], environment: [String: String]) throws(OptionError) {
+        var configPath = environment["HEALTHD_CONFIG"]
+        var flags: [String] = []
+        var rest = arguments[...]
+        while let word = rest.popFirst() {
+            if word == "--config" {
+                guard let path = rest.popFirst() else { throw OptionError("--config needs a file") }
+                configPath = path
+            } else {
+                flags.append(word)
+            }
+        }
+        var words: [String] = []
+        if let configPath { words += try Self.configFileArguments(configPath) }
+        for name in Self.valued {
+            let variable = "HEALTHD_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+            if let value = environment[variable] { words += ["--\(name)", value] }
+        }
+        try self.init(arguments: words + flags)
+    }
+
+    /// "name = value" lines as flags.
+    static func configFileArguments(_ path: String) throws(OptionError) -> [String] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw OptionError("cannot read config file \(path)")
+        }
+        var words: [String] = []
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                .trimmingCharacters(in: .whitespaces)
+            if line.isEmpty { continue }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, valued.contains(parts[0]), !parts[1].isEmpty else {
+                throw OptionError("\(path):\(number + 1): expected 'name = value' with a known option name, got '\(line)'")
+            }
+            words += ["--\(parts[0])", parts[1]]
+        }
+        return words
+    }
 
     /// Parses arguments; throws a message for bad input.
     init(arguments: [String]) throws(OptionError) {
@@ -66,6 +120,7 @@ struct Options {
                     throw OptionError("--authorization-policy must be prompt, allow-all or deny-all, got '\(text)'")
                 }
                 configuration.authorizationPolicy = policy
+            case "--tombstone-retention-days": tombstoneRetentionDays = try number(flag, 1...36_500)
             case "--log-level":
                 let text = try value(flag)
                 guard let level = LogLevel(name: text) else {

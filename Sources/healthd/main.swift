@@ -6,7 +6,8 @@ import HealthStorage
 
 let options: Options
 do {
-    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()),
+                          environment: ProcessInfo.processInfo.environment)
 } catch {
     if let message = error.message {
         FileHandle.standardError.write(Data("healthd: \(message)\n\(Options.usage)\n".utf8))
@@ -21,7 +22,9 @@ let data = DataDirectory(path: options.dataDirectory)
 let store: SQLiteStore
 do {
     try data.create()
-    store = try SQLiteStore.open(path: data.storePath)
+    var storeOptions = SQLiteStore.Options()
+    storeOptions.tombstoneRetention = Int64(options.tombstoneRetentionDays * 86_400_000_000)
+    store = try SQLiteStore.open(path: data.storePath, options: storeOptions)
     try await data.initialize(store, logger: logger)
 } catch {
     logger.error("cannot open the store at \(data.storePath): \(error)")
@@ -37,5 +40,19 @@ do {
     await store.close()
     exit(1)
 }
+// Deletion records older than the retention are purged hourly (decision 4); anchors from before
+// the purge horizon then get ANCHOR_EXPIRED instead of silently missing deletions.
+let purger = Task {
+    while !Task.isCancelled {
+        do {
+            let purged = try await store.purgeExpiredTombstones()
+            if purged > 0 { logger.info("purged \(purged) deletion record(s) older than \(options.tombstoneRetentionDays) days") }
+        } catch {
+            logger.warning("tombstone purge failed: \(error)")
+        }
+        try? await Task.sleep(for: .seconds(3600))
+    }
+}
 await server.run()
+purger.cancel()
 exit(0)
