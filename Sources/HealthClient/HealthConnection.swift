@@ -54,13 +54,13 @@ public final class HealthConnection: HealthCalling {
 
     /// Every answer to `call` until its last one (pages of one result set, or a single answer).
     public func results(_ call: ClientCall) async throws -> [ServerResult] {
-        try await Self.collect(call, router: router, transport: transport)
+        try await Self.collect(call, router: router, transport: transport, keepingAlive: self)
     }
 
     /// The answers to `call` as they arrive. When the consumer stops iterating before the call
     /// ended, the client sends Cancel for it.
     public func stream(_ call: ClientCall) -> AsyncThrowingStream<ServerResult, any Error> {
-        Self.open(call, router: router, transport: transport)
+        Self.open(call, router: router, transport: transport, keepingAlive: self)
     }
 
     /// True once the connection ended (closed, lost, or refused by the server).
@@ -77,15 +77,20 @@ public final class HealthConnection: HealthCalling {
 
     deinit { transport.close() }
 
-    private static func collect(_ call: ClientCall, router: CallRouter,
-                                transport: any MessageTransport) async throws -> [ServerResult] {
+    private static func collect(_ call: ClientCall, router: CallRouter, transport: any MessageTransport,
+                                keepingAlive connection: HealthConnection? = nil) async throws -> [ServerResult] {
         var answers: [ServerResult] = []
-        for try await answer in open(call, router: router, transport: transport) { answers.append(answer) }
+        for try await answer in open(call, router: router, transport: transport, keepingAlive: connection) {
+            answers.append(answer)
+        }
         return answers
     }
 
-    private static func open(_ call: ClientCall, router: CallRouter,
-                             transport: any MessageTransport) -> AsyncThrowingStream<ServerResult, any Error> {
+    /// Registers and sends `call`. The stream holds `connection` until it ends, so a caller that
+    /// keeps only the stream (`for try await x in try await connect(…).observe(…)`) does not
+    /// close the connection under it.
+    private static func open(_ call: ClientCall, router: CallRouter, transport: any MessageTransport,
+                             keepingAlive connection: HealthConnection?) -> AsyncThrowingStream<ServerResult, any Error> {
         let (stream, continuation) = AsyncThrowingStream<ServerResult, any Error>.makeStream()
         let id: UInt64
         switch router.register(continuation) {
@@ -96,6 +101,7 @@ public final class HealthConnection: HealthCalling {
             id = registered
         }
         continuation.onTermination = { termination in
+            withExtendedLifetime(connection) {}
             guard case .cancelled = termination, router.forget(id) else { return }
             // The consumer walked away from a call still running: tell the server. Its reply and
             // the call's CallEnded arrive under ids nobody waits for and are dropped.

@@ -104,6 +104,17 @@ final class CallRoutingTests: XCTestCase {
         XCTAssertEqual(cancel.call, .cancel(targetCallID: call.callID))
     }
 
+    func testAStreamKeepsItsConnectionOpen() async throws {
+        let transport = FakeTransport()
+        // Only the stream survives this scope, as in `for try await x in try await connect(…).observe(…)`.
+        let events = try await HealthConnection.connect(over: transport, hello: Hello(token: "t")).observe(types: ["t"])
+        let call = await transport.sent.next()!
+        transport.reply(call.callID, more: true, .observerEvent(changedTypes: ["t"]))
+        var iterator = events.makeAsyncIterator()
+        let first = try await iterator.next()
+        XCTAssertEqual(first, ["t"])
+    }
+
     func testServerEndingAStreamForShutdownIsUnavailable() async throws {
         let (connection, transport) = try await connected()
         let updates = connection.anchoredUpdates(AnchoredQuery(types: ["t"]))
