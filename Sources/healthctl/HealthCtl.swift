@@ -17,6 +17,11 @@ enum HealthCtl {
                 output(overview)
                 return 0
             }
+            if let group = groupHelp(words.first) {
+                let asked = words.count == 2 && (words[1] == "--help" || words[1] == "-h")
+                if asked { output(group) } else { errors(group) }
+                return asked ? 0 : 2
+            }
             errors("healthctl: unknown command '\(words.prefix(2).joined(separator: " "))'\(suggestion(words))\n\n\(overview)")
             return 2
         }
@@ -64,6 +69,14 @@ enum HealthCtl {
         let matches = commands.filter { words.starts(with: $0.words) }
         guard let best = matches.max(by: { $0.words.count < $1.words.count }) else { return nil }
         return (best, Array(words.dropFirst(best.words.count)))
+    }
+
+    /// The subcommands of a group word like "apps", nil when `word` starts no command.
+    static func groupHelp(_ word: String?) -> String? {
+        let members = commands.filter { $0.words.count > 1 && $0.words.first == word }
+        guard let word, !members.isEmpty else { return nil }
+        return (["usage: healthctl \(word) SUBCOMMAND [options]", ""]
+            + members.map { "  healthctl \($0.usage)\n      \($0.summary)" }).joined(separator: "\n")
     }
 
     private static func suggestion(_ words: [String]) -> String {

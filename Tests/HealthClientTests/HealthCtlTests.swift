@@ -41,6 +41,12 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertEqual(HealthCtl.globalOptionsLast(["apps", "list"]), ["apps", "list"])
     }
 
+    func testAGroupWordListsItsSubcommands() throws {
+        let help = try XCTUnwrap(HealthCtl.groupHelp("apps"))
+        for sub in ["apps add", "apps list", "apps revoke", "apps rotate"] { XCTAssertTrue(help.contains(sub), sub) }
+        XCTAssertNil(HealthCtl.groupHelp("samples"))
+    }
+
     func testUnknownTypeSuggestsAName() {
         XCTAssertEqual(try TypeCatalog.resolve("heart-rate").identifier, "HKQuantityTypeIdentifierHeartRate")
         XCTAssertThrowsError(try TypeCatalog.resolve("HartRate")) { error in
