@@ -31,13 +31,15 @@ extension Dispatcher {
                                                         anchor: query.anchor, limit: query.limit, scope: scope)
             try await sendAnchored(initial, owner: owner, scope: scope, initial: true, final: !query.updates, reply: reply)
             guard query.updates else { return nil }
-            var anchor = initial.newAnchor
+            // Each update reads on from where the last one stopped reading; the anchor sent is the
+            // update's own (its last object), never this position.
+            var position = initial.scannedThrough
             while let changed = await signal.next() {
                 guard changed.isEmpty || !changed.isDisjoint(with: watched) else { continue }
                 let scope = try await readScope(session, owner: owner)
                 let update = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
-                                                           anchor: anchor, limit: 0, scope: scope)
-                anchor = update.newAnchor
+                                                           anchor: position, limit: 0, scope: scope)
+                position = update.scannedThrough
                 guard !update.samples.isEmpty || !update.deleted.isEmpty else { continue }
                 try await sendAnchored(update, owner: owner, scope: scope, initial: false, final: false, reply: reply)
             }

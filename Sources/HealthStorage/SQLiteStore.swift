@@ -61,8 +61,8 @@ public final class SQLiteStore: Store {
         try db.execute("PRAGMA cache_size = -\(options.writerCacheMiB * 1024)")
         try db.execute("PRAGMA temp_store = MEMORY")
         try Schema.migrate(db)
-        let epochRow = try db.prepareOnce("SELECT epoch FROM store_info WHERE id = 1")
-        guard try epochRow.step(), let epoch = epochRow.blob(0) else {
+        let keyRow = try db.prepareOnce("SELECT anchor_key FROM store_info WHERE id = 1")
+        guard try keyRow.step(), let anchorKey = keyRow.blob(0) else {
             throw HealthError(.databaseInaccessible, "store '\(path)' has no store_info row")
         }
         let context = try WriteContext(db: db, registry: registry)
@@ -70,10 +70,10 @@ public final class SQLiteStore: Store {
             let connection = try SQLiteConnection(path: path, readOnly: false)
             try connection.execute("PRAGMA query_only = 1")
             try connection.execute("PRAGMA temp_store = MEMORY")
-            return ReadContext(db: connection, registry: registry, epoch: epoch)
+            return ReadContext(db: connection, registry: registry, anchorKey: anchorKey)
         }
         let feed = ChangeFeed()
-        let writer = WriterThread(context: context, feed: feed, epoch: epoch)
+        let writer = WriterThread(context: context, feed: feed)
         let store = SQLiteStore(writer: writer, readers: readers, options: options, feed: feed)
         writer.start()
         return store
@@ -212,7 +212,7 @@ public final class SQLiteStore: Store {
 
     public func currentAnchor(owner: OwnerID) async throws -> Data {
         try await read { context throws(HealthError) in
-            context.anchorData(owner: owner.rawValue, sequence: try context.anchors(owner: owner.rawValue).last)
+            AnchorToken(owner: owner.rawValue, sequence: try context.lastAnchor(owner: owner.rawValue), horizon: 0).encoded(key: context.anchorKey)
         }
     }
 

@@ -90,12 +90,20 @@ public struct Deleter: Sendable, Hashable {
 public struct AnchoredResult: Sendable, Hashable {
     public let samples: [Sample]
     public let deleted: [DeletedObject]
+    /// The caller's next anchor: the position of the last object returned, or the caller's anchor
+    /// unchanged when nothing was returned (HealthKit: "corresponds to the last object that was
+    /// returned"), so it never moves with data the caller does not get.
     public let newAnchor: Data
+    /// Where the next answer may start reading for the same caller: past everything this answer
+    /// read, returned or not. For the server's own long-running queries only — it moves with every
+    /// source's writes, so it must never reach a read-restricted caller.
+    public let scannedThrough: Data
 
-    public init(samples: [Sample], deleted: [DeletedObject], newAnchor: Data) {
+    public init(samples: [Sample], deleted: [DeletedObject], newAnchor: Data, scannedThrough: Data? = nil) {
         self.samples = samples
         self.deleted = deleted
         self.newAnchor = newAnchor
+        self.scannedThrough = scannedThrough ?? newAnchor
     }
 }
 
@@ -124,14 +132,11 @@ public struct ChangeEvent: Sendable, Hashable {
     public let types: Set<String>
     /// Bundle ids that saved or lost objects in this commit.
     public let sources: Set<String>
-    /// Anchor after the commit.
-    public let anchor: Data
 
-    public init(owner: OwnerID, types: Set<String>, sources: Set<String>, anchor: Data) {
+    public init(owner: OwnerID, types: Set<String>, sources: Set<String>) {
         self.owner = owner
         self.types = types
         self.sources = sources
-        self.anchor = anchor
     }
 }
 
@@ -189,7 +194,8 @@ public protocol Store: Sendable {
     func statisticsSamples(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [StatisticsSample]
     func querySources(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [Source]
     func queryDevices(owner: OwnerID, type: String?, scope: ReadScope) async throws -> [Device]
-    /// The current anchor of an owner (for long-running queries).
+    /// The current anchor of an owner, past every change so far: for the server's own long-running
+    /// queries only (it moves with every source's writes).
     func currentAnchor(owner: OwnerID) async throws -> Data
 
     // MARK: characteristics and source order

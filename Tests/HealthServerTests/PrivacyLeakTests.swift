@@ -74,6 +74,40 @@ final class PrivacyLeakTests: XCTestCase {
         XCTAssertEqual(Set(samples.map(\.uuid)), Set(readable.map(\.uuid)))
     }
 
+    /// The anchor only moves when the app is handed something: other sources' writes leave it as it was.
+    func testAnchorDoesNotMoveWithOtherSourcesWrites() throws {
+        let (server, owner, client) = try systolicReader()
+        defer { withExtendedLifetime(server) {} }
+        let query = AnchoredQuery(types: [Authz.heartRate])
+        let empty = try anchor(client.call(.queryAnchored(query)))
+        try owner.save([Authz.quantity(Authz.heartRate, 90, "count/min", at: 0)])
+        XCTAssertEqual(try anchor(client.call(.queryAnchored(query))), empty, "nothing readable yet: the empty anchor")
+        try client.save([Authz.quantity(Authz.heartRate, 60, "count/min", at: 1)])
+        let own = try anchor(client.call(.queryAnchored(query)))
+        XCTAssertNotEqual(own, empty)
+        try owner.save([Authz.quantity(Authz.heartRate, 91, "count/min", at: 2)])
+        XCTAssertEqual(try anchor(client.call(.queryAnchored(query))), own)
+        guard case .anchored([], [], let after, _)? = client.call(.queryAnchored(AnchoredQuery(types: [Authz.heartRate], anchor: own))) else {
+            return XCTFail("others' write reached the app")
+        }
+        XCTAssertEqual(after, own, "an answer with nothing in it hands back the caller's anchor")
+        // Paging from there still works, and the anchor names no owner in clear.
+        try client.save([Authz.quantity(Authz.heartRate, 61, "count/min", at: 3)])
+        guard case .anchored(let samples, [], let next, _)? = client.call(.queryAnchored(AnchoredQuery(types: [Authz.heartRate], anchor: own))) else {
+            return XCTFail("no anchored answer")
+        }
+        XCTAssertEqual(samples.map(\.quantity?.value), [61])
+        for ownerID in [Int64(1), 2] {
+            let clear = withUnsafeBytes(of: ownerID.bigEndian) { Data($0) }
+            XCTAssertNil(next.range(of: clear), "anchor carries owner id \(ownerID) in clear")
+        }
+    }
+
+    private func anchor(_ answer: ServerResult?) throws -> Data {
+        guard case .anchored(_, _, let anchor, _)? = answer else { throw TestFailure("no anchored answer: \(String(describing: answer))") }
+        return anchor
+    }
+
     /// Hellos racing a revoke: every one either is refused or has its connection closed. A fresh
     /// server per round, and no new Hello once the revoke is answered, because refused Hellos slow
     /// down further ones from the same peer.

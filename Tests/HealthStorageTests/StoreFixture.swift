@@ -55,6 +55,14 @@ final class StoreFixture {
                                      scope: scope ?? .everything(callerBundleID: Principal.healthApp.bundleID))
     }
 
+    /// The store's anchor-sealing key, read through a private connection.
+    func anchorKey() throws -> Data {
+        let db = try SQLiteConnection(path: path, readOnly: true)
+        let statement = try db.prepareOnce("SELECT anchor_key FROM store_info WHERE id = 1")
+        _ = try statement.step()
+        return try XCTUnwrap(statement.blob(0))
+    }
+
     /// Row count of a table, read through a private connection.
     func count(_ table: String) throws -> Int {
         let db = try SQLiteConnection(path: path, readOnly: true)

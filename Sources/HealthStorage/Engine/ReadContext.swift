@@ -5,7 +5,8 @@ import HealthModel
 struct ReadContext {
     let db: SQLiteConnection
     let registry: Registry
-    let epoch: Data
+    /// The store's secret for sealing anchors.
+    let anchorKey: Data
 
     var rows: SampleRows { SampleRows(db: db, registry: registry) }
 
@@ -47,16 +48,39 @@ struct ReadContext {
         return try lookup.step() ? lookup.int(0) : nil
     }
 
-    /// The owner's committed last anchor and purge horizon.
-    func anchors(owner: Int64) throws(HealthError) -> (last: Int64, purged: Int64) {
-        let statement = try db.prepare("SELECT last_anchor, purged_anchor FROM owners WHERE id = ?")
+    /// The owner's committed last anchor.
+    func lastAnchor(owner: Int64) throws(HealthError) -> Int64 {
+        let statement = try db.prepare("SELECT last_anchor FROM owners WHERE id = ?")
         statement.bind(1, owner)
         guard try statement.step() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
-        return (statement.int(0), statement.int(1))
+        return statement.int(0)
     }
 
-    func anchorData(owner: Int64, sequence: Int64) -> Data {
-        AnchorToken(epoch: epoch, owner: owner, sequence: sequence).encoded
+    /// The highest purged tombstone among those the caller could be shown by a query of `types`:
+    /// its own, and those of the types it reads in full (for a correlation type, the readings it may
+    /// read stand for the correlations they are in). Other sources' purges of unreadable types never
+    /// count, so an expiry reveals nothing the caller may not read.
+    func purgeHorizon(owner: Int64, types: [(type: HealthType, id: Int64)], scope: ReadScope) throws(HealthError) -> Int64 {
+        let queried = types.map { String($0.id) }.joined(separator: ", ")
+        var sql = "SELECT MAX(purged_through) FROM purge_horizons WHERE owner = ? AND "
+        var arguments: [SQLValue] = [.int(owner)]
+        if let readable = scope.readableTypes {
+            var shown = Set<String>()
+            for (type, _) in types {
+                if readable.contains(type.identifier) { shown.insert(type.identifier) }
+                shown.formUnion((type.correlationContents ?? []).intersection(readable))
+            }
+            let names = shown.sorted().map { SQLValue.text($0) }
+            sql += "((source = ? AND type IN (\(queried))) OR type IN (SELECT id FROM types WHERE identifier IN ("
+                + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")))"
+            arguments += [.int(try sourceID(scope.callerBundleID) ?? -1)] + names
+        } else {
+            sql += "type IN (\(queried))"
+        }
+        let statement = try db.prepareOnce(sql)
+        statement.bind(all: arguments)
+        _ = try statement.step()
+        return statement.optionalInt(0) ?? 0
     }
 }
 

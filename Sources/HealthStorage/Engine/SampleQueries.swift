@@ -56,30 +56,35 @@ extension ReadContext {
     func queryAnchored(owner: Int64, types: [String], predicate: QueryPredicate?, anchor: Data?, limit: Int,
                        scope: ReadScope) throws(HealthError) -> AnchoredResult {
         guard limit >= 0 else { throw HealthError.invalid("limit must be 0 (no limit) or positive, got \(limit)", field: "limit") }
-        let (last, purged) = try anchors(owner: owner)
-        var after: Int64 = 0
-        if let anchor {
-            let token = try AnchorToken(decoding: anchor, epoch: epoch, owner: owner)
-            guard token.sequence <= last else {
-                throw HealthError(.invalidAnchor, "anchor \(token.sequence) is ahead of this store (at \(last)); was the store restored?", field: "anchor")
-            }
-            guard token.sequence >= purged else {
-                throw HealthError(.anchorExpired, "deletions before anchor \(purged) were purged; resync without an anchor", field: "anchor")
-            }
-            after = token.sequence
-        }
+        let last = try lastAnchor(owner: owner)
         let resolved = try resolve(types)
-        guard !resolved.isEmpty else { return AnchoredResult(samples: [], deleted: [], newAnchor: anchorData(owner: owner, sequence: last)) }
+        let horizon = try purgeHorizon(owner: owner, types: resolved, scope: scope)
+        // No anchor: nothing seen yet, and nothing at or below the horizon is left to see.
+        var start = AnchorToken(owner: owner, sequence: 0, horizon: horizon)
+        if let anchor {
+            start = try AnchorToken(decoding: anchor, key: anchorKey, owner: owner)
+            guard start.sequence <= last, start.horizon <= last else {
+                throw HealthError(.invalidAnchor, "anchor is ahead of this store; was the store restored?", field: "anchor")
+            }
+            // A holder given nothing cannot miss the deletion of something it saw; otherwise deletions
+            // above both its position and the horizon it synced against must all still be stored.
+            guard start.sequence == 0 || max(start.sequence, start.horizon) >= horizon else {
+                throw HealthError(.anchorExpired, "deletions this anchor may still need were purged; resync without an anchor", field: "anchor")
+            }
+        }
+        let unchanged = anchor ?? AnchorToken(owner: owner, sequence: 0, horizon: 0).encoded(key: anchorKey)
+        let scanned = AnchorToken(owner: owner, sequence: last, horizon: horizon).encoded(key: anchorKey)
+        guard !resolved.isEmpty else { return AnchoredResult(samples: [], deleted: [], newAnchor: unchanged, scannedThrough: scanned) }
         let limitSQL = limit > 0 ? " LIMIT \(limit)" : ""
 
-        let live = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples, afterAnchor: after)
+        let live = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples, afterAnchor: start.sequence)
         let sampleRows = try db.prepareOnce("SELECT \(SampleRows.columns) FROM samples s WHERE \(live.sql) ORDER BY s.anchor" + limitSQL)
         sampleRows.bind(all: live.arguments)
         let children = try childFilter(scope)
         var samples: [(anchor: Int64, sample: Sample)] = []
         while try sampleRows.step() { samples.append((sampleRows.int(1), try rows.sample(from: sampleRows, childFilter: children))) }
 
-        let gone = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .tombstones, afterAnchor: after)
+        let gone = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .tombstones, afterAnchor: start.sequence)
         let tombstoneRows = try db.prepareOnce("SELECT s.anchor, s.uuid, s.type, s.metadata FROM tombstones s WHERE \(gone.sql) ORDER BY s.anchor" + limitSQL)
         tombstoneRows.bind(all: gone.arguments)
         var deleted: [(anchor: Int64, object: DeletedObject)] = []
@@ -87,27 +92,38 @@ extension ReadContext {
             deleted.append((tombstoneRows.int(0), DeletedObject(uuid: tombstoneRows.uuid(1), type: try registry.type(tombstoneRows.int(2), db),
                                                                 metadata: try MetadataCoding.decode(tombstoneRows.blob(3)))))
         }
-        return Self.merge(samples, deleted, limit: limit, owner: owner, last: last, context: self)
+
+        let page = Self.merge(samples, deleted, limit: limit)
+        guard let lastTaken = page.lastTaken else {
+            return AnchoredResult(samples: [], deleted: [], newAnchor: unchanged, scannedThrough: scanned)
+        }
+        guard page.complete else {
+            // Cut by the limit: the caller has not caught up yet, so it keeps the horizon it started from.
+            let next = AnchorToken(owner: owner, sequence: lastTaken, horizon: start.horizon).encoded(key: anchorKey)
+            return AnchoredResult(samples: page.samples, deleted: page.deleted, newAnchor: next)
+        }
+        return AnchoredResult(samples: page.samples, deleted: page.deleted,
+                              newAnchor: AnchorToken(owner: owner, sequence: lastTaken, horizon: horizon).encoded(key: anchorKey),
+                              scannedThrough: scanned)
     }
 
-    /// Takes the first `limit` of both lists in anchor order; the new anchor is the last one taken when
-    /// the limit cut the answer, else the owner's last anchor in this snapshot.
+    /// Takes the first `limit` (0: all) of both lists in anchor order; `lastTaken` is the anchor of the
+    /// last object taken, `complete` whether nothing was left out.
     private static func merge(_ samples: [(anchor: Int64, sample: Sample)], _ deleted: [(anchor: Int64, object: DeletedObject)],
-                              limit: Int, owner: Int64, last: Int64, context: ReadContext) -> AnchoredResult {
-        guard limit > 0, samples.count + deleted.count >= limit else {
-            return AnchoredResult(samples: samples.map(\.sample), deleted: deleted.map(\.object),
-                                  newAnchor: context.anchorData(owner: owner, sequence: last))
-        }
+                              limit: Int) -> (samples: [Sample], deleted: [DeletedObject], lastTaken: Int64?, complete: Bool) {
+        let total = samples.count + deleted.count
+        let count = limit > 0 ? min(limit, total) : total
         var takenSamples: [Sample] = [], takenDeleted: [DeletedObject] = []
-        var i = 0, j = 0, lastTaken: Int64 = 0
-        while i + j < limit {
+        var i = 0, j = 0
+        var lastTaken: Int64?
+        while i + j < count {
             if j >= deleted.count || (i < samples.count && samples[i].anchor < deleted[j].anchor) {
                 takenSamples.append(samples[i].sample); lastTaken = samples[i].anchor; i += 1
             } else {
                 takenDeleted.append(deleted[j].object); lastTaken = deleted[j].anchor; j += 1
             }
         }
-        return AnchoredResult(samples: takenSamples, deleted: takenDeleted, newAnchor: context.anchorData(owner: owner, sequence: lastTaken))
+        return (takenSamples, takenDeleted, lastTaken, limit == 0 || total < limit)
     }
 
     func statisticsSamples(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [StatisticsSample] {

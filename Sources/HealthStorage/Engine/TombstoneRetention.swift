@@ -1,21 +1,19 @@
 import Foundation
 import HealthModel
 
-/// Decision 4: tombstones live for a retention period; purging one moves the owner's horizon, so an
-/// anchor from before it is answered with ANCHOR_EXPIRED instead of silently missing deletions.
+/// Decision 4: tombstones live for a retention period; purging moves the horizon of each type and
+/// source purged, so an anchor whose holder may need a purged deletion is answered with
+/// ANCHOR_EXPIRED instead of silently missing it. Horizons per type and source let an expiry
+/// depend only on deletions the holder could have been shown (decision 7).
 extension WriteContext {
     func purgeTombstones(deletedBefore cutoff: Microseconds) throws(HealthError) -> Int {
-        let horizons = try db.prepare("SELECT owner, MAX(anchor) FROM tombstones WHERE deleted < ? GROUP BY owner")
+        let horizons = try db.prepare("""
+            INSERT INTO purge_horizons (owner, type, source, purged_through)
+            SELECT owner, type, source, MAX(anchor) FROM tombstones WHERE deleted < ? GROUP BY owner, type, source
+            ON CONFLICT (owner, type, source) DO UPDATE SET purged_through = MAX(purged_through, excluded.purged_through)
+            """)
         horizons.bind(1, cutoff)
-        var moved: [(Int64, Int64)] = []
-        while try horizons.step() { moved.append((horizons.int(0), horizons.int(1))) }
-        let update = try db.prepare("UPDATE owners SET purged_anchor = MAX(purged_anchor, ?) WHERE id = ?")
-        for (owner, anchor) in moved {
-            update.reset()
-            update.bind(1, anchor)
-            update.bind(2, owner)
-            try update.run()
-        }
+        try horizons.run()
         let delete = try db.prepare("DELETE FROM tombstones WHERE deleted < ?")
         delete.bind(1, cutoff)
         try delete.run()

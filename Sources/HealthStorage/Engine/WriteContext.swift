@@ -91,8 +91,8 @@ final class WriteContext {
         jobAnchors.removeAll(keepingCapacity: true)
     }
 
-    /// Ends the transaction; on success returns (owner, changes, last anchor) for the change feed.
-    func finishTransaction(success: Bool) -> [(owner: Int64, changes: ChangeSet, anchor: Int64)] {
+    /// Ends the transaction; on success returns (owner, changes) for the change feed.
+    func finishTransaction(success: Bool) -> [(owner: Int64, changes: ChangeSet)] {
         typeIDs.finishTransaction(success: success)
         sourceIDs.finishTransaction(success: success)
         revisionIDs.finishTransaction(success: success)
@@ -101,7 +101,7 @@ final class WriteContext {
         extents.finishTransaction(success: success)
         defer { transactionChanges.removeAll(keepingCapacity: true) }
         guard success else { return [] }
-        return transactionChanges.map { ($0.key, $0.value, anchors[$0.key] ?? 0) }
+        return transactionChanges.map { ($0.key, $0.value) }
     }
 
     func noteChange(owner: Int64, type: String, bundleID: String) {

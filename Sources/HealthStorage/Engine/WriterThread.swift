@@ -21,14 +21,12 @@ final class WriterThread: @unchecked Sendable {
     private let queue = JobQueue<WriteJob>()
     private let context: WriteContext
     private let feed: ChangeFeed
-    private let epoch: Data
     private let finished = NSCondition()
     private var running = true
 
-    init(context: WriteContext, feed: ChangeFeed, epoch: Data) {
+    init(context: WriteContext, feed: ChangeFeed) {
         self.context = context
         self.feed = feed
-        self.epoch = epoch
     }
 
     func start() {
@@ -97,8 +95,7 @@ final class WriterThread: @unchecked Sendable {
         let changes = context.finishTransaction(success: true)
         for (job, failure) in zip(jobs, failures) { job.complete(failure) }
         feed.publish(changes.map { change in
-            ChangeEvent(owner: OwnerID(change.owner), types: change.changes.types, sources: change.changes.sources,
-                        anchor: AnchorToken(epoch: epoch, owner: change.owner, sequence: change.anchor).encoded)
+            ChangeEvent(owner: OwnerID(change.owner), types: change.changes.types, sources: change.changes.sources)
         })
     }
 }

@@ -28,6 +28,16 @@ enum TokenCrypto {
         return Data(digest.prefix(Int(length)))
     }
 
+    /// HMAC-SHA-256 of `data` under `key`.
+    static func hmacSHA256(key: Data, _ data: Data) -> Data {
+        var mac = [UInt8](repeating: 0, count: 32)
+        var length = 0
+        let (keyBytes, bytes) = ([UInt8](key), [UInt8](data))
+        let ok = EVP_Q_mac(nil, "HMAC", nil, "SHA256", nil, keyBytes, keyBytes.count, bytes, bytes.count, &mac, mac.count, &length)
+        precondition(ok != nil && length == 32, "EVP_Q_mac(HMAC-SHA-256) failed")
+        return Data(mac)
+    }
+
     /// Constant-time equality of two hashes.
     static func equal(_ a: Data, _ b: Data) -> Bool {
         guard a.count == b.count else { return false }

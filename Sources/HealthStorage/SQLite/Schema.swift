@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3]
+    static let migrations: [String] = [version1, version2, version3, version4]
 
     static var currentVersion: Int { migrations.count }
 
@@ -35,6 +35,22 @@ enum Schema {
     /// The longest end − start stored per owner and type: overlap queries (`end >= S`) bound their index
     /// scan with `start >= S − longest`, which for instantaneous data is the range itself instead of the
     /// catalog's 4-day maximum.
+    /// Anchors are sealed with a secret key of the store (the epoch they carried in clear is no longer
+    /// in them; anchors of format 1 are refused as not issued by this store). Purge horizons are kept
+    /// per type and source instead of per owner (`owners.purged_anchor` is no longer used), so an
+    /// anchor expires only for purged deletions its holder could have been shown (decision 7).
+    private static let version4 = """
+    ALTER TABLE store_info ADD COLUMN anchor_key BLOB;
+    UPDATE store_info SET anchor_key = randomblob(32);
+    CREATE TABLE purge_horizons (
+        owner INTEGER NOT NULL,
+        type INTEGER NOT NULL,
+        source INTEGER NOT NULL,
+        purged_through INTEGER NOT NULL,  -- highest anchor of a purged tombstone of this type and source
+        PRIMARY KEY (owner, type, source)
+    ) WITHOUT ROWID;
+    """
+
     /// A tombstone keeps the anchor its object had while stored (`live_anchor`): the tombstones of a
     /// correlation's children point at it through `parent`, so a deleted correlation is shown to a
     /// read-restricted app only when one of its readings is readable, as it was while stored
