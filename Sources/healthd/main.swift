@@ -40,8 +40,9 @@ do {
     await store.close()
     exit(1)
 }
-// Deletion records older than the retention are purged hourly (decision 4); anchors from before
-// the purge horizon then get ANCHOR_EXPIRED instead of silently missing deletions.
+// Deletion records older than the retention are purged hourly (decision 4). An anchor that would
+// now miss a purged deletion its caller could have seen gets ANCHOR_EXPIRED instead of silently
+// missing it; the client then resyncs from no anchor.
 let purger = Task {
     while !Task.isCancelled {
         do {
