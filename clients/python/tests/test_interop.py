@@ -231,28 +231,66 @@ def test_first_call_must_be_hello(server):
     bad.close()
 
 
-def test_samples_saved_by_the_swift_simulator_read_back_in_python(server, owner, tmp_path):
+def run_simulator(server, tmp_path, end, *extra):
+    """Runs healthsim (the Swift simulator) for the day before `end` (ISO 8601); returns its JSON report."""
     import subprocess
     from conftest import binary
 
-    report_path = tmp_path / "report.json"
+    report_path = tmp_path / f"report-{len(list(tmp_path.glob('report-*')))}.json"
     command = [binary("healthsim"), "--server", f"127.0.0.1:{server.port}",
                "--owner-token-file", f"{server.data}/owner.token", "--state-dir", str(tmp_path / "sim"),
-               "--approve", "--mode", "backfill", "--days", "1", "--seed", "7", "--report", str(report_path)]
+               "--approve", "--mode", "backfill", "--days", "1", "--end", end,
+               "--report", str(report_path), *extra]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    report = json.loads(report_path.read_text())
-    assert report["samplesAcknowledged"] > 100 and report["samplesRejected"] == 0
+    report = json.loads(report_path.read_text()) if report_path.exists() else None
+    assert report is not None, result.stdout + result.stderr
+    return report
 
+
+def stored_by_simulator(owner, report, end):
+    """What the store holds from the simulator's sources around its day: counts per type, source and device."""
+    import datetime as dt
+
+    last = dt.datetime.fromisoformat(end.replace("Z", "+00:00"))
+    window = v.date_range(last - dt.timedelta(days=2), last + dt.timedelta(days=1))
     sources = sorted(report["acknowledgedBySource"])
-    by_source, by_device = {}, {}
-    for type_id, expected in report["acknowledgedByType"].items():
-        found = owner.samples(type_id, predicate=v.from_sources(*sources))
-        assert len(found) == expected, type_id
+    by_type, by_source, by_device, uuids = {}, {}, {}, []
+    for type_id in report["acknowledgedByType"]:
+        found = owner.samples(type_id, predicate=v.all_of(v.from_sources(*sources), window))
+        by_type[type_id] = len(found)
         for sample in found:
             bundle = sample.source_revision.source.bundle_id
             by_source[bundle] = by_source.get(bundle, 0) + 1
             by_device[sample.device.name] = by_device.get(sample.device.name, 0) + 1
-            assert sample.source_revision.version, "the server stamps the simulator's app version"
+            uuids.append(sample.uuid)
+    return by_type, by_source, by_device, uuids
+
+
+def test_simulator_under_faults_loses_nothing_acknowledged_and_duplicates_nothing(server, owner, tmp_path):
+    end = "2026-07-01T00:00:00Z"
+    report = run_simulator(server, tmp_path, end, "--seed", "11", "--faults", "--fault-rate", "0.3")
+    faults = report["faults"]
+    invalid = sum(n for kind, n in faults.items() if kind.startswith("invalid."))
+    assert invalid > 0 and sum(faults.values()) > invalid, f"the run should inject every kind of fault: {faults}"
+    assert report["rejectedByCode"] == {"INVALID_ARGUMENT": invalid}
+    assert report["samplesAcknowledged"] == report["samplesGenerated"]
+    by_type, by_source, by_device, uuids = stored_by_simulator(owner, report, end)
+    assert len(uuids) == len(set(uuids)), "a retried or duplicated batch was stored twice"
+    assert by_type == report["acknowledgedByType"]
+    assert by_source == report["acknowledgedBySource"] and by_device == report["acknowledgedByDevice"]
+    again = run_simulator(server, tmp_path, end, "--seed", "11")
+    assert again["samplesRejected"] == 0
+    assert len(stored_by_simulator(owner, again, end)[3]) == len(uuids), "re-running the same seed stored something twice"
+
+
+def test_samples_saved_by_the_swift_simulator_read_back_in_python(server, owner, tmp_path):
+    end = "2026-06-01T00:00:00Z"
+    report = run_simulator(server, tmp_path, end, "--seed", "7")
+    assert report["samplesAcknowledged"] > 100 and report["samplesRejected"] == 0
+    by_type, by_source, by_device, uuids = stored_by_simulator(owner, report, end)
+    assert by_type == report["acknowledgedByType"]
     assert by_source == report["acknowledgedBySource"]
     assert by_device == report["acknowledgedByDevice"]
+    sample = owner.samples("HKQuantityTypeIdentifierHeartRate", predicate=v.from_sources(*report["acknowledgedBySource"]), limit=1)[0]
+    assert sample.source_revision.version, "the server stamps the simulator's app version"
+    assert sample.device.manufacturer, "the simulator's device identity travels with each sample"
