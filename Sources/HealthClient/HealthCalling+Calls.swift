@@ -108,6 +108,14 @@ extension HealthCalling {
         try await pages(.queryDevices(type: type), "QueryDevices") { if case .devices(let d) = $0 { d } else { nil } }
     }
 
+    /// How many readable samples of `types` match `predicate`, per type, source and device, counted by
+    /// the server without sending a sample.
+    public func countSamples(types: [String], predicate: QueryPredicate? = nil) async throws -> [SampleCount] {
+        try await pages(.countSamples(types: types, predicate: predicate), "CountSamples") {
+            if case .sampleCounts(let c) = $0 { c } else { nil }
+        }
+    }
+
     /// HKActivitySummaryQuery for a range of local days.
     public func activitySummaries(from: CalendarDay, to: CalendarDay, timeZone: String? = nil) async throws -> [ActivitySummary] {
         try await pages(.queryActivitySummaries(from: from, to: to, timeZone: timeZone), "QueryActivitySummaries") {

@@ -21,6 +21,7 @@ extension ClientCall {
         case .observe: "Observe"
         case .queryActivitySummaries: "QueryActivitySummaries"
         case .queryDevices: "QueryDevices"
+        case .countSamples: "CountSamples"
         case .readCharacteristics: "ReadCharacteristics"
         case .writeCharacteristics: "WriteCharacteristics"
         case .registerApp: "RegisterApp"

@@ -3,7 +3,7 @@ import HealthModel
 import HealthStorage
 import HealthWire
 
-// Sample, anchored, correlation, source and device queries (SEMANTICS §6.3, §6.4, §6.7, §6.8).
+// Sample, anchored, correlation, source and device queries, and sample counts (SEMANTICS §6.3, §6.4, §6.7, §6.8).
 extension Dispatcher {
     func querySamples(_ query: SampleQuery, session: Session, reply: CallReplier) async throws -> ServerResult? {
         let owner = try session.requireOwnerStore()
@@ -111,5 +111,13 @@ extension Dispatcher {
         if let type { _ = try sampleType(type) }
         let scope = try await readScope(session, owner: owner)
         return .devices(try await store.queryDevices(owner: owner, type: type, scope: scope))
+    }
+
+    /// Counts what QuerySamples with the same types and predicate would send, without sending it.
+    func countSamples(types: [String], predicate: QueryPredicate?, session: Session) async throws -> ServerResult {
+        let owner = try session.requireOwnerStore()
+        try checkQuery(types: types, predicate: predicate)
+        let scope = try await readScope(session, owner: owner)
+        return .sampleCounts(try await store.countSamples(owner: owner, types: types, predicate: predicate, scope: scope))
     }
 }

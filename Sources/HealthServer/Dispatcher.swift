@@ -132,6 +132,8 @@ final class Dispatcher: Sendable {
             return try await queryActivitySummaries(from: from, to: to, timeZone: timeZone, session: session)
         case .queryDevices(let type):
             return try await queryDevices(type: type, session: session)
+        case .countSamples(let types, let predicate):
+            return try await countSamples(types: types, predicate: predicate, session: session)
         case .readCharacteristics:
             return try await readCharacteristics(session: session)
         case .writeCharacteristics(let update):

@@ -210,6 +210,12 @@ public final class SQLiteStore: Store {
         try await read { context throws(HealthError) in try context.queryDevices(owner: owner.rawValue, type: type, scope: scope) }
     }
 
+    public func countSamples(owner: OwnerID, types: [String], predicate: QueryPredicate?, scope: ReadScope) async throws -> [SampleCount] {
+        try await read { context throws(HealthError) in
+            try context.countSamples(owner: owner.rawValue, types: types, predicate: predicate, scope: scope)
+        }
+    }
+
     public func currentAnchor(owner: OwnerID) async throws -> Data {
         try await read { context throws(HealthError) in
             AnchorToken(owner: owner.rawValue, sequence: try context.lastAnchor(owner: owner.rawValue), horizon: 0).encoded(key: context.anchorKey)

@@ -194,6 +194,9 @@ public protocol Store: Sendable {
     func statisticsSamples(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [StatisticsSample]
     func querySources(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [Source]
     func queryDevices(owner: OwnerID, type: String?, scope: ReadScope) async throws -> [Device]
+    /// How many samples `querySamples` with the same types, predicate and scope would return, per type,
+    /// source and device; ordered by type, then bundle id.
+    func countSamples(owner: OwnerID, types: [String], predicate: QueryPredicate?, scope: ReadScope) async throws -> [SampleCount]
     /// The current anchor of an owner, past every change so far: for the server's own long-running
     /// queries only (it moves with every source's writes).
     func currentAnchor(owner: OwnerID) async throws -> Data

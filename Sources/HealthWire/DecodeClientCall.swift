@@ -76,6 +76,9 @@ extension WireDecode {
                                            timeZone: try CRead.optionalString(q.time_zone, "time_zone"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_DEVICES:
             return .queryDevices(type: try CRead.optionalString(try CRead.required(m.query_devices, "query_devices").type, "type"))
+        case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_COUNT_SAMPLES:
+            let c = try CRead.required(m.count_samples, "count_samples")
+            return .countSamples(types: try CRead.strings(c.types, c.n_types, "types"), predicate: try optionalPredicate(c.predicate))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_READ_CHARACTERISTICS:
             _ = try CRead.required(m.read_characteristics, "read_characteristics")
             return .readCharacteristics

@@ -67,6 +67,9 @@ extension WireDecode {
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_DEVICES:
             let d = try CRead.required(m.devices, "devices")
             return .devices(try CRead.list(d.devices, d.n_devices, "devices", device))
+        case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAMPLE_COUNTS:
+            let c = try CRead.required(m.sample_counts, "sample_counts")
+            return .sampleCounts(try CRead.list(c.counts, c.n_counts, "counts", sampleCount))
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_CHARACTERISTICS:
             return .characteristics(try characteristics(try CRead.required(m.characteristics, "characteristics")))
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_WRITE_CHARACTERISTICS:
@@ -140,6 +143,11 @@ extension WireDecode {
         AuthorizationRequest(app: try requiredSource(r.app, "requests.app"), type: try CRead.string(r.type, "requests.type"),
                              direction: try CRead.enumValue(r.direction.rawValue, "requests.direction"),
                              requestedTime: r.requested_time)
+    }
+
+    private static func sampleCount(_ c: Healthstore__V1__SampleCount) throws(HealthError) -> SampleCount {
+        SampleCount(type: try CRead.string(c.type, "counts.type"), source: try requiredSource(c.source, "counts.source"),
+                    device: try optionalDevice(c.device), count: c.count)
     }
 
     private static func permission(_ p: Healthstore__V1__Permission) throws(HealthError) -> Permission {

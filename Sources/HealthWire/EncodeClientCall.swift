@@ -128,6 +128,12 @@ extension WireArena {
             q.pointee.type = cString(type ?? "")
             p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_DEVICES
             p.pointee.query_devices = q
+        case .countSamples(let types, let predicate):
+            let c = message(healthstore__v1__count_samples__init)
+            (c.pointee.n_types, c.pointee.types) = cStrings(types)
+            c.pointee.predicate = optionalPredicate(predicate)
+            p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_COUNT_SAMPLES
+            p.pointee.count_samples = c
         case .readCharacteristics:
             p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_READ_CHARACTERISTICS
             p.pointee.read_characteristics = message(healthstore__v1__read_characteristics__init)

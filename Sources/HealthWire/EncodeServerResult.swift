@@ -117,6 +117,11 @@ extension WireArena {
             (d.pointee.n_devices, d.pointee.devices) = list(devices, device)
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_DEVICES
             p.pointee.devices = d
+        case .sampleCounts(let counts):
+            let c = message(healthstore__v1__sample_counts__init)
+            (c.pointee.n_counts, c.pointee.counts) = list(counts, sampleCount)
+            p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAMPLE_COUNTS
+            p.pointee.sample_counts = c
         case .characteristics(let values):
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_CHARACTERISTICS
             p.pointee.characteristics = characteristics(values)
@@ -212,6 +217,15 @@ extension WireArena {
         p.pointee.type = cString(r.type)
         p.pointee.direction = cEnum(r.direction)
         p.pointee.requested_time = r.requestedTime
+        return p
+    }
+
+    private func sampleCount(_ c: SampleCount) -> UnsafeMutablePointer<Healthstore__V1__SampleCount> {
+        let p = message(healthstore__v1__sample_count__init)
+        p.pointee.type = cString(c.type)
+        p.pointee.source = source(c.source)
+        p.pointee.device = c.device.map(device)
+        p.pointee.count = c.count
         return p
     }
 

@@ -271,6 +271,8 @@ public enum ClientCall: Sendable, Hashable {
     case observe(types: [String], predicate: QueryPredicate?, frequency: UpdateFrequency?)
     case queryActivitySummaries(from: CalendarDay, to: CalendarDay, timeZone: String?)
     case queryDevices(type: String?)
+    /// Counts per type, source and device of what `querySamples` with the same types and predicate reads.
+    case countSamples(types: [String], predicate: QueryPredicate?)
     case readCharacteristics
     case writeCharacteristics(Characteristics)
     case registerApp(bundleID: String, name: String)
@@ -307,6 +309,7 @@ public enum ServerResult: Sendable, Hashable {
     case observerEvent(changedTypes: [String])
     case activitySummaries([ActivitySummary])
     case devices([Device])
+    case sampleCounts([SampleCount])
     case characteristics(Characteristics)
     case writeCharacteristics
     case appCredential(app: Source, token: String)

@@ -14,36 +14,29 @@ enum OverviewCommand {
                 ? TypeCatalog.all.filter(\.isSampleType).map(\.identifier)
                 : names.map { name throws(HealthError) in try TypeCatalog.resolve(name).identifier }
             let range = try BrowseCommands.dateRange(inv.arguments, try inv.timeParser())
-            let connection = try await inv.connect()
-            var counts = Counts()
-            for type in types {
-                // Page by page, so counting a large store never holds all of it.
-                for try await answer in connection.stream(.querySamples(SampleQuery(types: [type], predicate: range))) {
-                    guard case .samples(let page) = answer else { continue }
-                    counts.add(page)
-                }
-            }
-            inv.print(counts.report())
+            // One call: the server counts, so a store of any size costs one small answer.
+            let counts = try await inv.connect().countSamples(types: types, predicate: range)
+            inv.print(Counts(counts).report())
         }
     }
 
     /// Sample counts by type, source and device.
     struct Counts {
-        var byType: [String: Int] = [:]
-        var bySource: [String: Int] = [:]
-        var byDevice: [String: Int] = [:]
+        var byType: [String: UInt64] = [:]
+        var bySource: [String: UInt64] = [:]
+        var byDevice: [String: UInt64] = [:]
 
-        mutating func add(_ samples: [Sample]) {
-            for sample in samples {
-                byType[shortName(sample.type), default: 0] += 1
-                bySource[sample.sourceRevision?.source.bundleID ?? "(unknown)", default: 0] += 1
-                let device = deviceLabel(sample.device)
-                byDevice[device.isEmpty ? "(none)" : device, default: 0] += 1
+        init(_ counts: [SampleCount]) {
+            for entry in counts {
+                byType[shortName(entry.type), default: 0] += entry.count
+                bySource[entry.source.bundleID, default: 0] += entry.count
+                let device = deviceLabel(entry.device)
+                byDevice[device.isEmpty ? "(none)" : device, default: 0] += entry.count
             }
         }
 
         func report() -> Report {
-            func rows(_ kind: String, _ counts: [String: Int]) -> [[String]] {
+            func rows(_ kind: String, _ counts: [String: UInt64]) -> [[String]] {
                 counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { [kind, $0.key, String($0.value)] }
             }
             let all = rows("type", byType) + rows("source", bySource) + rows("device", byDevice)

@@ -89,6 +89,8 @@ final class ClientRoundTripTests: XCTestCase {
                                                 timeZone: nil))
         assertRoundTrip(.queryDevices(type: "HKQuantityTypeIdentifierHeartRate"))
         assertRoundTrip(.queryDevices(type: nil))
+        assertRoundTrip(.countSamples(types: ["a", "b"], predicate: Fixtures.leaves[0]))
+        assertRoundTrip(.countSamples(types: [], predicate: nil))
     }
 
     func testCharacteristicsCalls() {

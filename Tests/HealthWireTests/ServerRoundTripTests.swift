@@ -80,6 +80,12 @@ final class ServerRoundTripTests: XCTestCase {
                                                             activeEnergyBurned: Quantity(500, "kcal"), exerciseTime: Quantity(30, "min"),
                                                             standHours: Quantity(12, "count"))]))
         assertRoundTrip(.devices([Fixtures.watch, Fixtures.partialDevice]))
+        assertRoundTrip(.sampleCounts([
+            SampleCount(type: "HKQuantityTypeIdentifierHeartRate", source: band, device: Fixtures.watch, count: 12_000_000_000),
+            SampleCount(type: "HKQuantityTypeIdentifierHeartRate", source: band, device: nil, count: 1),
+            SampleCount(type: "HKCategoryTypeIdentifierSleepAnalysis", source: band, device: Fixtures.partialDevice, count: 0),
+        ]))
+        assertRoundTrip(.sampleCounts([]))
     }
 
     func testCharacteristicsResults() {

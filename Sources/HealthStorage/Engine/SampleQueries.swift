@@ -144,6 +144,30 @@ extension ReadContext {
         return result
     }
 
+    /// What `querySamples` would return, counted per type, source and device in one GROUP BY over the
+    /// same filter (so a read-restricted caller counts only what it could read); each source is named
+    /// by its latest revision among the counted rows.
+    func countSamples(owner: Int64, types: [String], predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [SampleCount] {
+        let resolved = try resolve(types)
+        guard !resolved.isEmpty else { return [] }
+        let (whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let statement = try db.prepareOnce("""
+            SELECT s.type, MAX(s.revision), s.device, COUNT(*) FROM samples s WHERE \(whereSQL)
+            GROUP BY s.type, s.source, s.device
+            """)
+        statement.bind(all: arguments)
+        var counts: [(count: SampleCount, device: Int64)] = []
+        while try statement.step() {
+            let device = statement.optionalInt(2)
+            counts.append((SampleCount(type: try registry.type(statement.int(0), db),
+                                       source: try registry.revision(statement.int(1), db).source,
+                                       device: try device.map { id throws(HealthError) in try registry.device(id, db) },
+                                       count: UInt64(statement.int(3))), device ?? -1))
+        }
+        return counts.sorted { ($0.count.type, $0.count.source.bundleID, $0.device) < ($1.count.type, $1.count.source.bundleID, $1.device) }
+            .map(\.count)
+    }
+
     /// Distinct sources of readable rows, named by their latest revision.
     func querySources(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [Source] {
         let resolved = try resolve([type])

@@ -4126,6 +4126,141 @@ void   healthstore__v1__devices_result__free_unpacked
   assert(message->base.descriptor == &healthstore__v1__devices_result__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   healthstore__v1__count_samples__init
+                     (Healthstore__V1__CountSamples         *message)
+{
+  static const Healthstore__V1__CountSamples init_value = HEALTHSTORE__V1__COUNT_SAMPLES__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__count_samples__get_packed_size
+                     (const Healthstore__V1__CountSamples *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__count_samples__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__count_samples__pack
+                     (const Healthstore__V1__CountSamples *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__count_samples__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__count_samples__pack_to_buffer
+                     (const Healthstore__V1__CountSamples *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__count_samples__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__CountSamples *
+       healthstore__v1__count_samples__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__CountSamples *)
+     protobuf_c_message_unpack (&healthstore__v1__count_samples__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__count_samples__free_unpacked
+                     (Healthstore__V1__CountSamples *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__count_samples__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__sample_count__init
+                     (Healthstore__V1__SampleCount         *message)
+{
+  static const Healthstore__V1__SampleCount init_value = HEALTHSTORE__V1__SAMPLE_COUNT__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__sample_count__get_packed_size
+                     (const Healthstore__V1__SampleCount *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__sample_count__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__sample_count__pack
+                     (const Healthstore__V1__SampleCount *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__sample_count__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__sample_count__pack_to_buffer
+                     (const Healthstore__V1__SampleCount *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__sample_count__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__SampleCount *
+       healthstore__v1__sample_count__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__SampleCount *)
+     protobuf_c_message_unpack (&healthstore__v1__sample_count__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__sample_count__free_unpacked
+                     (Healthstore__V1__SampleCount *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__sample_count__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__sample_counts__init
+                     (Healthstore__V1__SampleCounts         *message)
+{
+  static const Healthstore__V1__SampleCounts init_value = HEALTHSTORE__V1__SAMPLE_COUNTS__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__sample_counts__get_packed_size
+                     (const Healthstore__V1__SampleCounts *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__sample_counts__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__sample_counts__pack
+                     (const Healthstore__V1__SampleCounts *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__sample_counts__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__sample_counts__pack_to_buffer
+                     (const Healthstore__V1__SampleCounts *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__sample_counts__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__SampleCounts *
+       healthstore__v1__sample_counts__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__SampleCounts *)
+     protobuf_c_message_unpack (&healthstore__v1__sample_counts__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__sample_counts__free_unpacked
+                     (Healthstore__V1__SampleCounts *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__sample_counts__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   healthstore__v1__observe__init
                      (Healthstore__V1__Observe         *message)
 {
@@ -4711,7 +4846,7 @@ void   healthstore__v1__source_priority__free_unpacked
   assert(message->base.descriptor == &healthstore__v1__source_priority__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_descriptors[31] =
+static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_descriptors[32] =
 {
   {
     "call_id",
@@ -4930,6 +5065,18 @@ static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_des
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "count_samples",
+    49,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ClientMessage, call_case),
+    offsetof(Healthstore__V1__ClientMessage, count_samples),
+    &healthstore__v1__count_samples__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "read_characteristics",
     50,
     PROTOBUF_C_LABEL_NONE,
@@ -5087,19 +5234,20 @@ static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_des
   },
 };
 static const unsigned healthstore__v1__client_message__field_indices_by_name[] = {
-  29,   /* field[29] = add_owner */
+  30,   /* field[30] = add_owner */
   0,   /* field[0] = call_id */
   3,   /* field[3] = cancel */
-  25,   /* field[25] = decide_authorization */
+  18,   /* field[18] = count_samples */
+  26,   /* field[26] = decide_authorization */
   8,   /* field[8] = delete_objects */
   5,   /* field[5] = get_authorization_status */
   6,   /* field[6] = get_request_status_for_authorization */
-  28,   /* field[28] = get_source_priority */
+  29,   /* field[29] = get_source_priority */
   1,   /* field[1] = hello */
-  21,   /* field[21] = list_apps */
-  24,   /* field[24] = list_authorization_requests */
-  30,   /* field[30] = list_owners */
-  26,   /* field[26] = list_permissions */
+  22,   /* field[22] = list_apps */
+  25,   /* field[25] = list_authorization_requests */
+  31,   /* field[31] = list_owners */
+  27,   /* field[27] = list_permissions */
   15,   /* field[15] = observe */
   2,   /* field[2] = ping */
   16,   /* field[16] = query_activity_summaries */
@@ -5110,26 +5258,25 @@ static const unsigned healthstore__v1__client_message__field_indices_by_name[] =
   14,   /* field[14] = query_sources */
   11,   /* field[11] = query_statistics */
   12,   /* field[12] = query_statistics_collection */
-  18,   /* field[18] = read_characteristics */
-  20,   /* field[20] = register_app */
+  19,   /* field[19] = read_characteristics */
+  21,   /* field[21] = register_app */
   4,   /* field[4] = request_authorization */
-  22,   /* field[22] = revoke_app */
-  23,   /* field[23] = rotate_app_token */
+  23,   /* field[23] = revoke_app */
+  24,   /* field[24] = rotate_app_token */
   7,   /* field[7] = save_objects */
-  27,   /* field[27] = set_source_priority */
-  19,   /* field[19] = write_characteristics */
+  28,   /* field[28] = set_source_priority */
+  20,   /* field[20] = write_characteristics */
 };
-static const ProtobufCIntRange healthstore__v1__client_message__number_ranges[8 + 1] =
+static const ProtobufCIntRange healthstore__v1__client_message__number_ranges[7 + 1] =
 {
   { 1, 0 },
   { 10, 1 },
   { 20, 4 },
   { 30, 7 },
   { 40, 9 },
-  { 50, 18 },
-  { 60, 20 },
-  { 80, 29 },
-  { 0, 31 }
+  { 60, 21 },
+  { 80, 30 },
+  { 0, 32 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__client_message__descriptor =
 {
@@ -5139,14 +5286,14 @@ const ProtobufCMessageDescriptor healthstore__v1__client_message__descriptor =
   "Healthstore__V1__ClientMessage",
   "healthstore.v1",
   sizeof(Healthstore__V1__ClientMessage),
-  31,
+  32,
   healthstore__v1__client_message__field_descriptors,
   healthstore__v1__client_message__field_indices_by_name,
-  8,  healthstore__v1__client_message__number_ranges,
+  7,  healthstore__v1__client_message__number_ranges,
   (ProtobufCMessageInit) healthstore__v1__client_message__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_descriptors[32] =
+static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_descriptors[33] =
 {
   {
     "call_id",
@@ -5401,6 +5548,18 @@ static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_des
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "sample_counts",
+    49,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ServerMessage, result_case),
+    offsetof(Healthstore__V1__ServerMessage, sample_counts),
+    &healthstore__v1__sample_counts__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "characteristics",
     50,
     PROTOBUF_C_LABEL_NONE,
@@ -5536,49 +5695,49 @@ static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_des
 static const unsigned healthstore__v1__server_message__field_indices_by_name[] = {
   19,   /* field[19] = activity_summaries */
   13,   /* field[13] = anchored */
-  23,   /* field[23] = app_credential */
-  26,   /* field[26] = authorization_requests */
+  24,   /* field[24] = app_credential */
+  27,   /* field[27] = authorization_requests */
   6,   /* field[6] = call_ended */
   0,   /* field[0] = call_id */
   5,   /* field[5] = cancel */
-  21,   /* field[21] = characteristics */
+  22,   /* field[22] = characteristics */
   16,   /* field[16] = correlations */
-  27,   /* field[27] = decide_authorization */
+  28,   /* field[28] = decide_authorization */
   11,   /* field[11] = delete_objects */
   20,   /* field[20] = devices */
   2,   /* field[2] = error */
   8,   /* field[8] = get_authorization_status */
   9,   /* field[9] = get_request_status_for_authorization */
   3,   /* field[3] = hello */
-  24,   /* field[24] = list_apps */
-  31,   /* field[31] = list_owners */
-  28,   /* field[28] = list_permissions */
+  25,   /* field[25] = list_apps */
+  32,   /* field[32] = list_owners */
+  29,   /* field[29] = list_permissions */
   1,   /* field[1] = more */
   18,   /* field[18] = observer_event */
-  30,   /* field[30] = owner_credential */
+  31,   /* field[31] = owner_credential */
   4,   /* field[4] = pong */
   7,   /* field[7] = request_authorization */
-  25,   /* field[25] = revoke_app */
+  26,   /* field[26] = revoke_app */
+  21,   /* field[21] = sample_counts */
   12,   /* field[12] = samples */
   10,   /* field[10] = save_objects */
-  29,   /* field[29] = source_priority */
+  30,   /* field[30] = source_priority */
   17,   /* field[17] = sources */
   14,   /* field[14] = statistics */
   15,   /* field[15] = statistics_collection */
-  22,   /* field[22] = write_characteristics */
+  23,   /* field[23] = write_characteristics */
 };
-static const ProtobufCIntRange healthstore__v1__server_message__number_ranges[9 + 1] =
+static const ProtobufCIntRange healthstore__v1__server_message__number_ranges[8 + 1] =
 {
   { 1, 0 },
   { 10, 3 },
   { 20, 7 },
   { 30, 10 },
   { 40, 12 },
-  { 50, 21 },
-  { 60, 23 },
-  { 64, 26 },
-  { 80, 30 },
-  { 0, 32 }
+  { 60, 24 },
+  { 64, 27 },
+  { 80, 31 },
+  { 0, 33 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__server_message__descriptor =
 {
@@ -5588,10 +5747,10 @@ const ProtobufCMessageDescriptor healthstore__v1__server_message__descriptor =
   "Healthstore__V1__ServerMessage",
   "healthstore.v1",
   sizeof(Healthstore__V1__ServerMessage),
-  32,
+  33,
   healthstore__v1__server_message__field_descriptors,
   healthstore__v1__server_message__field_indices_by_name,
-  9,  healthstore__v1__server_message__number_ranges,
+  8,  healthstore__v1__server_message__number_ranges,
   (ProtobufCMessageInit) healthstore__v1__server_message__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -11349,6 +11508,172 @@ const ProtobufCMessageDescriptor healthstore__v1__devices_result__descriptor =
   healthstore__v1__devices_result__field_indices_by_name,
   1,  healthstore__v1__devices_result__number_ranges,
   (ProtobufCMessageInit) healthstore__v1__devices_result__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__count_samples__field_descriptors[2] =
+{
+  {
+    "types",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Healthstore__V1__CountSamples, n_types),
+    offsetof(Healthstore__V1__CountSamples, types),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "predicate",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__CountSamples, predicate),
+    &healthstore__v1__predicate__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__count_samples__field_indices_by_name[] = {
+  1,   /* field[1] = predicate */
+  0,   /* field[0] = types */
+};
+static const ProtobufCIntRange healthstore__v1__count_samples__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__count_samples__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.CountSamples",
+  "CountSamples",
+  "Healthstore__V1__CountSamples",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__CountSamples),
+  2,
+  healthstore__v1__count_samples__field_descriptors,
+  healthstore__v1__count_samples__field_indices_by_name,
+  1,  healthstore__v1__count_samples__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__count_samples__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__sample_count__field_descriptors[4] =
+{
+  {
+    "type",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__SampleCount, type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "source",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__SampleCount, source),
+    &healthstore__v1__source__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "device",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__SampleCount, device),
+    &healthstore__v1__device__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "count",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__SampleCount, count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__sample_count__field_indices_by_name[] = {
+  3,   /* field[3] = count */
+  2,   /* field[2] = device */
+  1,   /* field[1] = source */
+  0,   /* field[0] = type */
+};
+static const ProtobufCIntRange healthstore__v1__sample_count__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__sample_count__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.SampleCount",
+  "SampleCount",
+  "Healthstore__V1__SampleCount",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__SampleCount),
+  4,
+  healthstore__v1__sample_count__field_descriptors,
+  healthstore__v1__sample_count__field_indices_by_name,
+  1,  healthstore__v1__sample_count__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__sample_count__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__sample_counts__field_descriptors[1] =
+{
+  {
+    "counts",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__SampleCounts, n_counts),
+    offsetof(Healthstore__V1__SampleCounts, counts),
+    &healthstore__v1__sample_count__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__sample_counts__field_indices_by_name[] = {
+  0,   /* field[0] = counts */
+};
+static const ProtobufCIntRange healthstore__v1__sample_counts__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__sample_counts__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.SampleCounts",
+  "SampleCounts",
+  "Healthstore__V1__SampleCounts",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__SampleCounts),
+  1,
+  healthstore__v1__sample_counts__field_descriptors,
+  healthstore__v1__sample_counts__field_indices_by_name,
+  1,  healthstore__v1__sample_counts__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__sample_counts__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor healthstore__v1__observe__field_descriptors[3] =

@@ -110,6 +110,9 @@ typedef struct Healthstore__V1__QuerySources Healthstore__V1__QuerySources;
 typedef struct Healthstore__V1__SourcesResult Healthstore__V1__SourcesResult;
 typedef struct Healthstore__V1__QueryDevices Healthstore__V1__QueryDevices;
 typedef struct Healthstore__V1__DevicesResult Healthstore__V1__DevicesResult;
+typedef struct Healthstore__V1__CountSamples Healthstore__V1__CountSamples;
+typedef struct Healthstore__V1__SampleCount Healthstore__V1__SampleCount;
+typedef struct Healthstore__V1__SampleCounts Healthstore__V1__SampleCounts;
 typedef struct Healthstore__V1__Observe Healthstore__V1__Observe;
 typedef struct Healthstore__V1__ObserverEvent Healthstore__V1__ObserverEvent;
 typedef struct Healthstore__V1__CalendarDay Healthstore__V1__CalendarDay;
@@ -711,6 +714,7 @@ typedef enum {
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_OBSERVE = 46,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_ACTIVITY_SUMMARIES = 47,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_DEVICES = 48,
+  HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_COUNT_SAMPLES = 49,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_READ_CHARACTERISTICS = 50,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_WRITE_CHARACTERISTICS = 51,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_REGISTER_APP = 60,
@@ -808,6 +812,10 @@ struct  Healthstore__V1__ClientMessage
      */
     Healthstore__V1__QueryDevices *query_devices;
     /*
+     * Counts readable samples per type, source and device.
+     */
+    Healthstore__V1__CountSamples *count_samples;
+    /*
      * Reads the owner's characteristics.
      */
     Healthstore__V1__ReadCharacteristics *read_characteristics;
@@ -887,6 +895,7 @@ typedef enum {
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_OBSERVER_EVENT = 46,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ACTIVITY_SUMMARIES = 47,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_DEVICES = 48,
+  HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAMPLE_COUNTS = 49,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_CHARACTERISTICS = 50,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_WRITE_CHARACTERISTICS = 51,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_APP_CREDENTIAL = 60,
@@ -993,6 +1002,10 @@ struct  Healthstore__V1__ServerMessage
      * Answer to QueryDevices.
      */
     Healthstore__V1__DevicesResult *devices;
+    /*
+     * Answer to CountSamples.
+     */
+    Healthstore__V1__SampleCounts *sample_counts;
     /*
      * Answer to ReadCharacteristics.
      */
@@ -3295,6 +3308,73 @@ struct  Healthstore__V1__DevicesResult
 
 
 /*
+ * Counts the samples a QuerySamples with the same types and predicate would return, without
+ * sending them: one count per type, source and device.
+ */
+struct  Healthstore__V1__CountSamples
+{
+  ProtobufCMessage base;
+  /*
+   * Type identifiers; at least one.
+   */
+  size_t n_types;
+  char **types;
+  /*
+   * Predicate; absent matches everything.
+   */
+  Healthstore__V1__Predicate *predicate;
+};
+#define HEALTHSTORE__V1__COUNT_SAMPLES__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__count_samples__descriptor) \
+    , 0,NULL, NULL }
+
+
+/*
+ * The samples of one type saved by one source and measured by one device.
+ */
+struct  Healthstore__V1__SampleCount
+{
+  ProtobufCMessage base;
+  /*
+   * Type identifier.
+   */
+  char *type;
+  /*
+   * The saving source.
+   */
+  Healthstore__V1__Source *source;
+  /*
+   * The measuring device; absent for samples without one.
+   */
+  Healthstore__V1__Device *device;
+  /*
+   * Number of samples.
+   */
+  uint64_t count;
+};
+#define HEALTHSTORE__V1__SAMPLE_COUNT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__sample_count__descriptor) \
+    , (char *)protobuf_c_empty_string, NULL, NULL, 0 }
+
+
+/*
+ * Answer to CountSamples.
+ */
+struct  Healthstore__V1__SampleCounts
+{
+  ProtobufCMessage base;
+  /*
+   * One per type, source and device with at least one sample, ordered by type, then bundle id.
+   */
+  size_t n_counts;
+  Healthstore__V1__SampleCount **counts;
+};
+#define HEALTHSTORE__V1__SAMPLE_COUNTS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__sample_counts__descriptor) \
+    , 0,NULL }
+
+
+/*
  * HKObserverQuery: long-running; answers with events when matching data changes.
  */
 struct  Healthstore__V1__Observe
@@ -5304,6 +5384,63 @@ Healthstore__V1__DevicesResult *
 void   healthstore__v1__devices_result__free_unpacked
                      (Healthstore__V1__DevicesResult *message,
                       ProtobufCAllocator *allocator);
+/* Healthstore__V1__CountSamples methods */
+void   healthstore__v1__count_samples__init
+                     (Healthstore__V1__CountSamples         *message);
+size_t healthstore__v1__count_samples__get_packed_size
+                     (const Healthstore__V1__CountSamples   *message);
+size_t healthstore__v1__count_samples__pack
+                     (const Healthstore__V1__CountSamples   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__count_samples__pack_to_buffer
+                     (const Healthstore__V1__CountSamples   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__CountSamples *
+       healthstore__v1__count_samples__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__count_samples__free_unpacked
+                     (Healthstore__V1__CountSamples *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__SampleCount methods */
+void   healthstore__v1__sample_count__init
+                     (Healthstore__V1__SampleCount         *message);
+size_t healthstore__v1__sample_count__get_packed_size
+                     (const Healthstore__V1__SampleCount   *message);
+size_t healthstore__v1__sample_count__pack
+                     (const Healthstore__V1__SampleCount   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__sample_count__pack_to_buffer
+                     (const Healthstore__V1__SampleCount   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__SampleCount *
+       healthstore__v1__sample_count__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__sample_count__free_unpacked
+                     (Healthstore__V1__SampleCount *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__SampleCounts methods */
+void   healthstore__v1__sample_counts__init
+                     (Healthstore__V1__SampleCounts         *message);
+size_t healthstore__v1__sample_counts__get_packed_size
+                     (const Healthstore__V1__SampleCounts   *message);
+size_t healthstore__v1__sample_counts__pack
+                     (const Healthstore__V1__SampleCounts   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__sample_counts__pack_to_buffer
+                     (const Healthstore__V1__SampleCounts   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__SampleCounts *
+       healthstore__v1__sample_counts__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__sample_counts__free_unpacked
+                     (Healthstore__V1__SampleCounts *message,
+                      ProtobufCAllocator *allocator);
 /* Healthstore__V1__Observe methods */
 void   healthstore__v1__observe__init
                      (Healthstore__V1__Observe         *message);
@@ -5838,6 +5975,15 @@ typedef void (*Healthstore__V1__QueryDevices_Closure)
 typedef void (*Healthstore__V1__DevicesResult_Closure)
                  (const Healthstore__V1__DevicesResult *message,
                   void *closure_data);
+typedef void (*Healthstore__V1__CountSamples_Closure)
+                 (const Healthstore__V1__CountSamples *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__SampleCount_Closure)
+                 (const Healthstore__V1__SampleCount *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__SampleCounts_Closure)
+                 (const Healthstore__V1__SampleCounts *message,
+                  void *closure_data);
 typedef void (*Healthstore__V1__Observe_Closure)
                  (const Healthstore__V1__Observe *message,
                   void *closure_data);
@@ -5997,6 +6143,9 @@ extern const ProtobufCMessageDescriptor healthstore__v1__query_sources__descript
 extern const ProtobufCMessageDescriptor healthstore__v1__sources_result__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__query_devices__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__devices_result__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__count_samples__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__sample_count__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__sample_counts__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__observe__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__observer_event__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__calendar_day__descriptor;
