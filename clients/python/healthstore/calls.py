@@ -148,6 +148,14 @@ class Calls:
         """Distinct devices of readable samples."""
         return self._unary("query_devices", pb.QueryDevices(type=type_id), "devices", lambda r: list(r.devices))
 
+    def count_samples(self, *types, predicate=None):
+        """How many readable samples `samples(*types, predicate=...)` would return, as SampleCount
+        messages (type, source, device, count): the server counts, no sample is sent."""
+        msg = pb.CountSamples(types=list(types))
+        if predicate is not None:
+            msg.predicate.CopyFrom(predicate)
+        return self._unary("count_samples", msg, "sample_counts", lambda r: list(r.counts))
+
     def observe(self, *types, frequency=0):
         """HKObserverQuery: yields lists of changed types (the first, empty, confirms registration)."""
         msg = pb.Observe(types=list(types), frequency=frequency)

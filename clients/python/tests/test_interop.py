@@ -167,6 +167,36 @@ def test_read_denial_is_invisible(server, owner, new_app):
     assert [s.bundle_id for s in reader.sources(HR)] == [reader.bundle_id]
 
 
+def test_count_samples_counts_what_samples_returns(server, owner, new_app):
+    def downloaded(client, *types):
+        groups = {}
+        for s in client.samples(*types):
+            key = (s.type, s.source_revision.source.bundle_id, s.device.name)
+            groups[key] = groups.get(key, 0) + 1
+        return groups
+
+    def counted(client, *types):
+        groups = {}
+        for c in client.count_samples(*types):
+            key = (c.type, c.source.bundle_id, c.device.name)
+            groups[key] = groups.get(key, 0) + c.count
+        return groups
+
+    writer = new_app(share=[HR, STEPS], read=[HR, STEPS])
+    writer.save([v.quantity_sample(HR, 70, "count/min", T0 + 400 * MIN, device=pb.Device(name="Band")),
+                 v.quantity_sample(HR, 71, "count/min", T0 + 401 * MIN, device=pb.Device(name="Band")),
+                 v.quantity_sample(STEPS, 9, "count", T0 + 400 * MIN, T0 + 401 * MIN)])
+    reader = new_app(share=[HR], read=[HR], approve=False)
+    owner.decide_authorization(reader.bundle_id, share=[HR], grant=True)
+    owner.decide_authorization(reader.bundle_id, read=[HR], grant=False)
+    reader.save([v.quantity_sample(HR, 90, "count/min", T0 + 402 * MIN)])
+    assert counted(owner, HR, STEPS) == downloaded(owner, HR, STEPS)
+    assert counted(owner, HR)[(HR, writer.bundle_id, "Band")] == 2
+    assert counted(reader, HR) == downloaded(reader, HR) == {(HR, reader.bundle_id, "pytest"): 1}
+    window = v.date_range(T0 + 401 * MIN, T0 + 500 * MIN)
+    assert sum(c.count for c in writer.count_samples(HR, predicate=window) if c.source.bundle_id == writer.bundle_id) == 1
+
+
 def test_statistics_no_data_and_sum(new_app):
     app = new_app(share=[STEPS], read=[STEPS])
     window = v.date_range(T0 + 1000 * MIN, T0 + 1100 * MIN)
