@@ -91,12 +91,8 @@ extension Dispatcher {
     func listPermissions(bundleID: String, session: Session) async throws -> ServerResult {
         let owner = try session.requireOwnerRole("ListPermissions")
         _ = try await registeredApp(bundleID, owner: owner)
-        let pendingTimes = Dictionary(try await store.pendingRequests(owner: owner, bundleID: bundleID).map {
-            ("\($0.0.type)/\($0.0.direction.rawValue)", $0.1)
-        }, uniquingKeysWith: max)
         return .listPermissions(try await store.permissions(owner: owner, bundleID: bundleID).map {
-            Permission(type: $0.type, direction: $0.direction, state: $0.state,
-                       updatedTime: pendingTimes["\($0.type)/\($0.direction.rawValue)"] ?? 0)
+            Permission(type: $0.type, direction: $0.direction, state: $0.state, updatedTime: $0.updatedTime)
         })
     }
 

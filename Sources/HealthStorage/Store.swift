@@ -146,12 +146,16 @@ public struct AuthorizationUpdate: Sendable, Hashable {
     public let type: String
     public let direction: AccessDirection
     public let state: PermissionState
+    /// When the state was last recorded (the last request or decision). Filled in by the store's
+    /// reads; `setPermissions` ignores it and stamps the time of the write.
+    public let updatedTime: Microseconds
 
-    public init(bundleID: String, type: String, direction: AccessDirection, state: PermissionState) {
+    public init(bundleID: String, type: String, direction: AccessDirection, state: PermissionState, updatedTime: Microseconds = 0) {
         self.bundleID = bundleID
         self.type = type
         self.direction = direction
         self.state = state
+        self.updatedTime = updatedTime
     }
 }
 
@@ -171,7 +175,8 @@ public protocol Store: Sendable {
     func listApps(owner: OwnerID) async throws -> [(source: Source, createdTime: Microseconds, revoked: Bool)]
 
     // MARK: authorization state
-    /// Current permission state per (type, direction) for an app; missing = never requested.
+    /// Current permission state per (type, direction) for an app, with when it was last recorded;
+    /// missing = never requested.
     func permissions(owner: OwnerID, bundleID: String) async throws -> [AuthorizationUpdate]
     /// Records states (requests as .pending, decisions as .granted/.denied).
     func setPermissions(owner: OwnerID, _ updates: [AuthorizationUpdate]) async throws
