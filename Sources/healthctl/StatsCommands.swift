@@ -10,7 +10,7 @@ enum StatsCommands {
                 summary: "statistics over a range, or per calendar bucket with --interval",
                 options: [("type T", "quantity type"), ("interval I", "bucket size: 15m, 1h, 1d, 1w, 1mo, 1y"),
                           ("from TIME", "start (default: 7 days before --to)"), ("to TIME", "end (default: now)"),
-                          ("tz ZONE", "IANA zone for buckets and days (default UTC)"), ("unit U", "result unit, e.g. count/min"),
+                          ("tz ZONE", "IANA zone for buckets and days (default UTC)"), ("unit U", "result unit (default: the type's unit; count/min for rates per second)"),
                           ("stat S", "sum, avg, min, max, recent, duration (repeatable; default by type)")],
                 flags: [("by-source", "also break results down per source"), ("chart", "draw the collection as a chart")]) { inv in
             _ = try inv.arguments.positionals()
@@ -49,6 +49,15 @@ enum StatsCommands {
         return options
     }
 
+    /// Units people read instead of a canonical unit that is awkward to read (heart rate in beats
+    /// per second); types not listed are shown in their canonical unit.
+    private static let displayUnits = ["count/s": "count/min"]
+
+    /// The unit results are shown in when no --unit is given; nil = the type's canonical unit.
+    static func displayUnit(_ type: HealthType) -> String? {
+        type.canonicalUnit.flatMap { displayUnits[$0] }
+    }
+
     private static func stats(_ inv: Invocation) async throws {
         let type = try inv.type()
         let parser = try inv.timeParser()
@@ -57,7 +66,7 @@ enum StatsCommands {
             ?? parser.startOfDay(to - 7 * TimeParser.day)
         guard from < to else { throw HealthError.invalid("--from (\(Time.iso8601(from))) is not before --to (\(Time.iso8601(to)))", field: "from") }
         let options = try options(inv.arguments, type: type)
-        let unit = inv.arguments.value("unit")
+        let unit = inv.arguments.value("unit") ?? displayUnit(type)
         let connection = try await inv.connect()
         guard let intervalText = inv.arguments.value("interval") else {
             let predicate = QueryPredicate.dateRange(DateRange(start: from, end: to))
