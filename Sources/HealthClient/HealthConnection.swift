@@ -83,6 +83,10 @@ public final class HealthConnection: HealthCalling {
         for try await answer in open(call, router: router, transport: transport, keepingAlive: connection) {
             answers.append(answer)
         }
+        // A cancelled task's stream just ends (after telling the server): without this check a
+        // cancelled call looked like an empty answer — a save "answered with no answer" (MALFORMED),
+        // a paged query silently empty.
+        try Task.checkCancellation()
         return answers
     }
 

@@ -63,8 +63,11 @@ private struct ObjectSaver {
     }
 
     private func syncMatch(_ identifier: String) throws(HealthError) -> (anchor: Int64, uuid: UUID, version: Int64)? {
+        // INDEXED BY: without statistics SQLite 3.40 prefers the primary key's `owner` prefix (a scan
+        // of every sample of the owner per saved sample) over this partial, non-covering index.
         let query = try context.db.prepare("""
-            SELECT anchor, uuid, sync_version FROM samples WHERE owner = ? AND sync_id = ? AND source = ?
+            SELECT anchor, uuid, sync_version FROM samples INDEXED BY samples_by_sync_id
+            WHERE owner = ? AND sync_id = ? AND source = ?
             """)
         query.bind(1, owner)
         query.bind(2, identifier)

@@ -131,12 +131,13 @@ public actor DeviceUplink {
                 }
                 stats.acknowledged(batch, outcomes: outcomes, bundleID: profile.source.bundleID, latencyMs: Self.ms(since: started))
                 return true
-            } catch let error as HealthError where error.closesConnection && attempt < 3 {
-                // The server dropped the connection over this frame: resend a few times on a fresh one.
+            } catch is CancellationError {
+                // The run ended (drain timeout) while the batch was in flight: it stays unanswered,
+                // neither acknowledged nor rejected.
                 stats.sentUnanswered(batch)
-                drop()
-                attempt += 1
+                return false
             } catch let error as HealthError where !error.isTransient {
+                // The server's verdict on this batch (an invalid batch included): reported, never resent.
                 stats.rejected(batch, error: error, latencyMs: Self.ms(since: started))
                 if countsAsData, error.code == .authorizationNotDetermined || error.code == .authorizationDenied {
                     stats.authorizationError(device: profile.id, error)

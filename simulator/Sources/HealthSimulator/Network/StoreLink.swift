@@ -29,9 +29,4 @@ extension HealthError {
     var isTransient: Bool {
         code == .unavailable || code == .resourceExhausted || code == .databaseInaccessible
     }
-
-    /// Protocol-level failures after which the server closes the connection.
-    var closesConnection: Bool {
-        code == .malformed || code == .frameTooLarge
-    }
 }
