@@ -5,7 +5,7 @@
 set -euo pipefail
 source "$(dirname "$0")/healthd-fixture.sh"
 devices="${1:-1000}" rate="${2:-5}" seconds="${3:-5}"
-ulimit -n "$(( devices * 2 + 1024 ))" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+ulimit -Sn "$(( devices + 1024 ))" 2>/dev/null || ulimit -Sn "$(ulimit -Hn)"
 build_all
 start_healthd load --max-connections "$(( devices + 64 ))"
 sim --approve --devices "$devices" --rate "$rate" --duration "$seconds" --report "$work/load.json"
