@@ -4,10 +4,15 @@ One bounded headless run against a local healthd (owner token in data/owner.toke
 
     locust -f clients/python/examples/locustfile.py --headless -u 20 -r 10 -t 15s --host 127.0.0.1:7420
 
+Run it from the directory holding data/owner.token (the repository root when healthd uses its
+default ./data), or point HEALTHSTORE_TOKEN_FILE at the server's owner.token.
+
 Each simulated user registers its own app, gets share/read permission, then saves batches of
-heart-rate samples, runs range queries and pings. Requests are reported to Locust by call name.
+heart-rate samples, runs range queries and pings. Requests are reported to Locust by call name;
+errors from the server and lost connections count as failures.
 """
 
+import logging
 import os
 import random
 import time
@@ -19,6 +24,16 @@ from healthstore import Client, errors, values as v
 
 HR = "HKQuantityTypeIdentifierHeartRate"
 TOKEN_FILE = os.environ.get("HEALTHSTORE_TOKEN_FILE", "data/owner.token")
+
+
+@events.test_start.add_listener
+def _require_owner_token(environment, **_):
+    """Stops the run at once with a clear message instead of one traceback per user."""
+    if not os.path.isfile(TOKEN_FILE):
+        logging.error("owner token file %r not found: run from the directory holding data/owner.token "
+                      "or set HEALTHSTORE_TOKEN_FILE", os.path.abspath(TOKEN_FILE))
+        environment.process_exit_code = 1
+        environment.runner.quit()
 
 
 class HealthStoreUser(User):
@@ -47,7 +62,7 @@ class HealthStoreUser(User):
         exception = None
         try:
             call()
-        except errors.HealthStoreError as exc:
+        except (errors.HealthStoreError, OSError) as exc:
             exception = exc
         events.request.fire(request_type="healthstore", name=name, response_time=(time.perf_counter() - started) * 1000,
                             response_length=size, exception=exception, context={})
