@@ -40,12 +40,13 @@ let package = Package(
         .executableTarget(name: "healthsim", dependencies: ["HealthSimulator", "HealthClient", "HealthWire", "HealthModel"],
                           path: "simulator/Sources/healthsim"),
 
-        .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
-        .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel"]),
+        // Tests that draw random data use the simulator's seeded SplitMix64, so a failure replays.
+        .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthSimulator"]),
+        .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel", "HealthSimulator"]),
         .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthClientTests", dependencies: ["HealthClient", "healthctl", "HealthWire", "HealthModel"]),
-        .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthWire", "HealthModel", "healthd"]),
+        .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthWire", "HealthModel", "HealthSimulator", "healthd"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import XCTest
 @testable import HealthModel
+import HealthSimulator
 
 private let minute: Microseconds = 60_000_000
 private let t0 = utc(2026, 5, 4, 8)
@@ -17,18 +18,6 @@ private func sample(_ from: Int64, _ to: Int64, _ value: Double, _ source: Strin
 
 private func sum(_ samples: [StatInput], _ priority: SourcePriorityOrder, options: StatisticsOptions = .cumulativeSum) throws -> Statistics {
     try StatisticsCalculator.compute(type: steps, samples: samples, options: options, priority: priority)
-}
-
-/// SplitMix64: a seeded generator so randomized checks are reproducible.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 final class StatisticsMathTests: XCTestCase {
@@ -101,7 +90,7 @@ final class StatisticsMathTests: XCTestCase {
     }
 
     func testMergedSumNeverExceedsSeparateTotalAndEqualsItWithoutOverlap() throws {
-        var rng = SeededGenerator(state: 20_260_504)
+        var rng = SplitMix64(seed: 20_260_504)
         let sources = [watch, phone, app]
         for round in 0..<200 {
             let priority = SourcePriorityOrder(ordered: sources.shuffled(using: &rng))

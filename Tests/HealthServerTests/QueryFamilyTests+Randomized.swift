@@ -1,19 +1,8 @@
 import Foundation
 import HealthModel
+import HealthSimulator
 import HealthWire
 import XCTest
-
-/// Deterministic pseudo-random numbers (SplitMix64), so a failure replays.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 extension QueryFamilyTests {
     /// Random samples from three apps and the owner (some user-entered) go through the server; its
@@ -27,7 +16,7 @@ extension QueryFamilyTests {
         var writers: [String: RawClient] = ["com.apple.Health": owner]
         for bundle in bundles { writers[bundle] = try owner.connectApp(bundle, port: server.port, types: [steps, hr]) }
 
-        var random = SeededGenerator(state: 20_240_603)
+        var random = SplitMix64(seed: 20_240_603)
         let t0 = Q.at("2024-06-03T00:00:00Z"), window = 48 * Q.hour
         var stored: [String: [StatInput]] = [steps: [], hr: []]
         var batches: [String: [Sample]] = [:]

@@ -1,22 +1,8 @@
 import Foundation
 import HealthModel
+import HealthSimulator
 import XCTest
 @testable import HealthWire
-
-/// SplitMix64: a fixed-seed generator so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
 
 /// 100k random, truncated and mutated frames through the frame decoder and both message decoders:
 /// nothing crashes and every failure is a typed protocol error.
@@ -39,7 +25,7 @@ final class RandomInputTests: XCTestCase {
                                                                                  newAnchor: Data([1]), initial: true))),
     ]
 
-    private func payload(_ rng: inout SeededGenerator) -> [UInt8] {
+    private func payload(_ rng: inout SplitMix64) -> [UInt8] {
         switch rng.next() % 4 {
         case 0:
             return (0..<Int.random(in: 1...48, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -56,7 +42,7 @@ final class RandomInputTests: XCTestCase {
     }
 
     func testRandomTruncatedAndMutatedFrames() {
-        var rng = SeededGenerator(seed: 0x4845_414c_5448)
+        var rng = SplitMix64(seed: 0x4845_414c_5448)
         var decoder = FrameDecoder(maxFrameBytes: 256)
         var frames = 0, decodedOK = 0, rejected = 0, protocolErrors = 0
         for _ in 0..<100_000 {

@@ -1,5 +1,0 @@
-import XCTest
-
-final class HealthModelTestsSmoke: XCTestCase {
-    func testBuilds() {}
-}
