@@ -49,8 +49,6 @@ struct BinaryReader {
 
     init(_ data: Data) { bytes = [UInt8](data) }
 
-    var isAtEnd: Bool { position >= bytes.count }
-
     private static func corrupt() -> HealthError {
         HealthError(.internalError, "corrupt encoded value in the store")
     }
