@@ -26,5 +26,5 @@ python3 "$root/bench/rpc/rpc_bench.py" --port "$port" --token "$(cat "$work/data
 if [ "$with_storage" = 1 ]; then
   echo
   echo "storage benchmark (in-process, includes the raw-SQLite limit):"
-  "$root/bench/storage.sh"
+  STORAGE_BENCH_SCRATCH="${STORAGE_BENCH_SCRATCH:-$scratch}" "$root/bench/storage.sh"
 fi
