@@ -3,6 +3,7 @@ import Foundation
 /// Instants on the wire and in the store: microseconds since 1970-01-01T00:00:00Z.
 public typealias Microseconds = Int64
 
+/// Conversions between `Microseconds`, `Date` and text, and the clock.
 public enum Time {
     public static let microsPerSecond: Int64 = 1_000_000
 

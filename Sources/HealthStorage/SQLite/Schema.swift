@@ -28,13 +28,6 @@ enum Schema {
         }
     }
 
-    /// Samples and tombstones are WITHOUT ROWID tables clustered on (owner, anchor): each owner's
-    /// anchor sequence only grows, so inserts append at the end of that owner's key range (cheap), and
-    /// anchored queries are a plain range scan of the primary key — no extra index needed for them.
-    /// Every secondary index carries (owner, anchor) as its row pointer, just like a rowid would.
-    /// The longest end − start stored per owner and type: overlap queries (`end >= S`) bound their index
-    /// scan with `start >= S − longest`, which for instantaneous data is the range itself instead of the
-    /// catalog's 4-day maximum.
     /// Anchors are sealed with a secret key of the store (the epoch they carried in clear is no longer
     /// in them; anchors of format 1 are refused as not issued by this store). Purge horizons are kept
     /// per type and source instead of per owner (`owners.purged_anchor` is no longer used), so an
@@ -60,6 +53,9 @@ enum Schema {
     CREATE INDEX tombstones_by_parent ON tombstones(owner, parent) WHERE parent IS NOT NULL;
     """
 
+    /// The longest end − start stored per owner and type: overlap queries (`end >= S`) bound their index
+    /// scan with `start >= S − longest`, which for instantaneous data is the range itself instead of the
+    /// catalog's 4-day maximum.
     private static let version2 = """
     CREATE TABLE type_extents (
         owner INTEGER NOT NULL,
@@ -71,6 +67,10 @@ enum Schema {
         SELECT owner, type, MAX(end_time - start_time) FROM samples GROUP BY owner, type;
     """
 
+    /// Samples and tombstones are WITHOUT ROWID tables clustered on (owner, anchor): each owner's
+    /// anchor sequence only grows, so inserts append at the end of that owner's key range (cheap), and
+    /// anchored queries are a plain range scan of the primary key — no extra index needed for them.
+    /// Every secondary index carries (owner, anchor) as its row pointer, just like a rowid would.
     private static let version1 = """
     CREATE TABLE store_info (
         id INTEGER PRIMARY KEY CHECK (id = 1),

@@ -203,7 +203,7 @@ typedef enum _Healthstore__V1__ErrorCode {
    */
   HEALTHSTORE__V1__ERROR_CODE__ERROR_CODE_INTERNAL = 106,
   /*
-   * The anchor is older than the tombstone retention; resync from no anchor.
+   * The anchor would miss a purged deletion record the caller could have seen; resync from no anchor.
    */
   HEALTHSTORE__V1__ERROR_CODE__ERROR_CODE_ANCHOR_EXPIRED = 107,
   /*
