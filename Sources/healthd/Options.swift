@@ -22,8 +22,8 @@ struct Options {
       --slow-client-timeout SECONDS clients not reading their output are dropped after this (default 30)
       --authorization-policy P      prompt | allow-all | deny-all (default prompt)
       --log-level LEVEL             debug | info | warning | error (default info)
-      --tombstone-retention-days N  keep deletion records this long (default 90); older anchors
-                                    get ANCHOR_EXPIRED and must resync
+      --tombstone-retention-days N  keep deletion records this long (default 90); an anchor that
+                                    would miss a purged one gets ANCHOR_EXPIRED and must resync
       --config FILE                 read options from FILE first: one "name = value" per line
                                     (names as the flags without "--"; # starts a comment)
       --help                        show this help
