@@ -212,6 +212,11 @@ class Calls:
         msg = pb.ListAuthorizationRequests(bundle_id=bundle_id)
         return self._unary("list_authorization_requests", msg, "authorization_requests", lambda r: list(r.requests))
 
+    def authorization_request_updates(self, bundle_id=""):
+        """Owner, long-running: yields the pending requests now and again whenever new ones arrive."""
+        msg = pb.ListAuthorizationRequests(bundle_id=bundle_id, updates=True)
+        return self._stream("list_authorization_requests", msg, "authorization_requests", lambda r: list(r.requests))
+
     def decide_authorization(self, bundle_id, share=(), read=(), grant=True):
         """Owner: grants (or denies) share/read permission for types."""
         decisions = [pb.AuthorizationDecision(type=t, direction=pb.ACCESS_DIRECTION_SHARE, grant=grant) for t in share]

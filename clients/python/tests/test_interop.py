@@ -154,6 +154,19 @@ def test_authorization_errors_surface_as_typed_exceptions(server, owner, new_app
         app.register_app("org.pytest.sneaky", "Sneaky")
 
 
+def test_owner_is_told_of_authorization_requests_as_they_arrive(server, owner, new_app):
+    app = new_app()
+    feed = owner.authorization_request_updates(app.bundle_id)
+    assert next(feed) == []
+    app.request_authorization(share=[STEPS], read=[HR])
+    pending = next(feed)
+    while len(pending) < 2:
+        pending = next(feed)
+    assert sorted((r.type, r.direction) for r in pending) == [(HR, pb.ACCESS_DIRECTION_READ), (STEPS, pb.ACCESS_DIRECTION_SHARE)]
+    assert {r.app.bundle_id for r in pending} == {app.bundle_id}
+    feed.close()
+
+
 def test_read_denial_is_invisible(server, owner, new_app):
     writer = new_app(share=[HR], read=[HR])
     writer.save([v.quantity_sample(HR, 80, "count/min", T0 + 100 * MIN)])
