@@ -304,7 +304,7 @@ final class QueryFamilyTests: XCTestCase {
         // Within the hour the second observer stays silent: both changes wait for its next period.
         watcher.setTimeout(seconds: 1)
         XCTAssertNil(watcher.receive(callID: hourly))
-        watcher.setTimeout(seconds: 10)
+        watcher.setTimeout(seconds: RawClient.defaultTimeout)
         XCTAssertEqual(watcher.call(.cancel(targetCallID: hourly)), .cancel(cancelled: true))
         XCTAssertEqual(watcher.receive(callID: hourly)?.result, .callEnded(.cancelled))
     }

@@ -23,7 +23,7 @@ final class RawClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard status == 0 else { close(fd); throw TestFailure("connect to port \(port) failed: errno \(errno)") }
-        setTimeout(seconds: 10)
+        setTimeout(seconds: Self.defaultTimeout)
     }
 
     init(unixPath: String) throws {
@@ -37,10 +37,14 @@ final class RawClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard status == 0 else { close(fd); throw TestFailure("connect to \(unixPath) failed: errno \(errno)") }
-        setTimeout(seconds: 10)
+        setTimeout(seconds: Self.defaultTimeout)
     }
 
     deinit { close(fd) }
+
+    /// Seconds a receive waits before giving up: generous, because only a failing test waits it
+    /// out, and a loaded CI machine can be slow to deliver a long-running call's next answer.
+    static let defaultTimeout = 30
 
     func setTimeout(seconds: Int) {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
