@@ -5,7 +5,7 @@ import HealthModel
 /// Finds the command for a command line and runs it.
 enum HealthCtl {
     static let commands: [Command] = AppCommands.all + OwnerCommands.all + AuthzCommands.all + BrowseCommands.all
-        + StatsCommands.all + [CharacteristicsCommand.command] + OverviewCommand.all
+        + StatsCommands.all + [CharacteristicsCommand.command] + OverviewCommand.all + ImportExportCommands.all
 
     /// Runs `words`; returns the exit status.
     static func run(_ words: [String], output: @escaping @Sendable (String) -> Void,

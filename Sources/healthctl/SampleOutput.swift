@@ -9,14 +9,22 @@ import HealthModel
 //   quantity:    "value": Double, "unit": String, "count": Int
 //   category:    "category_value": Int
 //   correlation: "objects": [sample, …]
-//   workout:     "workout": {"activity_type": Int, "duration_micros": Int|null, "associated": [uuid, …]}
+//   workout:     "workout": {"activity_type": Int, "duration_micros": Int|null, "associated": [uuid, …],
+//                 "events": [event, …], "activities": [activity, …], "statistics": [statistic, …]}
+//     event:     {"type": Int (HKWorkoutEventType), "start_micros", "end_micros", "metadata", "metadata_types"}
+//     activity:  {"uuid", "activity_type", "start_micros", "end_micros", "metadata", "metadata_types", "events",
+//                 "statistics"}
+//     statistic: {"quantity_type", "sum", "average", "minimum", "maximum"}, each {"value", "unit"} | null
 //   "source": {"name", "bundle_id", "version", "product_type", "os_version"} | null,
 //   "device": {"name", "manufacturer", "model", "hardware_version", "firmware_version",
 //              "software_version", "local_identifier", "udi_device_identifier"} | null,
 //   "metadata": {key: String | Int | Double | Bool | {"date": ISO, "micros": Int} | {"value", "unit"}},
+//   "metadata_types": {key: "string" | "int" | "double" | "bool" | "date" | "quantity"} (JSON writes the
+//                     double 1.0 as 1, so this keeps integral doubles apart from ints),
 //   "creation_micros": Int | null
 // }
-// Keys are sorted; absent optional fields are null.
+// Keys are sorted; absent optional fields are null. The form carries everything needed to recreate the
+// object (SampleJSONDecoding.swift reads it back; `healthctl export`/`import` use it).
 enum SampleJSON {
     static func sample(_ s: Sample) -> JSON {
         var fields: [String: JSON] = [
@@ -29,6 +37,7 @@ enum SampleJSON {
             "source": s.sourceRevision.map(revision) ?? .null,
             "device": s.device.map(device) ?? .null,
             "metadata": metadata(s.metadata),
+            "metadata_types": metadataTypes(s.metadata),
             "creation_micros": s.creationTime.map(JSON.int) ?? .null,
         ]
         switch s.body {
@@ -49,9 +58,33 @@ enum SampleJSON {
                 "activity_type": .int(Int64(w.activityType)),
                 "duration_micros": w.duration.map(JSON.int) ?? .null,
                 "associated": .array(w.associatedSampleUUIDs.map { .string($0.uuidString) }),
+                "events": .array(w.events.map(event)),
+                "activities": .array(w.activities.map(activity)),
+                "statistics": .array(w.statistics.map(statistic)),
             ])
         }
         return .object(fields)
+    }
+
+    static func event(_ e: WorkoutEvent) -> JSON {
+        .object(["type": .int(Int64(e.type.rawValue)), "start_micros": .int(e.start), "end_micros": .int(e.end),
+                 "metadata": metadata(e.metadata), "metadata_types": metadataTypes(e.metadata)])
+    }
+
+    static func activity(_ a: WorkoutActivity) -> JSON {
+        .object(["uuid": .string(a.uuid.uuidString), "activity_type": .int(Int64(a.activityType)),
+                 "start_micros": .int(a.start), "end_micros": .int(a.end), "metadata": metadata(a.metadata),
+                 "metadata_types": metadataTypes(a.metadata), "events": .array(a.events.map(event)),
+                 "statistics": .array(a.statistics.map(statistic))])
+    }
+
+    static func statistic(_ s: WorkoutStatistic) -> JSON {
+        .object(["quantity_type": .string(s.quantityType), "sum": quantity(s.sum), "average": quantity(s.average),
+                 "minimum": quantity(s.minimum), "maximum": quantity(s.maximum)])
+    }
+
+    static func quantity(_ q: Quantity?) -> JSON {
+        q.map { .object(["value": .double($0.value), "unit": .string($0.unit)]) } ?? .null
     }
 
     static func revision(_ r: SourceRevision) -> JSON {
@@ -74,9 +107,24 @@ enum SampleJSON {
             case .int(let v): .int(v)
             case .bool(let v): .bool(v)
             case .date(let v): .object(["date": .string(Time.iso8601(v)), "micros": .int(v)])
-            case .quantity(let q): .object(["value": .double(q.value), "unit": .string(q.unit)])
+            case .quantity(let q): quantity(q)
             }
         })
+    }
+
+    static func metadataTypes(_ m: Metadata) -> JSON {
+        .object(m.mapValues { .string(metadataKind($0)) })
+    }
+
+    static func metadataKind(_ value: MetadataValue) -> String {
+        switch value {
+        case .string: "string"
+        case .double: "double"
+        case .int: "int"
+        case .bool: "bool"
+        case .date: "date"
+        case .quantity: "quantity"
+        }
     }
 }
 

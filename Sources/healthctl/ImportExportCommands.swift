@@ -1,0 +1,170 @@
+import Foundation
+import HealthClient
+import HealthModel
+import HealthWire
+
+/// Moving samples in and out as JSON Lines: one sample per line in the form of SampleOutput.swift.
+enum ImportExportCommands {
+    /// Samples per anchored page when exporting: bounds memory to one page.
+    static let exportPageSize = 500
+
+    static let all: [Command] = [
+        Command(["export"], usage: "export [--type T ...] [--since T] [--until T] [--source BUNDLE] [--output FILE]",
+                summary: "every matching sample as JSON lines (samples inside a correlation go with it)",
+                options: [("type T", "type (repeatable; default: every type with data)"),
+                          ("source BUNDLE", "only samples saved by these apps (repeatable)"),
+                          ("output FILE", "write to FILE instead of stdout")] + BrowseCommands.rangeOptions) { inv in
+            _ = try inv.arguments.positionals()
+            try await export(inv)
+        },
+        Command(["import"], usage: "import FILE [--batch N]",
+                summary: "save the samples of an export (FILE or - for stdin) as this token's app; UUIDs and "
+                    + "devices are kept, sources are not; re-importing reports them already stored",
+                options: [("batch N", "samples per atomic save (default 500)")]) { inv in
+            let path = try inv.arguments.positionals("FILE")[0]
+            try await importSamples(inv, path: path)
+        },
+    ]
+
+    // MARK: Export
+
+    private static func export(_ inv: Invocation) async throws {
+        let parser = try inv.timeParser()
+        var clauses: [QueryPredicate] = []
+        if let range = try BrowseCommands.dateRange(inv.arguments, parser) { clauses.append(range) }
+        let sources = inv.arguments.list("source")
+        if !sources.isEmpty { clauses.append(.sources(Set(sources))) }
+        let filter: QueryPredicate? = clauses.count > 1 ? .allOf(clauses) : clauses.first
+        var types = try inv.arguments.list("type").map { name throws(HealthError) in try TypeCatalog.resolve(name).identifier }
+
+        let connection = try await inv.connect()
+        if types.isEmpty {
+            let catalog = TypeCatalog.sampleTypes.map(\.identifier)
+            let withData = Set(try await connection.countSamples(types: catalog, predicate: filter).filter { $0.count > 0 }.map(\.type))
+            types = catalog.filter(withData.contains)
+        }
+        // A correlation's children are exported inside it; saving them again on their own would
+        // make them ordinary samples on import.
+        let predicate: QueryPredicate = .allOf(clauses + [.noCorrelation])
+        let writer = try LineWriter(path: inv.arguments.value("output"), output: inv.output)
+        let status = LiveStatus()
+        var written = 0
+        for type in types {
+            var anchor: Data?
+            while true {
+                let page = try await connection.anchored(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor,
+                                                                      limit: exportPageSize))
+                writer.write(page.samples.map { SampleJSON.sample($0).text(pretty: false) })
+                written += page.samples.count
+                status.update("export: \(written) samples, \(shortName(type)), \(formatRate(status.rate(written)))")
+                // Deletions count toward the limit too; a short page is the last one.
+                guard page.samples.count + page.deleted.count >= exportPageSize, page.anchor != anchor else { break }
+                anchor = page.anchor
+            }
+        }
+        let seconds = status.elapsed
+        status.finish("export: \(written) samples of \(types.count) types in \(String(format: "%.1f", seconds))s")
+        if inv.format == .json, inv.arguments.value("output") != nil {
+            inv.output(JSON.object(["samples": .int(Int64(written)), "types": .int(Int64(types.count)),
+                                    "seconds": .double(seconds)]).text(pretty: false))
+        }
+    }
+
+    // MARK: Import
+
+    private static func importSamples(_ inv: Invocation, path: String) async throws {
+        var batchSize = 500
+        if let text = inv.arguments.value("batch") {
+            guard let n = Int(text), n > 0 else { throw HealthError.invalid("--batch must be a positive integer, got '\(text)'", field: "batch") }
+            batchSize = n
+        }
+        let reader = try LineReader(path: path)
+        let connection = try await inv.connect()
+        var run = ImportRun(connection: connection)
+        var pending: [(line: Int, sample: Sample)] = []
+        var lineNumber = 0
+        while let line = reader.next() {
+            lineNumber += 1
+            guard !line.allSatisfy(\.isWhitespace) else { continue }
+            run.counts.read += 1
+            do {
+                pending.append((lineNumber, SampleJSON.unsaved(try SampleJSON.decode(line: line))))
+            } catch {
+                run.fail(lines: [lineNumber], error)
+            }
+            if pending.count >= batchSize {
+                try await run.save(pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+            run.status.update(run.counts.line(rate: run.status.rate(run.counts.read)))
+        }
+        try await run.save(pending)
+        let counts = run.counts
+        run.status.finish(counts.line(rate: run.status.rate(counts.read)))
+        if inv.format == .json { inv.output(counts.json(seconds: run.status.elapsed).text(pretty: false)) }
+        if counts.failed > 0 {
+            throw HealthError(.invalidArgument, "\(counts.failed) of \(counts.read) lines were not imported (see above)")
+        }
+    }
+}
+
+/// What an import did so far.
+struct ImportCounts: Sendable, Hashable {
+    var read = 0
+    var saved = 0
+    var alreadyStored = 0
+    /// Not saved because the store holds an equal or higher sync version.
+    var keptExisting = 0
+    var failed = 0
+
+    /// The progress and summary line.
+    func line(rate: Double) -> String {
+        "import: \(read) read, \(saved) saved, \(alreadyStored) already stored"
+            + (keptExisting > 0 ? ", \(keptExisting) kept existing" : "") + ", \(failed) failed, \(formatRate(rate))"
+    }
+
+    /// The summary for --format json.
+    func json(seconds: Double) -> JSON {
+        .object(["read": .int(Int64(read)), "saved": .int(Int64(saved)), "already_stored": .int(Int64(alreadyStored)),
+                 "kept_existing": .int(Int64(keptExisting)), "failed": .int(Int64(failed)), "seconds": .double(seconds)])
+    }
+}
+
+/// Saves batches of an import, counting outcomes and reporting failed lines on stderr.
+private struct ImportRun {
+    let connection: HealthConnection
+    var counts = ImportCounts()
+    let status = LiveStatus()
+
+    /// Saves `batch` atomically. When the server names the offending object, that line is
+    /// reported and the rest of the batch is saved again without it.
+    mutating func save(_ batch: [(line: Int, sample: Sample)]) async throws {
+        var batch = batch
+        while !batch.isEmpty {
+            do {
+                for outcome in try await connection.save(batch.map(\.sample)) {
+                    switch outcome {
+                    case .stored, .replaced: counts.saved += 1
+                    case .alreadyStored: counts.alreadyStored += 1
+                    case .keptExisting: counts.keptExisting += 1
+                    }
+                }
+                return
+            } catch let error as HealthError where error.code != .unavailable {
+                guard let index = error.objectIndex, batch.indices.contains(index) else {
+                    fail(lines: batch.map(\.line), error)
+                    return
+                }
+                fail(lines: [batch[index].line], error)
+                batch.remove(at: index)
+            }
+        }
+    }
+
+    mutating func fail(lines: [Int], _ error: any Error) {
+        guard let first = lines.first, let last = lines.last else { return }
+        counts.failed += lines.count
+        let message = (error as? HealthError)?.description ?? "\(error)"
+        status.note(lines.count == 1 ? "line \(first): \(message)" : "lines \(first)-\(last): \(message)")
+    }
+}

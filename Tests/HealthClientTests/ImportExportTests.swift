@@ -1,0 +1,177 @@
+import Foundation
+import HealthClient
+import HealthModel
+import HealthWire
+import Synchronization
+import XCTest
+@testable import healthctl
+
+/// Samples of every kind, with every metadata value kind and every workout part.
+enum ExportFixtures {
+    static let t0: Microseconds = 1_767_225_600_000_000
+    static let watch = Device(name: "Watch", manufacturer: "Apple", model: "W1", hardwareVersion: "h", firmwareVersion: "f",
+                              softwareVersion: "s", localIdentifier: "l", udiDeviceIdentifier: "u")
+    static let metadata: Metadata = [
+        "text": .string("hi \"there\"\n"), "whole double": .double(3), "double": .double(-0.1), "int": .int(-7),
+        "bool": .bool(true), "date": .date(t0 + 1), "quantity": .quantity(Quantity(2.5, "kg")),
+        "big int": .int(Int64.max),
+    ]
+    static let revision = SourceRevision(source: Source(name: "App", bundleID: "com.app"), version: "2", productType: "Watch7,1",
+                                         osMajor: 10, osMinor: 2, osPatch: 1)
+
+    static var samples: [Sample] {
+        let hr = Sample(type: "HKQuantityTypeIdentifierHeartRate", start: t0, end: t0, metadata: metadata, device: watch,
+                        sourceRevision: revision, creationTime: t0 + 5, body: .quantity(Quantity(72, "count/min"), count: 1))
+        let sleep = Sample(type: "HKCategoryTypeIdentifierSleepAnalysis", start: t0, end: t0 + 3_600_000_000,
+                           body: .category(3))
+        let systolic = Sample(type: "HKQuantityTypeIdentifierBloodPressureSystolic", start: t0, end: t0, device: watch,
+                              body: .quantity(Quantity(120, "mmHg"), count: 1))
+        let diastolic = Sample(type: "HKQuantityTypeIdentifierBloodPressureDiastolic", start: t0, end: t0,
+                               metadata: ["int": .int(1)], body: .quantity(Quantity(80.5, "mmHg"), count: 1))
+        let pressure = Sample(type: "HKCorrelationTypeIdentifierBloodPressure", start: t0, end: t0, metadata: ["double": .double(1)],
+                              body: .correlation([systolic, diastolic]))
+        let event = WorkoutEvent(type: .pause, start: t0 + 60_000_000, end: t0 + 60_000_000, metadata: ["lap": .double(1)])
+        let stat = WorkoutStatistic(quantityType: "HKQuantityTypeIdentifierActiveEnergyBurned", sum: Quantity(300, "kcal"),
+                                    average: nil, minimum: Quantity(0.5, "kcal"), maximum: nil)
+        let activity = WorkoutActivity(uuid: UUID(), activityType: 37, start: t0, end: t0 + 600_000_000,
+                                       metadata: ["date": .date(t0)], events: [WorkoutEvent(type: .lap, start: t0, end: t0 + 1)],
+                                       statistics: [stat])
+        let workout = Sample(type: "HKWorkoutTypeIdentifier", start: t0, end: t0 + 1_800_000_000, metadata: metadata,
+                             device: Device(name: "Phone"),
+                             body: .workout(Workout(activityType: 37, duration: 1_700_000_000, events: [event],
+                                                    activities: [activity], statistics: [stat],
+                                                    associatedSampleUUIDs: [hr.uuid])))
+        let bare = Sample(type: "HKWorkoutTypeIdentifier", start: t0, end: t0 + 1, body: .workout(Workout(activityType: 1)))
+        return [hr, sleep, pressure, workout, bare]
+    }
+}
+
+final class SampleJSONRoundTripTests: XCTestCase {
+    func testEveryObjectKindSurvivesAJSONLine() throws {
+        for sample in ExportFixtures.samples {
+            let line = SampleJSON.sample(sample).text(pretty: false)
+            XCTAssertFalse(line.contains("\n"), "one line per sample")
+            XCTAssertEqual(try SampleJSON.decode(line: line), sample, line)
+        }
+    }
+
+    func testIntegralDoublesStayDoublesAndIntsStayInts() throws {
+        let sample = try SampleJSON.decode(line: SampleJSON.sample(ExportFixtures.samples[0]).text(pretty: false))
+        XCTAssertEqual(sample.metadata["whole double"], .double(3))
+        XCTAssertEqual(sample.metadata["int"], .int(-7))
+        XCTAssertEqual(sample.metadata["big int"], .int(Int64.max))
+    }
+
+    func testMetadataWithoutTypesIsInferred() throws {
+        var object = try XCTUnwrap(JSON.parse(SampleJSON.sample(ExportFixtures.samples[0]).text(pretty: false)))
+        guard case .object(var fields) = object else { return XCTFail("not an object") }
+        fields["metadata_types"] = nil
+        object = .object(fields)
+        let sample = try SampleJSON.decode(object, path: "")
+        XCTAssertEqual(sample.metadata["text"], .string("hi \"there\"\n"))
+        XCTAssertEqual(sample.metadata["date"], .date(ExportFixtures.t0 + 1))
+        XCTAssertEqual(sample.metadata["quantity"], .quantity(Quantity(2.5, "kg")))
+        XCTAssertEqual(sample.metadata["bool"], .bool(true))
+    }
+
+    func testUnsavedDropsOnlyTheStoreStampedFields() {
+        let hr = ExportFixtures.samples[0]
+        let unsaved = SampleJSON.unsaved(hr)
+        XCTAssertNil(unsaved.sourceRevision)
+        XCTAssertNil(unsaved.creationTime)
+        XCTAssertEqual(unsaved.device, hr.device)
+        XCTAssertEqual(unsaved.uuid, hr.uuid)
+        XCTAssertEqual(unsaved.metadata, hr.metadata)
+    }
+
+    func testBadLinesNameTheProblem() {
+        XCTAssertThrowsError(try SampleJSON.decode(line: "{not json")) { XCTAssertEqual(($0 as? HealthError)?.code, .malformed) }
+        XCTAssertThrowsError(try SampleJSON.decode(line: "[1]")) { XCTAssertTrue("\($0)".contains("not a JSON object"), "\($0)") }
+        let line = SampleJSON.sample(ExportFixtures.samples[1]).text(pretty: false).replacingOccurrences(of: "\"uuid\":\"", with: "\"uuid\":\"x")
+        XCTAssertThrowsError(try SampleJSON.decode(line: line)) { XCTAssertEqual(($0 as? HealthError)?.field, "uuid") }
+        let kind = SampleJSON.sample(ExportFixtures.samples[1]).text(pretty: false).replacingOccurrences(of: "\"category\"", with: "\"blob\"")
+        XCTAssertThrowsError(try SampleJSON.decode(line: kind)) { XCTAssertTrue("\($0)".contains("'blob'"), "\($0)") }
+    }
+}
+
+/// healthctl export/import against a scripted in-memory server.
+final class ImportExportCommandTests: XCTestCase {
+    private func run(_ words: [String], server: @escaping @Sendable (ClientCall) -> ServerResult) async throws -> (Int32, [String]) {
+        let transport = FakeTransport()
+        let connection = try await HealthConnection.connect(over: transport, hello: Hello(token: "t"))
+        let serving = Task {
+            for await message in transport.sent {
+                transport.reply(message.callID, server(message.call))
+            }
+        }
+        defer { serving.cancel() }
+        let lines = Mutex<[String]>([])
+        let status = await HealthCtl.run(words, output: { line in lines.withLock { $0.append(line) } }, errors: { _ in },
+                                         connect: { _ in connection })
+        return (status, lines.withLock { $0 })
+    }
+
+    private func temporaryFile(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "impex-\(UUID().uuidString).jsonl"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    func testImportSavesInBatchesAndSkipsOnlyTheLinesTheServerRejects() async throws {
+        let samples = ExportFixtures.samples
+        let lines = samples.map { SampleJSON.sample($0).text(pretty: false) }
+        // Line 3 does not parse; the server rejects the workout (line 5) by index.
+        let path = try temporaryFile([lines[0], lines[1], "{oops", lines[2], "", lines[3], lines[4]].joined(separator: "\n") + "\n")
+        let saves = Mutex<[[Sample]]>([])
+        let rejected = samples[3].uuid
+        let (status, output) = try await run(["import", path, "--batch", "2", "--format", "json"]) { call in
+            guard case .saveObjects(let batch) = call else { return .error(HealthError(.malformed, "unexpected")) }
+            saves.withLock { $0.append(batch) }
+            if let index = batch.firstIndex(where: { $0.uuid == rejected }) {
+                return .error(HealthError.invalid("no", field: "x").at(index: index))
+            }
+            return .saveObjects(batch.map { $0.sourceRevision == nil && $0.type.contains("Sleep") ? .alreadyStored : .stored })
+        }
+        XCTAssertEqual(status, 1)
+        let summary = try XCTUnwrap(output.last.map(JSON.parse))
+        XCTAssertEqual(summary, .object(["read": .int(6), "saved": .int(3), "already_stored": .int(1), "kept_existing": .int(0),
+                                         "failed": .int(2), "seconds": summaryField(summary, "seconds")]))
+        let sent = saves.withLock { $0 }
+        XCTAssertEqual(sent.map(\.count), [2, 2, 1, 1], "batches of 2; the rejected batch is retried without its bad object")
+        XCTAssertTrue(sent.joined().allSatisfy { $0.sourceRevision == nil && $0.creationTime == nil })
+        XCTAssertEqual(sent[0][0].device, samples[0].device)
+    }
+
+    func testExportPagesEachTypeWithTheAnchorAndLeavesCorrelationChildrenInside() async throws {
+        let page = ExportFixtures.samples[0]
+        let queries = Mutex<[AnchoredQuery]>([])
+        let (status, output) = try await run(["export", "--source", "com.app"]) { call in
+            switch call {
+            case .countSamples(let types, _):
+                XCTAssertTrue(types.contains("HKWorkoutTypeIdentifier"))
+                return .sampleCounts([SampleCount(type: page.type, source: Source(name: "A", bundleID: "com.app"), device: nil, count: 3)])
+            case .queryAnchored(let query):
+                let n = queries.withLock { $0.append(query); return $0.count }
+                let samples = Array(repeating: page, count: n == 1 ? ImportExportCommands.exportPageSize : 1)
+                return .anchored(samples: samples, deleted: [], newAnchor: Data([UInt8(n)]), initial: true)
+            default:
+                return .error(HealthError(.malformed, "unexpected"))
+            }
+        }
+        XCTAssertEqual(status, 0)
+        let sent = queries.withLock { $0 }
+        XCTAssertEqual(sent.map(\.types), [[page.type], [page.type]])
+        XCTAssertEqual(sent.map(\.anchor), [nil, Data([1])])
+        XCTAssertTrue(sent.allSatisfy { $0.limit == ImportExportCommands.exportPageSize && !$0.updates })
+        XCTAssertEqual(sent[0].predicate, .allOf([.sources(["com.app"]), .noCorrelation]))
+        let lines = output.flatMap { $0.split(separator: "\n") }
+        XCTAssertEqual(lines.count, ImportExportCommands.exportPageSize + 1)
+        XCTAssertEqual(try SampleJSON.decode(line: String(lines[0])), page)
+    }
+
+    private func summaryField(_ json: JSON, _ key: String) -> JSON {
+        if case .object(let fields) = json { return fields[key] ?? .null }
+        return .null
+    }
+}
