@@ -1,0 +1,126 @@
+import Foundation
+import HealthModel
+import HealthWire
+import XCTest
+
+/// `healthctl export` from one owner and `healthctl import` into another, against a real healthd:
+/// every object kind arrives with the same content and UUID, and a second import stores nothing.
+final class ExportImportTests: XCTestCase {
+    private let app = "com.example.exporter"
+    private let sleep = "HKCategoryTypeIdentifierSleepAnalysis"
+    private let workout = "HKWorkoutTypeIdentifier"
+
+    func testAnExportImportedIntoAnotherOwnerHasTheSameContentAndReimportingStoresNothing() throws {
+        let server = try ServerProcess()
+        let directory = server.dataDirectory.deletingLastPathComponent()
+        let ownerA = try RawClient.session(server, token: server.ownerToken)
+        let operatorClient = try RawClient.session(server, token: server.operatorToken)
+        let tokenB = try operatorClient.addOwner("B")
+        let tokenFileB = directory.appendingPathComponent("b.token").path
+        try tokenB.write(toFile: tokenFileB, atomically: true, encoding: .utf8)
+
+        let samples = everyKind()
+        let types = [Authz.heartRate, Authz.systolic, Authz.diastolic, Authz.activeEnergy, sleep, workout]
+        let appClient = try RawClient.session(server, token: try ownerA.registerApp(app), device: Device(name: "Band"))
+        XCTAssertEqual(appClient.call(.requestAuthorization(share: types, read: [])), .requestAuthorization)
+        try ownerA.decide(app, types, .share, grant: true)
+        try appClient.save(samples)
+
+        let file = directory.appendingPathComponent("export.jsonl").path
+        let export = try healthctl(["export", "--output", file, "--format", "json"], server: server,
+                                   tokenFile: server.dataDirectory.appendingPathComponent("owner.token").path)
+        XCTAssertEqual(export.status, 0, export.errors)
+        XCTAssertEqual(try summary(export.output)["samples"] as? Int, samples.count, "correlation children travel inside it")
+
+        let first = try healthctl(["import", file, "--batch", "2", "--format", "json"], server: server, tokenFile: tokenFileB)
+        XCTAssertEqual(first.status, 0, first.errors)
+        XCTAssertEqual(try summary(first.output)["saved"] as? Int, samples.count)
+        XCTAssertTrue(first.errors.contains("import: \(samples.count) read, \(samples.count) saved"), first.errors)
+
+        let ownerB = try RawClient.session(server, token: tokenB)
+        let allTypes = [Authz.heartRate, Authz.bloodPressure, sleep, workout]
+        let inA = stored(ownerA, types: allTypes), inB = stored(ownerB, types: allTypes)
+        XCTAssertEqual(Set(inB.keys), Set(samples.map(\.uuid)))
+        for (uuid, sample) in inA {
+            XCTAssertEqual(inB[uuid].map(content), content(sample), "\(sample.type) \(uuid)")
+            XCTAssertEqual(inA[uuid]?.sourceRevision?.source.bundleID, app)
+            XCTAssertEqual(inB[uuid]?.sourceRevision?.source.bundleID, "com.apple.Health", "saved by the importing owner, as Health")
+        }
+        XCTAssertEqual(inA.values.first { $0.type == Authz.heartRate }?.device, Device(name: "Watch", model: "W1"))
+
+        let again = try healthctl(["import", file, "--format", "json"], server: server, tokenFile: tokenFileB)
+        XCTAssertEqual(again.status, 0, again.errors)
+        let counts = try summary(again.output)
+        XCTAssertEqual(counts["already_stored"] as? Int, samples.count)
+        XCTAssertEqual(counts["saved"] as? Int, 0)
+        XCTAssertEqual(stored(ownerB, types: allTypes).count, samples.count, "nothing duplicated")
+
+        // A bad line is reported with its number; the others are still imported.
+        let broken = directory.appendingPathComponent("broken.jsonl").path
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        try ([String(lines[0]), "{\"kind\": \"quantity\"}"] + lines.dropFirst().map(String.init)).joined(separator: "\n")
+            .write(toFile: broken, atomically: true, encoding: .utf8)
+        let partial = try healthctl(["import", broken], server: server, tokenFile: tokenFileB)
+        XCTAssertEqual(partial.status, 1)
+        XCTAssertTrue(partial.errors.contains("line 2: "), partial.errors)
+        XCTAssertTrue(partial.errors.contains("\(samples.count) already stored, 1 failed"), partial.errors)
+    }
+
+    /// A quantity with every metadata kind, a category, a correlation and workouts with every part.
+    private func everyKind() -> [Sample] {
+        let t0 = Authz.midnight
+        let metadata: Metadata = ["text": .string("a \"b\""), "whole": .double(2), "fraction": .double(0.25), "int": .int(-3),
+                                  "bool": .bool(false), "date": .date(t0 + 7), "mass": .quantity(Quantity(1.5, "kg"))]
+        let hr = Sample(type: Authz.heartRate, start: t0, end: t0, metadata: metadata, device: Device(name: "Watch", model: "W1"),
+                        body: .quantity(Quantity(72, "count/min"), count: 1))
+        let night = Sample(type: sleep, start: t0, end: t0 + Authz.hour, body: .category(3))
+        let pressure = Authz.bloodPressure(systolic: (UUID(), 120), diastolic: (UUID(), 80), at: 5)
+        let energy = WorkoutStatistic(quantityType: Authz.activeEnergy, sum: Quantity(250, "kcal"))
+        let run = Sample(type: workout, start: t0, end: t0 + Authz.hour, metadata: ["int": .int(1)],
+                         body: .workout(Workout(activityType: 37, duration: 50 * Authz.minute,
+                                                events: [WorkoutEvent(type: .pause, start: t0 + 10 * Authz.minute, end: t0 + 10 * Authz.minute),
+                                                         WorkoutEvent(type: .resume, start: t0 + 20 * Authz.minute, end: t0 + 20 * Authz.minute)],
+                                                activities: [WorkoutActivity(uuid: UUID(), activityType: 37, start: t0, end: t0 + Authz.hour,
+                                                                             metadata: ["whole": .double(1)], statistics: [energy])],
+                                                statistics: [energy], associatedSampleUUIDs: [hr.uuid])))
+        let walk = Sample(type: workout, start: t0 + 2 * Authz.hour, end: t0 + 3 * Authz.hour, body: .workout(Workout(activityType: 52)))
+        return [hr, night, pressure, run, walk]
+    }
+
+    /// Every stored sample of `types` by UUID.
+    private func stored(_ client: RawClient, types: [String]) -> [UUID: Sample] {
+        var all: [UUID: Sample] = [:]
+        for result in client.results(.querySamples(SampleQuery(types: types, predicate: .noCorrelation))) {
+            if case .samples(let page) = result { for sample in page { all[sample.uuid] = sample } }
+        }
+        return all
+    }
+
+    /// A sample without what the store stamps at save time (source and creation time).
+    private func content(_ s: Sample) -> Sample {
+        let body: SampleBody = if case .correlation(let children) = s.body { .correlation(children.map(content)) } else { s.body }
+        return Sample(uuid: s.uuid, type: s.type, start: s.start, end: s.end, metadata: s.metadata, device: s.device, body: body)
+    }
+
+    private func summary(_ output: String) throws -> [String: Any] {
+        let last = output.split(separator: "\n").last.map(String.init) ?? ""
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], output)
+    }
+
+    /// Runs the healthctl binary built next to the server's healthd; returns its exit status, stdout and stderr.
+    private func healthctl(_ arguments: [String], server: ServerProcess, tokenFile: String) throws
+        -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        let healthd = try XCTUnwrap(server.process.executableURL)
+        process.executableURL = healthd.deletingLastPathComponent().appendingPathComponent("healthctl")
+        process.arguments = arguments + ["--unix", server.unixPath, "--token-file", tokenFile]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    }
+}
