@@ -4,6 +4,10 @@ import HealthModel
 import HealthWire
 
 /// Moving samples in and out as JSON Lines: one sample per line in the form of SampleOutput.swift.
+///
+/// As in HealthKit, an import is saved by the importing app: the server stamps the connection's
+/// source revision (an owner token saves as Health), so sources are not preserved; UUIDs, devices,
+/// metadata and every kind-specific field are. UUIDs make a re-import store nothing.
 enum ImportExportCommands {
     /// Samples per anchored page when exporting: bounds memory to one page.
     static let exportPageSize = 500
@@ -18,8 +22,8 @@ enum ImportExportCommands {
             try await export(inv)
         },
         Command(["import"], usage: "import FILE [--batch N]",
-                summary: "save the samples of an export (FILE or - for stdin) as this token's app; UUIDs and "
-                    + "devices are kept, sources are not; re-importing reports them already stored",
+                summary: "save the samples of an export (FILE or - for stdin) as this token's app (the owner's: "
+                    + "Health); UUIDs and devices are kept, sources are not; re-importing stores nothing",
                 options: [("batch N", "samples per atomic save (default 500)")]) { inv in
             let path = try inv.arguments.positionals("FILE")[0]
             try await importSamples(inv, path: path)
