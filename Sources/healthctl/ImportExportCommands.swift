@@ -17,7 +17,7 @@ enum ImportExportCommands {
                 summary: "every matching sample as JSON lines (samples inside a correlation go with it)",
                 options: [("type T", "type (repeatable; default: every type with data)"),
                           ("source BUNDLE", "only samples saved by these apps (repeatable)"),
-                          ("output FILE", "write to FILE instead of stdout")] + BrowseCommands.rangeOptions) { inv in
+                          ("output FILE", "write to FILE instead of stdout (then --format json prints a summary)")] + BrowseCommands.rangeOptions) { inv in
             _ = try inv.arguments.positionals()
             try await export(inv)
         },

@@ -48,7 +48,7 @@ final class ExportImportTests: XCTestCase {
         }
         XCTAssertEqual(inA.values.first { $0.type == Authz.heartRate }?.device, Device(name: "Watch", model: "W1"))
 
-        let again = try healthctl(["import", file, "--format", "json"], server: server, tokenFile: tokenFileB)
+        let again = try healthctl(["import", "-", "--format", "json"], server: server, tokenFile: tokenFileB, stdin: file)
         XCTAssertEqual(again.status, 0, again.errors)
         let counts = try summary(again.output)
         XCTAssertEqual(counts["already_stored"] as? Int, samples.count)
@@ -108,7 +108,7 @@ final class ExportImportTests: XCTestCase {
     }
 
     /// Runs the healthctl binary built next to the server's healthd; returns its exit status, stdout and stderr.
-    private func healthctl(_ arguments: [String], server: ServerProcess, tokenFile: String) throws
+    private func healthctl(_ arguments: [String], server: ServerProcess, tokenFile: String, stdin: String? = nil) throws
         -> (status: Int32, output: String, errors: String) {
         let process = Process()
         let healthd = try XCTUnwrap(server.process.executableURL)
@@ -117,6 +117,7 @@ final class ExportImportTests: XCTestCase {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        if let stdin { process.standardInput = FileHandle(forReadingAtPath: stdin) }
         try process.run()
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let errors = err.fileHandleForReading.readDataToEndOfFile()
