@@ -87,7 +87,7 @@ extension HealthCalling {
     /// HKStatisticsCollectionQuery, one shot: every bucket from `from` to `to`.
     public func statisticsCollection(_ query: StatisticsCollectionQuery) async throws -> [Statistics] {
         try await pages(.queryStatisticsCollection(query.withUpdates(false)), "QueryStatisticsCollection") {
-            if case .statisticsCollection(let buckets, _) = $0 { buckets } else { nil }
+            if case .statisticsCollection(let buckets, _, _) = $0 { buckets } else { nil }
         }
     }
 
@@ -240,8 +240,8 @@ extension HealthCalling {
 extension AnchoredBatch {
     /// The batch an anchored answer carries, nil for any other answer.
     init?(_ answer: ServerResult) {
-        guard case .anchored(let samples, let deleted, let anchor, let initial) = answer else { return nil }
-        self.init(samples: samples, deleted: deleted, anchor: anchor, initial: initial)
+        guard case .anchored(let samples, let deleted, let anchor, let initial, let complete) = answer else { return nil }
+        self.init(samples: samples, deleted: deleted, anchor: anchor, initial: initial, initialComplete: complete)
     }
 }
 

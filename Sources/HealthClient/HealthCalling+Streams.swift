@@ -15,8 +15,8 @@ extension HealthCalling {
     public func statisticsCollectionUpdates(_ query: StatisticsCollectionQuery)
         -> AsyncThrowingStream<StatisticsCollectionUpdate, any Error> {
         mapped(.queryStatisticsCollection(query.withUpdates(true)), "QueryStatisticsCollection") {
-            if case .statisticsCollection(let buckets, let initial) = $0 {
-                StatisticsCollectionUpdate(buckets: buckets, initial: initial)
+            if case .statisticsCollection(let buckets, let initial, let complete) = $0 {
+                StatisticsCollectionUpdate(buckets: buckets, initial: initial, initialComplete: complete)
             } else { nil }
         }
     }

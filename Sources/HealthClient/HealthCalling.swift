@@ -31,12 +31,16 @@ public struct AnchoredBatch: Sendable, Hashable {
     public var anchor: Data
     /// True for the initial result set, false for updates.
     public var initial: Bool
+    /// True on the last page of the initial result set: what follows are updates.
+    public var initialComplete: Bool
 
-    public init(samples: [Sample] = [], deleted: [DeletedObject] = [], anchor: Data = Data(), initial: Bool = true) {
+    public init(samples: [Sample] = [], deleted: [DeletedObject] = [], anchor: Data = Data(), initial: Bool = true,
+                initialComplete: Bool = false) {
         self.samples = samples
         self.deleted = deleted
         self.anchor = anchor
         self.initial = initial
+        self.initialComplete = initialComplete
     }
 }
 
@@ -44,4 +48,6 @@ public struct AnchoredBatch: Sendable, Hashable {
 public struct StatisticsCollectionUpdate: Sendable, Hashable {
     public let buckets: [Statistics]
     public let initial: Bool
+    /// True on the last page of the initial buckets: what follows are updates.
+    public let initialComplete: Bool
 }

@@ -6,16 +6,17 @@ extension Dispatcher {
     /// Items per page to try first; halved whenever a page does not fit one frame.
     private static let firstPageSize = 512
 
-    /// Sends `items` in pages (at least one, possibly empty) that each fit one frame. The last
-    /// page ends the call when `final`; otherwise more answers follow (long-running calls).
-    func sendPaged<T>(_ items: [T], reply: CallReplier, final: Bool, page: ([T]) -> ServerResult) async throws {
+    /// Sends `items` in pages (at least one, possibly empty) that each fit one frame; `page` learns
+    /// whether it builds the last one. The last page ends the call when `final`; otherwise more
+    /// answers follow (long-running calls).
+    func sendPaged<T>(_ items: [T], reply: CallReplier, final: Bool, page: ([T], _ isLast: Bool) -> ServerResult) async throws {
         var start = 0
         var size = Self.firstPageSize
         repeat {
             try Task.checkCancellation()
             let end = min(items.count, start + size)
             let more = !(final && end == items.count)
-            if await reply.trySend(page(Array(items[start..<end])), more: more) {
+            if await reply.trySend(page(Array(items[start..<end]), end == items.count), more: more) {
                 start = end
             } else if end - start > 1 {
                 size = max(1, (end - start) / 2)

@@ -13,7 +13,7 @@ extension Dispatcher {
         let samples = try await store.querySamples(owner: owner, types: query.types, predicate: query.predicate,
                                                    sort: query.sort, limit: query.limit, scope: scope)
         let visible = try await withDerivedWorkoutStatistics(samples, owner: owner, scope: scope)
-        try await sendPaged(visible, reply: reply, final: true) { .samples($0) }
+        try await sendPaged(visible, reply: reply, final: true) { page, _ in .samples(page) }
         return nil
     }
 
@@ -57,7 +57,7 @@ extension Dispatcher {
                               reply: CallReplier) async throws {
         let samples = try await withDerivedWorkoutStatistics(result.samples, owner: owner, scope: scope)
         let items = samples.map(AnchoredItem.sample) + result.deleted.map(AnchoredItem.deleted)
-        try await sendPaged(items, reply: reply, final: final) { page in
+        try await sendPaged(items, reply: reply, final: final) { page, isLast in
             var samples: [Sample] = [], deleted: [DeletedObject] = []
             for item in page {
                 switch item {
@@ -65,7 +65,8 @@ extension Dispatcher {
                 case .deleted(let object): deleted.append(object)
                 }
             }
-            return .anchored(samples: samples, deleted: deleted, newAnchor: result.newAnchor, initial: initial)
+            return .anchored(samples: samples, deleted: deleted, newAnchor: result.newAnchor, initial: initial,
+                             initialComplete: initial && isLast)
         }
     }
 

@@ -37,7 +37,9 @@ extension Dispatcher {
         }
         return try await hub.watching(owner: owner, topic: .data) { signal in
             var current = try await compute()
-            try await sendPaged(current, reply: reply, final: !query.updates) { .statisticsCollection(buckets: $0, initial: true) }
+            try await sendPaged(current, reply: reply, final: !query.updates) {
+                .statisticsCollection(buckets: $0, initial: true, initialComplete: $1)
+            }
             guard query.updates else { return nil }
             while let changed = await signal.next() {
                 guard changed.isEmpty || changed.contains(query.type) else { continue }
@@ -45,7 +47,9 @@ extension Dispatcher {
                 let changedBuckets = zip(current, next).filter { $0 != $1 }.map(\.1)
                 current = next
                 guard !changedBuckets.isEmpty else { continue }
-                try await sendPaged(changedBuckets, reply: reply, final: false) { .statisticsCollection(buckets: $0, initial: false) }
+                try await sendPaged(changedBuckets, reply: reply, final: false) { buckets, _ in
+                    .statisticsCollection(buckets: buckets, initial: false)
+                }
             }
             throw CancellationError()
         }

@@ -45,13 +45,15 @@ extension WireDecode {
             let a = try CRead.required(m.anchored, "anchored")
             return .anchored(samples: try samples(a.samples, a.n_samples, "samples"),
                              deleted: try CRead.list(a.deleted, a.n_deleted, "deleted", deletedObject),
-                             newAnchor: CRead.data(a.new_anchor), initial: a.initial != 0)
+                             newAnchor: CRead.data(a.new_anchor), initial: a.initial != 0,
+                             initialComplete: a.initial_complete != 0)
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_STATISTICS:
             let s = try CRead.required(m.statistics, "statistics")
             return .statistics(try statistics(try CRead.required(s.statistics, "statistics.statistics")))
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_STATISTICS_COLLECTION:
             let c = try CRead.required(m.statistics_collection, "statistics_collection")
-            return .statisticsCollection(buckets: try CRead.list(c.buckets, c.n_buckets, "buckets", statistics), initial: c.initial != 0)
+            return .statisticsCollection(buckets: try CRead.list(c.buckets, c.n_buckets, "buckets", statistics),
+                                         initial: c.initial != 0, initialComplete: c.initial_complete != 0)
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_CORRELATIONS:
             let c = try CRead.required(m.correlations, "correlations")
             return .correlations(try samples(c.correlations, c.n_correlations, "correlations"))

@@ -73,12 +73,13 @@ extension WireArena {
             (s.pointee.n_samples, s.pointee.samples) = list(samples, sample)
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAMPLES
             p.pointee.samples = s
-        case .anchored(let samples, let deleted, let newAnchor, let initial):
+        case .anchored(let samples, let deleted, let newAnchor, let initial, let initialComplete):
             let a = message(healthstore__v1__anchored_page__init)
             (a.pointee.n_samples, a.pointee.samples) = list(samples, sample)
             (a.pointee.n_deleted, a.pointee.deleted) = list(deleted, deletedObject)
             a.pointee.new_anchor = binary(newAnchor)
             a.pointee.initial = initial ? 1 : 0
+            a.pointee.initial_complete = initialComplete ? 1 : 0
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ANCHORED
             p.pointee.anchored = a
         case .statistics(let statistics):
@@ -86,10 +87,11 @@ extension WireArena {
             s.pointee.statistics = self.statistics(statistics)
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_STATISTICS
             p.pointee.statistics = s
-        case .statisticsCollection(let buckets, let initial):
+        case .statisticsCollection(let buckets, let initial, let initialComplete):
             let c = message(healthstore__v1__statistics_collection_result__init)
             (c.pointee.n_buckets, c.pointee.buckets) = list(buckets, statistics)
             c.pointee.initial = initial ? 1 : 0
+            c.pointee.initial_complete = initialComplete ? 1 : 0
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_STATISTICS_COLLECTION
             p.pointee.statistics_collection = c
         case .correlations(let correlations):

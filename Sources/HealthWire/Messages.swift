@@ -301,9 +301,11 @@ public enum ServerResult: Sendable, Hashable {
     case saveObjects([SaveOutcome])
     case deleteObjects(deletedCount: UInt64)
     case samples([Sample])
-    case anchored(samples: [Sample], deleted: [DeletedObject], newAnchor: Data, initial: Bool)
+    /// `initialComplete` marks the last page of the initial result set.
+    case anchored(samples: [Sample], deleted: [DeletedObject], newAnchor: Data, initial: Bool, initialComplete: Bool = false)
     case statistics(Statistics)
-    case statisticsCollection(buckets: [Statistics], initial: Bool)
+    /// `initialComplete` marks the last page of the initial buckets.
+    case statisticsCollection(buckets: [Statistics], initial: Bool, initialComplete: Bool = false)
     case correlations([Sample])
     case sources([Source])
     case observerEvent(changedTypes: [String])

@@ -82,7 +82,8 @@ enum Authz {
         let result: ServerResult = switch message.result {
         case .samples(let samples): .samples(samples.map(blank))
         case .correlations(let samples): .correlations(samples.map(blank))
-        case .anchored(let samples, let deleted, _, let initial): .anchored(samples: samples.map(blank), deleted: deleted, newAnchor: Data(), initial: initial)
+        case .anchored(let samples, let deleted, _, let initial, let complete):
+            .anchored(samples: samples.map(blank), deleted: deleted, newAnchor: Data(), initial: initial, initialComplete: complete)
         default: message.result
         }
         return WireCodec.encodeServerMessage(ServerMessage(callID: 0, more: message.more, result: result))

@@ -12,7 +12,7 @@ final class LiveCallTests: XCTestCase {
         let watcher = try RawClient(port: server.port)
         watcher.hello(server.ownerToken)
         let anchored = watcher.submit(.queryAnchored(AnchoredQuery(types: [hr], updates: true)))
-        guard case .anchored(_, _, _, true)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no initial page") }
+        guard case .anchored(_, _, _, true, _)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no initial page") }
         let observer = watcher.submit(.observe(types: [hr], predicate: nil, frequency: nil))
         XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: []))
         let now = Time.now()
@@ -20,7 +20,7 @@ final class LiveCallTests: XCTestCase {
         let collection = watcher.submit(.queryStatisticsCollection(StatisticsCollectionQuery(
             type: hr, options: .discreteMax, anchor: now - now % hour, interval: IntervalComponents(hours: 1),
             from: now - 2 * hour, to: now, updates: true)))
-        guard case .statisticsCollection(let initial, true)? = watcher.receive(callID: collection)?.result else { return XCTFail() }
+        guard case .statisticsCollection(let initial, true, _)? = watcher.receive(callID: collection)?.result else { return XCTFail() }
         XCTAssertTrue(initial.allSatisfy { $0.maximum == nil })
 
         let writer = try RawClient(port: server.port)
@@ -28,10 +28,10 @@ final class LiveCallTests: XCTestCase {
         let sample = Fixtures.heartRateSample(150, minutesAgo: 1)
         writer.call(.saveObjects([sample]))
 
-        guard case .anchored(let added, _, _, false)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no update") }
+        guard case .anchored(let added, _, _, false, _)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no update") }
         XCTAssertEqual(added.map(\.uuid), [sample.uuid])
         XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: [hr]))
-        guard case .statisticsCollection(let changed, false)? = watcher.receive(callID: collection)?.result else { return XCTFail() }
+        guard case .statisticsCollection(let changed, false, _)? = watcher.receive(callID: collection)?.result else { return XCTFail() }
         XCTAssertEqual(changed.count, 1)
         XCTAssertEqual(try XCTUnwrap(changed.first?.maximum).value(in: "count/min"), 150, accuracy: 1e-9)
 

@@ -32,7 +32,7 @@ final class OwnerIsolationTests: XCTestCase {
         }
         for (client, ids) in zip([appA, ownerA], liveCalls) {
             XCTAssertEqual(client.receive(callID: ids.0)?.result, .observerEvent(changedTypes: []))
-            guard case .anchored(_, _, _, true)? = client.receive(callID: ids.1)?.result else { return XCTFail("no anchored page") }
+            guard case .anchored(_, _, _, true, _)? = client.receive(callID: ids.1)?.result else { return XCTFail("no anchored page") }
         }
         XCTAssertEqual(ownerA.receive(callID: liveCalls[1].2)?.result, .authorizationRequests([]))
 
@@ -72,7 +72,7 @@ final class OwnerIsolationTests: XCTestCase {
         try ownerA.save([sentinel])
         for (client, ids) in zip([appA, ownerA], liveCalls) {
             XCTAssertEqual(client.receive(callID: ids.0)?.result, .observerEvent(changedTypes: [Authz.bodyMass]))
-            guard case .anchored(let samples, let deleted, _, false)? = client.receive(callID: ids.1)?.result else { return XCTFail("no update") }
+            guard case .anchored(let samples, let deleted, _, false, _)? = client.receive(callID: ids.1)?.result else { return XCTFail("no update") }
             XCTAssertEqual(samples.map(\.uuid), [sentinel.uuid])
             XCTAssertEqual(deleted, [])
         }

@@ -102,7 +102,7 @@ final class PermissionMatrixTests: XCTestCase {
             }),
             ("statistics collection", { self.outcome($0, .queryStatisticsCollection(collection)) { results in
                 let buckets = results.flatMap { result -> [Statistics] in
-                    if case .statisticsCollection(let buckets, _) = result { return buckets }
+                    if case .statisticsCollection(let buckets, _, _) = result { return buckets }
                     return []
                 }
                 return .number(buckets.first?.maximum?.value)
@@ -198,10 +198,10 @@ final class PermissionMatrixTests: XCTestCase {
             let ids = (client.submit(.queryAnchored(AnchoredQuery(types: [hr, Authz.bodyMass], updates: true))),
                        client.submit(.observe(types: [hr, Authz.bodyMass], predicate: nil, frequency: nil)),
                        client.submit(.queryStatisticsCollection(collection)))
-            guard case .anchored(let initial, [], _, true)? = client.receive(callID: ids.0)?.result else { throw TestFailure("no anchored page") }
+            guard case .anchored(let initial, [], _, true, _)? = client.receive(callID: ids.0)?.result else { throw TestFailure("no anchored page") }
             XCTAssertEqual(Set(initial.map(\.uuid)), visibleUUIDs([hr, Authz.bodyMass], subject), "anchored with updates, initial, \(subject.label)")
             XCTAssertEqual(client.receive(callID: ids.1)?.result, .observerEvent(changedTypes: []), subject.label)
-            guard case .statisticsCollection(_, true)? = client.receive(callID: ids.2)?.result else { throw TestFailure("no collection") }
+            guard case .statisticsCollection(_, true, _)? = client.receive(callID: ids.2)?.result else { throw TestFailure("no collection") }
             calls.append(ids)
         }
         let heartRate = Authz.quantity(hr, 180, "count/min", at: 300), mass = Authz.quantity(Authz.bodyMass, 71, "kg", at: 301)
@@ -211,7 +211,7 @@ final class PermissionMatrixTests: XCTestCase {
             let client = subject.client, reads = subject.read == .granted
             var seen = Set<UUID>()
             while !seen.contains(mass.uuid), let message = client.receive(callID: ids.anchored) {
-                guard case .anchored(let samples, let deleted, _, false) = message.result else { return XCTFail("\(message.result)") }
+                guard case .anchored(let samples, let deleted, _, false, _) = message.result else { return XCTFail("\(message.result)") }
                 XCTAssertEqual(deleted, [])
                 seen.formUnion(samples.map(\.uuid))
             }
@@ -223,7 +223,7 @@ final class PermissionMatrixTests: XCTestCase {
             }
             XCTAssertEqual(changed, reads ? [hr, Authz.bodyMass] : [Authz.bodyMass], "observe, \(subject.label)")
             if reads {
-                guard case .statisticsCollection(let buckets, false)? = client.receive(callID: ids.collection)?.result else { return XCTFail() }
+                guard case .statisticsCollection(let buckets, false, _)? = client.receive(callID: ids.collection)?.result else { return XCTFail() }
                 XCTAssertEqual(buckets.map { $0.maximum?.value }, [180], "collection with updates, \(subject.label)")
             }
             // Whatever else the collection would have said arrives before the end of the call.
@@ -311,7 +311,7 @@ final class PermissionMatrixTests: XCTestCase {
 
     private func anchored(_ results: [ServerResult]) -> Outcome {
         var samples = Set<UUID>(), deleted = Set<UUID>()
-        for case .anchored(let page, let gone, _, _) in results {
+        for case .anchored(let page, let gone, _, _, _) in results {
             samples.formUnion(page.map(\.uuid))
             deleted.formUnion(gone.map(\.uuid))
         }

@@ -221,18 +221,18 @@ final class QueryFamilyTests: XCTestCase {
         let s = Q.at("2024-06-03T00:00:00Z"), h = Q.hour
         let call = watcher.submit(.queryStatisticsCollection(StatisticsCollectionQuery(
             type: steps, options: .cumulativeSum, anchor: s, interval: IntervalComponents(hours: 1), from: s, to: s + 23 * h, updates: true)))
-        guard case .statisticsCollection(let initial, true)? = watcher.receive(callID: call)?.result else { return XCTFail("no initial buckets") }
+        guard case .statisticsCollection(let initial, true, _)? = watcher.receive(callID: call)?.result else { return XCTFail("no initial buckets") }
         XCTAssertEqual(initial.count, 24)
         XCTAssertTrue(initial.allSatisfy { $0.sum == nil })
 
         let sample = Q.stepSample(300, s + 10 * h + 30 * Q.minute, s + 11 * h + 30 * Q.minute)
         try writer.save([sample])
-        guard case .statisticsCollection(let saved, false)? = watcher.receive(callID: call)?.result else { return XCTFail("no update after save") }
+        guard case .statisticsCollection(let saved, false, _)? = watcher.receive(callID: call)?.result else { return XCTFail("no update after save") }
         XCTAssertEqual(saved.map(\.start), [s + 10 * h, s + 11 * h])
         XCTAssertEqual(try saved.map { try Q.value($0.sum, "count") }, [150, 150])
 
         XCTAssertEqual(writer.call(.deleteObjects(.uuids([sample.uuid]))), .deleteObjects(deletedCount: 1))
-        guard case .statisticsCollection(let deleted, false)? = watcher.receive(callID: call)?.result else { return XCTFail("no update after delete") }
+        guard case .statisticsCollection(let deleted, false, _)? = watcher.receive(callID: call)?.result else { return XCTFail("no update after delete") }
         XCTAssertEqual(deleted.map(\.start), [s + 10 * h, s + 11 * h])
         XCTAssertTrue(deleted.allSatisfy { $0.sum == nil })
 
@@ -359,7 +359,7 @@ final class QueryFamilyTests: XCTestCase {
 
         let viaSamples = Fixtures.samples(of: owner.collect(owner.submit(.querySamples(SampleQuery(types: ["HKWorkoutTypeIdentifier"])))))
         var viaAnchored: [Sample] = []
-        for case .anchored(let page, _, _, _) in owner.collect(owner.submit(.queryAnchored(AnchoredQuery(types: ["HKWorkoutTypeIdentifier"])))) {
+        for case .anchored(let page, _, _, _, _) in owner.collect(owner.submit(.queryAnchored(AnchoredQuery(types: ["HKWorkoutTypeIdentifier"])))) {
             viaAnchored += page
         }
         for workouts in [viaSamples, viaAnchored] {
@@ -431,12 +431,29 @@ final class QueryFamilyTests: XCTestCase {
             var uuids: [UUID] = []
             for message in messages {
                 switch message.result {
-                case .samples(let page), .anchored(let page, _, _, true): uuids += page.map(\.uuid)
+                case .samples(let page), .anchored(let page, _, _, true, _): uuids += page.map(\.uuid)
                 default: XCTFail("unexpected page \(message.result)")
                 }
             }
             XCTAssertEqual(uuids.count, batch.count)
             XCTAssertEqual(Set(uuids), Set(batch.map(\.uuid)))
         }
+
+        // Long-running: every initial page says more follows, so the last one says it ends the
+        // initial result; the updates after it never do.
+        let live = owner.submit(.queryAnchored(AnchoredQuery(types: [steps], updates: true)))
+        var completeFlags: [Bool] = []
+        while let message = owner.receive(callID: live), case .anchored(_, _, _, true, let complete) = message.result {
+            XCTAssertTrue(message.more)
+            completeFlags.append(complete)
+            if complete { break }
+        }
+        XCTAssertGreaterThan(completeFlags.count, 1)
+        XCTAssertEqual(completeFlags, Array(repeating: false, count: completeFlags.count - 1) + [true])
+        try owner.save([Q.stepSample(1, t - Q.minute, t)])
+        guard case .anchored(let added, _, _, false, false)? = owner.receive(callID: live)?.result else {
+            return XCTFail("no update after the initial result")
+        }
+        XCTAssertEqual(added.count, 1)
     }
 }

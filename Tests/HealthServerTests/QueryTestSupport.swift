@@ -47,7 +47,7 @@ extension RawClient {
     func collection(_ query: StatisticsCollectionQuery) throws -> [Statistics] {
         var buckets: [Statistics] = []
         for result in collect(submit(.queryStatisticsCollection(query))) {
-            guard case .statisticsCollection(let page, true) = result else {
+            guard case .statisticsCollection(let page, true, _) = result else {
                 throw TestFailure("QueryStatisticsCollection answered \(result)")
             }
             buckets += page

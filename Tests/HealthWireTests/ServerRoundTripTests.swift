@@ -61,6 +61,7 @@ final class ServerRoundTripTests: XCTestCase {
                                             DeletedObject(uuid: Fixtures.uuid(9), type: "u")],
                                   newAnchor: Data([0xde, 0xad, 0xbe, 0xef]), initial: true), more: true)
         assertRoundTrip(.anchored(samples: [], deleted: [], newAnchor: Data(), initial: false))
+        assertRoundTrip(.anchored(samples: [], deleted: [], newAnchor: Data([1]), initial: true, initialComplete: true), more: true)
         assertRoundTrip(.correlations([Fixtures.bloodPressure]))
     }
 
@@ -70,6 +71,7 @@ final class ServerRoundTripTests: XCTestCase {
         assertRoundTrip(.statistics(Statistics(type: "t", start: 0, end: 1, mostRecent: Quantity(0, "count"), mostRecentInterval: 0...0)))
         assertRoundTrip(.statisticsCollection(buckets: [Fixtures.statistics, Fixtures.emptyStatistics], initial: true), more: true)
         assertRoundTrip(.statisticsCollection(buckets: [], initial: false))
+        assertRoundTrip(.statisticsCollection(buckets: [Fixtures.statistics], initial: true, initialComplete: true), more: true)
     }
 
     func testDiscoveryResults() {

@@ -10303,7 +10303,7 @@ const ProtobufCMessageDescriptor healthstore__v1__query_anchored__descriptor =
   (ProtobufCMessageInit) healthstore__v1__query_anchored__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__anchored_page__field_descriptors[4] =
+static const ProtobufCFieldDescriptor healthstore__v1__anchored_page__field_descriptors[5] =
 {
   {
     "samples",
@@ -10353,17 +10353,30 @@ static const ProtobufCFieldDescriptor healthstore__v1__anchored_page__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "initial_complete",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AnchoredPage, initial_complete),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned healthstore__v1__anchored_page__field_indices_by_name[] = {
   1,   /* field[1] = deleted */
   3,   /* field[3] = initial */
+  4,   /* field[4] = initial_complete */
   2,   /* field[2] = new_anchor */
   0,   /* field[0] = samples */
 };
 static const ProtobufCIntRange healthstore__v1__anchored_page__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__anchored_page__descriptor =
 {
@@ -10373,7 +10386,7 @@ const ProtobufCMessageDescriptor healthstore__v1__anchored_page__descriptor =
   "Healthstore__V1__AnchoredPage",
   "healthstore.v1",
   sizeof(Healthstore__V1__AnchoredPage),
-  4,
+  5,
   healthstore__v1__anchored_page__field_descriptors,
   healthstore__v1__anchored_page__field_indices_by_name,
   1,  healthstore__v1__anchored_page__number_ranges,
@@ -11192,7 +11205,7 @@ const ProtobufCMessageDescriptor healthstore__v1__query_statistics_collection__d
   (ProtobufCMessageInit) healthstore__v1__query_statistics_collection__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__statistics_collection_result__field_descriptors[2] =
+static const ProtobufCFieldDescriptor healthstore__v1__statistics_collection_result__field_descriptors[3] =
 {
   {
     "buckets",
@@ -11218,15 +11231,28 @@ static const ProtobufCFieldDescriptor healthstore__v1__statistics_collection_res
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "initial_complete",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__StatisticsCollectionResult, initial_complete),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned healthstore__v1__statistics_collection_result__field_indices_by_name[] = {
   0,   /* field[0] = buckets */
   1,   /* field[1] = initial */
+  2,   /* field[2] = initial_complete */
 };
 static const ProtobufCIntRange healthstore__v1__statistics_collection_result__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__statistics_collection_result__descriptor =
 {
@@ -11236,7 +11262,7 @@ const ProtobufCMessageDescriptor healthstore__v1__statistics_collection_result__
   "Healthstore__V1__StatisticsCollectionResult",
   "healthstore.v1",
   sizeof(Healthstore__V1__StatisticsCollectionResult),
-  2,
+  3,
   healthstore__v1__statistics_collection_result__field_descriptors,
   healthstore__v1__statistics_collection_result__field_indices_by_name,
   1,  healthstore__v1__statistics_collection_result__number_ranges,

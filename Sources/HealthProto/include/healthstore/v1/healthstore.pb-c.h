@@ -2887,10 +2887,15 @@ struct  Healthstore__V1__AnchoredPage
    * True for answers of the initial result set, false for updates.
    */
   protobuf_c_boolean initial;
+  /*
+   * True on the last page of the initial result set: for a long-running query, everything
+   * after it is an update (HKAnchoredObjectQuery's resultsHandler, then its updateHandler).
+   */
+  protobuf_c_boolean initial_complete;
 };
 #define HEALTHSTORE__V1__ANCHORED_PAGE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__anchored_page__descriptor) \
-    , 0,NULL, 0,NULL, {0,NULL}, 0 }
+    , 0,NULL, 0,NULL, {0,NULL}, 0, 0 }
 
 
 /*
@@ -3189,10 +3194,15 @@ struct  Healthstore__V1__StatisticsCollectionResult
    * True for the initial result.
    */
   protobuf_c_boolean initial;
+  /*
+   * True on the last page of the initial result: for a long-running query, everything after it
+   * is an update with the changed buckets only.
+   */
+  protobuf_c_boolean initial_complete;
 };
 #define HEALTHSTORE__V1__STATISTICS_COLLECTION_RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__statistics_collection_result__descriptor) \
-    , 0,NULL, 0 }
+    , 0,NULL, 0, 0 }
 
 
 /*
