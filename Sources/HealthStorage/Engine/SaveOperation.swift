@@ -35,15 +35,31 @@ private struct ObjectSaver {
             throw HealthError.invalid("'\(sample.type)' is not a sample type", field: "type")
         }
         var outcome = SaveOutcome.stored
+        var parent = parent
+        var replacedUUID: UUID?
         if let sync = sample.syncKey, let existing = try syncMatch(sync.identifier), existing.uuid != sample.uuid {
             // Decision 2: matched per (source, sync identifier); a greater version replaces.
             guard sync.version > existing.version else { return .keptExisting }
+            // §7.3: the new object also takes the old one's place in its correlation, unless it is itself
+            // a reading of a correlation saved now: it stays in that one (the old correlation loses the reading).
+            if parent == nil, let oldParent = existing.parent {
+                guard try existing.type == context.typeID(type.identifier) else {
+                    let oldType = try context.registry.type(existing.type, context.db)
+                    throw HealthError.invalid("sync identifier '\(sync.identifier)' belongs to a '\(oldType)' reading of a correlation; "
+                                              + "its replacement must have that type, not '\(type.identifier)'", field: "metadata")
+                }
+                parent = oldParent
+            }
             try context.deleteRow(owner: owner, anchor: existing.anchor)
+            replacedUUID = existing.uuid
             outcome = .replaced
         }
         let anchor = try context.nextAnchor(owner: owner)
         guard try insert(sample, type: type, anchor: anchor, device: device, parent: parent) else {
             return try compareWithStored(sample, device: device)
+        }
+        if let replacedUUID {
+            try context.moveWorkoutAssociations(owner: owner, from: replacedUUID, to: sample.uuid)
         }
         let typeID = try context.typeID(type.identifier)
         try context.noteTypeSource(owner: owner, type: typeID, source: source)
@@ -62,18 +78,18 @@ private struct ObjectSaver {
         return outcome
     }
 
-    private func syncMatch(_ identifier: String) throws(HealthError) -> (anchor: Int64, uuid: UUID, version: Int64)? {
+    private func syncMatch(_ identifier: String) throws(HealthError) -> (anchor: Int64, uuid: UUID, version: Int64, type: Int64, parent: Int64?)? {
         // INDEXED BY: without statistics SQLite 3.40 prefers the primary key's `owner` prefix (a scan
         // of every sample of the owner per saved sample) over this partial, non-covering index.
         let query = try context.db.prepare("""
-            SELECT anchor, uuid, sync_version FROM samples INDEXED BY samples_by_sync_id
+            SELECT anchor, uuid, sync_version, type, parent FROM samples INDEXED BY samples_by_sync_id
             WHERE owner = ? AND sync_id = ? AND source = ?
             """)
         query.bind(1, owner)
         query.bind(2, identifier)
         query.bind(3, source)
         guard try query.step() else { return nil }
-        return (query.int(0), query.uuid(1), query.int(2))
+        return (query.int(0), query.uuid(1), query.int(2), query.int(3), query.optionalInt(4))
     }
 
     /// Inserts the row; false when the UUID is already stored for this owner.

@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4]
+    static let migrations: [String] = [version1, version2, version3, version4, version5]
 
     static var currentVersion: Int { migrations.count }
 
@@ -27,6 +27,12 @@ enum Schema {
             throw error
         }
     }
+
+    /// A sync-version replacement moves the old object's workout associations to the new object
+    /// (SEMANTICS §7.3): finding them by sample UUID must not scan every association of the owner.
+    private static let version5 = """
+    CREATE INDEX workout_samples_by_sample ON workout_samples(owner, sample_uuid);
+    """
 
     /// Anchors are sealed with a secret key of the store (the epoch they carried in clear is no longer
     /// in them; anchors of format 1 are refused as not issued by this store). Purge horizons are kept

@@ -1,0 +1,103 @@
+import XCTest
+import Foundation
+import HealthModel
+@testable import HealthStorage
+
+/// SEMANTICS §7.3: a greater sync version replaces the old object, in its workouts and correlation too.
+final class SyncReplacementTests: XCTestCase {
+    private static func synced(_ version: Int64, _ identifier: String = "s") -> Metadata {
+        [MetadataKey.syncIdentifier: .string(identifier), MetadataKey.syncVersion: .int(version)]
+    }
+
+    private static func systolic(_ mmHg: Double, metadata: Metadata = [:]) -> Sample {
+        Sample(type: StoreFixture.systolic, start: s(10), end: s(10), metadata: metadata, body: .quantity(Quantity(mmHg, "mmHg"), count: 1))
+    }
+
+    private static func pressure(systolic: Sample) -> Sample {
+        let diastolic = Sample(type: StoreFixture.diastolic, start: s(10), end: s(10), body: .quantity(Quantity(80, "mmHg"), count: 1))
+        return Sample(type: StoreFixture.bloodPressure, start: s(10), end: s(10), body: .correlation([systolic, diastolic]))
+    }
+
+    private static func workout(with uuids: [UUID]) -> Sample {
+        Sample(type: StoreFixture.workout, start: s(0), end: s(600),
+               body: .workout(Workout(activityType: 37, associatedSampleUUIDs: uuids)))
+    }
+
+    func testReplacementTakesTheOldObjectsPlaceInItsWorkout() async throws {
+        let f = try await StoreFixture()
+        let a = StoreFixture.heartRate(s(100), bpm: 60, metadata: Self.synced(1))
+        let workout = Self.workout(with: [a.uuid])
+        try await f.save([a, workout])
+        let newer = StoreFixture.heartRate(s(100), bpm: 61, metadata: Self.synced(2))
+        try await expect(await f.save([newer]), [.replaced])
+        let stored = try await f.query([StoreFixture.workout])
+        XCTAssertEqual(stored.first?.workout?.associatedSampleUUIDs, [newer.uuid])
+        try await expect(await f.query([StoreFixture.heartRate], .workout(workout.uuid)).map(\.uuid), [newer.uuid])
+        let changes = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: nil,
+                                                      limit: 0, scope: .everything(callerBundleID: "x"))
+        XCTAssertEqual(changes.deleted.map(\.uuid), [a.uuid])
+        await f.store.close()
+    }
+
+    func testStandaloneReplacementTakesTheOldReadingsPlaceInItsCorrelation() async throws {
+        let f = try await StoreFixture()
+        let old = Self.systolic(120, metadata: Self.synced(1))
+        let correlation = Self.pressure(systolic: old)
+        try await f.save([correlation])
+        let newer = Self.systolic(125, metadata: Self.synced(2))
+        try await expect(await f.save([newer]), [.replaced])
+        let stored = try await f.query([StoreFixture.bloodPressure])
+        let children = Set(stored.first?.correlationObjects?.map(\.uuid) ?? [])
+        XCTAssertTrue(children.contains(newer.uuid))
+        XCTAssertFalse(children.contains(old.uuid))
+        XCTAssertEqual(children.count, 2)
+        try await expect(await f.query([StoreFixture.systolic], .noCorrelation), [])
+        await f.store.close()
+    }
+
+    func testReplacementSavedInsideACorrelationKeepsItsOwnCorrelation() async throws {
+        let f = try await StoreFixture()
+        let old = Self.systolic(120, metadata: Self.synced(1))
+        let first = Self.pressure(systolic: old)
+        try await f.save([first])
+        let newer = Self.systolic(125, metadata: Self.synced(2))
+        let second = Self.pressure(systolic: newer)
+        try await expect(await f.save([second]), [.stored])
+        let stored = try await f.query([StoreFixture.bloodPressure])
+        let byUUID = Dictionary(uniqueKeysWithValues: stored.map { ($0.uuid, Set($0.correlationObjects?.map(\.uuid) ?? [])) })
+        XCTAssertEqual(byUUID[second.uuid]?.contains(newer.uuid), true)
+        XCTAssertEqual(byUUID[first.uuid]?.contains(newer.uuid), false)
+        XCTAssertEqual(byUUID[first.uuid]?.contains(old.uuid), false)
+        await f.store.close()
+    }
+
+    func testCorrelationReadingCannotBeReplacedByAnotherType() async throws {
+        let f = try await StoreFixture()
+        try await f.save([Self.pressure(systolic: Self.systolic(120, metadata: Self.synced(1)))])
+        do {
+            try await f.save([StoreFixture.heartRate(s(10), metadata: Self.synced(2))])
+            XCTFail("a heart rate cannot take a systolic reading's place")
+        } catch let error as HealthError {
+            XCTAssertEqual(error.code, .invalidArgument)
+        }
+        await f.store.close()
+    }
+
+    func testEqualOrLowerVersionMovesNothing() async throws {
+        let f = try await StoreFixture()
+        let a = StoreFixture.heartRate(s(100), metadata: Self.synced(2))
+        let workout = Self.workout(with: [a.uuid])
+        let reading = Self.systolic(120, metadata: Self.synced(2, "bp"))
+        let correlation = Self.pressure(systolic: reading)
+        try await f.save([a, workout, correlation])
+        try await expect(await f.save([StoreFixture.heartRate(s(100), bpm: 70, metadata: Self.synced(2)),
+                                       StoreFixture.heartRate(s(100), bpm: 71, metadata: Self.synced(1)),
+                                       Self.systolic(130, metadata: Self.synced(1, "bp"))]),
+                         [.keptExisting, .keptExisting, .keptExisting])
+        try await expect(await f.query([StoreFixture.workout]).first?.workout?.associatedSampleUUIDs, [a.uuid])
+        let children = try await f.query([StoreFixture.bloodPressure]).first?.correlationObjects?.map(\.uuid) ?? []
+        XCTAssertTrue(children.contains(reading.uuid))
+        XCTAssertEqual(try f.count("tombstones"), 0)
+        await f.store.close()
+    }
+}
