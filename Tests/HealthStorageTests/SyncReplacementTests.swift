@@ -3,7 +3,8 @@ import Foundation
 import HealthModel
 @testable import HealthStorage
 
-/// SEMANTICS §7.3: a greater sync version replaces the old object, in its workouts and correlation too.
+/// SEMANTICS §7.3: a greater sync version replaces the old object, in its workouts and correlation too;
+/// a deleted workout stays findable by activity type for anchored queries.
 final class SyncReplacementTests: XCTestCase {
     private static func synced(_ version: Int64, _ identifier: String = "s") -> Metadata {
         [MetadataKey.syncIdentifier: .string(identifier), MetadataKey.syncVersion: .int(version)]
@@ -98,6 +99,21 @@ final class SyncReplacementTests: XCTestCase {
         let children = try await f.query([StoreFixture.bloodPressure]).first?.correlationObjects?.map(\.uuid) ?? []
         XCTAssertTrue(children.contains(reading.uuid))
         XCTAssertEqual(try f.count("tombstones"), 0)
+        await f.store.close()
+    }
+
+    func testDeletedWorkoutIsReportedToAnAnchoredQueryFilteredByItsActivityType() async throws {
+        let f = try await StoreFixture()
+        let running = Self.workout(with: [])
+        try await f.save([running])
+        let deleted = try await f.store.deleteObjects(uuids: [running.uuid], by: Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: true))
+        XCTAssertEqual(deleted, 1)
+        func deletions(_ activityType: Int32) async throws -> [UUID] {
+            try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.workout], predicate: .workoutActivityType(activityType),
+                                            anchor: nil, limit: 0, scope: .everything(callerBundleID: "x")).deleted.map(\.uuid)
+        }
+        try await expect(await deletions(37), [running.uuid])
+        try await expect(await deletions(36), [])
         await f.store.close()
     }
 }

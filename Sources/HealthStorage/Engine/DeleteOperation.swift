@@ -59,8 +59,10 @@ extension WriteContext {
     @discardableResult
     func deleteRow(owner: Int64, anchor: Int64) throws(HealthError) -> Bool {
         let row = try db.prepare("""
-            SELECT uuid, type, start_time, end_time, source, revision, device, parent, sync_id, sync_version, flags
-            FROM samples WHERE owner = ? AND anchor = ?
+            SELECT s.uuid, s.type, s.start_time, s.end_time, s.source, s.revision, s.device, s.parent, s.sync_id, s.sync_version,
+                   s.flags, w.activity_type
+            FROM samples s LEFT JOIN workouts w ON w.owner = s.owner AND w.anchor = s.anchor
+            WHERE s.owner = ? AND s.anchor = ?
             """)
         row.bind(1, owner)
         row.bind(2, anchor)
@@ -74,8 +76,8 @@ extension WriteContext {
         }
         let tombstone = try db.prepare("""
             INSERT INTO tombstones (owner, anchor, uuid, type, start_time, end_time, source, revision, device, parent,
-                                    sync_id, sync_version, metadata, deleted, live_anchor)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    sync_id, sync_version, metadata, deleted, live_anchor, activity_type)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         tombstone.bind(1, owner)
         tombstone.bind(2, try nextAnchor(owner: owner))
@@ -92,6 +94,7 @@ extension WriteContext {
         tombstone.bind(13, MetadataCoding.encode(syncMetadata))
         tombstone.bind(14, now)
         tombstone.bind(15, anchor)
+        tombstone.bind(16, row.optionalInt(11))
         let type = try registry.type(row.int(1), db), bundle = try registry.bundleID(row.int(4), db)
         row.reset()
         try tombstone.run()

@@ -62,6 +62,10 @@ struct PredicateSQL {
             guard table == .samples else { return "0" }
             return "(s.category IS NOT NULL AND s.category IN (" + list(values.sorted().map { .int($0) }) + "))"
         case .workoutActivityType(let activityType):
+            // A tombstone carries the deleted workout's activity type itself (NULL before schema step 6: no match).
+            if table == .tombstones {
+                return "(s.activity_type IS NOT NULL AND s.activity_type = " + bind(.int(Int64(activityType))) + ")"
+            }
             return "EXISTS (SELECT 1 FROM workouts w WHERE w.owner = s.owner AND w.anchor = s.anchor AND w.activity_type = "
                 + bind(.int(Int64(activityType))) + ")"
         case .workoutDuration(let op, let duration):

@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
 
     static var currentVersion: Int { migrations.count }
 
@@ -27,6 +27,12 @@ enum Schema {
             throw error
         }
     }
+
+    /// A deleted workout's tombstone keeps its activity type, so anchored queries filtered by activity type
+    /// report the deletion. Tombstones from before this step have none and match no activity type.
+    private static let version6 = """
+    ALTER TABLE tombstones ADD COLUMN activity_type INTEGER;
+    """
 
     /// A sync-version replacement moves the old object's workout associations to the new object
     /// (SEMANTICS §7.3): finding them by sample UUID must not scan every association of the owner.
