@@ -12,15 +12,18 @@ extension Dispatcher {
         let watched = Set(types)
         let period = frequency?.periodMicros ?? 0
         return try await hub.watching(owner: owner, topic: .data) { signal in
-            var anchor = try await store.currentAnchor(owner: owner)
+            // One anchor per type: a wake-up for one type must not move past another type's
+            // change that committed meanwhile and whose own wake-up is still pending.
+            let start = try await store.currentAnchor(owner: owner)
+            var anchors = Dictionary(uniqueKeysWithValues: watched.map { ($0, start) })
             // The first answer, with no types, confirms the registration.
             await reply.send(.observerEvent(changedTypes: []), more: true)
             while let changed = await signal.next() {
                 let candidates = changed.isEmpty ? watched : changed.intersection(watched)
                 guard !candidates.isEmpty else { continue }
                 let latest = try await store.currentAnchor(owner: owner)
-                let visible = try await visibleChanges(candidates, predicate: predicate, since: anchor, session: session, owner: owner)
-                anchor = latest
+                let visible = try await visibleChanges(candidates, predicate: predicate, since: anchors, session: session, owner: owner)
+                for type in candidates { anchors[type] = latest }
                 guard !visible.isEmpty else { continue }
                 await reply.send(.observerEvent(changedTypes: visible.sorted()), more: true)
                 // Decision 9: at most one event per period; changes meanwhile merge into the next one.
@@ -30,10 +33,10 @@ extension Dispatcher {
         }
     }
 
-    /// The types whose changes since `anchor` the caller may see: with read permission and no
+    /// The types whose changes since their anchor the caller may see: with read permission and no
     /// predicate every change counts; otherwise only changes the caller could query (its own
     /// samples when read is not granted), so an event never reveals other sources' activity.
-    private func visibleChanges(_ types: Set<String>, predicate: QueryPredicate?, since anchor: Data,
+    private func visibleChanges(_ types: Set<String>, predicate: QueryPredicate?, since anchors: [String: Data],
                                 session: Session, owner: OwnerID) async throws -> Set<String> {
         let scope = try await readScope(session, owner: owner)
         var visible = Set<String>()
@@ -42,7 +45,7 @@ extension Dispatcher {
                 visible.insert(type)
                 continue
             }
-            let probe = try await store.queryAnchored(owner: owner, types: [type], predicate: predicate, anchor: anchor,
+            let probe = try await store.queryAnchored(owner: owner, types: [type], predicate: predicate, anchor: anchors[type],
                                                       limit: 1, scope: scope)
             if !probe.samples.isEmpty || !probe.deleted.isEmpty { visible.insert(type) }
         }

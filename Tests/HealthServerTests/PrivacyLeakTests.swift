@@ -36,6 +36,23 @@ final class PrivacyLeakTests: XCTestCase {
         XCTAssertEqual(client.receive(callID: observer)?.result, .observerEvent(changedTypes: [Authz.heartRate]))
     }
 
+    /// A wake-up for others' invisible change must not move the observer past the app's own
+    /// change of another type that committed meanwhile (a CI failure: the app never heard of it).
+    func testOwnChangeRacingOthersInvisibleChangeIsHeard() throws {
+        let (server, owner, client) = try systolicReader()
+        defer { withExtendedLifetime(server) {} }
+        let observer = client.submit(.observe(types: [Authz.diastolic, Authz.heartRate], predicate: nil, frequency: nil))
+        XCTAssertEqual(client.receive(callID: observer)?.result, .observerEvent(changedTypes: []))
+        client.setTimeout(seconds: 5)
+        for round in 0..<60 {
+            let minute = Int64(round) * 2
+            let othersSave = owner.submit(.saveObjects([Authz.quantity(Authz.diastolic, 80, "mmHg", at: minute)]))
+            try client.save([Authz.quantity(Authz.heartRate, 60, "count/min", at: minute + 1)])
+            XCTAssertEqual(client.receive(callID: observer)?.result, .observerEvent(changedTypes: [Authz.heartRate]), "round \(round)")
+            _ = owner.collect(othersSave)
+        }
+    }
+
     func testSourcesOfACorrelationTypeLeaveOutSourcesOfUnreadableCorrelations() throws {
         let (server, owner, client) = try systolicReader()
         defer { withExtendedLifetime(server) {} }
