@@ -9,6 +9,7 @@ extension Dispatcher {
                  reply: CallReplier) async throws -> ServerResult? {
         let owner = try session.requireOwnerStore()
         try checkQuery(types: types, predicate: predicate)
+        try await requireRequested(types, session: session, owner: owner)
         let watched = Set(types)
         let period = frequency?.periodMicros ?? 0
         return try await hub.watching(owner: owner, topic: .data) { signal in

@@ -9,6 +9,7 @@ extension Dispatcher {
         let owner = try session.requireOwnerStore()
         try checkQuery(types: query.types, predicate: query.predicate)
         guard query.limit >= 0 else { throw HealthError.invalid("limit \(query.limit) is negative", field: "limit") }
+        try await requireRequested(query.types, session: session, owner: owner)
         let scope = try await readScope(session, owner: owner)
         let samples = try await store.querySamples(owner: owner, types: query.types, predicate: query.predicate,
                                                    sort: query.sort, limit: query.limit, scope: scope)
@@ -24,6 +25,7 @@ extension Dispatcher {
         if query.updates && query.limit > 0 {
             throw HealthError.invalid("an anchored query with updates must have no limit (limit is \(query.limit))", field: "limit")
         }
+        try await requireRequested(query.types, session: session, owner: owner)
         let watched = Set(query.types)
         return try await hub.watching(owner: owner, topic: .data) { signal in
             let scope = try await readScope(session, owner: owner)
@@ -83,6 +85,7 @@ extension Dispatcher {
             }
             try entry.predicate?.validate(forTypes: [entry.type])
         }
+        try await requireRequested([query.type], session: session, owner: owner)
         let scope = try await readScope(session, owner: owner)
         let stored = try await store.querySamples(owner: owner, types: [query.type], predicate: query.predicate,
                                                   sort: [], limit: 0, scope: scope)
@@ -103,13 +106,17 @@ extension Dispatcher {
     func querySources(type: String, predicate: QueryPredicate?, session: Session) async throws -> ServerResult {
         let owner = try session.requireOwnerStore()
         try checkQuery(types: [type], predicate: predicate)
+        try await requireRequested([type], session: session, owner: owner)
         let scope = try await readScope(session, owner: owner)
         return .sources(try await store.querySources(owner: owner, type: type, predicate: predicate, scope: scope))
     }
 
     func queryDevices(type: String?, session: Session) async throws -> ServerResult {
         let owner = try session.requireOwnerStore()
-        if let type { _ = try sampleType(type) }
+        if let type {
+            _ = try sampleType(type)
+            try await requireRequested([type], session: session, owner: owner)
+        }
         let scope = try await readScope(session, owner: owner)
         return .devices(try await store.queryDevices(owner: owner, type: type, scope: scope))
     }
@@ -118,6 +125,7 @@ extension Dispatcher {
     func countSamples(types: [String], predicate: QueryPredicate?, session: Session) async throws -> ServerResult {
         let owner = try session.requireOwnerStore()
         try checkQuery(types: types, predicate: predicate)
+        try await requireRequested(types, session: session, owner: owner)
         let scope = try await readScope(session, owner: owner)
         return .sampleCounts(try await store.countSamples(owner: owner, types: types, predicate: predicate, scope: scope))
     }

@@ -7,6 +7,7 @@ extension Dispatcher {
     func queryStatistics(_ query: StatisticsQuery, session: Session) async throws -> ServerResult {
         let owner = try session.requireOwnerStore()
         let type = try quantityType(query.type, predicate: query.predicate, options: query.options)
+        try await requireRequested([query.type], session: session, owner: owner)
         let samples = try await statInputs(owner: owner, type: query.type, predicate: query.predicate, session: session)
         let priority = try await priorityOrder(owner: owner, type: query.type)
         return .statistics(try StatisticsCalculator.compute(type: type, samples: samples, options: query.options,
@@ -22,6 +23,7 @@ extension Dispatcher {
         guard query.from <= query.to else {
             throw HealthError.invalid("from_time \(query.from) is after to_time \(query.to)", field: "from_time")
         }
+        try await requireRequested([query.type], session: session, owner: owner)
         let buckets = try CalendarBuckets(anchor: query.anchor, components: query.interval,
                                           timeZone: query.timeZone, calendar: query.calendar)
         // Only samples overlapping the enumerated buckets can count, so the store reads just those

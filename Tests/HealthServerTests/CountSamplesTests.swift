@@ -15,11 +15,11 @@ final class CountSamplesTests: XCTestCase {
         let server = try ServerProcess()
         let owner = try RawClient.session(server, token: server.ownerToken, device: watch)
         let client = try RawClient.session(server, token: try owner.registerApp(app), device: band)
-        let types = [Authz.heartRate, Authz.systolic, Authz.diastolic]
+        let types = [Authz.heartRate, Authz.systolic, Authz.diastolic, Authz.steps]
         XCTAssertEqual(client.call(.requestAuthorization(share: types, read: types)), .requestAuthorization)
         try owner.decide(app, types, .share, grant: true)
         try owner.decide(app, [Authz.systolic], .read, grant: true)
-        try owner.decide(app, [Authz.heartRate, Authz.diastolic], .read, grant: false)
+        try owner.decide(app, [Authz.heartRate, Authz.diastolic, Authz.steps], .read, grant: false)
         try owner.save([Authz.quantity(Authz.heartRate, 60, "count/min", at: 0), Authz.quantity(Authz.heartRate, 61, "count/min", at: 1),
                         Authz.quantity(Authz.heartRate, 62, "count/min", at: 2, device: band),
                         Authz.quantity(Authz.steps, 100, "count", at: 3)])

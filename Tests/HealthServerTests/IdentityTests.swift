@@ -13,6 +13,7 @@ final class IdentityTests: XCTestCase {
         let owner = try RawClient.session(server, token: server.ownerToken)
         let token = try owner.registerApp(band)
         let watching = try RawClient.session(server, token: token), idle = try RawClient.session(server, token: token)
+        XCTAssertEqual(watching.call(.requestAuthorization(share: [], read: [hr])), .requestAuthorization)
         let observer = watching.submit(.observe(types: [hr], predicate: nil, frequency: nil))
         XCTAssertEqual(watching.receive(callID: observer)?.result, .observerEvent(changedTypes: []))
 

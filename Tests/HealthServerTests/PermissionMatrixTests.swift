@@ -20,6 +20,8 @@ final class PermissionMatrixTests: XCTestCase {
         let client: RawClient
         let index: Int64
         var label: String { "share \(share.rawValue), read \(read.rawValue)" }
+        /// Never asked about the fixture's types in either direction: typed queries are refused (§3.5).
+        var neverAsked: Bool { share == .notRequested && read == .notRequested }
     }
 
     /// What a call observably did.
@@ -80,15 +82,20 @@ final class PermissionMatrixTests: XCTestCase {
     private var readChecks: [Check] {
         let collection = StatisticsCollectionQuery(type: hr, options: .discreteMax, unit: "count/min", anchor: Authz.midnight,
                                                    interval: IntervalComponents(days: 1), from: Authz.midnight, to: Authz.midnight + Authz.dayLength)
+        // A query naming a type the app never asked about is AUTHORIZATION_NOT_DETERMINED (§3.5);
+        // once it asked, in either direction, it reads whatever it may, silently.
+        let asked: (@escaping (Subject) -> Outcome) -> (Subject) -> Outcome = { expect in
+            { $0.neverAsked ? .error(.authorizationNotDetermined) : expect($0) }
+        }
         return [
             ("sample query", { self.outcome($0, .querySamples(SampleQuery(types: [self.hr]))) { .objects(Authz.uuids($0)) } },
-             { .objects(self.visibleUUIDs([self.hr], $0)) }),
+             asked { .objects(self.visibleUUIDs([self.hr], $0)) }),
             ("anchored query", { self.outcome($0, .queryAnchored(AnchoredQuery(types: [self.hr]))) { self.anchored($0) } },
-             { .anchored(samples: self.visibleUUIDs([self.hr], $0), deleted: []) }),
+             asked { .anchored(samples: self.visibleUUIDs([self.hr], $0), deleted: []) }),
             ("statistics", { self.outcome($0, .queryStatistics(StatisticsQuery(type: self.hr, options: .discreteAverage, unit: "count/min"))) {
                 guard case .statistics(let statistics)? = $0.last else { return .answer($0.last ?? .callEnded(.shutdown)) }
                 return .number(statistics.average.map { self.rounded($0.value) })
-            } }, { subject in
+            } }, asked { subject in
                 // No visible sample: HKStatisticsQuery's errorNoData, as on an empty store.
                 let values = self.visible([self.hr], subject).compactMap { $0.sample.quantity?.value }
                 return values.isEmpty ? .error(.noData) : .number(self.rounded(values.reduce(0, +) / Double(values.count)))
@@ -96,7 +103,7 @@ final class PermissionMatrixTests: XCTestCase {
             ("statistics sum", { self.outcome($0, .queryStatistics(StatisticsQuery(type: Authz.steps, options: .cumulativeSum, unit: "count"))) {
                 guard case .statistics(let statistics)? = $0.last else { return .answer($0.last ?? .callEnded(.shutdown)) }
                 return .number(statistics.sum.map { self.rounded($0.value) })
-            } }, { subject in
+            } }, asked { subject in
                 let values = self.visible([Authz.steps], subject).compactMap { $0.sample.quantity?.value }
                 return values.isEmpty ? .error(.noData) : .number(values.reduce(0, +))
             }),
@@ -106,11 +113,11 @@ final class PermissionMatrixTests: XCTestCase {
                     return []
                 }
                 return .number(buckets.first?.maximum?.value)
-            } }, { .number(self.visible([self.hr], $0).compactMap { $0.sample.quantity?.value }.max()) }),
+            } }, asked { .number(self.visible([self.hr], $0).compactMap { $0.sample.quantity?.value }.max()) }),
             ("correlations", { self.outcome($0, .queryCorrelations(CorrelationQuery(type: Authz.bloodPressure))) {
                 guard case .correlations(let samples)? = $0.last else { return .answer($0.last ?? .callEnded(.shutdown)) }
                 return .correlations(Dictionary(uniqueKeysWithValues: samples.map { ($0.uuid, Set(($0.correlationObjects ?? []).map(\.uuid))) }))
-            } }, { subject in
+            } }, asked { subject in
                 .correlations(Dictionary(uniqueKeysWithValues: self.visible([Authz.bloodPressure], subject).map {
                     ($0.sample.uuid, Set(($0.sample.correlationObjects ?? []).map(\.uuid)))
                 }))
@@ -118,11 +125,11 @@ final class PermissionMatrixTests: XCTestCase {
             ("sources", { self.outcome($0, .querySources(type: self.hr, predicate: nil)) {
                 guard case .sources(let sources)? = $0.last else { return .answer($0.last ?? .callEnded(.shutdown)) }
                 return .sources(sources.map(\.bundleID))
-            } }, { .sources(Set(self.visible([self.hr], $0).map(\.bundleID)).sorted()) }),
+            } }, asked { .sources(Set(self.visible([self.hr], $0).map(\.bundleID)).sorted()) }),
             ("devices", { self.outcome($0, .queryDevices(type: self.hr)) {
                 guard case .devices(let devices)? = $0.last else { return .answer($0.last ?? .callEnded(.shutdown)) }
                 return .devices(Set(devices))
-            } }, { .devices(Set(self.visible([self.hr], $0).map(\.device))) }),
+            } }, asked { .devices(Set(self.visible([self.hr], $0).map(\.device))) }),
             ("activity summaries", { self.outcome($0, .queryActivitySummaries(from: Authz.day, to: Authz.day, timeZone: "UTC")) {
                 guard case .activitySummaries(let summaries)? = $0.last, let summary = summaries.first(where: { $0.day == Authz.day }) else {
                     return .answer($0.last ?? .callEnded(.shutdown))
@@ -193,7 +200,15 @@ final class PermissionMatrixTests: XCTestCase {
                                                    interval: IntervalComponents(days: 1), from: Authz.midnight,
                                                    to: Authz.midnight + Authz.dayLength, updates: true)
         var calls: [(anchored: UInt64, observer: UInt64, collection: UInt64)] = []
-        for subject in subjects {
+        for subject in subjects where subject.neverAsked {
+            let client = subject.client
+            for call in [ClientCall.queryAnchored(AnchoredQuery(types: [hr, Authz.bodyMass], updates: true)),
+                         .observe(types: [hr, Authz.bodyMass], predicate: nil, frequency: nil), .queryStatisticsCollection(collection)] {
+                XCTAssertEqual(client.call(call)?.errorCode, .authorizationNotDetermined, "\(call), \(subject.label)")
+            }
+        }
+        let asked = subjects.filter { !$0.neverAsked }
+        for subject in asked {
             let client = subject.client
             let ids = (client.submit(.queryAnchored(AnchoredQuery(types: [hr, Authz.bodyMass], updates: true))),
                        client.submit(.observe(types: [hr, Authz.bodyMass], predicate: nil, frequency: nil)),
@@ -207,7 +222,7 @@ final class PermissionMatrixTests: XCTestCase {
         let heartRate = Authz.quantity(hr, 180, "count/min", at: 300), mass = Authz.quantity(Authz.bodyMass, 71, "kg", at: 301)
         try owner.save([heartRate])
         try owner.save([mass])
-        for (subject, ids) in zip(subjects, calls) {
+        for (subject, ids) in zip(asked, calls) {
             let client = subject.client, reads = subject.read == .granted
             var seen = Set<UUID>()
             while !seen.contains(mass.uuid), let message = client.receive(callID: ids.anchored) {
