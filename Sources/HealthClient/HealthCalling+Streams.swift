@@ -21,11 +21,13 @@ extension HealthCalling {
         }
     }
 
-    /// HKObserverQuery: the changed types, once per change (or per `frequency` period).
+    /// HKObserverQuery: the changed types, once per change (or per `frequency` period). The
+    /// connection acknowledges each event as it arrives (AckObserverEvent), so the server keeps
+    /// sending them for as long as this client is reachable and reading.
     public func observe(types: [String], predicate: QueryPredicate? = nil,
                         frequency: UpdateFrequency? = nil) -> AsyncThrowingStream<[String], any Error> {
         mapped(.observe(types: types, predicate: predicate, frequency: frequency), "Observe") {
-            if case .observerEvent(let changed) = $0 { changed } else { nil }
+            if case .observerEvent(let changed, _) = $0 { changed } else { nil }
         }
     }
 

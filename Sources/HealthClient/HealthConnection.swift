@@ -34,9 +34,16 @@ public final class HealthConnection: HealthCalling {
             // is the reason every pending call should report.
             if message.callID == 0, case .error(let error) = message.result {
                 router.close(with: error)
-            } else {
-                router.deliver(message)
+                return
             }
+            // The server holds an observer's next event until this one is acknowledged (§6.9).
+            // Sent off the reader thread, which must never block on a full send buffer; the
+            // answer arrives under an id nobody waits for and is dropped.
+            if case .observerEvent(_, let sequence) = message.result, sequence > 0 {
+                let ack = ClientMessage(callID: router.nextID(), call: .ackObserverEvent(targetCallID: message.callID, sequence: sequence))
+                Task { try? transport.send(ack) }
+            }
+            router.deliver(message)
         }, onClose: { error in
             router.close(with: error)
         })

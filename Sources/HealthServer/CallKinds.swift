@@ -7,6 +7,7 @@ extension ClientCall {
         case .hello: "Hello"
         case .ping: "Ping"
         case .cancel: "Cancel"
+        case .ackObserverEvent: "AckObserverEvent"
         case .requestAuthorization: "RequestAuthorization"
         case .getAuthorizationStatus: "GetAuthorizationStatus"
         case .getRequestStatusForAuthorization: "GetRequestStatusForAuthorization"

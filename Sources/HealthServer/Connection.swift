@@ -237,6 +237,11 @@ final class Connection {
             answer(callID, .pong(payload: payload, serverTime: Time.now()))
         case .cancel(let target):
             cancel(target, callID: callID)
+        case .ackObserverEvent(let target, let sequence):
+            let acknowledged = calls[target].map {
+                core.dispatcher.observerAcks.acknowledge(connection: id, call: target, serial: $0.serial, sequence: sequence)
+            } ?? false
+            answer(callID, .ackObserverEvent(acknowledged: acknowledged))
         default:
             if draining {
                 return answer(callID, .error(HealthError(.unavailable, "the server is shutting down")))

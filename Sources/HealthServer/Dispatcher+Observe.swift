@@ -12,25 +12,43 @@ extension Dispatcher {
         try await requireRequested(types, session: session, owner: owner)
         let watched = Set(types)
         let period = frequency?.periodMicros ?? 0
-        return try await hub.watching(owner: owner, topic: .data) { signal in
-            // One anchor per type: a wake-up for one type must not move past another type's
-            // change that committed meanwhile and whose own wake-up is still pending.
-            let start = try await store.currentAnchor(owner: owner)
-            var anchors = Dictionary(uniqueKeysWithValues: watched.map { ($0, start) })
-            // The first answer, with no types, confirms the registration.
-            await reply.send(.observerEvent(changedTypes: []), more: true)
-            while let changed = await signal.next() {
-                let candidates = changed.isEmpty ? watched : changed.intersection(watched)
-                guard !candidates.isEmpty else { continue }
-                let latest = try await store.currentAnchor(owner: owner)
-                let visible = try await visibleChanges(candidates, predicate: predicate, since: anchors, session: session, owner: owner)
-                for type in candidates { anchors[type] = latest }
-                guard !visible.isEmpty else { continue }
-                await reply.send(.observerEvent(changedTypes: visible.sorted()), more: true)
-                // Decision 9: at most one event per period; changes meanwhile merge into the next one.
-                if period > 0 { try await Task.sleep(for: .microseconds(period)) }
+        let ackTimeout = Duration.milliseconds(Int64(config.observerAckTimeout * 1000))
+        return try await observerAcks.tracking(reply) { acks in
+            try await hub.watching(owner: owner, topic: .data) { signal in
+                // One anchor per type: a wake-up for one type must not move past another type's
+                // change that committed meanwhile and whose own wake-up is still pending.
+                let start = try await store.currentAnchor(owner: owner)
+                var anchors = Dictionary(uniqueKeysWithValues: watched.map { ($0, start) })
+                var sequence: UInt64 = 0, missed = 0
+                // The first answer, with no types, confirms the registration and needs no acknowledgement.
+                await reply.send(.observerEvent(changedTypes: [], sequence: 0), more: true)
+                while let changed = await signal.next() {
+                    let candidates = changed.isEmpty ? watched : changed.intersection(watched)
+                    guard !candidates.isEmpty else { continue }
+                    let latest = try await store.currentAnchor(owner: owner)
+                    let visible = try await visibleChanges(candidates, predicate: predicate, since: anchors, session: session, owner: owner)
+                    for type in candidates { anchors[type] = latest }
+                    guard !visible.isEmpty else { continue }
+                    sequence += 1
+                    acks.sending(sequence)
+                    await reply.send(.observerEvent(changedTypes: visible.sorted(), sequence: sequence), more: true)
+                    // §6.9: the next event waits for this one's acknowledgement (changes meanwhile
+                    // merge into it); three missed in a row end the observer.
+                    if await acks.wait(for: sequence, timeout: ackTimeout) {
+                        missed = 0
+                    } else {
+                        try Task.checkCancellation()
+                        missed += 1
+                        if missed == 3 {
+                            logger.info("observer \(reply.callID) of '\(session.bundleID)' ended: 3 events unacknowledged")
+                            return ServerResult.callEnded(.unacknowledged)
+                        }
+                    }
+                    // Decision 9: at most one event per period; changes meanwhile merge into the next one.
+                    if period > 0 { try await Task.sleep(for: .microseconds(period)) }
+                }
+                throw CancellationError()
             }
-            throw CancellationError()
         }
     }
 

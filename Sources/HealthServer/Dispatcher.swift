@@ -18,6 +18,7 @@ final class Dispatcher: Sendable {
     let registry: ConnectionRegistry
     let permissions: PermissionBook
     let hub = ChangeHub()
+    let observerAcks = ObserverAckBook()
     private let throttle = AuthThrottle()
     private let feed = Mutex<Int?>(nil)
 
@@ -101,7 +102,7 @@ final class Dispatcher: Sendable {
     /// The call's final answer, or nil when the call already sent it (paged and long-running calls).
     private func route(_ call: ClientCall, session: Session, reply: CallReplier) async throws -> ServerResult? {
         switch call {
-        case .hello, .ping, .cancel:
+        case .hello, .ping, .cancel, .ackObserverEvent:
             // Answered on the connection's loop; never routed here.
             throw HealthError(.internalError, "\(call.name) reached the dispatcher")
         case .requestAuthorization(let share, let read):

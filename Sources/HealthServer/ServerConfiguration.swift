@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable {
     public var outputHardLimit: Int = 64 << 20
     /// Seconds a client may stay above the high-water mark before it is dropped.
     public var slowClientTimeout: Double = 30
+    /// Seconds an observer event waits for its acknowledgement before it counts as missed (§6.9).
+    public var observerAckTimeout: Double = 30
     /// Seconds SIGTERM waits for calls in flight before closing anyway.
     public var shutdownGrace: Double = 20
     public var authorizationPolicy: AuthorizationPolicy = .prompt

@@ -20,6 +20,9 @@ extension WireDecode {
             return .ping(CRead.data(try CRead.required(m.ping, "ping").payload))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_CANCEL:
             return .cancel(targetCallID: try CRead.required(m.cancel, "cancel").target_call_id)
+        case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_ACK_OBSERVER_EVENT:
+            let a = try CRead.required(m.ack_observer_event, "ack_observer_event")
+            return .ackObserverEvent(targetCallID: a.target_call_id, sequence: a.sequence)
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_REQUEST_AUTHORIZATION:
             let r = try CRead.required(m.request_authorization, "request_authorization")
             return .requestAuthorization(share: try CRead.strings(r.share_types, r.n_share_types, "share_types"),

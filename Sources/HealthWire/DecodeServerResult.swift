@@ -20,6 +20,8 @@ extension WireDecode {
             return .pong(payload: CRead.data(p.payload), serverTime: p.server_time)
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_CANCEL:
             return .cancel(cancelled: try CRead.required(m.cancel, "cancel").cancelled != 0)
+        case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ACK_OBSERVER_EVENT:
+            return .ackObserverEvent(acknowledged: try CRead.required(m.ack_observer_event, "ack_observer_event").acknowledged != 0)
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_CALL_ENDED:
             return .callEnded(try CRead.enumValue(try CRead.required(m.call_ended, "call_ended").reason.rawValue, "call_ended.reason"))
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_REQUEST_AUTHORIZATION:
@@ -62,7 +64,8 @@ extension WireDecode {
             return .sources(try CRead.list(s.sources, s.n_sources, "sources") { (s) throws(HealthError) in try source(s, "sources") })
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_OBSERVER_EVENT:
             let o = try CRead.required(m.observer_event, "observer_event")
-            return .observerEvent(changedTypes: try CRead.strings(o.changed_types, o.n_changed_types, "changed_types"))
+            return .observerEvent(changedTypes: try CRead.strings(o.changed_types, o.n_changed_types, "changed_types"),
+                                  sequence: o.sequence)
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ACTIVITY_SUMMARIES:
             let a = try CRead.required(m.activity_summaries, "activity_summaries")
             return .activitySummaries(try CRead.list(a.summaries, a.n_summaries, "summaries", activitySummary))

@@ -32,6 +32,12 @@ extension WireArena {
             c.pointee.target_call_id = target
             p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_CANCEL
             p.pointee.cancel = c
+        case .ackObserverEvent(let target, let sequence):
+            let a = message(healthstore__v1__ack_observer_event__init)
+            a.pointee.target_call_id = target
+            a.pointee.sequence = sequence
+            p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_ACK_OBSERVER_EVENT
+            p.pointee.ack_observer_event = a
         case .requestAuthorization(let share, let read):
             let r = message(healthstore__v1__request_authorization__init)
             (r.pointee.n_share_types, r.pointee.share_types) = cStrings(share)

@@ -32,6 +32,11 @@ extension WireArena {
             c.pointee.cancelled = cancelled ? 1 : 0
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_CANCEL
             p.pointee.cancel = c
+        case .ackObserverEvent(let acknowledged):
+            let a = message(healthstore__v1__ack_observer_event_result__init)
+            a.pointee.acknowledged = acknowledged ? 1 : 0
+            p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ACK_OBSERVER_EVENT
+            p.pointee.ack_observer_event = a
         case .callEnded(let reason):
             let c = message(healthstore__v1__call_ended__init)
             c.pointee.reason = cEnum(reason)
@@ -104,9 +109,10 @@ extension WireArena {
             (s.pointee.n_sources, s.pointee.sources) = list(sources, source)
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SOURCES
             p.pointee.sources = s
-        case .observerEvent(let changedTypes):
+        case .observerEvent(let changedTypes, let sequence):
             let o = message(healthstore__v1__observer_event__init)
             (o.pointee.n_changed_types, o.pointee.changed_types) = cStrings(changedTypes)
+            o.pointee.sequence = sequence
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_OBSERVER_EVENT
             p.pointee.observer_event = o
         case .activitySummaries(let summaries):

@@ -257,6 +257,8 @@ public enum ClientCall: Sendable, Hashable {
     case hello(Hello)
     case ping(Data)
     case cancel(targetCallID: UInt64)
+    /// Acknowledges observer event `sequence` of the Observe call `targetCallID`.
+    case ackObserverEvent(targetCallID: UInt64, sequence: UInt64)
     case requestAuthorization(share: [String], read: [String])
     case getAuthorizationStatus(types: [String])
     case getRequestStatusForAuthorization(share: [String], read: [String])
@@ -294,6 +296,7 @@ public enum ServerResult: Sendable, Hashable {
     case hello(HelloResult)
     case pong(payload: Data, serverTime: Microseconds)
     case cancel(cancelled: Bool)
+    case ackObserverEvent(acknowledged: Bool)
     case callEnded(EndReason)
     case requestAuthorization
     case authorizationStatus([TypeAuthorizationStatus])
@@ -308,7 +311,8 @@ public enum ServerResult: Sendable, Hashable {
     case statisticsCollection(buckets: [Statistics], initial: Bool, initialComplete: Bool = false)
     case correlations([Sample])
     case sources([Source])
-    case observerEvent(changedTypes: [String])
+    /// `sequence` is 0 on the registration answer, then 1, 2, … for events to acknowledge.
+    case observerEvent(changedTypes: [String], sequence: UInt64)
     case activitySummaries([ActivitySummary])
     case devices([Device])
     case sampleCounts([SampleCount])

@@ -20,6 +20,9 @@ struct Options {
       --hello-timeout SECONDS       time a new connection has to send Hello (default 10)
       --idle-timeout SECONDS        idle connections are closed after this (default 300)
       --slow-client-timeout SECONDS clients not reading their output are dropped after this (default 30)
+      --observer-ack-timeout SECONDS
+                                    time an observer event waits for its acknowledgement (default 30);
+                                    three missed in a row end the observer
       --authorization-policy P      prompt | allow-all | deny-all (default prompt)
       --log-level LEVEL             debug | info | warning | error (default info)
       --tombstone-retention-days N  keep deletion records this long (default 90); an anchor that
@@ -33,7 +36,7 @@ struct Options {
 
     /// Options that take a value; the names a config file and HEALTHD_* variables may set.
     static let valued = ["listen", "unix", "data", "threads", "max-connections", "max-calls-in-flight", "hello-timeout",
-                         "idle-timeout", "slow-client-timeout", "authorization-policy", "log-level",
+                         "idle-timeout", "slow-client-timeout", "observer-ack-timeout", "authorization-policy", "log-level",
                          "tombstone-retention-days"]
 
     /// Reads the config file (from --config or HEALTHD_CONFIG) and the environment, then the flags.
@@ -114,6 +117,7 @@ struct Options {
             case "--hello-timeout": configuration.helloTimeout = try number(flag, 0.1...3600)
             case "--idle-timeout": configuration.idleTimeout = try number(flag, 0.1...864_000)
             case "--slow-client-timeout": configuration.slowClientTimeout = try number(flag, 0.1...3600)
+            case "--observer-ack-timeout": configuration.observerAckTimeout = try number(flag, 0.05...86_400)
             case "--authorization-policy":
                 let text = try value(flag)
                 guard let policy = AuthorizationPolicy(rawValue: text) else {

@@ -97,7 +97,7 @@ final class CallRoutingTests: XCTestCase {
             return []
         }
         let call = await transport.sent.next()!
-        transport.reply(call.callID, more: true, .observerEvent(changedTypes: ["t"]))
+        transport.reply(call.callID, more: true, .observerEvent(changedTypes: ["t"], sequence: 0))
         let firstEvent = try await consumer.value
         XCTAssertEqual(firstEvent, ["t"])
         let cancel = await transport.sent.next()!
@@ -109,10 +109,25 @@ final class CallRoutingTests: XCTestCase {
         // Only the stream survives this scope, as in `for try await x in try await connect(…).observe(…)`.
         let events = try await HealthConnection.connect(over: transport, hello: Hello(token: "t")).observe(types: ["t"])
         let call = await transport.sent.next()!
-        transport.reply(call.callID, more: true, .observerEvent(changedTypes: ["t"]))
+        transport.reply(call.callID, more: true, .observerEvent(changedTypes: ["t"], sequence: 0))
         var iterator = events.makeAsyncIterator()
         let first = try await iterator.next()
         XCTAssertEqual(first, ["t"])
+    }
+
+    func testObserverEventsAreAcknowledgedAsTheyArrive() async throws {
+        let (connection, transport) = try await connected()
+        let events = connection.observe(types: ["t"])
+        var iterator = events.makeAsyncIterator()
+        let call = await transport.sent.next()!
+        transport.reply(call.callID, more: true, .observerEvent(changedTypes: [], sequence: 0))
+        transport.reply(call.callID, more: true, .observerEvent(changedTypes: ["t"], sequence: 1))
+        _ = try await iterator.next()
+        let second = try await iterator.next()
+        XCTAssertEqual(second, ["t"])
+        // Only the event is acknowledged; the registration answer needs none.
+        let ack = await transport.sent.next()!
+        XCTAssertEqual(ack.call, .ackObserverEvent(targetCallID: call.callID, sequence: 1))
     }
 
     func testServerEndingAStreamForShutdownIsUnavailable() async throws {

@@ -15,7 +15,7 @@ final class IdentityTests: XCTestCase {
         let watching = try RawClient.session(server, token: token), idle = try RawClient.session(server, token: token)
         XCTAssertEqual(watching.call(.requestAuthorization(share: [], read: [hr])), .requestAuthorization)
         let observer = watching.submit(.observe(types: [hr], predicate: nil, frequency: nil))
-        XCTAssertEqual(watching.receive(callID: observer)?.result, .observerEvent(changedTypes: []))
+        XCTAssertEqual(watching.receive(callID: observer)?.result, .observerEvent(changedTypes: [], sequence: 0))
 
         XCTAssertEqual(owner.call(.revokeApp(bundleID: band)), .revokeApp(connectionsClosed: 2))
         for client in [watching, idle] {

@@ -14,7 +14,7 @@ final class LiveCallTests: XCTestCase {
         let anchored = watcher.submit(.queryAnchored(AnchoredQuery(types: [hr], updates: true)))
         guard case .anchored(_, _, _, true, _)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no initial page") }
         let observer = watcher.submit(.observe(types: [hr], predicate: nil, frequency: nil))
-        XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: []))
+        XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: [], sequence: 0))
         let now = Time.now()
         let hour: Int64 = 3_600_000_000
         let collection = watcher.submit(.queryStatisticsCollection(StatisticsCollectionQuery(
@@ -30,7 +30,7 @@ final class LiveCallTests: XCTestCase {
 
         guard case .anchored(let added, _, _, false, _)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no update") }
         XCTAssertEqual(added.map(\.uuid), [sample.uuid])
-        XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: [hr]))
+        XCTAssertEqual(watcher.nextEvent(observer)?.result, .observerEvent(changedTypes: [hr], sequence: 1))
         guard case .statisticsCollection(let changed, false, _)? = watcher.receive(callID: collection)?.result else { return XCTFail() }
         XCTAssertEqual(changed.count, 1)
         XCTAssertEqual(try XCTUnwrap(changed.first?.maximum).value(in: "count/min"), 150, accuracy: 1e-9)
@@ -49,11 +49,11 @@ final class LiveCallTests: XCTestCase {
         app.call(.requestAuthorization(share: [hr], read: [hr]))
         owner.call(.decideAuthorization(bundleID: "com.example.band", decisions: [AuthorizationDecision(type: hr, direction: .read, grant: false)]))
         let observer = app.submit(.observe(types: [hr], predicate: nil, frequency: nil))
-        XCTAssertEqual(app.receive(callID: observer)?.result, .observerEvent(changedTypes: []))
+        XCTAssertEqual(app.receive(callID: observer)?.result, .observerEvent(changedTypes: [], sequence: 0))
         owner.call(.saveObjects([Fixtures.heartRateSample(70)]))
         app.call(.saveObjects([Fixtures.heartRateSample(71)]))
         // The owner's save stays silent; the first event is the app's own save.
-        XCTAssertEqual(app.receive(callID: observer)?.result, .observerEvent(changedTypes: [hr]))
+        XCTAssertEqual(app.nextEvent(observer)?.result, .observerEvent(changedTypes: [hr], sequence: 1))
         app.call(.cancel(targetCallID: observer))
         XCTAssertEqual(app.receive(callID: observer)?.result, .callEnded(.cancelled))
     }

@@ -31,7 +31,7 @@ final class OwnerIsolationTests: XCTestCase {
              client.submit(.listAuthorizationRequests(bundleID: nil, updates: true)))
         }
         for (client, ids) in zip([appA, ownerA], liveCalls) {
-            XCTAssertEqual(client.receive(callID: ids.0)?.result, .observerEvent(changedTypes: []))
+            XCTAssertEqual(client.receive(callID: ids.0)?.result, .observerEvent(changedTypes: [], sequence: 0))
             guard case .anchored(_, _, _, true, _)? = client.receive(callID: ids.1)?.result else { return XCTFail("no anchored page") }
         }
         XCTAssertEqual(ownerA.receive(callID: liveCalls[1].2)?.result, .authorizationRequests([]))
@@ -71,7 +71,7 @@ final class OwnerIsolationTests: XCTestCase {
         let sentinel = Authz.quantity(Authz.bodyMass, 70, "kg", at: 90)
         try ownerA.save([sentinel])
         for (client, ids) in zip([appA, ownerA], liveCalls) {
-            XCTAssertEqual(client.receive(callID: ids.0)?.result, .observerEvent(changedTypes: [Authz.bodyMass]))
+            XCTAssertEqual(client.nextEvent(ids.0)?.result, .observerEvent(changedTypes: [Authz.bodyMass], sequence: 1))
             guard case .anchored(let samples, let deleted, _, false, _)? = client.receive(callID: ids.1)?.result else { return XCTFail("no update") }
             XCTAssertEqual(samples.map(\.uuid), [sentinel.uuid])
             XCTAssertEqual(deleted, [])

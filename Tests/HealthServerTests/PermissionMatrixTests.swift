@@ -215,7 +215,7 @@ final class PermissionMatrixTests: XCTestCase {
                        client.submit(.queryStatisticsCollection(collection)))
             guard case .anchored(let initial, [], _, true, _)? = client.receive(callID: ids.0)?.result else { throw TestFailure("no anchored page") }
             XCTAssertEqual(Set(initial.map(\.uuid)), visibleUUIDs([hr, Authz.bodyMass], subject), "anchored with updates, initial, \(subject.label)")
-            XCTAssertEqual(client.receive(callID: ids.1)?.result, .observerEvent(changedTypes: []), subject.label)
+            XCTAssertEqual(client.receive(callID: ids.1)?.result, .observerEvent(changedTypes: [], sequence: 0), subject.label)
             guard case .statisticsCollection(_, true, _)? = client.receive(callID: ids.2)?.result else { throw TestFailure("no collection") }
             calls.append(ids)
         }
@@ -232,8 +232,8 @@ final class PermissionMatrixTests: XCTestCase {
             }
             XCTAssertEqual(seen, reads ? [heartRate.uuid, mass.uuid] : [mass.uuid], "anchored with updates, \(subject.label)")
             var changed = Set<String>()
-            while !changed.contains(Authz.bodyMass), let message = client.receive(callID: ids.observer) {
-                guard case .observerEvent(let types) = message.result else { return XCTFail("\(message.result)") }
+            while !changed.contains(Authz.bodyMass), let message = client.nextEvent(ids.observer) {
+                guard case .observerEvent(let types, _) = message.result else { return XCTFail("\(message.result)") }
                 changed.formUnion(types)
             }
             XCTAssertEqual(changed, reads ? [hr, Authz.bodyMass] : [Authz.bodyMass], "observe, \(subject.label)")

@@ -29,11 +29,11 @@ final class PrivacyLeakTests: XCTestCase {
         let (server, owner, client) = try systolicReader()
         defer { withExtendedLifetime(server) {} }
         let observer = client.submit(.observe(types: [Authz.bloodPressure, Authz.heartRate], predicate: nil, frequency: nil))
-        XCTAssertEqual(client.receive(callID: observer)?.result, .observerEvent(changedTypes: []))
+        XCTAssertEqual(client.receive(callID: observer)?.result, .observerEvent(changedTypes: [], sequence: 0))
         try owner.save([diastolicOnly(at: 0)])
         // Heart rate is read-denied too, so the app's own save is the first thing it may hear of.
         try client.save([Authz.quantity(Authz.heartRate, 60, "count/min", at: 1)])
-        XCTAssertEqual(client.receive(callID: observer)?.result, .observerEvent(changedTypes: [Authz.heartRate]))
+        XCTAssertEqual(client.nextEvent(observer)?.result, .observerEvent(changedTypes: [Authz.heartRate], sequence: 1))
     }
 
     /// A wake-up for others' invisible change must not move the observer past the app's own
@@ -42,13 +42,14 @@ final class PrivacyLeakTests: XCTestCase {
         let (server, owner, client) = try systolicReader()
         defer { withExtendedLifetime(server) {} }
         let observer = client.submit(.observe(types: [Authz.diastolic, Authz.heartRate], predicate: nil, frequency: nil))
-        XCTAssertEqual(client.receive(callID: observer)?.result, .observerEvent(changedTypes: []))
+        XCTAssertEqual(client.receive(callID: observer)?.result, .observerEvent(changedTypes: [], sequence: 0))
         client.setTimeout(seconds: 5)
         for round in 0..<60 {
             let minute = Int64(round) * 2
             let othersSave = owner.submit(.saveObjects([Authz.quantity(Authz.diastolic, 80, "mmHg", at: minute)]))
             try client.save([Authz.quantity(Authz.heartRate, 60, "count/min", at: minute + 1)])
-            XCTAssertEqual(client.receive(callID: observer)?.result, .observerEvent(changedTypes: [Authz.heartRate]), "round \(round)")
+            XCTAssertEqual(client.nextEvent(observer)?.result, .observerEvent(changedTypes: [Authz.heartRate], sequence: UInt64(round + 1)),
+                           "round \(round)")
             _ = owner.collect(othersSave)
         }
     }

@@ -289,18 +289,18 @@ final class QueryFamilyTests: XCTestCase {
         let writer = try ownerConnection(server)
         let immediate = watcher.submit(.observe(types: [steps], predicate: nil, frequency: nil))
         let hourly = watcher.submit(.observe(types: [steps, hr], predicate: nil, frequency: .hourly))
-        XCTAssertEqual(watcher.receive(callID: immediate)?.result, .observerEvent(changedTypes: []))
-        XCTAssertEqual(watcher.receive(callID: hourly)?.result, .observerEvent(changedTypes: []))
+        XCTAssertEqual(watcher.receive(callID: immediate)?.result, .observerEvent(changedTypes: [], sequence: 0))
+        XCTAssertEqual(watcher.receive(callID: hourly)?.result, .observerEvent(changedTypes: [], sequence: 0))
         let t = Q.at("2024-06-03T10:00:00Z")
 
         try writer.save([Q.stepSample(10, t, t + Q.minute)])
-        XCTAssertEqual(watcher.receive(callID: immediate)?.result, .observerEvent(changedTypes: [steps]))
-        XCTAssertEqual(watcher.receive(callID: hourly)?.result, .observerEvent(changedTypes: [steps]))
+        XCTAssertEqual(watcher.nextEvent(immediate)?.result, .observerEvent(changedTypes: [steps], sequence: 1))
+        XCTAssertEqual(watcher.nextEvent(hourly)?.result, .observerEvent(changedTypes: [steps], sequence: 1))
 
         // A type the first observer does not watch leaves it silent.
         try writer.save([Q.quantity(hr, 70, "count/min", t, t)])
         try writer.save([Q.stepSample(20, t + Q.minute, t + 2 * Q.minute)])
-        XCTAssertEqual(watcher.receive(callID: immediate)?.result, .observerEvent(changedTypes: [steps]))
+        XCTAssertEqual(watcher.nextEvent(immediate)?.result, .observerEvent(changedTypes: [steps], sequence: 2))
         // Within the hour the second observer stays silent: both changes wait for its next period.
         watcher.setTimeout(seconds: 1)
         XCTAssertNil(watcher.receive(callID: hourly))

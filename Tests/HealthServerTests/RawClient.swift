@@ -104,6 +104,16 @@ final class RawClient {
         return nil
     }
 
+    /// The observer's next answer; an event is acknowledged at once, as a HealthKit app's
+    /// completion handler would be (the acknowledgement's own answer is left unread).
+    func nextEvent(_ observer: UInt64) -> ServerMessage? {
+        let message = receive(callID: observer)
+        if case .observerEvent(_, let sequence)? = message?.result, sequence > 0 {
+            submit(.ackObserverEvent(targetCallID: observer, sequence: sequence))
+        }
+        return message
+    }
+
     /// Every answer of a call up to and including its final one.
     func collect(_ callID: UInt64) -> [ServerResult] {
         var results: [ServerResult] = []

@@ -139,13 +139,13 @@ final class ReadInvisibilityTests: XCTestCase {
         try client.save([ownLive])
         // Until the app's own save shows on each call.
         func collect(_ id: UInt64, until done: (ServerResult) -> Bool) {
-            while let message = client.receive(callID: id) {
+            while let message = id == observer ? client.nextEvent(id) : client.receive(callID: id) {
                 live[id, default: []].append(message)
                 if done(message.result) { break }
             }
         }
         collect(anchored) { if case .anchored(let samples, _, _, _, _) = $0 { samples.contains { $0.uuid == ownLive.uuid } } else { true } }
-        collect(observer) { if case .observerEvent(let types) = $0 { types.contains(hr) } else { true } }
+        collect(observer) { if case .observerEvent(let types, _) = $0 { types.contains(hr) } else { true } }
         collect(collection) { _ in true }
         for id in [anchored, observer, collection] {
             XCTAssertEqual(client.call(.cancel(targetCallID: id)), .cancel(cancelled: true))

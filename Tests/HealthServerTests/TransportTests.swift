@@ -139,7 +139,7 @@ final class TransportTests: XCTestCase {
         let watcher = try RawClient(port: server.port)
         watcher.hello(server.ownerToken)
         let observer = watcher.submit(.observe(types: [Fixtures.heartRate], predicate: nil, frequency: nil))
-        XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: []))
+        XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: [], sequence: 0))
         let client = try RawClient(port: server.port)
         client.hello(server.ownerToken)
         var submitted: [UInt64: UUID] = [:]

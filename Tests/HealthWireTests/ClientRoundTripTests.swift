@@ -83,6 +83,7 @@ final class ClientRoundTripTests: XCTestCase {
         assertRoundTrip(.querySources(type: "t", predicate: .metadataExists(key: "k")))
         assertRoundTrip(.observe(types: ["a", "b"], predicate: .workoutActivityType(1), frequency: .hourly))
         assertRoundTrip(.observe(types: ["a"], predicate: nil, frequency: nil))
+        assertRoundTrip(.ackObserverEvent(targetCallID: 12, sequence: 3))
         assertRoundTrip(.queryActivitySummaries(from: CalendarDay(year: 2026, month: 1, day: 31),
                                                 to: CalendarDay(year: 2026, month: 3, day: 1), timeZone: "America/New_York"))
         assertRoundTrip(.queryActivitySummaries(from: CalendarDay(year: 1, month: 1, day: 1), to: CalendarDay(year: 1, month: 1, day: 1),

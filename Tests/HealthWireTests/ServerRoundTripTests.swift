@@ -34,6 +34,7 @@ final class ServerRoundTripTests: XCTestCase {
         assertRoundTrip(.cancel(cancelled: false))
         assertRoundTrip(.callEnded(.cancelled))
         assertRoundTrip(.callEnded(.slowConsumer))
+        assertRoundTrip(.callEnded(.unacknowledged))
     }
 
     func testAuthorizationResults() {
@@ -76,8 +77,10 @@ final class ServerRoundTripTests: XCTestCase {
 
     func testDiscoveryResults() {
         assertRoundTrip(.sources([band, Source(name: "", bundleID: "com.apple.health")]))
-        assertRoundTrip(.observerEvent(changedTypes: []), more: true)
-        assertRoundTrip(.observerEvent(changedTypes: ["a", "b"]), more: true)
+        assertRoundTrip(.observerEvent(changedTypes: [], sequence: 0), more: true)
+        assertRoundTrip(.observerEvent(changedTypes: ["a", "b"], sequence: 7), more: true)
+        assertRoundTrip(.ackObserverEvent(acknowledged: true))
+        assertRoundTrip(.ackObserverEvent(acknowledged: false))
         assertRoundTrip(.activitySummaries([ActivitySummary(day: CalendarDay(year: 2026, month: 2, day: 28),
                                                             activeEnergyBurned: Quantity(500, "kcal"), exerciseTime: Quantity(30, "min"),
                                                             standHours: Quantity(12, "count"))]))

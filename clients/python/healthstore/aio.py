@@ -93,10 +93,15 @@ class AsyncClient(Calls):
                     if answer.WhichOneof("result") == "error":
                         raise errors.from_error(answer.error)
                     if answer.WhichOneof("result") == "call_ended":
-                        return
+                        ended = errors.from_call_ended(answer.call_ended)
+                        if ended is None:
+                            return
+                        raise ended
                     yield extract(getattr(answer, result_field))
-                    if not answer.more:
-                        return
+                    # Back for the next event: the consumer is done with this one (§6.9).
+                    if answer.WhichOneof("result") == "observer_event" and answer.observer_event.sequence:
+                        ack = pb.AckObserverEvent(target_call_id=call_id, sequence=answer.observer_event.sequence)
+                        client._writer.write(encode_frame(pb.ClientMessage(call_id=next(client._ids), ack_observer_event=ack)))
             finally:
                 if client._pending.pop(call_id, None) is not None and client.closed_error is None:
                     cancel = pb.ClientMessage(call_id=next(client._ids), cancel=pb.Cancel(target_call_id=call_id))

@@ -157,7 +157,9 @@ class Calls:
         return self._unary("count_samples", msg, "sample_counts", lambda r: list(r.counts))
 
     def observe(self, *types, frequency=0):
-        """HKObserverQuery: yields lists of changed types (the first, empty, confirms registration)."""
+        """HKObserverQuery: yields lists of changed types (the first, empty, confirms registration).
+        Asking for the next event acknowledges the last one, like HealthKit's completion handler;
+        the server holds further events until then and ends an observer that never acknowledges."""
         msg = pb.Observe(types=list(types), frequency=frequency)
         return self._stream("observe", msg, "observer_event", lambda r: list(r.changed_types))
 

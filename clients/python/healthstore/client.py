@@ -134,8 +134,15 @@ class Client(Calls):
                 while True:
                     message = pending.next_message()
                     if message.WhichOneof("result") == "call_ended":
-                        return
+                        ended = errors.from_call_ended(message.call_ended)
+                        if ended is None:
+                            return
+                        raise ended
                     yield extract(getattr(message, result_field))
+                    # Back for the next event: the consumer is done with this one (§6.9).
+                    if message.WhichOneof("result") == "observer_event" and message.observer_event.sequence:
+                        ack = pb.AckObserverEvent(target_call_id=pending.call_id, sequence=message.observer_event.sequence)
+                        self.send_raw(encode_frame(pb.ClientMessage(call_id=next(self._ids), ack_observer_event=ack)))
                     if not message.more:
                         return
             finally:

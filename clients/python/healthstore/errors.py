@@ -67,6 +67,13 @@ _BY_CODE = {
 }
 
 
+def from_call_ended(call_ended):
+    """None when the client cancelled the call; otherwise the Unavailable error for why the server ended it."""
+    if call_ended.reason == pb.END_REASON_CANCELLED:
+        return None
+    return Unavailable(f"the server ended the call: {pb.EndReason.Name(call_ended.reason)}")
+
+
 def from_error(error):
     """The exception for a protobuf `Error` message."""
     name = pb.ErrorCode.Name(error.code) if error.code in pb.ErrorCode.values() else "ERROR_CODE_UNSPECIFIED"

@@ -25,13 +25,13 @@ def binary(name):
 class Server:
     """A healthd process; `owner_token`, `port` and `unix_path` describe how to reach it."""
 
-    def __init__(self, policy="prompt"):
+    def __init__(self, policy="prompt", *extra):
         self.data = tempfile.mkdtemp(prefix="healthstore-pytest-")
         self.unix_path = os.path.join(self.data, "healthd.sock")
         self.log = []
         self.process = subprocess.Popen(
             [binary("healthd"), "--listen", "127.0.0.1:0", "--unix", self.unix_path, "--data", self.data,
-             "--authorization-policy", policy, "--log-level", "info"],
+             "--authorization-policy", policy, "--log-level", "info", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.port = None
         ready = threading.Event()
@@ -83,6 +83,20 @@ def server():
     s = Server()
     yield s
     s.stop()
+
+
+@pytest.fixture()
+def server_with():
+    """Starts servers of the test's own, with extra healthd flags; stops them afterwards."""
+    started = []
+
+    def start(*extra):
+        started.append(Server("allow-all", *extra))
+        return started[-1]
+
+    yield start
+    for s in started:
+        s.stop()
 
 
 @pytest.fixture()

@@ -246,6 +246,45 @@ def test_observer_is_told_about_saves(new_app):
     assert app.ping().payload == b""
 
 
+def test_observers_acknowledge_each_event_so_the_next_one_comes(server_with):
+    # Without acknowledgements the second event would wait an hour.
+    s = server_with("--observer-ack-timeout", "3600")
+
+    async def run():
+        client = await AsyncClient.connect(s.owner_token, port=s.port)
+        try:
+            events = client.observe(HR)
+            assert await asyncio.wait_for(events.__anext__(), 20) == []
+            for minute in range(3):
+                await client.save([v.quantity_sample(HR, 60 + minute, "count/min", T0 + minute * MIN)])
+                assert await asyncio.wait_for(events.__anext__(), 20) == [HR]
+            await events.aclose()
+        finally:
+            await client.close()
+
+    asyncio.run(run())
+    with s.connect() as client:
+        events = client.observe(HR)
+        assert next(events) == []
+        for minute in range(3, 6):
+            client.save([v.quantity_sample(HR, 60 + minute, "count/min", T0 + minute * MIN)])
+            assert next(events) == [HR]
+        events.close()
+
+
+def test_an_observer_that_never_acknowledges_is_ended(server_with):
+    s = server_with("--observer-ack-timeout", "0.2")
+    with s.connect() as client:
+        pending = client.submit("observe", pb.Observe(types=[HR]), "observer_event")
+        assert pending.next_message(10).observer_event.sequence == 0
+        for sequence in (1, 2, 3):
+            client.save([v.quantity_sample(HR, 70, "count/min", T0 + sequence * MIN)])
+            assert pending.next_message(10).observer_event.sequence == sequence
+        ended = pending.next_message(10)
+        assert ended.WhichOneof("result") == "call_ended"
+        assert ended.call_ended.reason == pb.END_REASON_UNACKNOWLEDGED
+
+
 def test_malformed_frame_closes_only_that_connection(server, owner):
     for garbage in (struct.pack(">I", 5) + b"\xff\xff\xff\xff\xff", struct.pack(">I", 0), struct.pack(">I", 1 << 30)):
         bad = socket.create_connection(("127.0.0.1", server.port))

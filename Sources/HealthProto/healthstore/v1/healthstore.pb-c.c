@@ -1786,6 +1786,96 @@ void   healthstore__v1__cancel_result__free_unpacked
   assert(message->base.descriptor == &healthstore__v1__cancel_result__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   healthstore__v1__ack_observer_event__init
+                     (Healthstore__V1__AckObserverEvent         *message)
+{
+  static const Healthstore__V1__AckObserverEvent init_value = HEALTHSTORE__V1__ACK_OBSERVER_EVENT__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__ack_observer_event__get_packed_size
+                     (const Healthstore__V1__AckObserverEvent *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__ack_observer_event__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__ack_observer_event__pack
+                     (const Healthstore__V1__AckObserverEvent *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__ack_observer_event__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__ack_observer_event__pack_to_buffer
+                     (const Healthstore__V1__AckObserverEvent *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__ack_observer_event__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__AckObserverEvent *
+       healthstore__v1__ack_observer_event__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__AckObserverEvent *)
+     protobuf_c_message_unpack (&healthstore__v1__ack_observer_event__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__ack_observer_event__free_unpacked
+                     (Healthstore__V1__AckObserverEvent *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__ack_observer_event__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__ack_observer_event_result__init
+                     (Healthstore__V1__AckObserverEventResult         *message)
+{
+  static const Healthstore__V1__AckObserverEventResult init_value = HEALTHSTORE__V1__ACK_OBSERVER_EVENT_RESULT__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__ack_observer_event_result__get_packed_size
+                     (const Healthstore__V1__AckObserverEventResult *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__ack_observer_event_result__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__ack_observer_event_result__pack
+                     (const Healthstore__V1__AckObserverEventResult *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__ack_observer_event_result__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__ack_observer_event_result__pack_to_buffer
+                     (const Healthstore__V1__AckObserverEventResult *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__ack_observer_event_result__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__AckObserverEventResult *
+       healthstore__v1__ack_observer_event_result__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__AckObserverEventResult *)
+     protobuf_c_message_unpack (&healthstore__v1__ack_observer_event_result__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__ack_observer_event_result__free_unpacked
+                     (Healthstore__V1__AckObserverEventResult *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__ack_observer_event_result__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   healthstore__v1__call_ended__init
                      (Healthstore__V1__CallEnded         *message)
 {
@@ -4846,7 +4936,7 @@ void   healthstore__v1__source_priority__free_unpacked
   assert(message->base.descriptor == &healthstore__v1__source_priority__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_descriptors[32] =
+static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_descriptors[33] =
 {
   {
     "call_id",
@@ -4892,6 +4982,18 @@ static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_des
     offsetof(Healthstore__V1__ClientMessage, call_case),
     offsetof(Healthstore__V1__ClientMessage, cancel),
     &healthstore__v1__cancel__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ack_observer_event",
+    13,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ClientMessage, call_case),
+    offsetof(Healthstore__V1__ClientMessage, ack_observer_event),
+    &healthstore__v1__ack_observer_event__descriptor,
     NULL,
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -5234,49 +5336,50 @@ static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_des
   },
 };
 static const unsigned healthstore__v1__client_message__field_indices_by_name[] = {
-  30,   /* field[30] = add_owner */
+  4,   /* field[4] = ack_observer_event */
+  31,   /* field[31] = add_owner */
   0,   /* field[0] = call_id */
   3,   /* field[3] = cancel */
-  18,   /* field[18] = count_samples */
-  26,   /* field[26] = decide_authorization */
-  8,   /* field[8] = delete_objects */
-  5,   /* field[5] = get_authorization_status */
-  6,   /* field[6] = get_request_status_for_authorization */
-  29,   /* field[29] = get_source_priority */
+  19,   /* field[19] = count_samples */
+  27,   /* field[27] = decide_authorization */
+  9,   /* field[9] = delete_objects */
+  6,   /* field[6] = get_authorization_status */
+  7,   /* field[7] = get_request_status_for_authorization */
+  30,   /* field[30] = get_source_priority */
   1,   /* field[1] = hello */
-  22,   /* field[22] = list_apps */
-  25,   /* field[25] = list_authorization_requests */
-  31,   /* field[31] = list_owners */
-  27,   /* field[27] = list_permissions */
-  15,   /* field[15] = observe */
+  23,   /* field[23] = list_apps */
+  26,   /* field[26] = list_authorization_requests */
+  32,   /* field[32] = list_owners */
+  28,   /* field[28] = list_permissions */
+  16,   /* field[16] = observe */
   2,   /* field[2] = ping */
-  16,   /* field[16] = query_activity_summaries */
-  10,   /* field[10] = query_anchored */
-  13,   /* field[13] = query_correlations */
-  17,   /* field[17] = query_devices */
-  9,   /* field[9] = query_samples */
-  14,   /* field[14] = query_sources */
-  11,   /* field[11] = query_statistics */
-  12,   /* field[12] = query_statistics_collection */
-  19,   /* field[19] = read_characteristics */
-  21,   /* field[21] = register_app */
-  4,   /* field[4] = request_authorization */
-  23,   /* field[23] = revoke_app */
-  24,   /* field[24] = rotate_app_token */
-  7,   /* field[7] = save_objects */
-  28,   /* field[28] = set_source_priority */
-  20,   /* field[20] = write_characteristics */
+  17,   /* field[17] = query_activity_summaries */
+  11,   /* field[11] = query_anchored */
+  14,   /* field[14] = query_correlations */
+  18,   /* field[18] = query_devices */
+  10,   /* field[10] = query_samples */
+  15,   /* field[15] = query_sources */
+  12,   /* field[12] = query_statistics */
+  13,   /* field[13] = query_statistics_collection */
+  20,   /* field[20] = read_characteristics */
+  22,   /* field[22] = register_app */
+  5,   /* field[5] = request_authorization */
+  24,   /* field[24] = revoke_app */
+  25,   /* field[25] = rotate_app_token */
+  8,   /* field[8] = save_objects */
+  29,   /* field[29] = set_source_priority */
+  21,   /* field[21] = write_characteristics */
 };
 static const ProtobufCIntRange healthstore__v1__client_message__number_ranges[7 + 1] =
 {
   { 1, 0 },
   { 10, 1 },
-  { 20, 4 },
-  { 30, 7 },
-  { 40, 9 },
-  { 60, 21 },
-  { 80, 30 },
-  { 0, 32 }
+  { 20, 5 },
+  { 30, 8 },
+  { 40, 10 },
+  { 60, 22 },
+  { 80, 31 },
+  { 0, 33 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__client_message__descriptor =
 {
@@ -5286,14 +5389,14 @@ const ProtobufCMessageDescriptor healthstore__v1__client_message__descriptor =
   "Healthstore__V1__ClientMessage",
   "healthstore.v1",
   sizeof(Healthstore__V1__ClientMessage),
-  32,
+  33,
   healthstore__v1__client_message__field_descriptors,
   healthstore__v1__client_message__field_indices_by_name,
   7,  healthstore__v1__client_message__number_ranges,
   (ProtobufCMessageInit) healthstore__v1__client_message__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_descriptors[33] =
+static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_descriptors[34] =
 {
   {
     "call_id",
@@ -5375,6 +5478,18 @@ static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_des
     offsetof(Healthstore__V1__ServerMessage, result_case),
     offsetof(Healthstore__V1__ServerMessage, call_ended),
     &healthstore__v1__call_ended__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ack_observer_event",
+    14,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ServerMessage, result_case),
+    offsetof(Healthstore__V1__ServerMessage, ack_observer_event),
+    &healthstore__v1__ack_observer_event_result__descriptor,
     NULL,
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -5693,51 +5808,52 @@ static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_des
   },
 };
 static const unsigned healthstore__v1__server_message__field_indices_by_name[] = {
-  19,   /* field[19] = activity_summaries */
-  13,   /* field[13] = anchored */
-  24,   /* field[24] = app_credential */
-  27,   /* field[27] = authorization_requests */
+  7,   /* field[7] = ack_observer_event */
+  20,   /* field[20] = activity_summaries */
+  14,   /* field[14] = anchored */
+  25,   /* field[25] = app_credential */
+  28,   /* field[28] = authorization_requests */
   6,   /* field[6] = call_ended */
   0,   /* field[0] = call_id */
   5,   /* field[5] = cancel */
-  22,   /* field[22] = characteristics */
-  16,   /* field[16] = correlations */
-  28,   /* field[28] = decide_authorization */
-  11,   /* field[11] = delete_objects */
-  20,   /* field[20] = devices */
+  23,   /* field[23] = characteristics */
+  17,   /* field[17] = correlations */
+  29,   /* field[29] = decide_authorization */
+  12,   /* field[12] = delete_objects */
+  21,   /* field[21] = devices */
   2,   /* field[2] = error */
-  8,   /* field[8] = get_authorization_status */
-  9,   /* field[9] = get_request_status_for_authorization */
+  9,   /* field[9] = get_authorization_status */
+  10,   /* field[10] = get_request_status_for_authorization */
   3,   /* field[3] = hello */
-  25,   /* field[25] = list_apps */
-  32,   /* field[32] = list_owners */
-  29,   /* field[29] = list_permissions */
+  26,   /* field[26] = list_apps */
+  33,   /* field[33] = list_owners */
+  30,   /* field[30] = list_permissions */
   1,   /* field[1] = more */
-  18,   /* field[18] = observer_event */
-  31,   /* field[31] = owner_credential */
+  19,   /* field[19] = observer_event */
+  32,   /* field[32] = owner_credential */
   4,   /* field[4] = pong */
-  7,   /* field[7] = request_authorization */
-  26,   /* field[26] = revoke_app */
-  21,   /* field[21] = sample_counts */
-  12,   /* field[12] = samples */
-  10,   /* field[10] = save_objects */
-  30,   /* field[30] = source_priority */
-  17,   /* field[17] = sources */
-  14,   /* field[14] = statistics */
-  15,   /* field[15] = statistics_collection */
-  23,   /* field[23] = write_characteristics */
+  8,   /* field[8] = request_authorization */
+  27,   /* field[27] = revoke_app */
+  22,   /* field[22] = sample_counts */
+  13,   /* field[13] = samples */
+  11,   /* field[11] = save_objects */
+  31,   /* field[31] = source_priority */
+  18,   /* field[18] = sources */
+  15,   /* field[15] = statistics */
+  16,   /* field[16] = statistics_collection */
+  24,   /* field[24] = write_characteristics */
 };
 static const ProtobufCIntRange healthstore__v1__server_message__number_ranges[8 + 1] =
 {
   { 1, 0 },
   { 10, 3 },
-  { 20, 7 },
-  { 30, 10 },
-  { 40, 12 },
-  { 60, 24 },
-  { 64, 27 },
-  { 80, 31 },
-  { 0, 33 }
+  { 20, 8 },
+  { 30, 11 },
+  { 40, 13 },
+  { 60, 25 },
+  { 64, 28 },
+  { 80, 32 },
+  { 0, 34 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__server_message__descriptor =
 {
@@ -5747,7 +5863,7 @@ const ProtobufCMessageDescriptor healthstore__v1__server_message__descriptor =
   "Healthstore__V1__ServerMessage",
   "healthstore.v1",
   sizeof(Healthstore__V1__ServerMessage),
-  33,
+  34,
   healthstore__v1__server_message__field_descriptors,
   healthstore__v1__server_message__field_indices_by_name,
   8,  healthstore__v1__server_message__number_ranges,
@@ -8604,6 +8720,95 @@ const ProtobufCMessageDescriptor healthstore__v1__cancel_result__descriptor =
   healthstore__v1__cancel_result__field_indices_by_name,
   1,  healthstore__v1__cancel_result__number_ranges,
   (ProtobufCMessageInit) healthstore__v1__cancel_result__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__ack_observer_event__field_descriptors[2] =
+{
+  {
+    "target_call_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AckObserverEvent, target_call_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sequence",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AckObserverEvent, sequence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__ack_observer_event__field_indices_by_name[] = {
+  1,   /* field[1] = sequence */
+  0,   /* field[0] = target_call_id */
+};
+static const ProtobufCIntRange healthstore__v1__ack_observer_event__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__ack_observer_event__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.AckObserverEvent",
+  "AckObserverEvent",
+  "Healthstore__V1__AckObserverEvent",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__AckObserverEvent),
+  2,
+  healthstore__v1__ack_observer_event__field_descriptors,
+  healthstore__v1__ack_observer_event__field_indices_by_name,
+  1,  healthstore__v1__ack_observer_event__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__ack_observer_event__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__ack_observer_event_result__field_descriptors[1] =
+{
+  {
+    "acknowledged",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AckObserverEventResult, acknowledged),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__ack_observer_event_result__field_indices_by_name[] = {
+  0,   /* field[0] = acknowledged */
+};
+static const ProtobufCIntRange healthstore__v1__ack_observer_event_result__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__ack_observer_event_result__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.AckObserverEventResult",
+  "AckObserverEventResult",
+  "Healthstore__V1__AckObserverEventResult",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__AckObserverEventResult),
+  1,
+  healthstore__v1__ack_observer_event_result__field_descriptors,
+  healthstore__v1__ack_observer_event_result__field_indices_by_name,
+  1,  healthstore__v1__ack_observer_event_result__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__ack_observer_event_result__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor healthstore__v1__call_ended__field_descriptors[1] =
@@ -11766,7 +11971,7 @@ const ProtobufCMessageDescriptor healthstore__v1__observe__descriptor =
   (ProtobufCMessageInit) healthstore__v1__observe__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__observer_event__field_descriptors[1] =
+static const ProtobufCFieldDescriptor healthstore__v1__observer_event__field_descriptors[2] =
 {
   {
     "changed_types",
@@ -11780,14 +11985,27 @@ static const ProtobufCFieldDescriptor healthstore__v1__observer_event__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "sequence",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__ObserverEvent, sequence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned healthstore__v1__observer_event__field_indices_by_name[] = {
   0,   /* field[0] = changed_types */
+  1,   /* field[1] = sequence */
 };
 static const ProtobufCIntRange healthstore__v1__observer_event__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__observer_event__descriptor =
 {
@@ -11797,7 +12015,7 @@ const ProtobufCMessageDescriptor healthstore__v1__observer_event__descriptor =
   "Healthstore__V1__ObserverEvent",
   "healthstore.v1",
   sizeof(Healthstore__V1__ObserverEvent),
-  1,
+  2,
   healthstore__v1__observer_event__field_descriptors,
   healthstore__v1__observer_event__field_indices_by_name,
   1,  healthstore__v1__observer_event__number_ranges,
@@ -12648,21 +12866,23 @@ const ProtobufCEnumDescriptor healthstore__v1__role__descriptor =
   healthstore__v1__role__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue healthstore__v1__end_reason__enum_values_by_number[4] =
+static const ProtobufCEnumValue healthstore__v1__end_reason__enum_values_by_number[5] =
 {
   { "END_REASON_UNSPECIFIED", "HEALTHSTORE__V1__END_REASON__END_REASON_UNSPECIFIED", 0 },
   { "END_REASON_CANCELLED", "HEALTHSTORE__V1__END_REASON__END_REASON_CANCELLED", 1 },
   { "END_REASON_SHUTDOWN", "HEALTHSTORE__V1__END_REASON__END_REASON_SHUTDOWN", 2 },
   { "END_REASON_SLOW_CONSUMER", "HEALTHSTORE__V1__END_REASON__END_REASON_SLOW_CONSUMER", 3 },
+  { "END_REASON_UNACKNOWLEDGED", "HEALTHSTORE__V1__END_REASON__END_REASON_UNACKNOWLEDGED", 4 },
 };
 static const ProtobufCIntRange healthstore__v1__end_reason__value_ranges[] = {
-{0, 0},{0, 4}
+{0, 0},{0, 5}
 };
-static const ProtobufCEnumValueIndex healthstore__v1__end_reason__enum_values_by_name[4] =
+static const ProtobufCEnumValueIndex healthstore__v1__end_reason__enum_values_by_name[5] =
 {
   { "END_REASON_CANCELLED", 1 },
   { "END_REASON_SHUTDOWN", 2 },
   { "END_REASON_SLOW_CONSUMER", 3 },
+  { "END_REASON_UNACKNOWLEDGED", 4 },
   { "END_REASON_UNSPECIFIED", 0 },
 };
 const ProtobufCEnumDescriptor healthstore__v1__end_reason__descriptor =
@@ -12672,9 +12892,9 @@ const ProtobufCEnumDescriptor healthstore__v1__end_reason__descriptor =
   "EndReason",
   "Healthstore__V1__EndReason",
   "healthstore.v1",
-  4,
+  5,
   healthstore__v1__end_reason__enum_values_by_number,
-  4,
+  5,
   healthstore__v1__end_reason__enum_values_by_name,
   1,
   healthstore__v1__end_reason__value_ranges,

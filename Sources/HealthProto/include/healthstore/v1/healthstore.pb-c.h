@@ -58,6 +58,8 @@ typedef struct Healthstore__V1__Ping Healthstore__V1__Ping;
 typedef struct Healthstore__V1__Pong Healthstore__V1__Pong;
 typedef struct Healthstore__V1__Cancel Healthstore__V1__Cancel;
 typedef struct Healthstore__V1__CancelResult Healthstore__V1__CancelResult;
+typedef struct Healthstore__V1__AckObserverEvent Healthstore__V1__AckObserverEvent;
+typedef struct Healthstore__V1__AckObserverEventResult Healthstore__V1__AckObserverEventResult;
 typedef struct Healthstore__V1__CallEnded Healthstore__V1__CallEnded;
 typedef struct Healthstore__V1__RequestAuthorization Healthstore__V1__RequestAuthorization;
 typedef struct Healthstore__V1__RequestAuthorizationResult Healthstore__V1__RequestAuthorizationResult;
@@ -423,7 +425,11 @@ typedef enum _Healthstore__V1__EndReason {
   /*
    * The client fell too far behind reading updates.
    */
-  HEALTHSTORE__V1__END_REASON__END_REASON_SLOW_CONSUMER = 3
+  HEALTHSTORE__V1__END_REASON__END_REASON_SLOW_CONSUMER = 3,
+  /*
+   * An observer left three events in a row unacknowledged (SEMANTICS §6.9).
+   */
+  HEALTHSTORE__V1__END_REASON__END_REASON_UNACKNOWLEDGED = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(HEALTHSTORE__V1__END_REASON)
 } Healthstore__V1__EndReason;
 /*
@@ -700,6 +706,7 @@ typedef enum {
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_HELLO = 10,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_PING = 11,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_CANCEL = 12,
+  HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_ACK_OBSERVER_EVENT = 13,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_REQUEST_AUTHORIZATION = 20,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_GET_AUTHORIZATION_STATUS = 21,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_GET_REQUEST_STATUS_FOR_AUTHORIZATION = 22,
@@ -755,6 +762,10 @@ struct  Healthstore__V1__ClientMessage
      * Ends a long-running call (or abandons a pending one).
      */
     Healthstore__V1__Cancel *cancel;
+    /*
+     * Acknowledges one observer event (HKObserverQueryCompletionHandler).
+     */
+    Healthstore__V1__AckObserverEvent *ack_observer_event;
     /*
      * Asks the owner for share/read permission (HKHealthStore.requestAuthorization).
      */
@@ -881,6 +892,7 @@ typedef enum {
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_PONG = 11,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_CANCEL = 12,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_CALL_ENDED = 13,
+  HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ACK_OBSERVER_EVENT = 14,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_REQUEST_AUTHORIZATION = 20,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_GET_AUTHORIZATION_STATUS = 21,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_GET_REQUEST_STATUS_FOR_AUTHORIZATION = 22,
@@ -946,6 +958,10 @@ struct  Healthstore__V1__ServerMessage
      * Last answer of a call that was cancelled or ended by the server.
      */
     Healthstore__V1__CallEnded *call_ended;
+    /*
+     * Answer to AckObserverEvent.
+     */
+    Healthstore__V1__AckObserverEventResult *ack_observer_event;
     /*
      * Answer to RequestAuthorization.
      */
@@ -2145,6 +2161,46 @@ struct  Healthstore__V1__CancelResult
 };
 #define HEALTHSTORE__V1__CANCEL_RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__cancel_result__descriptor) \
+    , 0 }
+
+
+/*
+ * Acknowledges an observer event, as HealthKit's HKObserverQueryCompletionHandler does. The
+ * server holds the observer's next event until this arrives (changes meanwhile merge into it) or
+ * the acknowledgement timeout passes; three unacknowledged events in a row end the observer with
+ * END_REASON_UNACKNOWLEDGED.
+ */
+struct  Healthstore__V1__AckObserverEvent
+{
+  ProtobufCMessage base;
+  /*
+   * The Observe call's id.
+   */
+  uint64_t target_call_id;
+  /*
+   * The event's sequence number.
+   */
+  uint64_t sequence;
+};
+#define HEALTHSTORE__V1__ACK_OBSERVER_EVENT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__ack_observer_event__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * Answer to AckObserverEvent.
+ */
+struct  Healthstore__V1__AckObserverEventResult
+{
+  ProtobufCMessage base;
+  /*
+   * False when no such observer is running, or it sent no event with that sequence still awaiting
+   * acknowledgement.
+   */
+  protobuf_c_boolean acknowledged;
+};
+#define HEALTHSTORE__V1__ACK_OBSERVER_EVENT_RESULT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__ack_observer_event_result__descriptor) \
     , 0 }
 
 
@@ -3420,10 +3476,15 @@ struct  Healthstore__V1__ObserverEvent
    */
   size_t n_changed_types;
   char **changed_types;
+  /*
+   * 0 on the first answer, which needs no acknowledgement; then 1, 2, … — acknowledge each with
+   * AckObserverEvent.
+   */
+  uint64_t sequence;
 };
 #define HEALTHSTORE__V1__OBSERVER_EVENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__observer_event__descriptor) \
-    , 0,NULL }
+    , 0,NULL, 0 }
 
 
 /*
@@ -4405,6 +4466,44 @@ Healthstore__V1__CancelResult *
                       const uint8_t       *data);
 void   healthstore__v1__cancel_result__free_unpacked
                      (Healthstore__V1__CancelResult *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__AckObserverEvent methods */
+void   healthstore__v1__ack_observer_event__init
+                     (Healthstore__V1__AckObserverEvent         *message);
+size_t healthstore__v1__ack_observer_event__get_packed_size
+                     (const Healthstore__V1__AckObserverEvent   *message);
+size_t healthstore__v1__ack_observer_event__pack
+                     (const Healthstore__V1__AckObserverEvent   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__ack_observer_event__pack_to_buffer
+                     (const Healthstore__V1__AckObserverEvent   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__AckObserverEvent *
+       healthstore__v1__ack_observer_event__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__ack_observer_event__free_unpacked
+                     (Healthstore__V1__AckObserverEvent *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__AckObserverEventResult methods */
+void   healthstore__v1__ack_observer_event_result__init
+                     (Healthstore__V1__AckObserverEventResult         *message);
+size_t healthstore__v1__ack_observer_event_result__get_packed_size
+                     (const Healthstore__V1__AckObserverEventResult   *message);
+size_t healthstore__v1__ack_observer_event_result__pack
+                     (const Healthstore__V1__AckObserverEventResult   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__ack_observer_event_result__pack_to_buffer
+                     (const Healthstore__V1__AckObserverEventResult   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__AckObserverEventResult *
+       healthstore__v1__ack_observer_event_result__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__ack_observer_event_result__free_unpacked
+                     (Healthstore__V1__AckObserverEventResult *message,
                       ProtobufCAllocator *allocator);
 /* Healthstore__V1__CallEnded methods */
 void   healthstore__v1__call_ended__init
@@ -5829,6 +5928,12 @@ typedef void (*Healthstore__V1__Cancel_Closure)
 typedef void (*Healthstore__V1__CancelResult_Closure)
                  (const Healthstore__V1__CancelResult *message,
                   void *closure_data);
+typedef void (*Healthstore__V1__AckObserverEvent_Closure)
+                 (const Healthstore__V1__AckObserverEvent *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__AckObserverEventResult_Closure)
+                 (const Healthstore__V1__AckObserverEventResult *message,
+                  void *closure_data);
 typedef void (*Healthstore__V1__CallEnded_Closure)
                  (const Healthstore__V1__CallEnded *message,
                   void *closure_data);
@@ -6101,6 +6206,8 @@ extern const ProtobufCMessageDescriptor healthstore__v1__ping__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__pong__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__cancel__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__cancel_result__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__ack_observer_event__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__ack_observer_event_result__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__call_ended__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__request_authorization__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__request_authorization_result__descriptor;
