@@ -55,6 +55,11 @@ final class StoreFixture {
                                      scope: scope ?? .everything(callerBundleID: Principal.healthApp.bundleID))
     }
 
+    /// The owner's current anchor: an anchored query from here sees only later changes.
+    func anchor() async throws -> Data {
+        try await store.currentAnchor(owner: owner)
+    }
+
     /// The store's anchor-sealing key, read through a private connection.
     func anchorKey() throws -> Data {
         let db = try SQLiteConnection(path: path, readOnly: true)

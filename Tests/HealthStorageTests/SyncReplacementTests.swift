@@ -29,10 +29,16 @@ final class SyncReplacementTests: XCTestCase {
         let a = StoreFixture.heartRate(s(100), bpm: 60, metadata: Self.synced(1))
         let workout = Self.workout(with: [a.uuid])
         try await f.save([a, workout])
+        let before = try await f.anchor()
         let newer = StoreFixture.heartRate(s(100), bpm: 61, metadata: Self.synced(2))
         try await expect(await f.save([newer]), [.replaced])
         let stored = try await f.query([StoreFixture.workout])
         XCTAssertEqual(stored.first?.workout?.associatedSampleUUIDs, [newer.uuid])
+        // The workout changed, so an anchored query reports it again, holding the new sample.
+        let workoutChanges = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.workout], predicate: nil, anchor: before,
+                                                             limit: 0, scope: .everything(callerBundleID: "x"))
+        XCTAssertEqual(workoutChanges.samples.map { $0.workout?.associatedSampleUUIDs }, [[newer.uuid]])
+        XCTAssertEqual(workoutChanges.deleted, [])
         try await expect(await f.query([StoreFixture.heartRate], .workout(workout.uuid)).map(\.uuid), [newer.uuid])
         let changes = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: nil,
                                                       limit: 0, scope: .everything(callerBundleID: "x"))
@@ -45,6 +51,7 @@ final class SyncReplacementTests: XCTestCase {
         let old = Self.systolic(120, metadata: Self.synced(1))
         let correlation = Self.pressure(systolic: old)
         try await f.save([correlation])
+        let before = try await f.anchor()
         let newer = Self.systolic(125, metadata: Self.synced(2))
         try await expect(await f.save([newer]), [.replaced])
         let stored = try await f.query([StoreFixture.bloodPressure])
@@ -53,6 +60,16 @@ final class SyncReplacementTests: XCTestCase {
         XCTAssertFalse(children.contains(old.uuid))
         XCTAssertEqual(children.count, 2)
         try await expect(await f.query([StoreFixture.systolic], .noCorrelation), [])
+        // The correlation changed, so an anchored query reports it again, holding the new reading.
+        let changes = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.bloodPressure], predicate: nil, anchor: before,
+                                                      limit: 0, scope: .everything(callerBundleID: "x"))
+        XCTAssertEqual(changes.samples.map(\.uuid), [correlation.uuid])
+        XCTAssertEqual(Set(changes.samples.first?.correlationObjects?.map(\.uuid) ?? []), children)
+        // Deleting it afterwards takes every reading along, the replacement included.
+        let deleted = try await f.store.deleteObjects(uuids: [correlation.uuid],
+                                                      by: Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: true))
+        XCTAssertEqual(deleted, 1)
+        try await expect(await f.query([StoreFixture.systolic, StoreFixture.diastolic]), [])
         await f.store.close()
     }
 
@@ -69,6 +86,11 @@ final class SyncReplacementTests: XCTestCase {
         XCTAssertEqual(byUUID[second.uuid]?.contains(newer.uuid), true)
         XCTAssertEqual(byUUID[first.uuid]?.contains(newer.uuid), false)
         XCTAssertEqual(byUUID[first.uuid]?.contains(old.uuid), false)
+        // The first correlation lost a reading: it is reported again, with the one it kept.
+        let changes = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.bloodPressure], predicate: nil, anchor: nil,
+                                                      limit: 0, scope: .everything(callerBundleID: "x"))
+        XCTAssertEqual(changes.samples.map(\.uuid), [second.uuid, first.uuid])
+        XCTAssertEqual(changes.samples.last?.correlationObjects?.count, 1)
         await f.store.close()
     }
 

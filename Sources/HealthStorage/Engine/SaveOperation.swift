@@ -36,7 +36,7 @@ private struct ObjectSaver {
         }
         var outcome = SaveOutcome.stored
         var parent = parent
-        var replacedUUID: UUID?
+        var replaced: (uuid: UUID, parent: Int64?)?
         if let sync = sample.syncKey, let existing = try syncMatch(sync.identifier), existing.uuid != sample.uuid {
             // Decision 2: matched per (source, sync identifier); a greater version replaces.
             guard sync.version > existing.version else { return .keptExisting }
@@ -51,15 +51,19 @@ private struct ObjectSaver {
                 parent = oldParent
             }
             try context.deleteRow(owner: owner, anchor: existing.anchor)
-            replacedUUID = existing.uuid
+            replaced = (existing.uuid, existing.parent)
             outcome = .replaced
         }
         let anchor = try context.nextAnchor(owner: owner)
         guard try insert(sample, type: type, anchor: anchor, device: device, parent: parent) else {
             return try compareWithStored(sample, device: device)
         }
-        if let replacedUUID {
-            try context.moveWorkoutAssociations(owner: owner, from: replacedUUID, to: sample.uuid)
+        if let replaced {
+            // The workouts and the correlation that held the old object now hold something else.
+            let holders = try context.moveWorkoutAssociations(owner: owner, from: replaced.uuid, to: sample.uuid)
+            for holder in holders + (replaced.parent.map { [$0] } ?? []) {
+                try context.reanchor(owner: owner, holder, bundleID: bundleID)
+            }
         }
         let typeID = try context.typeID(type.identifier)
         try context.noteTypeSource(owner: owner, type: typeID, source: source)

@@ -4,8 +4,13 @@ import HealthModel
 /// SEMANTICS §7.3: an object replaced by a greater sync version hands its place in workouts to its successor.
 extension WriteContext {
     /// Every workout associated with `old` is associated with `new` instead (a workout already listing
-    /// both keeps one association).
-    func moveWorkoutAssociations(owner: Int64, from old: UUID, to new: UUID) throws(HealthError) {
+    /// both keeps one association); returns the anchors of those workouts.
+    func moveWorkoutAssociations(owner: Int64, from old: UUID, to new: UUID) throws(HealthError) -> [Int64] {
+        let holders = try db.prepare("SELECT workout FROM workout_samples WHERE owner = ? AND sample_uuid = ?")
+        holders.bind(1, owner)
+        holders.bind(2, old)
+        var workouts: [Int64] = []
+        while try holders.step() { workouts.append(holders.int(0)) }
         let move = try db.prepare("UPDATE OR IGNORE workout_samples SET sample_uuid = ? WHERE owner = ? AND sample_uuid = ?")
         move.bind(1, new)
         move.bind(2, owner)
@@ -15,5 +20,28 @@ extension WriteContext {
         leftover.bind(1, owner)
         leftover.bind(2, old)
         try leftover.run()
+        return workouts
+    }
+
+    /// Moves a correlation or workout whose contents changed to a new anchor, so anchored queries
+    /// report it again with what it holds now; everything that points at it by anchor follows.
+    func reanchor(owner: Int64, _ old: Int64, bundleID: String) throws(HealthError) {
+        let new = try nextAnchor(owner: owner)
+        for sql in ["UPDATE samples SET anchor = ?1 WHERE owner = ?2 AND anchor = ?3",
+                    "UPDATE samples SET parent = ?1 WHERE owner = ?2 AND parent = ?3",
+                    "UPDATE workouts SET anchor = ?1 WHERE owner = ?2 AND anchor = ?3",
+                    "UPDATE workout_samples SET workout = ?1 WHERE owner = ?2 AND workout = ?3",
+                    "UPDATE tombstones SET parent = ?1 WHERE owner = ?2 AND parent = ?3"] {
+            let statement = try db.prepare(sql)
+            statement.bind(1, new)
+            statement.bind(2, owner)
+            statement.bind(3, old)
+            try statement.run()
+        }
+        let type = try db.prepare("SELECT type FROM samples WHERE owner = ? AND anchor = ?")
+        type.bind(1, owner)
+        type.bind(2, new)
+        guard try type.step() else { return }
+        noteChange(owner: owner, type: try registry.type(type.int(0), db), bundleID: bundleID)
     }
 }
