@@ -43,7 +43,7 @@ let package = Package(
         // Tests that draw random data use the simulator's seeded SplitMix64, so a failure replays.
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthSimulator"]),
         .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel", "HealthSimulator"]),
-        .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel"]),
+        .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel", "CSQLite"]),
         .testTarget(name: "SimulatorTests", dependencies: ["HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthClientTests", dependencies: ["HealthClient", "healthctl", "HealthWire", "HealthModel"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthWire", "HealthModel", "HealthSimulator", "healthd"]),

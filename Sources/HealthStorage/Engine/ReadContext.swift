@@ -91,15 +91,27 @@ struct ReadContext {
 struct ScopeSQL {
     let sql: String
     let arguments: [SQLValue]
+    /// Only the caller's own rows are visible: the query can read them through the
+    /// `…_by_source` indexes and never touch another source's row, so its cost does not depend on
+    /// what others stored (decision 7: read denial is invisible in timing too).
+    let ownRowsOnly: Bool
 
     /// nil when every one of `types` is fully readable (no filter needed).
     init?(scope: ReadScope, types: [HealthType]?, table: PredicateSQL.Table, context: ReadContext) throws(HealthError) {
         guard let readable = scope.readableTypes else { return nil }
         if let types, types.allSatisfy({ scope.canReadAll($0.identifier) }) { return nil }
+        let caller = SQLValue.int(try context.sourceID(scope.callerBundleID) ?? -1)
+        if let types, types.allSatisfy({ !scope.canReadAll($0.identifier) && ($0.correlationContents ?? []).isDisjoint(with: readable) }) {
+            sql = "s.source = ?"
+            arguments = [caller]
+            ownRowsOnly = true
+            return
+        }
+        ownRowsOnly = false
         let readableNames = readable.sorted().map { SQLValue.text($0) }
         let readableIDs = "SELECT id FROM types WHERE identifier IN (" + Self.placeholders(readableNames.count) + ")"
         var sql = "s.source = ? OR s.type IN (\(readableIDs))"
-        var arguments: [SQLValue] = [.int(try context.sourceID(scope.callerBundleID) ?? -1)] + readableNames
+        var arguments: [SQLValue] = [caller] + readableNames
         // Only correlation types that can hold a readable reading need the test.
         let correlations = TypeCatalog.correlationTypes
             .filter { !scope.canReadAll($0.identifier) && !($0.correlationContents ?? []).isDisjoint(with: readable) }

@@ -3,15 +3,19 @@ import HealthModel
 
 /// The read paths, each run on a reader thread.
 extension ReadContext {
-    /// WHERE clause (without the word) selecting an owner's readable rows of `types` matching `predicate`.
+    /// An owner's readable rows of `types` matching `predicate`: the table to read (`s`) and the
+    /// WHERE clause (without the word).
     private func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
-                        table: PredicateSQL.Table, afterAnchor: Int64? = nil) throws(HealthError) -> (sql: String, arguments: [SQLValue]) {
+                        table: PredicateSQL.Table, afterAnchor: Int64? = nil) throws(HealthError) -> (from: String, sql: String, arguments: [SQLValue]) {
         var builder = PredicateSQL(table: table, types: types)
         var clauses = ["s.owner = ?"]
         var arguments: [SQLValue] = [.int(owner)]
+        let scopeSQL = try ScopeSQL(scope: scope, types: types.map(\.type), table: table, context: self)
+        let ownRowsOnly = scopeSQL?.ownRowsOnly ?? false
         // In anchored queries "+" keeps the type off the (owner, type, start) index: the primary key
-        // range (owner, anchor > A) is the scan that stays short for a recent anchor.
-        let typeColumn = afterAnchor == nil ? "s.type" : "+s.type"
+        // range (owner, anchor > A) is the scan that stays short for a recent anchor. Own rows only
+        // are read through the source index instead, whatever the anchor.
+        let typeColumn = afterAnchor == nil || ownRowsOnly ? "s.type" : "+s.type"
         clauses.append("\(typeColumn) IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")")
         if let afterAnchor {
             clauses.append("s.anchor > ?")
@@ -22,11 +26,13 @@ extension ReadContext {
             if afterAnchor == nil, let hint = builder.indexHint(for: predicate, owner: owner) { clauses.append(hint) }
         }
         arguments += builder.arguments
-        if let scopeSQL = try ScopeSQL(scope: scope, types: types.map(\.type), table: table, context: self) {
+        if let scopeSQL {
             clauses.append(scopeSQL.sql)
             arguments += scopeSQL.arguments
         }
-        return (clauses.joined(separator: " AND "), arguments)
+        let name = table == .samples ? "samples" : "tombstones"
+        let from = ownRowsOnly ? "\(name) s INDEXED BY \(name)_by_source" : "\(name) s"
+        return (from, clauses.joined(separator: " AND "), arguments)
     }
 
     private func childFilter(_ scope: ReadScope) throws(HealthError) -> (sql: String, arguments: [SQLValue])? {
@@ -38,7 +44,7 @@ extension ReadContext {
         guard limit >= 0 else { throw HealthError.invalid("limit must be 0 (no limit) or positive, got \(limit)", field: "limit") }
         let resolved = try resolve(types)
         guard !resolved.isEmpty else { return [] }
-        let (whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         var order = sort.map { descriptor in
             let key = switch descriptor.key {
             case .startDate: "s.start_time"
@@ -48,7 +54,7 @@ extension ReadContext {
             return key + (descriptor.descending ? " DESC" : " ASC")
         }
         order.append("s.anchor ASC")
-        var sql = "SELECT \(SampleRows.columns) FROM samples s WHERE \(whereSQL) ORDER BY " + order.joined(separator: ", ")
+        var sql = "SELECT \(SampleRows.columns) FROM \(from) WHERE \(whereSQL) ORDER BY " + order.joined(separator: ", ")
         if limit > 0 { sql += " LIMIT \(limit)" }
         return try rows.samples(sql, arguments, childFilter: try childFilter(scope))
     }
@@ -78,14 +84,14 @@ extension ReadContext {
         let limitSQL = limit > 0 ? " LIMIT \(limit)" : ""
 
         let live = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples, afterAnchor: start.sequence)
-        let sampleRows = try db.prepareOnce("SELECT \(SampleRows.columns) FROM samples s WHERE \(live.sql) ORDER BY s.anchor" + limitSQL)
+        let sampleRows = try db.prepareOnce("SELECT \(SampleRows.columns) FROM \(live.from) WHERE \(live.sql) ORDER BY s.anchor" + limitSQL)
         sampleRows.bind(all: live.arguments)
         let children = try childFilter(scope)
         var samples: [(anchor: Int64, sample: Sample)] = []
         while try sampleRows.step() { samples.append((sampleRows.int(1), try rows.sample(from: sampleRows, childFilter: children))) }
 
         let gone = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .tombstones, afterAnchor: start.sequence)
-        let tombstoneRows = try db.prepareOnce("SELECT s.anchor, s.uuid, s.type, s.metadata FROM tombstones s WHERE \(gone.sql) ORDER BY s.anchor" + limitSQL)
+        let tombstoneRows = try db.prepareOnce("SELECT s.anchor, s.uuid, s.type, s.metadata FROM \(gone.from) WHERE \(gone.sql) ORDER BY s.anchor" + limitSQL)
         tombstoneRows.bind(all: gone.arguments)
         var deleted: [(anchor: Int64, object: DeletedObject)] = []
         while try tombstoneRows.step() {
@@ -129,9 +135,9 @@ extension ReadContext {
     func statisticsSamples(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [StatisticsSample] {
         let resolved = try resolve([type])
         guard !resolved.isEmpty else { return [] }
-        let (whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         let statement = try db.prepareOnce("""
-            SELECT s.start_time, s.end_time, s.value, s.revision, s.flags FROM samples s
+            SELECT s.start_time, s.end_time, s.value, s.revision, s.flags FROM \(from)
             WHERE \(whereSQL) AND s.value IS NOT NULL ORDER BY s.start_time, s.anchor
             """)
         statement.bind(all: arguments)
@@ -150,9 +156,9 @@ extension ReadContext {
     func countSamples(owner: Int64, types: [String], predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [SampleCount] {
         let resolved = try resolve(types)
         guard !resolved.isEmpty else { return [] }
-        let (whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         let statement = try db.prepareOnce("""
-            SELECT s.type, MAX(s.revision), s.device, COUNT(*) FROM samples s WHERE \(whereSQL)
+            SELECT s.type, MAX(s.revision), s.device, COUNT(*) FROM \(from) WHERE \(whereSQL)
             GROUP BY s.type, s.source, s.device
             """)
         statement.bind(all: arguments)
@@ -172,8 +178,8 @@ extension ReadContext {
     func querySources(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [Source] {
         let resolved = try resolve([type])
         guard !resolved.isEmpty else { return [] }
-        let (whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
-        let statement = try db.prepareOnce("SELECT MAX(s.revision) FROM samples s WHERE \(whereSQL) GROUP BY s.source")
+        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let statement = try db.prepareOnce("SELECT MAX(s.revision) FROM \(from) WHERE \(whereSQL) GROUP BY s.source")
         statement.bind(all: arguments)
         var sources: [Source] = []
         while try statement.step() { sources.append(try registry.revision(statement.int(0), db).source) }
@@ -181,20 +187,22 @@ extension ReadContext {
     }
 
     func queryDevices(owner: Int64, type: String?, scope: ReadScope) throws(HealthError) -> [Device] {
-        var sql = "SELECT DISTINCT s.device FROM samples s WHERE s.owner = ? AND s.device IS NOT NULL"
+        var clauses = ["s.owner = ?", "s.device IS NOT NULL"]
         var arguments: [SQLValue] = [.int(owner)]
         var types: [HealthType]?
         if let type {
             let resolved = try resolve([type])
             guard let only = resolved.first else { return [] }
-            sql += " AND s.type = \(only.id)"
+            clauses.append("s.type = \(only.id)")
             types = [only.type]
         }
-        if let scopeSQL = try ScopeSQL(scope: scope, types: types, table: .samples, context: self) {
-            sql += " AND " + scopeSQL.sql
+        let scopeSQL = try ScopeSQL(scope: scope, types: types, table: .samples, context: self)
+        if let scopeSQL {
+            clauses.append(scopeSQL.sql)
             arguments += scopeSQL.arguments
         }
-        let statement = try db.prepareOnce(sql)
+        let from = scopeSQL?.ownRowsOnly == true ? "samples s INDEXED BY samples_by_source" : "samples s"
+        let statement = try db.prepareOnce("SELECT DISTINCT s.device FROM \(from) WHERE " + clauses.joined(separator: " AND "))
         statement.bind(all: arguments)
         var devices: [Device] = []
         while try statement.step() { devices.append(try registry.device(statement.int(0), db)) }

@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7]
 
     static var currentVersion: Int { migrations.count }
 
@@ -27,6 +27,14 @@ enum Schema {
             throw error
         }
     }
+
+    /// A read-restricted query (an app's own rows of a type it may not read) finds exactly those rows
+    /// instead of scanning every source's, so its cost never depends on what others stored: read
+    /// denial stays invisible in timing too (decision 7).
+    private static let version7 = """
+    CREATE INDEX samples_by_source ON samples(owner, type, source, start_time);
+    CREATE INDEX tombstones_by_source ON tombstones(owner, type, source);
+    """
 
     /// A deleted workout's tombstone keeps its activity type, so anchored queries filtered by activity type
     /// report the deletion. Tombstones from before this step have none and match no activity type.

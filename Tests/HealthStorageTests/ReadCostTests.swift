@@ -1,0 +1,69 @@
+import CSQLite
+import Foundation
+import HealthModel
+import XCTest
+@testable import HealthStorage
+
+/// Decision 7, timing class: a read-restricted query (the caller's own rows of a type it may not
+/// read) reads those rows through the source index, so the work it does cannot tell the caller
+/// how much other sources stored. Work is counted in pages fetched, never timed.
+final class ReadCostTests: XCTestCase {
+    private let app = Source(name: "App", bundleID: "com.example.app")
+
+    func testReadRestrictedQueriesDoNotGrowWithOtherSourcesData() async throws {
+        let f = try await StoreFixture()
+        try await f.save((0..<5).map { StoreFixture.heartRate(s(Int64($0) * 60), device: StoreFixture.watchDevice) }, source: app)
+        let alone = try pagesFetched(f)
+        // Another source's 20,000 heart rates and 2,000 deletions.
+        var others: [Sample] = []
+        for batch in 0..<20 {
+            let samples = (0..<1_000).map { StoreFixture.heartRate(s(Int64(batch * 1_000 + $0) * 10), bpm: 70) }
+            try await f.save(samples)
+            others += samples
+        }
+        let deleted = try await f.store.deleteObjects(uuids: others.prefix(2_000).map(\.uuid),
+                                                      by: Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: false))
+        XCTAssertEqual(deleted, 2_000)
+        let crowded = try pagesFetched(f)
+        // Deeper B-trees cost a few pages per row read (logarithmic); scanning the others' rows
+        // would cost tens of thousands.
+        for (query, pages) in alone {
+            XCTAssertLessThanOrEqual(try XCTUnwrap(crowded[query]), 3 * pages + 20, "\(query): \(pages) pages alone")
+        }
+        await f.store.close()
+    }
+
+    /// Pages each read-restricted query of heart rate fetches, through a connection of its own.
+    private func pagesFetched(_ f: StoreFixture) throws -> [String: Int] {
+        let db = try SQLiteConnection(path: f.path, readOnly: true)
+        let context = ReadContext(db: db, registry: Registry(), anchorKey: try f.anchorKey())
+        let (owner, hr) = (f.owner.rawValue, StoreFixture.heartRate)
+        let scope = ReadScope(callerBundleID: app.bundleID, readableTypes: [])
+        let firstHours = QueryPredicate.dateRange(DateRange(start: 0, end: s(3_600)))
+        let queries: [(String, () throws(HealthError) -> Void)] = [
+            ("samples", { () throws(HealthError) in _ = try context.querySamples(owner: owner, types: [hr], predicate: nil, sort: [], limit: 0, scope: scope) }),
+            ("samples in a range", { () throws(HealthError) in _ = try context.querySamples(owner: owner, types: [hr], predicate: firstHours, sort: [], limit: 0, scope: scope) }),
+            ("anchored", { () throws(HealthError) in _ = try context.queryAnchored(owner: owner, types: [hr], predicate: nil, anchor: nil, limit: 0, scope: scope) }),
+            ("statistics", { () throws(HealthError) in _ = try context.statisticsSamples(owner: owner, type: hr, predicate: firstHours, scope: scope) }),
+            ("counts", { () throws(HealthError) in _ = try context.countSamples(owner: owner, types: [hr], predicate: nil, scope: scope) }),
+            ("sources", { () throws(HealthError) in _ = try context.querySources(owner: owner, type: hr, predicate: nil, scope: scope) }),
+            ("devices", { () throws(HealthError) in _ = try context.queryDevices(owner: owner, type: hr, scope: scope) }),
+        ]
+        var pages: [String: Int] = [:]
+        for (name, run) in queries {
+            _ = takePageFetches(db)
+            try context.snapshot { () throws(HealthError) in try run() }
+            pages[name] = takePageFetches(db)
+        }
+        return pages
+    }
+
+    /// Pages the connection fetched (pager cache hits and misses) since the last call.
+    private func takePageFetches(_ db: SQLiteConnection) -> Int {
+        [SQLITE_DBSTATUS_CACHE_HIT, SQLITE_DBSTATUS_CACHE_MISS].reduce(0) { total, counter in
+            var current: Int32 = 0, highwater: Int32 = 0
+            sqlite3_db_status(db.handle, counter, &current, &highwater, 1)
+            return total + Int(current)
+        }
+    }
+}
