@@ -15,54 +15,45 @@ final class Registry: Sendable {
     private let maps = Mutex(Maps())
 
     func type(_ id: Int64, _ db: SQLiteConnection) throws(HealthError) -> String {
-        if let known = maps.withLock({ $0.types[id] }) { return known }
-        let statement = try db.prepare("SELECT identifier FROM types WHERE id = ?")
-        statement.bind(1, id)
-        guard try statement.step(), let identifier = statement.text(0) else { throw Self.missing("type", id) }
-        maps.withLock { $0.types[id] = identifier }
-        return identifier
+        try interned(\.types, id, "type", "SELECT identifier FROM types WHERE id = ?", db) { $0.text(0) }
     }
 
     func bundleID(_ id: Int64, _ db: SQLiteConnection) throws(HealthError) -> String {
-        if let known = maps.withLock({ $0.sources[id] }) { return known }
-        let statement = try db.prepare("SELECT bundle_id FROM sources WHERE id = ?")
-        statement.bind(1, id)
-        guard try statement.step(), let bundle = statement.text(0) else { throw Self.missing("source", id) }
-        maps.withLock { $0.sources[id] = bundle }
-        return bundle
+        try interned(\.sources, id, "source", "SELECT bundle_id FROM sources WHERE id = ?", db) { $0.text(0) }
     }
 
     func revision(_ id: Int64, _ db: SQLiteConnection) throws(HealthError) -> SourceRevision {
-        if let known = maps.withLock({ $0.revisions[id] }) { return known }
-        let statement = try db.prepare("""
+        try interned(\.revisions, id, "source revision", """
             SELECT r.name, r.version, r.product_type, r.os_major, r.os_minor, r.os_patch, s.bundle_id
             FROM revisions r JOIN sources s ON s.id = r.source WHERE r.id = ?
-            """)
-        statement.bind(1, id)
-        guard try statement.step(), let name = statement.text(0), let bundle = statement.text(6) else {
-            throw Self.missing("source revision", id)
+            """, db) { row in
+            guard let name = row.text(0), let bundle = row.text(6) else { return nil }
+            return SourceRevision(source: Source(name: name, bundleID: bundle), version: row.text(1), productType: row.text(2),
+                                  osMajor: Int(row.int(3)), osMinor: Int(row.int(4)), osPatch: Int(row.int(5)))
         }
-        let revision = SourceRevision(source: Source(name: name, bundleID: bundle), version: statement.text(1),
-                                      productType: statement.text(2), osMajor: Int(statement.int(3)),
-                                      osMinor: Int(statement.int(4)), osPatch: Int(statement.int(5)))
-        maps.withLock { $0.revisions[id] = revision }
-        return revision
     }
 
     func device(_ id: Int64, _ db: SQLiteConnection) throws(HealthError) -> Device {
-        if let known = maps.withLock({ $0.devices[id] }) { return known }
-        let statement = try db.prepare("""
+        try interned(\.devices, id, "device", """
             SELECT name, manufacturer, model, hardware_version, firmware_version, software_version,
                    local_identifier, udi_device_identifier FROM devices WHERE id = ?
-            """)
+            """, db) { row in
+            Device(name: row.text(0), manufacturer: row.text(1), model: row.text(2), hardwareVersion: row.text(3),
+                   firmwareVersion: row.text(4), softwareVersion: row.text(5), localIdentifier: row.text(6),
+                   udiDeviceIdentifier: row.text(7))
+        }
+    }
+
+    /// The value with `id` from `map`, or the one `decode` makes of the row `sql` (one `?`, the id)
+    /// reads, remembered for every thread.
+    private func interned<Value: Sendable>(_ map: WritableKeyPath<Maps, [Int64: Value]>, _ id: Int64, _ what: String, _ sql: String,
+                                           _ db: SQLiteConnection, decode: (Statement) -> Value?) throws(HealthError) -> Value {
+        if let known = maps.withLock({ $0[keyPath: map][id] }) { return known }
+        let statement = try db.prepare(sql)
         statement.bind(1, id)
-        guard try statement.step() else { throw Self.missing("device", id) }
-        let device = Device(name: statement.text(0), manufacturer: statement.text(1), model: statement.text(2),
-                            hardwareVersion: statement.text(3), firmwareVersion: statement.text(4),
-                            softwareVersion: statement.text(5), localIdentifier: statement.text(6),
-                            udiDeviceIdentifier: statement.text(7))
-        maps.withLock { $0.devices[id] = device }
-        return device
+        guard try statement.step(), let value = decode(statement) else { throw Self.missing(what, id) }
+        maps.withLock { $0[keyPath: map][id] = value }
+        return value
     }
 
     private static func missing(_ what: String, _ id: Int64) -> HealthError {

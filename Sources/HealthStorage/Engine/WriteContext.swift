@@ -130,70 +130,61 @@ final class WriteContext {
     // MARK: interned rows
 
     func typeID(_ identifier: String) throws(HealthError) -> Int64 {
-        if let id = typeIDs[identifier] { return id }
-        let insert = try db.prepare("INSERT INTO types (identifier) VALUES (?)")
-        insert.bind(1, identifier)
-        try insert.run()
-        let id = db.lastInsertRowID
-        typeIDs.insert(id, for: identifier)
-        return id
+        try internedID(\.typeIDs, identifier, "INSERT INTO types (identifier) VALUES (?)") { insert in insert.bind(1, identifier) }
     }
 
     func sourceID(_ bundleID: String) throws(HealthError) -> Int64 {
-        if let id = sourceIDs[bundleID] { return id }
-        let insert = try db.prepare("INSERT INTO sources (bundle_id) VALUES (?)")
-        insert.bind(1, bundleID)
-        try insert.run()
-        let id = db.lastInsertRowID
-        sourceIDs.insert(id, for: bundleID)
-        return id
+        try internedID(\.sourceIDs, bundleID, "INSERT INTO sources (bundle_id) VALUES (?)") { insert in insert.bind(1, bundleID) }
     }
 
     /// The id of an existing source, without creating one (for filters).
     func existingSourceID(_ bundleID: String) -> Int64? { sourceIDs[bundleID] }
 
     func revisionID(_ revision: SourceRevision) throws(HealthError) -> Int64 {
-        if let id = revisionIDs[revision] { return id }
-        let source = try sourceID(revision.source.bundleID)
-        var key = BinaryWriter()
-        key.string(revision.source.bundleID)
-        key.string(revision.source.name)
-        key.optionalString(revision.version)
-        key.optionalString(revision.productType)
-        key.int(Int64(revision.osMajor)); key.int(Int64(revision.osMinor)); key.int(Int64(revision.osPatch))
-        let insert = try db.prepare("""
+        try internedID(\.revisionIDs, revision, """
             INSERT INTO revisions (key, source, name, version, product_type, os_major, os_minor, os_patch)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        insert.bind(1, key.data)
-        insert.bind(2, source)
-        insert.bind(3, revision.source.name)
-        insert.bind(4, revision.version)
-        insert.bind(5, revision.productType)
-        insert.bind(6, Int64(revision.osMajor)); insert.bind(7, Int64(revision.osMinor)); insert.bind(8, Int64(revision.osPatch))
-        try insert.run()
-        let id = db.lastInsertRowID
-        revisionIDs.insert(id, for: revision)
-        return id
+            """) { insert throws(HealthError) in
+            var key = BinaryWriter()
+            key.string(revision.source.bundleID)
+            key.string(revision.source.name)
+            key.optionalString(revision.version)
+            key.optionalString(revision.productType)
+            key.int(Int64(revision.osMajor)); key.int(Int64(revision.osMinor)); key.int(Int64(revision.osPatch))
+            insert.bind(1, key.data)
+            insert.bind(2, try sourceID(revision.source.bundleID))
+            insert.bind(3, revision.source.name)
+            insert.bind(4, revision.version)
+            insert.bind(5, revision.productType)
+            insert.bind(6, Int64(revision.osMajor)); insert.bind(7, Int64(revision.osMinor)); insert.bind(8, Int64(revision.osPatch))
+        }
     }
 
     /// nil for no device (an all-empty device is no device).
     func deviceID(_ device: Device?) throws(HealthError) -> Int64? {
         guard let device, !device.isEmpty else { return nil }
-        if let id = deviceIDs[device] { return id }
-        let fields = [device.name, device.manufacturer, device.model, device.hardwareVersion, device.firmwareVersion,
-                      device.softwareVersion, device.localIdentifier, device.udiDeviceIdentifier]
-        var key = BinaryWriter()
-        for field in fields { key.optionalString(field) }
-        let insert = try db.prepare("""
+        return try internedID(\.deviceIDs, device, """
             INSERT INTO devices (key, name, manufacturer, model, hardware_version, firmware_version, software_version,
                                  local_identifier, udi_device_identifier) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        insert.bind(1, key.data)
-        for (offset, field) in fields.enumerated() { insert.bind(Int32(offset + 2), field) }
+            """) { insert in
+            let fields = [device.name, device.manufacturer, device.model, device.hardwareVersion, device.firmwareVersion,
+                          device.softwareVersion, device.localIdentifier, device.udiDeviceIdentifier]
+            var key = BinaryWriter()
+            for field in fields { key.optionalString(field) }
+            insert.bind(1, key.data)
+            for (offset, field) in fields.enumerated() { insert.bind(Int32(offset + 2), field) }
+        }
+    }
+
+    /// The cached id of `value`, or the id of the row `sql` inserts for it with what `bind` binds.
+    private func internedID<Value>(_ cache: ReferenceWritableKeyPath<WriteContext, LayeredCache<Value, Int64>>, _ value: Value,
+                                   _ sql: String, bind: (Statement) throws(HealthError) -> Void) throws(HealthError) -> Int64 {
+        if let id = self[keyPath: cache][value] { return id }
+        let insert = try db.prepare(sql)
+        try bind(insert)
         try insert.run()
         let id = db.lastInsertRowID
-        deviceIDs.insert(id, for: device)
+        self[keyPath: cache].insert(id, for: value)
         return id
     }
 
@@ -206,7 +197,6 @@ final class WriteContext {
         try insert.run()
         typeSources.insert(true, for: key)
     }
-
 
     /// Keeps `type_extents` at the longest duration stored for (owner, type).
     func noteDuration(owner: Int64, type: Int64, duration: Int64) throws(HealthError) {
