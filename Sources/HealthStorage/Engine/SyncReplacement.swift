@@ -33,9 +33,7 @@ extension WriteContext {
                     "UPDATE workout_samples SET workout = ?1 WHERE owner = ?2 AND workout = ?3",
                     "UPDATE tombstones SET parent = ?1 WHERE owner = ?2 AND parent = ?3"] {
             let statement = try db.prepare(sql)
-            statement.bind(1, new)
-            statement.bind(2, owner)
-            statement.bind(3, old)
+            statement.bind(all: [.int(new), .int(owner), .int(old)])
             try statement.run()
         }
         let type = try db.prepare("SELECT type FROM samples WHERE owner = ? AND anchor = ?")
