@@ -2,42 +2,54 @@ import HealthModel
 import HealthStorage
 import Synchronization
 
+/// What changed since a long-running call last looked: the types (none: "something changed")
+/// and, per type, the time its changed objects cover.
+struct Changes: Sendable {
+    var types: Set<String> = []
+    var spans: [String: TimeSpan] = [:]
+
+    mutating func formUnion(_ other: Changes) {
+        types.formUnion(other.types)
+        spans.merge(other.spans) { $0.union($1) }
+    }
+}
+
 /// Wakes one long-running call when something it watches changed. Changes arriving while the
 /// call is busy are merged, so a slow call holds one pending set, never a growing queue.
 final class ChangeSignal: Sendable {
     private struct State {
-        var pending: Set<String> = []
+        var pending = Changes()
         var fired = false
         var cancelled = false
-        var waiter: CheckedContinuation<Set<String>?, Never>?
+        var waiter: CheckedContinuation<Changes?, Never>?
     }
 
     private let state = Mutex(State())
 
-    /// Records changed types (empty for "something changed") and wakes the waiting call.
-    func fire(_ types: Set<String>) {
-        let wake = state.withLock { state -> (CheckedContinuation<Set<String>?, Never>, Set<String>)? in
-            state.pending.formUnion(types)
+    /// Records changes and wakes the waiting call.
+    func fire(_ changes: Changes) {
+        let wake = state.withLock { state -> (CheckedContinuation<Changes?, Never>, Changes)? in
+            state.pending.formUnion(changes)
             guard let waiter = state.waiter else {
                 state.fired = true
                 return nil
             }
             state.waiter = nil
-            defer { state.pending = [] }
+            defer { state.pending = Changes() }
             return (waiter, state.pending)
         }
         if let (waiter, pending) = wake { waiter.resume(returning: pending) }
     }
 
     /// Waits for the next change; nil once the calling task is cancelled.
-    func next() async -> Set<String>? {
+    func next() async -> Changes? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: CheckedContinuation<Set<String>?, Never>) in
-                let ready = state.withLock { state -> Set<String>?? in
+            await withCheckedContinuation { (waiter: CheckedContinuation<Changes?, Never>) in
+                let ready = state.withLock { state -> Changes?? in
                     if state.cancelled { return .some(nil) }
                     if state.fired {
                         let pending = state.pending
-                        state.pending = []
+                        state.pending = Changes()
                         state.fired = false
                         return .some(pending)
                     }
@@ -47,7 +59,7 @@ final class ChangeSignal: Sendable {
                 if let ready { waiter.resume(returning: ready) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Set<String>?, Never>? in
+            let waiter = state.withLock { state -> CheckedContinuation<Changes?, Never>? in
                 state.cancelled = true
                 defer { state.waiter = nil }
                 return state.waiter
@@ -93,8 +105,8 @@ final class ChangeHub: Sendable {
         return try await body(signal)
     }
 
-    func publish(owner: OwnerID, topic: Topic, types: Set<String>) {
+    func publish(owner: OwnerID, topic: Topic, changes: Changes = Changes()) {
         let signals = listeners.withLock { Array(($0.byKey[Key(owner: owner, topic: topic)] ?? [:]).values) }
-        for signal in signals { signal.fire(types) }
+        for signal in signals { signal.fire(changes) }
     }
 }

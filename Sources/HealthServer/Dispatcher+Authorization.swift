@@ -27,7 +27,7 @@ extension Dispatcher {
         try await permissions.record(owner: owner, updates)
         if updates.contains(where: { $0.state == .pending }) {
             logger.info("'\(session.bundleID)' requested \(updates.count) permission(s) from \(owner)")
-            hub.publish(owner: owner, topic: .authorizationRequests, types: [])
+            hub.publish(owner: owner, topic: .authorizationRequests)
         }
         // Decision 6: success says the request was recorded, never whether access was granted.
         return .requestAuthorization

@@ -22,7 +22,7 @@ extension Dispatcher {
                 var sequence: UInt64 = 0, missed = 0
                 // The first answer, with no types, confirms the registration and needs no acknowledgement.
                 await reply.send(.observerEvent(changedTypes: [], sequence: 0), more: true)
-                while let changed = await signal.next() {
+                while let changed = await signal.next()?.types {
                     let candidates = changed.isEmpty ? watched : changed.intersection(watched)
                     guard !candidates.isEmpty else { continue }
                     let latest = try await store.currentAnchor(owner: owner)

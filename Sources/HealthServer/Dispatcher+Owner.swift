@@ -83,7 +83,7 @@ extension Dispatcher {
                                                state: decision.grant ? .granted : .denied))
         }
         try await permissions.record(owner: owner, updates)
-        hub.publish(owner: owner, topic: .authorizationRequests, types: [])
+        hub.publish(owner: owner, topic: .authorizationRequests)
         logger.info("\(owner) decided \(updates.count) permission(s) for '\(bundleID)'")
         return .decideAuthorization(recorded: UInt32(updates.count))
     }

@@ -36,7 +36,7 @@ extension Dispatcher {
             // Each update reads on from where the last one stopped reading; the anchor sent is the
             // update's own (its last object), never this position.
             var position = initial.scannedThrough
-            while let changed = await signal.next() {
+            while let changed = await signal.next()?.types {
                 guard changed.isEmpty || !changed.isDisjoint(with: watched) else { continue }
                 let scope = try await readScope(session, owner: owner)
                 let update = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,

@@ -26,28 +26,38 @@ extension Dispatcher {
         try await requireRequested([query.type], session: session, owner: owner)
         let buckets = try CalendarBuckets(anchor: query.anchor, components: query.interval,
                                           timeZone: query.timeZone, calendar: query.calendar)
-        // Only samples overlapping the enumerated buckets can count, so the store reads just those
-        // (endDate >= first start AND startDate < last end, exactly the samples the buckets clip to).
-        let span = try buckets.buckets(from: query.from, to: query.to)
-        let overlapping = QueryPredicate.dateRange(DateRange(start: span[0].start, end: span[span.count - 1].end))
-        let predicate = query.predicate.map { QueryPredicate.allOf([$0, overlapping]) } ?? overlapping
-        let compute = { () async throws -> [Statistics] in
+        let enumerated = try buckets.buckets(from: query.from, to: query.to)
+        let (rangeStart, rangeEnd) = (enumerated[0].start, enumerated[enumerated.count - 1].end)
+        // The buckets holding `from`…`to`: only samples overlapping them can count, so the store
+        // reads just those (endDate >= first start AND startDate < last end, exactly the samples
+        // the buckets clip to).
+        let compute = { (from: Microseconds, to: Microseconds) async throws -> [Statistics] in
+            let span = try buckets.buckets(from: from, to: to)
+            let overlapping = QueryPredicate.dateRange(DateRange(start: span[0].start, end: span[span.count - 1].end))
+            let predicate = query.predicate.map { QueryPredicate.allOf([$0, overlapping]) } ?? overlapping
             let samples = try await self.statInputs(owner: owner, type: query.type, predicate: predicate, session: session)
             let priority = try await self.priorityOrder(owner: owner, type: query.type)
             return try StatisticsCalculator.collection(type: type, samples: samples, options: query.options, buckets: buckets,
-                                                       from: query.from, to: query.to, priority: priority, unit: query.unit)
+                                                       from: from, to: to, priority: priority, unit: query.unit)
         }
         return try await hub.watching(owner: owner, topic: .data) { signal in
-            var current = try await compute()
+            var current = try await compute(query.from, query.to)
             try await sendPaged(current, reply: reply, final: !query.updates) {
                 .statisticsCollection(buckets: $0, initial: true, initialComplete: $1)
             }
             guard query.updates else { return nil }
-            while let changed = await signal.next() {
-                guard changed.isEmpty || changed.contains(query.type) else { continue }
-                let next = try await compute()
-                let changedBuckets = zip(current, next).filter { $0 != $1 }.map(\.1)
-                current = next
+            while let changes = await signal.next() {
+                guard changes.types.isEmpty || changes.types.contains(query.type) else { continue }
+                // Buckets are independent: only those the changed objects overlap are recomputed
+                // (all of them when the change carries no span), so a year-long collection
+                // following a live stream recomputes the current bucket, not the year.
+                let touched = changes.spans[query.type] ?? TimeSpan(start: rangeStart, end: rangeEnd - 1)
+                let (from, to) = (max(rangeStart, touched.start), min(rangeEnd - 1, touched.end))
+                guard from <= to else { continue }
+                let next = try await compute(from, to)
+                guard let offset = current.firstIndex(where: { $0.start == next[0].start }) else { continue }
+                let changedBuckets = zip(current[offset...], next).filter { $0 != $1 }.map(\.1)
+                current.replaceSubrange(offset..<offset + next.count, with: next)
                 guard !changedBuckets.isEmpty else { continue }
                 try await sendPaged(changedBuckets, reply: reply, final: false) { buckets, _ in
                     .statisticsCollection(buckets: buckets, initial: false)

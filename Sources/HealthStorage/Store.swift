@@ -125,17 +125,37 @@ public struct StatisticsSample: Sendable, Hashable {
     }
 }
 
+/// The time some changed objects cover: from the earliest start to the latest end.
+public struct TimeSpan: Sendable, Hashable {
+    public var start: Microseconds
+    public var end: Microseconds
+
+    public init(start: Microseconds, end: Microseconds) {
+        self.start = start
+        self.end = end
+    }
+
+    /// The smallest span covering both.
+    public func union(_ other: TimeSpan) -> TimeSpan {
+        TimeSpan(start: min(start, other.start), end: max(end, other.end))
+    }
+}
+
 /// One commit's effect on one owner, published on the change feed after the commit.
 public struct ChangeEvent: Sendable, Hashable {
     public let owner: OwnerID
-    /// Types with inserted or deleted objects.
-    public let types: Set<String>
+    /// Per type with inserted or deleted objects, the time those objects cover (so a long-running
+    /// statistics collection recomputes only the buckets they touch).
+    public let spans: [String: TimeSpan]
     /// Bundle ids that saved or lost objects in this commit.
     public let sources: Set<String>
 
-    public init(owner: OwnerID, types: Set<String>, sources: Set<String>) {
+    /// Types with inserted or deleted objects.
+    public var types: Set<String> { Set(spans.keys) }
+
+    public init(owner: OwnerID, spans: [String: TimeSpan], sources: Set<String>) {
         self.owner = owner
-        self.types = types
+        self.spans = spans
         self.sources = sources
     }
 }

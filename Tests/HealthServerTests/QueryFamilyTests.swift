@@ -240,6 +240,41 @@ final class QueryFamilyTests: XCTestCase {
         XCTAssertEqual(watcher.receive(callID: call)?.result, .callEnded(.cancelled))
     }
 
+    /// Updates recompute only the buckets a change touches; the live copy they keep must stay equal
+    /// to a fresh query, whatever the change's place: before `from` inside the first bucket, beyond
+    /// the range, or two far-apart samples in one commit.
+    func testLongRunningCollectionStaysEqualToAFreshQuery() throws {
+        let server = try ServerProcess()
+        let watcher = try ownerConnection(server)
+        let writer = try ownerConnection(server)
+        let s = Q.at("2024-06-03T00:00:00Z"), h = Q.hour, m = Q.minute
+        func query(updates: Bool) -> ClientCall {
+            .queryStatisticsCollection(StatisticsCollectionQuery(type: steps, options: .cumulativeSum, anchor: s, interval: IntervalComponents(hours: 1),
+                                                                 from: s + 30 * m, to: s + 5 * h, updates: updates))
+        }
+        let call = watcher.submit(query(updates: true))
+        guard case .statisticsCollection(var live, true, _)? = watcher.receive(callID: call)?.result else { return XCTFail("no initial buckets") }
+        XCTAssertEqual(live.map(\.start), (0...5).map { s + Int64($0) * h })
+        func applyNextUpdate() throws -> [Microseconds] {
+            guard case .statisticsCollection(let changed, false, _)? = watcher.receive(callID: call)?.result else { throw TestFailure("no update") }
+            for bucket in changed { live[try XCTUnwrap(live.firstIndex { $0.start == bucket.start })] = bucket }
+            return changed.map(\.start)
+        }
+        // Before `from`, but inside the first bucket: that bucket counts it.
+        try writer.save([Q.stepSample(40, s + 10 * m, s + 11 * m)])
+        XCTAssertEqual(try applyNextUpdate(), [s])
+        // Beyond the range: nothing to say; the next update is the next change inside it.
+        try writer.save([Q.stepSample(70, s + 9 * h, s + 9 * h + m)])
+        try writer.save([Q.stepSample(10, s + 14 * m + 2 * h, s + 15 * m + 2 * h)])
+        XCTAssertEqual(try applyNextUpdate(), [s + 2 * h])
+        // Two far-apart samples in one commit: the buckets between them are unchanged.
+        try writer.save([Q.stepSample(20, s + h, s + h + m), Q.stepSample(30, s + 4 * h + 50 * m, s + 5 * h + 10 * m)])
+        XCTAssertEqual(try applyNextUpdate(), [s + h, s + 4 * h, s + 5 * h])
+        guard case .statisticsCollection(let fresh, true, _)? = writer.call(query(updates: false)) else { return XCTFail("no fresh query") }
+        XCTAssertEqual(live, fresh)
+        XCTAssertEqual(try live.map { try Q.value($0.sum, "count") }, [40, 20, 10, nil, 15, 15])
+    }
+
     // MARK: QueryCorrelations (§6.7)
 
     func testCorrelationQueryAppliesTheThreeMatchingRules() throws {

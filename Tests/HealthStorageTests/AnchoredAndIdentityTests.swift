@@ -88,12 +88,19 @@ final class AnchoredAndIdentityTests: XCTestCase {
         let f = try await StoreFixture()
         let events = Mutex<[ChangeEvent]>([])
         let token = f.store.subscribe { event in events.withLock { $0.append(event) } }
-        try await f.save([StoreFixture.heartRate(s(1)), StoreFixture.sleep(s(1), s(2), value: 0)])
+        let sleep = StoreFixture.sleep(s(1), s(2), value: 0)
+        try await f.save([StoreFixture.heartRate(s(5)), StoreFixture.heartRate(s(1)), sleep])
+        let deleted = try await f.store.deleteObjects(uuids: [sleep.uuid], by: Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: false))
+        XCTAssertEqual(deleted, 1)
         await f.store.close()
         let seen = events.withLock { $0 }
-        XCTAssertEqual(seen.count, 1)
+        XCTAssertEqual(seen.count, 2)
         XCTAssertEqual(seen.first?.owner, f.owner)
         XCTAssertEqual(seen.first?.types, [StoreFixture.heartRate, StoreFixture.sleep])
+        // Each type's span covers every object of it the commit touched, deletions included.
+        XCTAssertEqual(seen.first?.spans, [StoreFixture.heartRate: TimeSpan(start: s(1), end: s(5)),
+                                           StoreFixture.sleep: TimeSpan(start: s(1), end: s(2))])
+        XCTAssertEqual(seen.last?.spans, [StoreFixture.sleep: TimeSpan(start: s(1), end: s(2))])
         XCTAssertEqual(seen.first?.sources, [StoreFixture.watch.bundleID])
         f.store.unsubscribe(token)
     }

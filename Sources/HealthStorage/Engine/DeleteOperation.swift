@@ -96,9 +96,10 @@ extension WriteContext {
         tombstone.bind(15, anchor)
         tombstone.bind(16, row.optionalInt(11))
         let type = try registry.type(row.int(1), db), bundle = try registry.bundleID(row.int(4), db)
+        let span = TimeSpan(start: row.int(2), end: row.int(3))
         row.reset()
         try tombstone.run()
-        noteChange(owner: owner, type: type, bundleID: bundle)
+        noteChange(owner: owner, type: type, span: span, bundleID: bundle)
 
         let delete = try db.prepare("DELETE FROM samples WHERE owner = ? AND anchor = ?")
         delete.bind(1, owner)

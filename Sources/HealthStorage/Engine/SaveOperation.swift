@@ -68,7 +68,7 @@ private struct ObjectSaver {
         let typeID = try context.typeID(type.identifier)
         try context.noteTypeSource(owner: owner, type: typeID, source: source)
         try context.noteDuration(owner: owner, type: typeID, duration: sample.end - sample.start)
-        context.noteChange(owner: owner, type: type.identifier, bundleID: bundleID)
+        context.noteChange(owner: owner, type: type.identifier, span: TimeSpan(start: sample.start, end: sample.end), bundleID: bundleID)
         switch sample.body {
         case .correlation(let children):
             for child in children {

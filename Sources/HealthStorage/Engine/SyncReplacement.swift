@@ -36,10 +36,10 @@ extension WriteContext {
             statement.bind(all: [.int(new), .int(owner), .int(old)])
             try statement.run()
         }
-        let type = try db.prepare("SELECT type FROM samples WHERE owner = ? AND anchor = ?")
-        type.bind(1, owner)
-        type.bind(2, new)
-        guard try type.step() else { return }
-        noteChange(owner: owner, type: try registry.type(type.int(0), db), bundleID: bundleID)
+        let row = try db.prepare("SELECT type, start_time, end_time FROM samples WHERE owner = ? AND anchor = ?")
+        row.bind(1, owner)
+        row.bind(2, new)
+        guard try row.step() else { return }
+        noteChange(owner: owner, type: try registry.type(row.int(0), db), span: TimeSpan(start: row.int(1), end: row.int(2)), bundleID: bundleID)
     }
 }

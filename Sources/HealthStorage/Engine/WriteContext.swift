@@ -23,8 +23,13 @@ final class WriteContext {
     private var transactionChanges: [Int64: ChangeSet] = [:]
 
     struct ChangeSet {
-        var types: Set<String> = []
+        var spans: [String: TimeSpan] = [:]
         var sources: Set<String> = []
+
+        mutating func formUnion(_ other: ChangeSet) {
+            spans.merge(other.spans) { $0.union($1) }
+            sources.formUnion(other.sources)
+        }
     }
 
     private struct TypeSourceKey: Hashable {
@@ -82,10 +87,7 @@ final class WriteContext {
         typeSources.finishJob(success: success)
         extents.finishJob(success: success)
         if success {
-            for (owner, change) in jobChanges {
-                transactionChanges[owner, default: ChangeSet()].types.formUnion(change.types)
-                transactionChanges[owner, default: ChangeSet()].sources.formUnion(change.sources)
-            }
+            for (owner, change) in jobChanges { transactionChanges[owner, default: ChangeSet()].formUnion(change) }
         }
         jobChanges.removeAll(keepingCapacity: true)
         jobAnchors.removeAll(keepingCapacity: true)
@@ -104,9 +106,9 @@ final class WriteContext {
         return transactionChanges.map { ($0.key, $0.value) }
     }
 
-    func noteChange(owner: Int64, type: String, bundleID: String) {
-        jobChanges[owner, default: ChangeSet()].types.insert(type)
-        jobChanges[owner, default: ChangeSet()].sources.insert(bundleID)
+    /// Records that `bundleID` inserted or deleted an object of `type` covering `span`.
+    func noteChange(owner: Int64, type: String, span: TimeSpan, bundleID: String) {
+        jobChanges[owner, default: ChangeSet()].formUnion(ChangeSet(spans: [type: span], sources: [bundleID]))
     }
 
     // MARK: anchors

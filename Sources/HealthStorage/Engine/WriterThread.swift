@@ -95,7 +95,7 @@ final class WriterThread: @unchecked Sendable {
         let changes = context.finishTransaction(success: true)
         for (job, failure) in zip(jobs, failures) { job.complete(failure) }
         feed.publish(changes.map { change in
-            ChangeEvent(owner: OwnerID(change.owner), types: change.changes.types, sources: change.changes.sources)
+            ChangeEvent(owner: OwnerID(change.owner), spans: change.changes.spans, sources: change.changes.sources)
         })
     }
 }
