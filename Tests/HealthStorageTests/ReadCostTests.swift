@@ -13,6 +13,7 @@ final class ReadCostTests: XCTestCase {
     func testReadRestrictedQueriesDoNotGrowWithOtherSourcesData() async throws {
         let f = try await StoreFixture()
         try await f.save((0..<5).map { StoreFixture.heartRate(s(Int64($0) * 60), device: StoreFixture.watchDevice) }, source: app)
+        try await f.save([Sample(type: StoreFixture.steps, start: s(30), end: s(90), body: .quantity(Quantity(120, "count"), count: 1))])
         let alone = try pagesFetched(f)
         // Another source's 20,000 heart rates and 2,000 deletions.
         var others: [Sample] = []
@@ -39,6 +40,10 @@ final class ReadCostTests: XCTestCase {
         let context = ReadContext(db: db, registry: Registry(), anchorKey: try f.anchorKey())
         let (owner, hr) = (f.owner.rawValue, StoreFixture.heartRate)
         let scope = ReadScope(callerBundleID: app.bundleID, readableTypes: [])
+        // Steps may be read in full; heart rate still only in part, even in one query with steps, and
+        // an anchored query of steps alone walks no heart rate.
+        let mixed = ReadScope(callerBundleID: app.bundleID, readableTypes: [StoreFixture.steps])
+        let both = [hr, StoreFixture.steps]
         let firstHours = QueryPredicate.dateRange(DateRange(start: 0, end: s(3_600)))
         let queries: [(String, () throws(HealthError) -> Void)] = [
             ("samples", { () throws(HealthError) in _ = try context.querySamples(owner: owner, types: [hr], predicate: nil, sort: [], limit: 0, scope: scope) }),
@@ -48,6 +53,17 @@ final class ReadCostTests: XCTestCase {
             ("counts", { () throws(HealthError) in _ = try context.countSamples(owner: owner, types: [hr], predicate: nil, scope: scope) }),
             ("sources", { () throws(HealthError) in _ = try context.querySources(owner: owner, type: hr, predicate: nil, scope: scope) }),
             ("devices", { () throws(HealthError) in _ = try context.queryDevices(owner: owner, type: hr, scope: scope) }),
+            ("mixed samples", { () throws(HealthError) in
+                _ = try context.querySamples(owner: owner, types: both, predicate: nil, sort: [SampleSortDescriptor(.startDate, descending: true)],
+                                             limit: 3, scope: mixed)
+            }),
+            ("mixed anchored", { () throws(HealthError) in
+                _ = try context.queryAnchored(owner: owner, types: both, predicate: nil, anchor: nil, limit: 0, scope: mixed)
+            }),
+            ("readable anchored", { () throws(HealthError) in
+                _ = try context.queryAnchored(owner: owner, types: [StoreFixture.steps], predicate: nil, anchor: nil, limit: 0, scope: mixed)
+            }),
+            ("mixed counts", { () throws(HealthError) in _ = try context.countSamples(owner: owner, types: both, predicate: firstHours, scope: mixed) }),
         ]
         var pages: [String: Int] = [:]
         for (name, run) in queries {

@@ -101,7 +101,7 @@ struct ScopeSQL {
         guard let readable = scope.readableTypes else { return nil }
         if let types, types.allSatisfy({ scope.canReadAll($0.identifier) }) { return nil }
         let caller = SQLValue.int(try context.sourceID(scope.callerBundleID) ?? -1)
-        if let types, types.allSatisfy({ !scope.canReadAll($0.identifier) && ($0.correlationContents ?? []).isDisjoint(with: readable) }) {
+        if let types, types.allSatisfy({ Self.showsOwnRowsOnly($0, scope: scope) }) {
             sql = "s.source = ?"
             arguments = [caller]
             ownRowsOnly = true
@@ -124,6 +124,13 @@ struct ScopeSQL {
         }
         self.sql = "(" + sql + ")"
         self.arguments = arguments
+    }
+
+    /// True when the caller may see only its own rows of `type`: it may not read the type, nor (for a
+    /// correlation type) any reading the type can hold.
+    static func showsOwnRowsOnly(_ type: HealthType, scope: ReadScope) -> Bool {
+        guard let readable = scope.readableTypes else { return false }
+        return !readable.contains(type.identifier) && (type.correlationContents ?? []).isDisjoint(with: readable)
     }
 
     private static func placeholders(_ count: Int) -> String {

@@ -4,19 +4,35 @@ import HealthModel
 /// The read paths, each run on a reader thread.
 extension ReadContext {
     /// An owner's readable rows of `types` matching `predicate`: the table to read (`s`) and the
-    /// WHERE clause (without the word).
+    /// WHERE clause (without the word). Types the caller sees only its own rows of are read through
+    /// the source index, apart from the others when a query mixes both (decision 7: the cost of
+    /// reading them never depends on what other sources stored).
     private func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                         table: PredicateSQL.Table, afterAnchor: Int64? = nil) throws(HealthError) -> (from: String, sql: String, arguments: [SQLValue]) {
+        let name = table == .samples ? "samples" : "tombstones"
+        let ownOnly = types.filter { ScopeSQL.showsOwnRowsOnly($0.type, scope: scope) }
+        let others = types.filter { !ScopeSQL.showsOwnRowsOnly($0.type, scope: scope) }
+        let parts = try [others, ownOnly].filter { !$0.isEmpty }.map { types throws(HealthError) in
+            try part(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: afterAnchor)
+        }
+        // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
+        func source(_ ownRowsOnly: Bool) -> String {
+            ownRowsOnly ? "\(name) s INDEXED BY \(name)_by_source" : afterAnchor == nil ? "\(name) s" : "\(name) s INDEXED BY \(name)_by_type"
+        }
+        guard let first = parts.first else { return (source(false), "0", []) }
+        guard parts.count == 2 else { return (source(first.ownRowsOnly), first.sql, first.arguments) }
+        let union = parts.map { "SELECT * FROM \(source($0.ownRowsOnly)) WHERE \($0.sql)" }.joined(separator: " UNION ALL ")
+        return ("(\(union)) s", "1", parts.flatMap(\.arguments))
+    }
+
+    /// The WHERE clause for `types` that share one way of being read: in full, or own rows only.
+    private func part(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
+                      table: PredicateSQL.Table, afterAnchor: Int64?) throws(HealthError) -> (sql: String, arguments: [SQLValue], ownRowsOnly: Bool) {
         var builder = PredicateSQL(table: table, types: types)
         var clauses = ["s.owner = ?"]
         var arguments: [SQLValue] = [.int(owner)]
         let scopeSQL = try ScopeSQL(scope: scope, types: types.map(\.type), table: table, context: self)
-        let ownRowsOnly = scopeSQL?.ownRowsOnly ?? false
-        // In anchored queries "+" keeps the type off the (owner, type, start) index: the primary key
-        // range (owner, anchor > A) is the scan that stays short for a recent anchor. Own rows only
-        // are read through the source index instead, whatever the anchor.
-        let typeColumn = afterAnchor == nil || ownRowsOnly ? "s.type" : "+s.type"
-        clauses.append("\(typeColumn) IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")")
+        clauses.append("s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")")
         if let afterAnchor {
             clauses.append("s.anchor > ?")
             arguments.append(.int(afterAnchor))
@@ -30,9 +46,7 @@ extension ReadContext {
             clauses.append(scopeSQL.sql)
             arguments += scopeSQL.arguments
         }
-        let name = table == .samples ? "samples" : "tombstones"
-        let from = ownRowsOnly ? "\(name) s INDEXED BY \(name)_by_source" : "\(name) s"
-        return (from, clauses.joined(separator: " AND "), arguments)
+        return (clauses.joined(separator: " AND "), arguments, scopeSQL?.ownRowsOnly ?? false)
     }
 
     private func childFilter(_ scope: ReadScope) throws(HealthError) -> (sql: String, arguments: [SQLValue])? {

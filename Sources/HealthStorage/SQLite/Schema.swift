@@ -28,12 +28,16 @@ enum Schema {
         }
     }
 
-    /// A read-restricted query (an app's own rows of a type it may not read) finds exactly those rows
-    /// instead of scanning every source's, so its cost never depends on what others stored: read
-    /// denial stays invisible in timing too (decision 7).
+    /// Every read touches only rows of the types it reads, and of a type the caller may not read only
+    /// its own rows, so no query's cost depends on what it may not see: read denial stays invisible in
+    /// timing too (decision 7). With the primary key appended, `…_by_type` is (owner, type, anchor):
+    /// anchored queries seek each type's changes after the anchor instead of walking every type's.
+    /// `tombstones_by_source` is likewise (owner, type, source, anchor).
     private static let version7 = """
     CREATE INDEX samples_by_source ON samples(owner, type, source, start_time);
+    CREATE INDEX samples_by_type ON samples(owner, type);
     CREATE INDEX tombstones_by_source ON tombstones(owner, type, source);
+    CREATE INDEX tombstones_by_type ON tombstones(owner, type);
     """
 
     /// A deleted workout's tombstone keeps its activity type, so anchored queries filtered by activity type
