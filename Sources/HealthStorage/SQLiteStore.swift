@@ -62,6 +62,7 @@ public final class SQLiteStore: Store {
         try db.execute("PRAGMA cache_size = -\(options.writerCacheMiB * 1024)")
         try db.execute("PRAGMA temp_store = MEMORY")
         try Schema.migrate(db)
+        try db.execute(Schema.plannerStatistics)
         let keyRow = try db.prepareOnce("SELECT anchor_key FROM store_info WHERE id = 1")
         guard try keyRow.step(), let anchorKey = keyRow.blob(0) else {
             throw HealthError(.databaseInaccessible, "store '\(path)' has no store_info row")

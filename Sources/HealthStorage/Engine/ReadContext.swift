@@ -42,6 +42,16 @@ struct ReadContext {
         return resolved
     }
 
+    /// Every sample type stored so far, with its id.
+    func storedSampleTypes() throws(HealthError) -> [(type: HealthType, id: Int64)] {
+        let all = try db.prepare("SELECT id, identifier FROM types")
+        var types: [(type: HealthType, id: Int64)] = []
+        while try all.step() {
+            if let type = all.text(1).flatMap(TypeCatalog.type), type.isSampleType { types.append((type, all.int(0))) }
+        }
+        return types
+    }
+
     func sourceID(_ bundleID: String) throws(HealthError) -> Int64? {
         let lookup = try db.prepare("SELECT id FROM sources WHERE bundle_id = ?")
         lookup.bind(1, bundleID)

@@ -200,23 +200,12 @@ extension ReadContext {
         return sources.sorted { $0.bundleID < $1.bundleID }
     }
 
+    /// Distinct devices of readable rows, of one type or of every stored type.
     func queryDevices(owner: Int64, type: String?, scope: ReadScope) throws(HealthError) -> [Device] {
-        var clauses = ["s.owner = ?", "s.device IS NOT NULL"]
-        var arguments: [SQLValue] = [.int(owner)]
-        var types: [HealthType]?
-        if let type {
-            let resolved = try resolve([type])
-            guard let only = resolved.first else { return [] }
-            clauses.append("s.type = \(only.id)")
-            types = [only.type]
-        }
-        let scopeSQL = try ScopeSQL(scope: scope, types: types, table: .samples, context: self)
-        if let scopeSQL {
-            clauses.append(scopeSQL.sql)
-            arguments += scopeSQL.arguments
-        }
-        let from = scopeSQL?.ownRowsOnly == true ? "samples s INDEXED BY samples_by_source" : "samples s"
-        let statement = try db.prepareOnce("SELECT DISTINCT s.device FROM \(from) WHERE " + clauses.joined(separator: " AND "))
+        let types = if let type { try resolve([type]) } else { try storedSampleTypes() }
+        guard !types.isEmpty else { return [] }
+        let (from, whereSQL, arguments) = try filter(owner: owner, types: types, predicate: nil, scope: scope, table: .samples)
+        let statement = try db.prepareOnce("SELECT DISTINCT s.device FROM \(from) WHERE \(whereSQL) AND s.device IS NOT NULL")
         statement.bind(all: arguments)
         var devices: [Device] = []
         while try statement.step() { devices.append(try registry.device(statement.int(0), db)) }
