@@ -77,6 +77,8 @@ final class ChangeHub: Sendable {
         case data
         /// New pending authorization requests.
         case authorizationRequests
+        /// The owner reordered a type's sources (merged statistics change).
+        case sourcePriority
     }
 
     private struct Key: Hashable {
@@ -86,20 +88,22 @@ final class ChangeHub: Sendable {
 
     private let listeners = Mutex<(lastID: Int, byKey: [Key: [Int: ChangeSignal]])>((0, [:]))
 
-    /// Runs `body` with a signal fired by every change of `topic` for `owner`; registered before
+    /// Runs `body` with a signal fired by every change of `topics` for `owner`; registered before
     /// `body` starts, so nothing between an initial answer and the first wait is missed.
-    func watching<T>(owner: OwnerID, topic: Topic, _ body: (ChangeSignal) async throws -> T) async throws -> T {
+    func watching<T>(owner: OwnerID, _ topics: Topic..., body: (ChangeSignal) async throws -> T) async throws -> T {
         let signal = ChangeSignal()
-        let key = Key(owner: owner, topic: topic)
+        let keys = topics.map { Key(owner: owner, topic: $0) }
         let id = listeners.withLock { listeners -> Int in
             listeners.lastID += 1
-            listeners.byKey[key, default: [:]][listeners.lastID] = signal
+            for key in keys { listeners.byKey[key, default: [:]][listeners.lastID] = signal }
             return listeners.lastID
         }
         defer {
             listeners.withLock { listeners in
-                listeners.byKey[key]?.removeValue(forKey: id)
-                if listeners.byKey[key]?.isEmpty == true { listeners.byKey.removeValue(forKey: key) }
+                for key in keys {
+                    listeners.byKey[key]?.removeValue(forKey: id)
+                    if listeners.byKey[key]?.isEmpty == true { listeners.byKey.removeValue(forKey: key) }
+                }
             }
         }
         return try await body(signal)

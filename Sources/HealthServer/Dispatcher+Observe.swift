@@ -14,7 +14,7 @@ extension Dispatcher {
         let period = frequency?.periodMicros ?? 0
         let ackTimeout = Duration.milliseconds(Int64(config.observerAckTimeout * 1000))
         return try await observerAcks.tracking(reply) { acks in
-            try await hub.watching(owner: owner, topic: .data) { signal in
+            try await hub.watching(owner: owner, .data) { signal in
                 // One anchor per type: a wake-up for one type must not move past another type's
                 // change that committed meanwhile and whose own wake-up is still pending.
                 let start = try await store.currentAnchor(owner: owner)

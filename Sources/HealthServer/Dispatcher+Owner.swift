@@ -59,7 +59,7 @@ extension Dispatcher {
             })
         }
         guard updates else { return try await pending() }
-        return try await hub.watching(owner: owner, topic: .authorizationRequests) { signal in
+        return try await hub.watching(owner: owner, .authorizationRequests) { signal in
             await reply.send(try await pending(), more: true)
             while await signal.next() != nil {
                 await reply.send(try await pending(), more: true)
@@ -104,6 +104,7 @@ extension Dispatcher {
         }
         for bundleID in bundleIDs { try checkBundleID(bundleID) }
         try await store.setSourcePriority(owner: owner, type: type, bundleIDs: bundleIDs)
+        hub.publish(owner: owner, topic: .sourcePriority, changes: Changes(types: [type]))
         return try await sourcePriority(type: type, session: session)
     }
 

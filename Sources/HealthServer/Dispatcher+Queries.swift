@@ -27,7 +27,7 @@ extension Dispatcher {
         }
         try await requireRequested(query.types, session: session, owner: owner)
         let watched = Set(query.types)
-        return try await hub.watching(owner: owner, topic: .data) { signal in
+        return try await hub.watching(owner: owner, .data) { signal in
             let scope = try await readScope(session, owner: owner)
             let initial = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
                                                         anchor: query.anchor, limit: query.limit, scope: scope)

@@ -40,7 +40,8 @@ extension Dispatcher {
             return try StatisticsCalculator.collection(type: type, samples: samples, options: query.options, buckets: buckets,
                                                        from: from, to: to, priority: priority, unit: query.unit)
         }
-        return try await hub.watching(owner: owner, topic: .data) { signal in
+        // A new source order changes merged values anywhere: such a change names the type, no span.
+        return try await hub.watching(owner: owner, .data, .sourcePriority) { signal in
             var current = try await compute(query.from, query.to)
             try await sendPaged(current, reply: reply, final: !query.updates) {
                 .statisticsCollection(buckets: $0, initial: true, initialComplete: $1)

@@ -240,6 +240,23 @@ final class QueryFamilyTests: XCTestCase {
         XCTAssertEqual(watcher.receive(callID: call)?.result, .callEnded(.cancelled))
     }
 
+    func testNewSourceOrderIsPushedToALiveCollection() throws {
+        let server = try ServerProcess(extraArguments: ["--authorization-policy", "allow-all"])
+        let owner = try ownerConnection(server)
+        let phone = try owner.connectApp("com.example.phone", port: server.port, types: [steps])
+        let watch = try owner.connectApp("com.example.watch", port: server.port, types: [steps])
+        let t = Q.at("2024-06-03T10:00:00Z"), m = Q.minute
+        try phone.save([Q.stepSample(900, t, t + 10 * m)])
+        try watch.save([Q.stepSample(1000, t, t + 10 * m)])
+        let call = owner.submit(.queryStatisticsCollection(StatisticsCollectionQuery(
+            type: steps, options: .cumulativeSum, anchor: t, interval: IntervalComponents(hours: 1), from: t, to: t, updates: true)))
+        guard case .statisticsCollection(let initial, true, _)? = owner.receive(callID: call)?.result else { return XCTFail("no initial bucket") }
+        XCTAssertEqual(try initial.map { try Q.value($0.sum, "count") }, [1000], "the newer source ranks first")
+        XCTAssertEqual(owner.call(.setSourcePriority(type: steps, bundleIDs: ["com.example.phone", "com.example.watch"]))?.errorCode, nil)
+        guard case .statisticsCollection(let reordered, false, _)? = owner.receive(callID: call)?.result else { return XCTFail("no update") }
+        XCTAssertEqual(try reordered.map { try Q.value($0.sum, "count") }, [900])
+    }
+
     /// Updates recompute only the buckets a change touches; the live copy they keep must stay equal
     /// to a fresh query, whatever the change's place: before `from` inside the first bucket, beyond
     /// the range, or two far-apart samples in one commit.
