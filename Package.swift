@@ -46,7 +46,8 @@ let package = Package(
         .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel", "CSQLite"]),
         .testTarget(name: "SimulatorTests", dependencies: ["HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthClientTests", dependencies: ["HealthClient", "healthctl", "HealthWire", "HealthModel"]),
-        .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthWire", "HealthModel", "HealthSimulator", "healthd"]),
+        .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthServer", "HealthStorage", "HealthWire", "HealthModel",
+                                                            "HealthSimulator", "healthd"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,15 +2,36 @@ import HealthModel
 import HealthStorage
 import Synchronization
 
-/// What changed since a long-running call last looked: the types (none: "something changed")
-/// and, per type, the time its changed objects cover.
-struct Changes: Sendable {
-    var types: Set<String> = []
-    var spans: [String: TimeSpan] = [:]
+/// What changed since a long-running call last looked: per changed type, the time its changed
+/// objects cover, or nil where that is not known (anywhere). No type at all: "something changed".
+struct Changes: Sendable, Equatable {
+    private var spans: [String: TimeSpan?] = [:]
 
+    init() {}
+
+    /// Types changed anywhere.
+    init(types: Set<String>) {
+        spans = Dictionary(uniqueKeysWithValues: types.map { ($0, nil) })
+    }
+
+    /// Types changed within their spans.
+    init(spans: [String: TimeSpan]) {
+        self.spans = spans.mapValues { $0 }
+    }
+
+    var types: Set<String> { Set(spans.keys) }
+
+    /// Where `type` changed; nil when anywhere (or not at all).
+    func span(of type: String) -> TimeSpan? {
+        spans[type] ?? nil
+    }
+
+    /// A change known only as "anywhere" stays so whatever it merges with.
     mutating func formUnion(_ other: Changes) {
-        types.formUnion(other.types)
-        spans.merge(other.spans) { $0.union($1) }
+        spans.merge(other.spans) { mine, theirs in
+            guard let mine, let theirs else { return nil }
+            return mine.union(theirs)
+        }
     }
 }
 

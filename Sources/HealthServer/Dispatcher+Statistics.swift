@@ -52,7 +52,7 @@ extension Dispatcher {
                 // Buckets are independent: only those the changed objects overlap are recomputed
                 // (all of them when the change carries no span), so a year-long collection
                 // following a live stream recomputes the current bucket, not the year.
-                let touched = changes.spans[query.type] ?? TimeSpan(start: rangeStart, end: rangeEnd - 1)
+                let touched = changes.span(of: query.type) ?? TimeSpan(start: rangeStart, end: rangeEnd - 1)
                 let (from, to) = (max(rangeStart, touched.start), min(rangeEnd - 1, touched.end))
                 guard from <= to else { continue }
                 let next = try await compute(from, to)

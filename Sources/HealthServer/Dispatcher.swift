@@ -34,7 +34,7 @@ final class Dispatcher: Sendable {
     func startChangeFeed() {
         let hub = hub
         let token = store.subscribe { event in
-            hub.publish(owner: event.owner, topic: .data, changes: Changes(types: event.types, spans: event.spans))
+            hub.publish(owner: event.owner, topic: .data, changes: Changes(spans: event.spans))
         }
         feed.withLock { $0 = token }
     }
