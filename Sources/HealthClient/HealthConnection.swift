@@ -37,8 +37,8 @@ public final class HealthConnection: HealthCalling {
                 return
             }
             // The server holds an observer's next event until this one is acknowledged (§6.9).
-            // Sent off the reader thread, which must never block on a full send buffer; the
-            // answer arrives under an id nobody waits for and is dropped.
+            // Sent off the reader queue, which serves every connection and must never block on a
+            // full send buffer; the answer arrives under an id nobody waits for and is dropped.
             if case .observerEvent(_, let sequence) = message.result, sequence > 0 {
                 let ack = ClientMessage(callID: router.nextID(), call: .ackObserverEvent(targetCallID: message.callID, sequence: sequence))
                 Task { try? transport.send(ack) }

@@ -5,11 +5,11 @@ import Musl
 #endif
 import HealthModel
 
-/// A connected blocking stream socket (TCP or Unix). Reads happen on one thread, writes are
-/// serialized by the caller; `shutdown()` wakes a blocked reader so it can close the descriptor.
+/// A connected stream socket (TCP or Unix): blocking writes, serialized by the caller; reads
+/// without waiting on the shared reader queue; `shutdown()` makes that reader see the end.
 final class Socket: @unchecked Sendable {
     // Immutable after init; the descriptor is closed exactly once, by `close()`.
-    private let fd: Int32
+    let fd: Int32
 
     private init(fd: Int32) { self.fd = fd }
 
@@ -93,23 +93,24 @@ final class Socket: @unchecked Sendable {
         }
     }
 
-    /// Reads what has arrived into `buffer` (blocking until something has); 0 at end of stream.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthError) -> Int {
+    /// Reads what has arrived into `buffer` without waiting: nil when nothing has, 0 at end of stream.
+    func readAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(HealthError) -> Int? {
         while true {
-            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            let n = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
             if n >= 0 { return n }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
             if errno != EINTR {
                 throw HealthError(.unavailable, "connection lost while receiving: \(String(cString: strerror(errno)))")
             }
         }
     }
 
-    /// Ends both directions, waking a reader blocked in `read`.
+    /// Ends both directions; the reader then sees the end of the stream.
     func shutdown() {
         _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    /// Releases the descriptor; call once, after the reader has stopped.
+    /// Releases the descriptor; call once: the reader queue does, once it stopped watching.
     func close() {
         Glibc.close(fd)
     }

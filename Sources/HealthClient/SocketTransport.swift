@@ -3,14 +3,16 @@ import HealthModel
 import HealthWire
 import Synchronization
 
-/// The protocol over a blocking POSIX socket: one reader thread splits frames (HealthWire's
-/// FrameDecoder) and decodes server messages in order; senders write whole frames under a lock so
-/// frames of concurrent calls never interleave.
+/// The protocol over a POSIX socket: the process's shared reader queue (`ReadinessLoop`) splits
+/// frames (HealthWire's FrameDecoder) and decodes server messages in order; senders write whole
+/// frames under a lock so frames of concurrent calls never interleave.
 final class SocketTransport: MessageTransport {
     private let socket: Socket
     private let maxFrameBytes: Int
     /// Guards writes; true once closed.
     private let writer = Mutex(false)
+    /// True once `start` handed the socket to the reader queue, which then closes it.
+    private let started = Mutex(false)
 
     init(endpoint: Endpoint, maxFrameBytes: Int) throws(HealthError) {
         socket = try Socket.connect(to: endpoint)
@@ -19,9 +21,9 @@ final class SocketTransport: MessageTransport {
 
     func start(onMessage: @escaping @Sendable (ServerMessage) -> Void,
                onClose: @escaping @Sendable (HealthError) -> Void) {
-        let thread = Thread { [self] in onClose(readUntilClosed(onMessage)) }
-        thread.name = "HealthClient.reader"
-        thread.start()
+        started.withLock { $0 = true }
+        let reader = FrameReader(transport: self, socket: socket, maxFrameBytes: maxFrameBytes, onMessage: onMessage, onClose: onClose)
+        ReadinessLoop.shared.watch(socket) { buffer in reader.read(into: buffer) }
     }
 
     func send(_ message: ClientMessage) throws(HealthError) {
@@ -40,25 +42,47 @@ final class SocketTransport: MessageTransport {
         if !wasClosed { socket.shutdown() }
     }
 
-    deinit { socket.close() }
+    deinit {
+        // Once started, the reader holds this transport until the end of the stream and closes the socket itself.
+        if !started.withLock({ $0 }) { socket.close() }
+    }
+}
 
-    /// Reads and delivers messages until the stream ends; returns why it ended.
-    private func readUntilClosed(_ onMessage: @Sendable (ServerMessage) -> Void) -> HealthError {
-        var decoder = FrameDecoder(maxFrameBytes: maxFrameBytes)
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
-        defer { chunk.deallocate() }
+/// One connection's frame decoding, run only on the reader queue.
+private final class FrameReader: @unchecked Sendable {
+    private let transport: SocketTransport
+    private let socket: Socket
+    private var decoder: FrameDecoder
+    private let onMessage: @Sendable (ServerMessage) -> Void
+    private let onClose: @Sendable (HealthError) -> Void
+
+    init(transport: SocketTransport, socket: Socket, maxFrameBytes: Int, onMessage: @escaping @Sendable (ServerMessage) -> Void,
+         onClose: @escaping @Sendable (HealthError) -> Void) {
+        self.transport = transport
+        self.socket = socket
+        decoder = FrameDecoder(maxFrameBytes: maxFrameBytes)
+        self.onMessage = onMessage
+        self.onClose = onClose
+    }
+
+    /// Delivers every whole message that arrived; false (after `onClose`) once the stream ended.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Bool {
         do {
-            while true {
-                let count = try socket.read(into: chunk)
-                if count == 0 { return HealthError(.unavailable, "the server closed the connection") }
-                decoder.append(UnsafeRawBufferPointer(rebasing: chunk[..<count]))
-                while let payload = try decoder.nextFrame() {
-                    onMessage(try WireCodec.decodeServerMessage(payload))
-                }
+            guard let count = try socket.readAvailable(into: buffer) else { return true }
+            guard count > 0 else { return finish(HealthError(.unavailable, "the server closed the connection")) }
+            decoder.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            while let payload = try decoder.nextFrame() {
+                onMessage(try WireCodec.decodeServerMessage(payload))
             }
+            return true
         } catch {
-            close()
-            return error.code == .unavailable ? error : HealthError(.unavailable, "connection dropped: \(error)")
+            return finish(error.code == .unavailable ? error : HealthError(.unavailable, "connection dropped: \(error)"))
         }
+    }
+
+    private func finish(_ reason: HealthError) -> Bool {
+        transport.close()
+        onClose(reason)
+        return false
     }
 }
