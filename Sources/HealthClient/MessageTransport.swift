@@ -4,7 +4,7 @@ import HealthWire
 /// A bidirectional pipe of protocol messages to one server. `SocketTransport` is the real one;
 /// tests substitute an in-memory pipe.
 public protocol MessageTransport: Sendable {
-    /// Starts delivering server messages in order on one thread; `onClose` runs once, last, with why
+    /// Starts delivering server messages in order, one at a time; `onClose` runs once, last, with why
     /// the transport ended.
     func start(onMessage: @escaping @Sendable (ServerMessage) -> Void,
                onClose: @escaping @Sendable (HealthError) -> Void)
