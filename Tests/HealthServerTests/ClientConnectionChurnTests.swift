@@ -1,0 +1,48 @@
+import Foundation
+import HealthClient
+import HealthModel
+import HealthWire
+import XCTest
+
+/// HealthClient reads every connection on one shared queue and closes each socket once that queue
+/// stopped watching it: rounds of connections opened, used and closed — by the client, or by the
+/// server — leave every call answered and no descriptor behind.
+final class ClientConnectionChurnTests: XCTestCase {
+    func testConnectionsClosedByEitherSideLeaveNoDescriptorBehind() async throws {
+        let server = try ServerProcess(extraArguments: ["--max-connections", "400", "--idle-timeout", "1"])
+        let endpoint = Endpoint.tcp(host: "127.0.0.1", port: server.port)
+        let hello = Hello(token: server.ownerToken)
+        // Dispatch may open two descriptors of its own (epoll, eventfd) with the first read source.
+        let baseline = Self.openDescriptors() + 2
+        for round in 0..<4 {
+            let connections = try await withThrowingTaskGroup(of: HealthConnection.self) { group in
+                for _ in 0..<100 { group.addTask { try await HealthConnection.connect(to: endpoint, hello: hello) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for connection in connections { group.addTask { _ = try await connection.ping(Data([UInt8(round)])) } }
+                try await group.waitForAll()
+            }
+            if round % 2 == 0 {
+                for connection in connections { connection.close() }
+            } else {
+                // Left idle, the server closes them; each client sees why.
+                try await Self.waitUntil { connections.allSatisfy { $0.isClosed } }
+                XCTAssertTrue(connections.allSatisfy { $0.closeReason?.code == .unavailable })
+            }
+        }
+        // Sockets are closed on the reader queue, a moment after the connections end.
+        try await Self.waitUntil { Self.openDescriptors() <= baseline }
+        XCTAssertLessThanOrEqual(Self.openDescriptors(), baseline)
+    }
+
+    private static func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
+
+    /// Polls `condition` for up to 20 seconds; a failing test waits it out, a passing one does not.
+    private static func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+    }
+}
