@@ -33,7 +33,8 @@ final class ObserverAckTests: XCTestCase {
     }
 
     func testThreeMissedAcknowledgementsInARowEndTheObserver() throws {
-        let server = try ServerProcess(extraArguments: ["--observer-ack-timeout", "1"])
+        // Long enough that an acknowledgement sent on receipt always beats it, even on a loaded machine.
+        let server = try ServerProcess(extraArguments: ["--observer-ack-timeout", "2"])
         let watcher = try RawClient.session(server, token: server.ownerToken)
         let writer = try RawClient.session(server, token: server.ownerToken)
         let observer = watcher.submit(.observe(types: [hr], predicate: nil, frequency: nil))
