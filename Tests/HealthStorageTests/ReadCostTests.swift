@@ -28,9 +28,17 @@ final class ReadCostTests: XCTestCase {
             try await f.save(samples)
             others += samples
         }
-        let deleted = try await f.store.deleteObjects(uuids: others.prefix(2_000).map(\.uuid),
+        // And 1,000 blood pressures with no systolic reading (invisible to a systolic-only reader).
+        let pressures = (0..<1_000).map { i in
+            let at = s(100_000 + Int64(i) * 10)
+            return Sample(type: StoreFixture.bloodPressure, start: at, end: at, body: .correlation([
+                Sample(type: StoreFixture.diastolic, start: at, end: at, body: .quantity(Quantity(80, "mmHg"), count: 1)),
+            ]))
+        }
+        try await f.save(pressures)
+        let deleted = try await f.store.deleteObjects(uuids: others.prefix(2_000).map(\.uuid) + pressures.prefix(200).map(\.uuid),
                                                       by: Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: false))
-        XCTAssertEqual(deleted, 2_000)
+        XCTAssertEqual(deleted, 2_200)
         let crowded = try pagesFetched(f, ownUUID: own[0].uuid)
         // Deeper B-trees cost a few pages per row read (logarithmic); scanning the others' rows
         // would cost tens of thousands.
@@ -50,6 +58,8 @@ final class ReadCostTests: XCTestCase {
         // an anchored query of steps alone walks no heart rate.
         let mixed = ReadScope(callerBundleID: app.bundleID, readableTypes: [StoreFixture.steps])
         let both = [hr, StoreFixture.steps]
+        // Another source's blood pressures are visible only with a systolic reading (§3.6).
+        let systolicOnly = ReadScope(callerBundleID: app.bundleID, readableTypes: [StoreFixture.systolic])
         let firstHours = QueryPredicate.dateRange(DateRange(start: 0, end: s(3_600)))
         let queries: [(String, () throws(HealthError) -> Void)] = [
             ("samples", { () throws(HealthError) in _ = try context.querySamples(owner: owner, types: [hr], predicate: nil, sort: [], limit: 0, scope: scope) }),
@@ -59,11 +69,17 @@ final class ReadCostTests: XCTestCase {
             ("counts", { () throws(HealthError) in _ = try context.countSamples(owner: owner, types: [hr], predicate: nil, scope: scope) }),
             ("sources", { () throws(HealthError) in _ = try context.querySources(owner: owner, type: hr, predicate: nil, scope: scope) }),
             ("devices", { () throws(HealthError) in _ = try context.queryDevices(owner: owner, type: hr, scope: scope) }),
+            ("partly readable correlations", { () throws(HealthError) in
+                _ = try context.querySamples(owner: owner, types: [StoreFixture.bloodPressure], predicate: nil, sort: [], limit: 0, scope: systolicOnly)
+            }),
+            ("partly readable correlations, anchored", { () throws(HealthError) in
+                _ = try context.queryAnchored(owner: owner, types: [StoreFixture.bloodPressure], predicate: nil, anchor: nil, limit: 0, scope: systolicOnly)
+            }),
             ("owner: steps", { () throws(HealthError) in
                 _ = try context.querySamples(owner: owner, types: [StoreFixture.steps], predicate: nil, sort: [], limit: 0, scope: .everything(callerBundleID: "x"))
             }),
             ("owner: blood pressure with its readings", { () throws(HealthError) in
-                _ = try context.querySamples(owner: owner, types: [StoreFixture.bloodPressure], predicate: nil, sort: [], limit: 0,
+                _ = try context.querySamples(owner: owner, types: [StoreFixture.bloodPressure], predicate: firstHours, sort: [], limit: 0,
                                              scope: .everything(callerBundleID: "x"))
             }),
             ("owner: heart rate by UUID", { () throws(HealthError) in

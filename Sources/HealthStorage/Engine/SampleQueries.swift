@@ -4,53 +4,82 @@ import HealthModel
 /// The read paths, each run on a reader thread.
 extension ReadContext {
     /// An owner's readable rows of `types` matching `predicate`: the table to read (`s`) and the
-    /// WHERE clause (without the word). Types the caller sees only its own rows of are read through
-    /// the source index, apart from the others when a query mixes both (decision 7: the cost of
-    /// reading them never depends on what other sources stored).
+    /// WHERE clause (without the word). Each way of seeing a type is a part of its own, read through
+    /// an index that holds nothing the caller may not see, so no query's cost depends on data it
+    /// may not read (decision 7): the types it reads in full; its own rows of the others; and other
+    /// sources' correlations found through their readable readings (§3.6). Several parts are read
+    /// as one UNION ALL.
     private func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                         table: PredicateSQL.Table, afterAnchor: Int64? = nil) throws(HealthError) -> (from: String, sql: String, arguments: [SQLValue]) {
         let name = table == .samples ? "samples" : "tombstones"
-        let ownOnly = types.filter { ScopeSQL.showsOwnRowsOnly($0.type, scope: scope) }
-        let others = types.filter { !ScopeSQL.showsOwnRowsOnly($0.type, scope: scope) }
-        let parts = try [others, ownOnly].filter { !$0.isEmpty }.map { types throws(HealthError) in
-            try part(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: afterAnchor)
+        func part(_ types: [(type: HealthType, id: Int64)], _ from: String,
+                  _ visible: (sql: String, arguments: [SQLValue])?) throws(HealthError) -> (from: String, sql: String, arguments: [SQLValue]) {
+            var builder = PredicateSQL(table: table, types: types)
+            var clauses = ["s.owner = ?", "s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")"]
+            var arguments: [SQLValue] = [.int(owner)]
+            if let afterAnchor {
+                clauses.append("s.anchor > ?")
+                arguments.append(.int(afterAnchor))
+            }
+            if let predicate {
+                clauses.append(try builder.clause(predicate))
+                if afterAnchor == nil, let hint = builder.indexHint(for: predicate, owner: owner) { clauses.append(hint) }
+            }
+            arguments += builder.arguments
+            if let visible {
+                clauses.append(visible.sql)
+                arguments += visible.arguments
+            }
+            return (from, clauses.joined(separator: " AND "), arguments)
         }
-        // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
-        func source(_ ownRowsOnly: Bool) -> String {
-            ownRowsOnly ? "\(name) s INDEXED BY \(name)_by_source" : afterAnchor == nil ? "\(name) s" : "\(name) s INDEXED BY \(name)_by_type"
+        let full = types.filter { scope.canReadAll($0.type.identifier) }
+        let restricted = types.filter { !scope.canReadAll($0.type.identifier) }
+        var parts: [(from: String, sql: String, arguments: [SQLValue])] = []
+        if !full.isEmpty {
+            // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
+            parts.append(try part(full, afterAnchor == nil ? "\(name) s" : "\(name) s INDEXED BY \(name)_by_type", nil))
         }
-        guard let first = parts.first else { return (source(false), "0", []) }
-        guard parts.count == 2 else { return (source(first.ownRowsOnly), first.sql, first.arguments) }
-        let union = parts.map { "SELECT * FROM \(source($0.ownRowsOnly)) WHERE \($0.sql)" }.joined(separator: " UNION ALL ")
+        if let readable = scope.readableTypes, !restricted.isEmpty {
+            let caller = SQLValue.int(try sourceID(scope.callerBundleID) ?? -1)
+            parts.append(try part(restricted, "\(name) s INDEXED BY \(name)_by_source", ("s.source = ?", [caller])))
+            let correlations = restricted.filter { !($0.type.correlationContents ?? []).isDisjoint(with: readable) }
+            if !correlations.isEmpty {
+                let readings = Set(correlations.flatMap { $0.type.correlationContents ?? [] }).intersection(readable).sorted()
+                let byReadings = correlationsByReadings(readings, owner: owner, caller: caller, table: table, afterAnchor: afterAnchor)
+                parts.append(try part(correlations, "\(name) s", byReadings))
+            }
+        }
+        guard let first = parts.first else { return ("\(name) s", "0", []) }
+        guard parts.count > 1 else { return first }
+        let union = parts.map { "SELECT * FROM \($0.from) WHERE \($0.sql)" }.joined(separator: " UNION ALL ")
         return ("(\(union)) s", "1", parts.flatMap(\.arguments))
     }
 
-    /// The WHERE clause for `types` that share one way of being read: in full, or own rows only.
-    private func part(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
-                      table: PredicateSQL.Table, afterAnchor: Int64?) throws(HealthError) -> (sql: String, arguments: [SQLValue], ownRowsOnly: Bool) {
-        var builder = PredicateSQL(table: table, types: types)
-        var clauses = ["s.owner = ?"]
-        var arguments: [SQLValue] = [.int(owner)]
-        let scopeSQL = try ScopeSQL(scope: scope, types: types.map(\.type), table: table, context: self)
-        clauses.append("s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")")
-        if let afterAnchor {
-            clauses.append("s.anchor > ?")
+    /// Other sources' correlations holding a reading of one of `readings`, found from those
+    /// readings (their `parent` is the correlation's current anchor; a deleted reading's, the
+    /// deleted correlation's `live_anchor`), so correlations without one are never read at all.
+    private func correlationsByReadings(_ readings: [String], owner: Int64, caller: SQLValue, table: PredicateSQL.Table,
+                                        afterAnchor: Int64?) -> (sql: String, arguments: [SQLValue]) {
+        let names = readings.map { SQLValue.text($0) }
+        let readingsByType = table == .samples ? "samples c INDEXED BY samples_by_reading" : "tombstones c INDEXED BY tombstones_by_type"
+        var found = "SELECT c.parent FROM \(readingsByType) WHERE c.owner = ? AND c.parent IS NOT NULL"
+            + " AND c.type IN (SELECT id FROM types WHERE identifier IN (" + Array(repeating: "?", count: names.count).joined(separator: ", ") + "))"
+        var arguments: [SQLValue] = [caller, .int(owner)] + names
+        // Live correlations changed after the anchor are those whose readings point above it.
+        if table == .samples, let afterAnchor {
+            found += " AND c.parent > ?"
             arguments.append(.int(afterAnchor))
         }
-        if let predicate {
-            clauses.append(try builder.clause(predicate))
-            if afterAnchor == nil, let hint = builder.indexHint(for: predicate, owner: owner) { clauses.append(hint) }
-        }
-        arguments += builder.arguments
-        if let scopeSQL {
-            clauses.append(scopeSQL.sql)
-            arguments += scopeSQL.arguments
-        }
-        return (clauses.joined(separator: " AND "), arguments, scopeSQL?.ownRowsOnly ?? false)
+        return ("s.source <> ? AND \(table == .samples ? "s.anchor" : "s.live_anchor") IN (\(found))", arguments)
     }
 
+    /// Read scope on a correlation's readings: the caller's own, and those of types it reads.
     private func childFilter(_ scope: ReadScope) throws(HealthError) -> (sql: String, arguments: [SQLValue])? {
-        try ScopeSQL(scope: scope, types: nil, table: .samples, context: self).map { ($0.sql, $0.arguments) }
+        guard let readable = scope.readableTypes else { return nil }
+        let names = readable.sorted().map { SQLValue.text($0) }
+        let sql = "(s.source = ? OR s.type IN (SELECT id FROM types WHERE identifier IN ("
+            + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")))"
+        return (sql, [.int(try sourceID(scope.callerBundleID) ?? -1)] + names)
     }
 
     func querySamples(owner: Int64, types: [String], predicate: QueryPredicate?, sort: [SampleSortDescriptor],

@@ -22,10 +22,12 @@ enum Schema {
         ('samples', 'samples_by_source', '1000000 1000000 20000 5000 2 1'),
         ('samples', 'samples_by_sync_id', '100000 100000 1 1'),
         ('samples', 'samples_by_parent', '100000 100000 3 1'),
+        ('samples', 'samples_by_reading', '100000 100000 5000 1 1'),
         ('tombstones', 'tombstones', '100000 100000 1'),
         ('tombstones', 'tombstones_by_type', '100000 100000 2000 1'),
         ('tombstones', 'tombstones_by_source', '100000 100000 2000 500 1'),
         ('tombstones', 'tombstones_by_parent', '10000 10000 3 1'),
+        ('tombstones', 'tombstones_by_live_anchor', '10000 10000 1 1'),
         ('workout_samples', 'workout_samples', '100000 100000 20 1'),
         ('workout_samples', 'workout_samples_by_sample', '100000 100000 1 1');
     ANALYZE sqlite_schema;
@@ -59,12 +61,16 @@ enum Schema {
     /// its own rows, so no query's cost depends on what it may not see: read denial stays invisible in
     /// timing too (decision 7). With the primary key appended, `…_by_type` is (owner, type, anchor):
     /// anchored queries seek each type's changes after the anchor instead of walking every type's.
-    /// `tombstones_by_source` is likewise (owner, type, source, anchor).
+    /// `tombstones_by_source` is likewise (owner, type, source, anchor). Other sources' correlations
+    /// are found from their readable readings (`samples_by_reading`, then by anchor or
+    /// `tombstones_by_live_anchor`), never by walking every correlation of the type.
     private static let version7 = """
     CREATE INDEX samples_by_source ON samples(owner, type, source, start_time);
     CREATE INDEX samples_by_type ON samples(owner, type);
+    CREATE INDEX samples_by_reading ON samples(owner, type, parent) WHERE parent IS NOT NULL;
     CREATE INDEX tombstones_by_source ON tombstones(owner, type, source);
     CREATE INDEX tombstones_by_type ON tombstones(owner, type);
+    CREATE INDEX tombstones_by_live_anchor ON tombstones(owner, live_anchor) WHERE live_anchor IS NOT NULL;
     """
 
     /// A deleted workout's tombstone keeps its activity type, so anchored queries filtered by activity type
