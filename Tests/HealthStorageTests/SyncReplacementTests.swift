@@ -4,7 +4,8 @@ import HealthModel
 @testable import HealthStorage
 
 /// SEMANTICS §7.3: a greater sync version replaces the old object, in its workouts and correlation too;
-/// a deleted workout stays findable by activity type for anchored queries.
+/// a deleted object leaves them, and they are reported again; a deleted workout stays findable by
+/// activity type for anchored queries.
 final class SyncReplacementTests: XCTestCase {
     private static func synced(_ version: Int64, _ identifier: String = "s") -> Metadata {
         [MetadataKey.syncIdentifier: .string(identifier), MetadataKey.syncVersion: .int(version)]
@@ -91,6 +92,33 @@ final class SyncReplacementTests: XCTestCase {
                                                       limit: 0, scope: .everything(callerBundleID: "x"))
         XCTAssertEqual(changes.samples.map(\.uuid), [second.uuid, first.uuid])
         XCTAssertEqual(changes.samples.last?.correlationObjects?.count, 1)
+        await f.store.close()
+    }
+
+    func testDeletedObjectLeavesItsCorrelationAndWorkoutWhichAreReportedAgain() async throws {
+        let f = try await StoreFixture()
+        let reading = Self.systolic(120)
+        let correlation = Self.pressure(systolic: reading)
+        let heartRate = StoreFixture.heartRate(s(100))
+        let workout = Self.workout(with: [heartRate.uuid])
+        try await f.save([correlation, heartRate, workout])
+        let before = try await f.anchor()
+        let deleter = Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: false)
+        let deleted = try await f.store.deleteObjects(uuids: [reading.uuid, heartRate.uuid], by: deleter)
+        XCTAssertEqual(deleted, 2)
+        let changes = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.bloodPressure, StoreFixture.workout],
+                                                      predicate: nil, anchor: before, limit: 0, scope: .everything(callerBundleID: "x"))
+        XCTAssertEqual(Set(changes.samples.map(\.uuid)), [correlation.uuid, workout.uuid])
+        XCTAssertEqual(changes.samples.first { $0.uuid == correlation.uuid }?.correlationObjects?.map(\.type), [StoreFixture.diastolic])
+        XCTAssertEqual(changes.samples.first { $0.uuid == workout.uuid }?.workout?.associatedSampleUUIDs, [])
+        XCTAssertEqual(changes.deleted, [])
+        // Deleting the correlation itself takes its last reading along and reports one deletion.
+        try await expect(await f.store.deleteObjects(uuids: [correlation.uuid], by: deleter), 1)
+        try await expect(await f.query([StoreFixture.systolic, StoreFixture.diastolic]), [])
+        let gone = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.bloodPressure], predicate: nil, anchor: before,
+                                                   limit: 0, scope: .everything(callerBundleID: "x"))
+        XCTAssertEqual(gone.samples, [])
+        XCTAssertEqual(gone.deleted.map(\.uuid), [correlation.uuid])
         await f.store.close()
     }
 

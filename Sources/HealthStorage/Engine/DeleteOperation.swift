@@ -56,8 +56,10 @@ extension WriteContext {
 
     /// Moves one sample to the tombstones (a correlation takes its children along, SEMANTICS §8.3);
     /// false when it is already gone (a child deleted with its parent earlier in the same call).
+    /// Unless `replaced` (a sync-version successor then takes its place, SaveOperation), the
+    /// correlation and workouts that held it lose it and are reported again.
     @discardableResult
-    func deleteRow(owner: Int64, anchor: Int64) throws(HealthError) -> Bool {
+    func deleteRow(owner: Int64, anchor: Int64, replaced: Bool = false) throws(HealthError) -> Bool {
         let row = try db.prepare("""
             SELECT s.uuid, s.type, s.start_time, s.end_time, s.source, s.revision, s.device, s.parent, s.sync_id, s.sync_version,
                    s.flags, w.activity_type
@@ -97,6 +99,7 @@ extension WriteContext {
         tombstone.bind(16, row.optionalInt(11))
         let type = try registry.type(row.int(1), db), bundle = try registry.bundleID(row.int(4), db)
         let span = TimeSpan(start: row.int(2), end: row.int(3))
+        let uuid = row.uuid(0), parent = row.optionalInt(7)
         row.reset()
         try tombstone.run()
         noteChange(owner: owner, type: type, span: span, bundleID: bundle)
@@ -105,6 +108,10 @@ extension WriteContext {
         delete.bind(1, owner)
         delete.bind(2, anchor)
         try delete.run()
+        if !replaced {
+            let holders = try moveWorkoutAssociations(owner: owner, from: uuid, to: nil)
+            for holder in holders + (parent.map { [$0] } ?? []) { try reanchor(owner: owner, holder, bundleID: bundle) }
+        }
         if flags & SampleRows.correlation != 0 {
             let children = try db.prepareOnce("SELECT anchor FROM samples WHERE owner = ? AND parent = ?")
             children.bind(1, owner)

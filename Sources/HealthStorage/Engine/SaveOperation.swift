@@ -50,7 +50,7 @@ private struct ObjectSaver {
                 }
                 parent = oldParent
             }
-            try context.deleteRow(owner: owner, anchor: existing.anchor)
+            try context.deleteRow(owner: owner, anchor: existing.anchor, replaced: true)
             replaced = (existing.uuid, existing.parent)
             outcome = .replaced
         }

@@ -1,21 +1,23 @@
 import Foundation
 import HealthModel
 
-/// SEMANTICS §7.3: an object replaced by a greater sync version hands its place in workouts to its successor.
+/// The workouts and correlation holding an object when it is replaced (SEMANTICS §7.3) or deleted.
 extension WriteContext {
     /// Every workout associated with `old` is associated with `new` instead (a workout already listing
-    /// both keeps one association); returns the anchors of those workouts.
-    func moveWorkoutAssociations(owner: Int64, from old: UUID, to new: UUID) throws(HealthError) -> [Int64] {
+    /// both keeps one association), or with nothing when `new` is nil; returns those workouts' anchors.
+    func moveWorkoutAssociations(owner: Int64, from old: UUID, to new: UUID?) throws(HealthError) -> [Int64] {
         let holders = try db.prepare("SELECT workout FROM workout_samples WHERE owner = ? AND sample_uuid = ?")
         holders.bind(1, owner)
         holders.bind(2, old)
         var workouts: [Int64] = []
         while try holders.step() { workouts.append(holders.int(0)) }
-        let move = try db.prepare("UPDATE OR IGNORE workout_samples SET sample_uuid = ? WHERE owner = ? AND sample_uuid = ?")
-        move.bind(1, new)
-        move.bind(2, owner)
-        move.bind(3, old)
-        try move.run()
+        if let new {
+            let move = try db.prepare("UPDATE OR IGNORE workout_samples SET sample_uuid = ? WHERE owner = ? AND sample_uuid = ?")
+            move.bind(1, new)
+            move.bind(2, owner)
+            move.bind(3, old)
+            try move.run()
+        }
         let leftover = try db.prepare("DELETE FROM workout_samples WHERE owner = ? AND sample_uuid = ?")
         leftover.bind(1, owner)
         leftover.bind(2, old)
@@ -25,7 +27,13 @@ extension WriteContext {
 
     /// Moves a correlation or workout whose contents changed to a new anchor, so anchored queries
     /// report it again with what it holds now; everything that points at it by anchor follows.
+    /// Nothing when it is gone itself (a correlation deleted with its readings).
     func reanchor(owner: Int64, _ old: Int64, bundleID: String) throws(HealthError) {
+        let exists = try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND anchor = ?")
+        exists.bind(all: [.int(owner), .int(old)])
+        let found = try exists.step()
+        exists.reset()
+        guard found else { return }
         let new = try nextAnchor(owner: owner)
         for sql in ["UPDATE samples SET anchor = ?1 WHERE owner = ?2 AND anchor = ?3",
                     "UPDATE samples SET parent = ?1 WHERE owner = ?2 AND parent = ?3",
