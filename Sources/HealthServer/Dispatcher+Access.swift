@@ -33,20 +33,20 @@ extension Dispatcher {
     }
 
     /// Throws AUTHORIZATION_NOT_DETERMINED when an app queries a type it never asked about
-    /// (§3.5: "before requesting"). Any request or decision, in either direction, counts: a
-    /// write-only app reads its own data, and an undecided request reads like a denied one, so
-    /// the error tells the app only what it did itself, never what the owner decided.
-    func requireRequested(_ types: [String], session: Session, owner: OwnerID) async throws {
+    /// (§3.5: "before requesting"), or with `oneSuffices`, none of `types` (a call reading several,
+    /// like characteristics). Any request or decision, in either direction, counts: a write-only
+    /// app reads its own data, and an undecided request reads like a denied one, so the error
+    /// tells the app only what it did itself, never what the owner decided.
+    func requireRequested(_ types: [String], oneSuffices: Bool = false, session: Session, owner: OwnerID) async throws {
         guard session.role == .app else { return }
         let states = try await permissions.states(owner: owner, bundleID: session.bundleID)
-        for type in types {
-            // A correlation type is authorized through its contents (§3.6).
-            let askedAbout = TypeCatalog.type(type)?.correlationContents ?? [type]
-            guard !askedAbout.contains(where: { states[$0] != nil }) else { continue }
-            throw HealthError(.authorizationNotDetermined,
-                              "'\(session.bundleID)' has not requested authorization to read \(type); call RequestAuthorization first",
-                              field: "types")
-        }
+        // A correlation type is authorized through its contents (§3.6).
+        let unasked = types.filter { type in !(TypeCatalog.type(type)?.correlationContents ?? [type]).contains { states[$0] != nil } }
+        guard let first = unasked.first, !oneSuffices || unasked.count == types.count else { return }
+        let what = oneSuffices ? "any of " + types.joined(separator: ", ") : first
+        throw HealthError(.authorizationNotDetermined,
+                          "'\(session.bundleID)' has not requested authorization to read \(what); call RequestAuthorization first",
+                          field: "types")
     }
 
     /// The types a sample writes: a correlation writes its children's types (§3.6), anything else its own.

@@ -79,6 +79,7 @@ extension Dispatcher {
         let energyType = "HKQuantityTypeIdentifierActiveEnergyBurned"
         let exerciseType = "HKQuantityTypeIdentifierAppleExerciseTime"
         let standType = "HKCategoryTypeIdentifierAppleStandHour"
+        try await requireRequested([energyType, exerciseType, standType], oneSuffices: true, session: session, owner: owner)
         let scope = try await readScope(session, owner: owner)
         let stands = try await store.querySamples(owner: owner, types: [standType], predicate: range, sort: [], limit: 0, scope: scope)
         let energy = try await statInputs(owner: owner, type: energyType, predicate: range, session: session)

@@ -69,6 +69,7 @@ extension Dispatcher {
 
     func readCharacteristics(session: Session) async throws -> ServerResult {
         let owner = try session.requireOwnerStore()
+        try await requireRequested(CharacteristicRules.types, oneSuffices: true, session: session, owner: owner)
         let stored = try await store.characteristics(owner: owner)
         let scope = try await readScope(session, owner: owner)
         return .characteristics(CharacteristicRules.visible(stored, scope: scope))
@@ -83,6 +84,7 @@ enum CharacteristicRules {
     static let skinType = "HKCharacteristicTypeIdentifierFitzpatrickSkinType"
     static let wheelchairUse = "HKCharacteristicTypeIdentifierWheelchairUse"
     static let moveMode = "HKCharacteristicTypeIdentifierActivityMoveMode"
+    static let types = [biologicalSex, bloodType, dateOfBirth, skinType, wheelchairUse, moveMode]
 
     /// Only fields the caller may read; the rest read as not set, exactly like unset ones.
     static func visible(_ stored: Characteristics, scope: ReadScope) -> Characteristics {

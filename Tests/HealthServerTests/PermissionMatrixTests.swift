@@ -135,12 +135,15 @@ final class PermissionMatrixTests: XCTestCase {
                     return .answer($0.last ?? .callEnded(.shutdown))
                 }
                 return .activity(energy: summary.activeEnergyBurned.value, exercise: summary.exerciseTime.value, stand: summary.standHours.value)
-            } }, { subject in
+            } }, asked { subject in
                 let energy = self.visible([Authz.activeEnergy], subject).compactMap { $0.sample.quantity?.value }.reduce(0, +)
                 return subject.read == .granted ? .activity(energy: energy, exercise: 30, stand: 1) : .activity(energy: energy, exercise: 0, stand: 0)
             }),
-            ("read characteristics", { .answer($0.client.call(.readCharacteristics) ?? .callEnded(.shutdown)) },
-             { .answer(.characteristics($0.read == .granted ? Authz.storedCharacteristics : Characteristics())) }),
+            // Characteristics are never shared, so only a read request asks about them.
+            ("read characteristics", { self.answer($0, .readCharacteristics) }, { subject in
+                subject.read == .notRequested ? .error(.authorizationNotDetermined)
+                    : .answer(.characteristics(subject.read == .granted ? Authz.storedCharacteristics : Characteristics()))
+            }),
             ("get authorization status", { .answer($0.client.call(.getAuthorizationStatus(types: [self.hr, Authz.bloodPressure, Authz.biologicalSex])) ?? .callEnded(.shutdown)) },
              { subject in
                 let status: AuthorizationStatus = switch subject.share {
