@@ -30,6 +30,11 @@ final class WriteContext {
             spans.merge(other.spans) { $0.union($1) }
             sources.formUnion(other.sources)
         }
+
+        mutating func note(type: String, span: TimeSpan, bundleID: String) {
+            spans[type] = spans[type].map { $0.union(span) } ?? span
+            sources.insert(bundleID)
+        }
     }
 
     private struct TypeSourceKey: Hashable {
@@ -108,7 +113,8 @@ final class WriteContext {
 
     /// Records that `bundleID` inserted or deleted an object of `type` covering `span`.
     func noteChange(owner: Int64, type: String, span: TimeSpan, bundleID: String) {
-        jobChanges[owner, default: ChangeSet()].formUnion(ChangeSet(spans: [type: span], sources: [bundleID]))
+        // In place: this runs for every saved sample.
+        jobChanges[owner, default: ChangeSet()].note(type: type, span: span, bundleID: bundleID)
     }
 
     // MARK: anchors
