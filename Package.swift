@@ -32,6 +32,9 @@ let package = Package(
         // async/await client over the protocol.
         .target(name: "HealthClient", dependencies: ["HealthWire", "HealthModel"]),
 
+        // The command-line layer every executable shares: flags, value grammar, help, usage errors.
+        .target(name: "HealthCLI", dependencies: ["HealthModel"]),
+
         .executableTarget(name: "healthd", dependencies: ["HealthServer", "HealthStorage"]),
         .executableTarget(name: "healthctl", dependencies: ["HealthClient", "HealthModel"]),
         // Device simulator: profiles, signal generators and the upload flow behind a connection protocol
@@ -44,6 +47,7 @@ let package = Package(
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthSimulator"]),
         .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel", "HealthSimulator"]),
         .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel", "CSQLite"]),
+        .testTarget(name: "HealthCLITests", dependencies: ["HealthCLI"]),
         .testTarget(name: "SimulatorTests", dependencies: ["HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthClientTests", dependencies: ["HealthClient", "healthctl", "HealthWire", "HealthModel"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthServer", "HealthStorage", "HealthWire", "HealthModel",
