@@ -23,10 +23,49 @@ public enum Time {
     /// `Date.distantFuture` in microseconds: an end at or after it means "undetermined duration".
     public static let distantFuture: Microseconds = micros(Date.distantFuture)
 
-    /// ISO 8601 text of an instant in UTC with millisecond precision, for people-facing output.
-    public static func iso8601(_ micros: Microseconds) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date(micros))
+    /// ISO 8601 text of an instant with millisecond precision, for people-facing output: in UTC
+    /// ("…Z"), or at the offset `zone` has at that instant ("…+02:00"). Computed arithmetically:
+    /// exports print millions of timestamps, and building a date formatter per call dominated them.
+    public static func iso8601(_ micros: Microseconds, in zone: TimeZone? = nil) -> String {
+        let offset = zone.map { $0.secondsFromGMT(for: date(micros)) } ?? 0
+        let local = micros.addingReportingOverflow(Int64(offset) * microsPerSecond)
+        let shifted = local.overflow ? micros : local.partialValue
+        let (days, inDay) = floorDivision(shifted, 86_400 * microsPerSecond)
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let millis = inDay / 1000
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(millis / 3_600_000, 2) + ":"
+            + pad(millis / 60_000 % 60, 2) + ":" + pad(millis / 1000 % 60, 2) + "." + pad(millis % 1000, 3)
+        if offset == 0 || local.overflow {
+            text += "Z"
+        } else {
+            let minutes = abs(offset) / 60
+            text += (offset < 0 ? "-" : "+") + pad(Int64(minutes / 60), 2) + ":" + pad(Int64(minutes % 60), 2)
+        }
+        return text
+    }
+
+    /// (quotient, remainder) rounding toward negative infinity, so instants before 1970 format too.
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+        let remainder = value % divisor
+        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
+    }
+
+    /// The proleptic Gregorian (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's
+    /// days-to-civil algorithm over 400-year eras).
+    private static func civilDate(daysSinceEpoch: Int64) -> (Int64, Int64, Int64) {
+        let z = daysSinceEpoch + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(abs(value))
+        return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }
