@@ -15,7 +15,7 @@ enum AppCommands {
             _ = try inv.arguments.positionals()
             let apps = try await inv.connect().listApps()
             inv.print(Report(table: Table(columns: ["BUNDLE ID", "NAME", "CREATED", "REVOKED"], rows: apps.map {
-                [$0.source.bundleID, $0.source.name, Time.iso8601($0.createdTime), $0.revoked ? "yes" : "no"]
+                [$0.source.bundleID, $0.source.name, inv.time($0.createdTime), $0.revoked ? "yes" : "no"]
             })))
         },
         Command(["apps", "revoke"], usage: "apps revoke BUNDLE_ID", summary: "revoke an app's token and end its connections") { inv in

@@ -1,3 +1,4 @@
+import Foundation
 import HealthClient
 import HealthModel
 import HealthWire
@@ -16,10 +17,10 @@ enum AuthzCommands {
             let connection = try await inv.connect()
             if inv.arguments.has("watch") {
                 for try await requests in connection.authorizationRequestUpdates(bundleID: bundleID) {
-                    inv.print(requestsReport(requests))
+                    inv.print(requestsReport(requests, zone: inv.zone))
                 }
             } else {
-                inv.print(requestsReport(try await connection.authorizationRequests(bundleID: bundleID)))
+                inv.print(requestsReport(try await connection.authorizationRequests(bundleID: bundleID), zone: inv.zone))
             }
         },
         Command(["authz", "approve"], usage: "authz approve BUNDLE_ID [--type T ...|--all] [--share|--read]",
@@ -34,7 +35,7 @@ enum AuthzCommands {
             let bundleID = try inv.arguments.positionals("BUNDLE_ID")[0]
             let permissions = try await inv.connect().permissions(bundleID: bundleID)
             inv.print(Report(table: Table(columns: ["TYPE", "DIRECTION", "STATE", "UPDATED"], rows: permissions.map {
-                [shortName($0.type), directionName($0.direction), stateName($0.state), Time.iso8601($0.updatedTime)]
+                [shortName($0.type), directionName($0.direction), stateName($0.state), inv.time($0.updatedTime)]
             })))
         },
     ]
@@ -71,9 +72,9 @@ enum AuthzCommands {
         inv.output("\(grant ? "granted" : "denied") \(recorded) permission\(recorded == 1 ? "" : "s") for \(bundleID)")
     }
 
-    static func requestsReport(_ requests: [AuthorizationRequest]) -> Report {
+    static func requestsReport(_ requests: [AuthorizationRequest], zone: TimeZone? = nil) -> Report {
         Report(table: Table(columns: ["BUNDLE ID", "APP", "TYPE", "DIRECTION", "REQUESTED"], rows: requests.map {
-            [$0.app.bundleID, $0.app.name, shortName($0.type), directionName($0.direction), Time.iso8601($0.requestedTime)]
+            [$0.app.bundleID, $0.app.name, shortName($0.type), directionName($0.direction), Time.iso8601($0.requestedTime, in: zone)]
         }))
     }
 

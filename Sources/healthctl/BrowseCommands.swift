@@ -8,7 +8,6 @@ enum BrowseCommands {
     static let rangeOptions: [(String, String)] = [
         ("since TIME", "from (ISO-8601, or relative like -1d, -6h)"),
         ("until TIME", "to (ISO-8601 or relative)"),
-        ("tz ZONE", "IANA zone for days and times without offset (default UTC)"),
     ]
 
     static let all: [Command] = [
@@ -18,8 +17,8 @@ enum BrowseCommands {
                           ("source BUNDLE", "only samples saved by these apps (repeatable)"),
                           ("limit N", "at most N samples")] + rangeOptions) { inv in
             _ = try inv.arguments.positionals()
-            let query = try sampleQuery(inv.arguments, parser: try inv.timeParser())
-            inv.print(SampleTable.report(try await inv.connect().samples(query)))
+            let query = try sampleQuery(inv.arguments, parser: inv.timeParser())
+            inv.print(SampleTable.report(try await inv.connect().samples(query), zone: inv.zone))
         },
         Command(["sources"], usage: "sources --type T", summary: "apps that saved samples of a type",
                 options: [("type T", "type")]) { inv in
@@ -58,10 +57,10 @@ enum BrowseCommands {
                 summary: "correlations (e.g. bloodPressure) with their samples",
                 options: [("type T", "correlation type")] + rangeOptions) { inv in
             _ = try inv.arguments.positionals()
-            let parser = try inv.timeParser()
+            let parser = inv.timeParser()
             let query = CorrelationQuery(type: try inv.type().identifier, predicate: try dateRange(inv.arguments, parser))
             let correlations = try await inv.connect().correlations(query)
-            inv.print(SampleTable.report(correlations))
+            inv.print(SampleTable.report(correlations, zone: inv.zone))
         },
     ]
 
@@ -87,7 +86,7 @@ enum BrowseCommands {
         let since = try arguments.value("since").map { text throws(HealthError) in try parser.instant(text, field: "since") }
         let until = try arguments.value("until").map { text throws(HealthError) in try parser.instant(text, field: "until") }
         if let since, let until, since > until {
-            throw HealthError.invalid("--since (\(Time.iso8601(since))) is after --until (\(Time.iso8601(until)))", field: "since")
+            throw HealthError.invalid("--since (\(Time.iso8601(since, in: parser.timeZone))) is after --until (\(Time.iso8601(until, in: parser.timeZone)))", field: "since")
         }
         guard since != nil || until != nil else { return nil }
         return .dateRange(DateRange(start: since, end: until))
@@ -102,11 +101,11 @@ enum BrowseCommands {
             guard history || !batch.initial else { continue }
             for sample in batch.samples {
                 switch inv.format {
-                case .json: inv.output(SampleJSON.sample(sample).text(pretty: false))
+                case .json: inv.output(SampleJSON.sample(sample, zone: inv.zone).text(pretty: false))
                 case .csv:
                     if !printedHeader { inv.output(SampleTable.columns.joined(separator: ",")) }
-                    inv.output(Table(columns: [], rows: [SampleTable.row(sample)]).csv())
-                case .table: inv.output(SampleTable.row(sample).filter { !$0.isEmpty }.joined(separator: "  "))
+                    inv.output(Table(columns: [], rows: [SampleTable.row(sample, zone: inv.zone)]).csv())
+                case .table: inv.output(SampleTable.row(sample, zone: inv.zone).filter { !$0.isEmpty }.joined(separator: "  "))
                 }
                 printedHeader = true
             }

@@ -49,6 +49,7 @@ enum GlobalOptions {
         ("unix PATH", "connect over a Unix domain socket instead"),
         ("token-file PATH", "credential file (default: $HEALTHSTORE_TOKEN, then ./data/owner.token)"),
         ("format FORMAT", "table (default), json or csv"),
+        ("tz ZONE", "IANA time zone for times printed and for days and times given without an offset (default UTC)"),
     ]
 }
 
@@ -56,6 +57,8 @@ enum GlobalOptions {
 struct Invocation: Sendable {
     let arguments: Arguments
     let format: OutputFormat
+    /// The zone of --tz: times print at its offset; nil prints UTC.
+    let zone: TimeZone?
     let output: @Sendable (String) -> Void
     let connect: @Sendable () async throws -> HealthConnection
 
@@ -68,6 +71,7 @@ struct Invocation: Sendable {
             throw HealthError.invalid("unknown format '\(formatName)': use table, json or csv", field: "format")
         }
         self.format = format
+        zone = try arguments.value("tz").map { name throws(HealthError) in try TimeParser.zone(name) }
         let dial = connect ?? Self.dial
         self.connect = { try await dial(arguments) }
     }
@@ -80,10 +84,13 @@ struct Invocation: Sendable {
         try TypeCatalog.resolve(try arguments.required(option))
     }
 
-    /// The zone of --tz (UTC without it) and a parser for time options in it.
-    func timeParser() throws(HealthError) -> TimeParser {
-        TimeParser(timeZone: try TimeParser.zone(arguments.value("tz")))
+    /// A parser for time options in the zone of --tz (UTC without it).
+    func timeParser() -> TimeParser {
+        zone.map { TimeParser(timeZone: $0) } ?? TimeParser()
     }
+
+    /// An instant as printed: ISO 8601 at the offset of --tz, else UTC.
+    func time(_ micros: Microseconds) -> String { Time.iso8601(micros, in: zone) }
 
     private static func dial(_ arguments: Arguments) async throws -> HealthConnection {
         let endpoint: Endpoint

@@ -33,7 +33,7 @@ enum ImportExportCommands {
     // MARK: Export
 
     private static func export(_ inv: Invocation) async throws {
-        let parser = try inv.timeParser()
+        let parser = inv.timeParser()
         var clauses: [QueryPredicate] = []
         if let range = try BrowseCommands.dateRange(inv.arguments, parser) { clauses.append(range) }
         let sources = inv.arguments.list("source")
@@ -58,7 +58,7 @@ enum ImportExportCommands {
             while true {
                 let page = try await connection.anchored(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor,
                                                                       limit: exportPageSize))
-                writer.write(page.samples.map { SampleJSON.sample($0).text(pretty: false) })
+                writer.write(page.samples.map { SampleJSON.sample($0, zone: inv.zone).text(pretty: false) })
                 written += page.samples.count
                 status.update("export: \(written) samples, \(shortName(type)), \(formatRate(status.rate(written)))")
                 // Deletions count toward the limit too; a short page is the last one.
@@ -105,51 +105,89 @@ enum ImportExportCommands {
         try await run.save(pending)
         let counts = run.counts
         run.status.finish(counts.line(rate: run.status.rate(counts.read)))
-        if inv.format == .json { inv.output(counts.json(seconds: run.status.elapsed).text(pretty: false)) }
-        if counts.failed > 0 {
-            throw HealthError(.invalidArgument, "\(counts.failed) of \(counts.read) lines were not imported (see above)")
+        if inv.format == .json {
+            inv.output(counts.json(seconds: run.status.elapsed).text(pretty: false))
+        } else {
+            inv.print(counts.causes)
+        }
+        if counts.refused > 0 {
+            throw HealthError(.invalidArgument, "\(counts.refused) of \(counts.read) lines were refused (causes above)")
         }
     }
 }
 
-/// What an import did so far.
+/// What an import did so far: each line stored, already present, or refused for a reason.
 struct ImportCounts: Sendable, Hashable {
+    /// Lines refused for one reason, with the first few line numbers as examples.
+    struct Refusal: Sendable, Hashable {
+        var count = 0
+        var lines: [Int] = []
+    }
+
     var read = 0
-    var saved = 0
-    var alreadyStored = 0
+    var stored = 0
+    /// The same object (UUID and content) is already in the store, from this source or another.
+    var alreadyPresent = 0
     /// Not saved because the store holds an equal or higher sync version.
     var keptExisting = 0
-    var failed = 0
+    /// Refusals by reason (the server's message with UUIDs and line-specific values taken out).
+    var refusals: [String: Refusal] = [:]
 
-    /// The progress and summary line.
+    var refused: Int { refusals.values.reduce(0) { $0 + $1.count } }
+
+    /// The progress line.
     func line(rate: Double) -> String {
-        "import: \(read) read, \(saved) saved, \(alreadyStored) already stored"
-            + (keptExisting > 0 ? ", \(keptExisting) kept existing" : "") + ", \(failed) failed, \(formatRate(rate))"
+        "import: \(read) read, \(stored) stored, \(alreadyPresent) already present"
+            + (keptExisting > 0 ? ", \(keptExisting) kept existing" : "") + ", \(refused) refused, \(formatRate(rate))"
+    }
+
+    /// The summary by cause, for people.
+    var causes: Report {
+        var rows = [["stored", String(stored), ""], ["already present", String(alreadyPresent), ""]]
+        if keptExisting > 0 { rows.append(["kept existing (higher sync version stored)", String(keptExisting), ""]) }
+        for (reason, refusal) in refusals.sorted(by: { ($0.value.count, $1.key) > ($1.value.count, $0.key) }) {
+            rows.append(["refused: \(reason)", String(refusal.count), refusal.lines.map(String.init).joined(separator: ",")])
+        }
+        return Report(table: Table(columns: ["OUTCOME", "LINES", "FIRST LINES"], rows: rows))
     }
 
     /// The summary for --format json.
     func json(seconds: Double) -> JSON {
-        .object(["read": .int(Int64(read)), "saved": .int(Int64(saved)), "already_stored": .int(Int64(alreadyStored)),
-                 "kept_existing": .int(Int64(keptExisting)), "failed": .int(Int64(failed)), "seconds": .double(seconds)])
+        .object(["read": .int(Int64(read)), "stored": .int(Int64(stored)), "already_present": .int(Int64(alreadyPresent)),
+                 "kept_existing": .int(Int64(keptExisting)), "refused": .int(Int64(refused)), "seconds": .double(seconds),
+                 "refused_by_reason": .object(refusals.mapValues { refusal in
+                     .object(["lines": .int(Int64(refusal.count)), "first_lines": .array(refusal.lines.map { .int(Int64($0)) })])
+                 })])
     }
+
+    /// Counts `lines` as refused for `reason`, keeping a few line numbers as examples.
+    mutating func refuse(lines: [Int], reason: String) {
+        var refusal = refusals[reason, default: Refusal()]
+        refusal.count += lines.count
+        refusal.lines += lines.prefix(max(0, Self.exampleLines - refusal.lines.count))
+        refusals[reason] = refusal
+    }
+
+    static let exampleLines = 5
 }
 
-/// Saves batches of an import, counting outcomes and reporting failed lines on stderr.
+/// Saves batches of an import, counting outcomes; the first lines refused for each reason are
+/// also noted on stderr as they happen.
 private struct ImportRun {
     let connection: HealthConnection
     var counts = ImportCounts()
     let status = LiveStatus()
 
     /// Saves `batch` atomically. When the server names the offending object, that line is
-    /// reported and the rest of the batch is saved again without it.
+    /// counted and the rest of the batch is saved again without it.
     mutating func save(_ batch: [(line: Int, sample: Sample)]) async throws {
         var batch = batch
         while !batch.isEmpty {
             do {
                 for outcome in try await connection.save(batch.map(\.sample)) {
                     switch outcome {
-                    case .stored, .replaced: counts.saved += 1
-                    case .alreadyStored: counts.alreadyStored += 1
+                    case .stored, .replaced: counts.stored += 1
+                    case .alreadyStored: counts.alreadyPresent += 1
                     case .keptExisting: counts.keptExisting += 1
                     }
                 }
@@ -159,16 +197,38 @@ private struct ImportRun {
                     fail(lines: batch.map(\.line), error)
                     return
                 }
-                fail(lines: [batch[index].line], error)
+                if Self.isPresentElsewhere(error) {
+                    counts.alreadyPresent += 1
+                } else {
+                    fail(lines: [batch[index].line], error)
+                }
                 batch.remove(at: index)
             }
         }
     }
 
+    /// The object's UUID is stored already under another source: re-importing an export into the
+    /// store it came from (the owner's import saves as the Health app) meets every object this way.
+    private static func isPresentElsewhere(_ error: HealthError) -> Bool {
+        error.code == .invalidArgument && error.field?.hasSuffix("uuid") == true
+            && error.message.contains("already used by an object saved by another source")
+    }
+
     mutating func fail(lines: [Int], _ error: any Error) {
         guard let first = lines.first, let last = lines.last else { return }
-        counts.failed += lines.count
-        let message = (error as? HealthError)?.description ?? "\(error)"
-        status.note(lines.count == 1 ? "line \(first): \(message)" : "lines \(first)-\(last): \(message)")
+        let message = (error as? HealthError)?.message ?? "\(error)"
+        let reason = Self.reason(message)
+        if counts.refusals[reason]?.count ?? 0 < ImportCounts.exampleLines {
+            status.note(lines.count == 1 ? "line \(first): \(message)" : "lines \(first)-\(last): \(message)")
+        }
+        counts.refuse(lines: lines, reason: reason)
+    }
+
+    /// A message with what differs from line to line (UUIDs, numbers, quoted values) taken out, so
+    /// refusals for one cause count together.
+    private static func reason(_ message: String) -> String {
+        message.replacing(/[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/, with: "<uuid>")
+            .replacing(/'[^']*'/, with: "'…'")
+            .replacing(/-?\d+(\.\d+)?/, with: "N")
     }
 }

@@ -13,7 +13,7 @@ enum OverviewCommand {
             let types = try names.isEmpty
                 ? TypeCatalog.all.filter(\.isSampleType).map(\.identifier)
                 : names.map { name throws(HealthError) in try TypeCatalog.resolve(name).identifier }
-            let range = try BrowseCommands.dateRange(inv.arguments, try inv.timeParser())
+            let range = try BrowseCommands.dateRange(inv.arguments, inv.timeParser())
             // One call: the server counts, so a store of any size costs one small answer.
             let counts = try await inv.connect().countSamples(types: types, predicate: range)
             inv.print(Counts(counts).report())

@@ -49,7 +49,7 @@ struct Table: Sendable, Hashable {
         guard !columns.isEmpty else { return "" }
         var widths = columns.map(\.count)
         for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
-        let numeric = columns.indices.map { i in !rows.isEmpty && rows.allSatisfy { i >= $0.count || $0[i].isEmpty || Double($0[i]) != nil } }
+        let numeric = numericColumns
         func line(_ cells: [String], header: Bool) -> String {
             cells.enumerated().map { i, cell in
                 let pad = String(repeating: " ", count: widths[i] - cell.count)
@@ -71,12 +71,28 @@ struct Table: Sendable, Hashable {
         return ([columns] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\n")
     }
 
-    /// Rows as JSON objects keyed by lower-case column names.
+    /// Rows as JSON objects keyed by lower-case column names; cells of numeric columns are numbers
+    /// and empty cells null.
     func json() -> JSON {
         let keys = columns.map { $0.lowercased().replacingOccurrences(of: " ", with: "_") }
+        let numeric = numericColumns
         return .array(rows.map { row in
-            .object(Dictionary(uniqueKeysWithValues: zip(keys, row).map { ($0, JSON.string($1)) }))
+            .object(Dictionary(uniqueKeysWithValues: zip(keys, row).enumerated().map { i, pair in
+                (pair.0, Self.cell(pair.1, numeric: numeric[i]))
+            }))
         })
+    }
+
+    /// Per column: every non-empty cell is a number (and there is at least one row).
+    private var numericColumns: [Bool] {
+        columns.indices.map { i in !rows.isEmpty && rows.allSatisfy { i >= $0.count || $0[i].isEmpty || Double($0[i]) != nil } }
+    }
+
+    private static func cell(_ text: String, numeric: Bool) -> JSON {
+        guard numeric else { return .string(text) }
+        if text.isEmpty { return .null }
+        if let whole = Int64(text) { return .int(whole) }
+        return .double(Double(text)!)
     }
 }
 

@@ -26,12 +26,12 @@ import HealthModel
 // Keys are sorted; absent optional fields are null. The form carries everything needed to recreate the
 // object (SampleJSONDecoding.swift reads it back; `healthctl export`/`import` use it).
 enum SampleJSON {
-    static func sample(_ s: Sample) -> JSON {
+    static func sample(_ s: Sample, zone: TimeZone? = nil) -> JSON {
         var fields: [String: JSON] = [
             "uuid": .string(s.uuid.uuidString),
             "type": .string(s.type),
-            "start": .string(Time.iso8601(s.start)),
-            "end": .string(Time.iso8601(s.end)),
+            "start": .string(Time.iso8601(s.start, in: zone)),
+            "end": .string(Time.iso8601(s.end, in: zone)),
             "start_micros": .int(s.start),
             "end_micros": .int(s.end),
             "source": s.sourceRevision.map(revision) ?? .null,
@@ -51,7 +51,7 @@ enum SampleJSON {
             fields["category_value"] = .int(value)
         case .correlation(let objects):
             fields["kind"] = .string("correlation")
-            fields["objects"] = .array(objects.map(sample))
+            fields["objects"] = .array(objects.map { sample($0, zone: zone) })
         case .workout(let w):
             fields["kind"] = .string("workout")
             fields["workout"] = .object([
@@ -132,19 +132,29 @@ enum SampleJSON {
 enum SampleTable {
     static let columns = ["START", "END", "TYPE", "VALUE", "UNIT", "SOURCE", "DEVICE", "UUID"]
 
-    static func row(_ s: Sample) -> [String] {
+    /// A correlation shows its readings' values and units in the same order ("120/80", "mmHg");
+    /// a workout its activity type.
+    static func row(_ s: Sample, zone: TimeZone? = nil) -> [String] {
         let (value, unit): (String, String) = switch s.body {
         case .quantity(let q, _): (formatNumber(q.value), q.unit)
         case .category(let v): (String(v), "")
-        case .correlation(let objects): (objects.compactMap { $0.quantity.map { formatNumber($0.value) } }.joined(separator: "/"), "")
+        case .correlation(let objects):
+            (objects.compactMap { $0.quantity.map { formatNumber($0.value) } }.joined(separator: "/"), sharedUnit(objects))
         case .workout(let w): ("activity \(w.activityType)", "")
         }
-        return [Time.iso8601(s.start), Time.iso8601(s.end), shortName(s.type), value, unit,
+        return [Time.iso8601(s.start, in: zone), Time.iso8601(s.end, in: zone), shortName(s.type), value, unit,
                 s.sourceRevision?.source.bundleID ?? "", deviceLabel(s.device), s.uuid.uuidString]
     }
 
-    static func report(_ samples: [Sample]) -> Report {
-        Report(table: Table(columns: columns, rows: samples.map(row)), json: .array(samples.map(SampleJSON.sample)))
+    static func report(_ samples: [Sample], zone: TimeZone? = nil) -> Report {
+        Report(table: Table(columns: columns, rows: samples.map { row($0, zone: zone) }),
+               json: .array(samples.map { SampleJSON.sample($0, zone: zone) }))
+    }
+
+    /// The readings' unit when they share one ("mmHg"), else each reading's unit ("mg/dL/kcal").
+    private static func sharedUnit(_ objects: [Sample]) -> String {
+        let units = objects.compactMap { $0.quantity?.unit }
+        return Set(units).count == 1 ? units[0] : units.joined(separator: "/")
     }
 }
 

@@ -10,17 +10,16 @@ enum StatsCommands {
                 summary: "statistics over a range, or per calendar bucket with --interval",
                 options: [("type T", "quantity type"), ("interval I", "bucket size: 15m, 1h, 1d, 1w, 1mo, 1y"),
                           ("from TIME", "start (default: 7 days before --to)"), ("to TIME", "end (default: now)"),
-                          ("tz ZONE", "IANA zone for buckets and days (default UTC)"), ("unit U", "result unit (default: the type's unit; count/min for rates per second)"),
+                          ("unit U", "result unit (default: the type's unit; count/min for rates per second)"),
                           ("stat S", "sum, avg, min, max, recent, duration (repeatable; default by type)")],
                 flags: [("by-source", "also break results down per source"), ("chart", "draw the collection as a chart")]) { inv in
             _ = try inv.arguments.positionals()
             try await stats(inv)
         },
         Command(["summary"], usage: "summary [--day D] [--to D] [--tz Z]", summary: "activity summary per local day",
-                options: [("day D", "day (ISO date, today, yesterday, -1d; default today)"), ("to D", "last day of a range"),
-                          ("tz ZONE", "IANA zone of the days")]) { inv in
+                options: [("day D", "day (ISO date, today, yesterday, -1d; default today)"), ("to D", "last day of a range")]) { inv in
             _ = try inv.arguments.positionals()
-            let parser = try inv.timeParser()
+            let parser = inv.timeParser()
             let from = try parser.day(inv.arguments.value("day") ?? "today", field: "day")
             let to = try inv.arguments.value("to").map { text throws(HealthError) in try parser.day(text, field: "to") } ?? from
             let summaries = try await inv.connect().activitySummaries(from: from, to: to, timeZone: parser.timeZone.identifier)
@@ -60,11 +59,11 @@ enum StatsCommands {
 
     private static func stats(_ inv: Invocation) async throws {
         let type = try inv.type()
-        let parser = try inv.timeParser()
+        let parser = inv.timeParser()
         let to = try inv.arguments.value("to").map { text throws(HealthError) in try parser.instant(text, field: "to") } ?? parser.now
         let from = try inv.arguments.value("from").map { text throws(HealthError) in try parser.instant(text, field: "from") }
             ?? parser.startOfDay(to - 7 * TimeParser.day)
-        guard from < to else { throw HealthError.invalid("--from (\(Time.iso8601(from))) is not before --to (\(Time.iso8601(to)))", field: "from") }
+        guard from < to else { throw HealthError.invalid("--from (\(inv.time(from))) is not before --to (\(inv.time(to)))", field: "from") }
         let options = try options(inv.arguments, type: type)
         let unit = inv.arguments.value("unit") ?? displayUnit(type)
         let connection = try await inv.connect()
@@ -72,19 +71,20 @@ enum StatsCommands {
             let predicate = QueryPredicate.dateRange(DateRange(start: from, end: to))
             let result = try await connection.statistics(StatisticsQuery(type: type.identifier, predicate: predicate,
                                                                            options: options, unit: unit))
-            return inv.print(StatisticsReport.make([result], chart: false))
+            return inv.print(StatisticsReport.make([result], chart: false, zone: inv.zone))
         }
         let query = StatisticsCollectionQuery(type: type.identifier, options: options, unit: unit, anchor: parser.startOfDay(from),
                                               interval: try TimeParser.interval(intervalText),
                                               timeZone: parser.timeZone.identifier, from: from, to: to)
         let buckets = try await connection.statisticsCollection(query)
-        inv.print(StatisticsReport.make(buckets, chart: inv.arguments.has("chart")))
+        inv.print(StatisticsReport.make(buckets, chart: inv.arguments.has("chart"), zone: inv.zone))
     }
 }
 
 /// Statistics as rows: one per bucket, plus one per source and bucket when separated by source.
 enum StatisticsReport {
-    static func make(_ buckets: [Statistics], chart: Bool) -> Report {
+    static func make(_ buckets: [Statistics], chart: Bool, zone: TimeZone? = nil) -> Report {
+        func time(_ micros: Microseconds) -> String { Time.iso8601(micros, in: zone) }
         let columns: [(String, (Statistics) -> Quantity?)] = [("SUM", \.sum), ("AVG", \.average), ("MIN", \.minimum),
                                                                ("MAX", \.maximum), ("RECENT", \.mostRecent)]
         let shown = columns.filter { column in buckets.contains { column.1($0) != nil } }
@@ -93,7 +93,7 @@ enum StatisticsReport {
         let unit = buckets.lazy.compactMap { s in shown.lazy.compactMap { $0.1(s)?.unit }.first }.first ?? ""
         var rows: [[String]] = []
         for bucket in buckets {
-            rows.append([Time.iso8601(bucket.start), Time.iso8601(bucket.end)] + (bySource ? [""] : [])
+            rows.append([time(bucket.start), time(bucket.end)] + (bySource ? [""] : [])
                 + shown.map { $0.1(bucket).map { formatNumber($0.value) } ?? "" }
                 + (showDuration ? [bucket.duration.map(formatNumber) ?? ""] : []) + [unit])
             for source in bucket.bySource {
@@ -106,7 +106,7 @@ enum StatisticsReport {
                     default: source.mostRecent
                     }
                 }
-                rows.append([Time.iso8601(bucket.start), Time.iso8601(bucket.end), source.source.bundleID]
+                rows.append([time(bucket.start), time(bucket.end), source.source.bundleID]
                     + values.map { $0.map { formatNumber($0.value) } ?? "" }
                     + (showDuration ? [source.duration.map(formatNumber) ?? ""] : []) + [unit])
             }
@@ -116,17 +116,17 @@ enum StatisticsReport {
         if chart, let main = shown.first {
             let values = buckets.map { main.1($0)?.value }
             footer = ["", "\(main.0.lowercased()) per bucket: \(Chart.sparkline(values))", ""]
-                + Chart.bars(buckets.map { (label: Time.iso8601($0.start).prefix(16).description, value: main.1($0)?.value) })
+                + Chart.bars(buckets.map { (label: time($0.start).prefix(16).description, value: main.1($0)?.value) })
         }
-        return Report(table: Table(columns: header, rows: rows), json: .array(buckets.map(json)), footer: footer)
+        return Report(table: Table(columns: header, rows: rows), json: .array(buckets.map { json($0, zone: zone) }), footer: footer)
     }
 
-    static func json(_ s: Statistics) -> JSON {
+    static func json(_ s: Statistics, zone: TimeZone? = nil) -> JSON {
         func q(_ quantity: Quantity?) -> JSON {
             quantity.map { .object(["value": .double($0.value), "unit": .string($0.unit)]) } ?? .null
         }
         return .object([
-            "type": .string(s.type), "start": .string(Time.iso8601(s.start)), "end": .string(Time.iso8601(s.end)),
+            "type": .string(s.type), "start": .string(Time.iso8601(s.start, in: zone)), "end": .string(Time.iso8601(s.end, in: zone)),
             "start_micros": .int(s.start), "end_micros": .int(s.end),
             "sum": q(s.sum), "average": q(s.average), "minimum": q(s.minimum), "maximum": q(s.maximum),
             "most_recent": q(s.mostRecent), "duration_seconds": s.duration.map(JSON.double) ?? .null,

@@ -185,4 +185,38 @@ final class OutputFormattingTests: XCTestCase {
         XCTAssertEqual(report.table.columns, ["START", "END", "SUM", "UNIT"])
         XCTAssertEqual(report.table.rows.map { $0[2] }, ["5", ""])
     }
+
+    func testJSONRowsCarryNumbersAsNumbers() {
+        let report = Report(table: Table(columns: ["TYPE", "SAMPLES", "MEAN"], rows: [["HeartRate", "23065", "61.5"], ["Steps", "2", ""]]))
+        let text = report.render(.json)
+        XCTAssertTrue(text.contains("\"samples\" : 23065"), text)
+        XCTAssertTrue(text.contains("\"mean\" : 61.5"), text)
+        XCTAssertTrue(text.contains("\"mean\" : null"), text)
+        XCTAssertTrue(text.contains("\"type\" : \"HeartRate\""), text)
+    }
+
+    func testTimeZoneAppliesToEveryPrintedTime() {
+        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        let noon = Int64(1_767_268_800_000_000)  // 2026-01-01T12:00:00Z
+        let buckets = [Statistics(type: "t", start: noon, end: noon + 3_600_000_000, sum: Quantity(5, "count"))]
+        let report = StatisticsReport.make(buckets, chart: true, zone: berlin)
+        XCTAssertEqual(report.table.rows[0][0], "2026-01-01T13:00:00.000+01:00")
+        XCTAssertTrue(report.render(.json).contains("2026-01-01T14:00:00.000+01:00"))
+        XCTAssertTrue(report.footer.contains { $0.hasPrefix("2026-01-01T13:00") }, "chart labels too: \(report.footer)")
+        let sample = Sample(type: "HKQuantityTypeIdentifierHeartRate", start: noon, end: noon,
+                            body: .quantity(Quantity(60, "count/min"), count: 1))
+        XCTAssertEqual(SampleTable.row(sample, zone: berlin)[0], "2026-01-01T13:00:00.000+01:00")
+        XCTAssertEqual(SampleTable.row(sample)[0], "2026-01-01T12:00:00.000Z")
+    }
+
+    func testCorrelationRowsShowTheirReadingsUnit() {
+        let reading = { (type: String, value: Double) in
+            Sample(type: type, start: 0, end: 0, body: .quantity(Quantity(value, "mmHg"), count: 1))
+        }
+        let pressure = Sample(type: "HKCorrelationTypeIdentifierBloodPressure", start: 0, end: 0,
+                              body: .correlation([reading("HKQuantityTypeIdentifierBloodPressureSystolic", 120),
+                                                  reading("HKQuantityTypeIdentifierBloodPressureDiastolic", 80)]))
+        let row = SampleTable.row(pressure)
+        XCTAssertEqual(Array(row[3...4]), ["120/80", "mmHg"])
+    }
 }

@@ -34,8 +34,18 @@ final class ExportImportTests: XCTestCase {
 
         let first = try healthctl(["import", file, "--batch", "2", "--format", "json"], server: server, tokenFile: tokenFileB)
         XCTAssertEqual(first.status, 0, first.errors)
-        XCTAssertEqual(try summary(first.output)["saved"] as? Int, samples.count)
-        XCTAssertTrue(first.errors.contains("import: \(samples.count) read, \(samples.count) saved"), first.errors)
+        XCTAssertEqual(try summary(first.output)["stored"] as? Int, samples.count)
+        XCTAssertTrue(first.errors.contains("import: \(samples.count) read, \(samples.count) stored"), first.errors)
+
+        // Back into the store it came from (the owner imports as the Health app, the objects were
+        // saved by the app): every object is already present, counted as such, nothing is refused.
+        let home = try healthctl(["import", file, "--format", "json"], server: server,
+                                 tokenFile: server.dataDirectory.appendingPathComponent("owner.token").path)
+        XCTAssertEqual(home.status, 0, home.errors)
+        let homeCounts = try summary(home.output)
+        XCTAssertEqual(homeCounts["already_present"] as? Int, samples.count)
+        XCTAssertEqual(homeCounts["refused"] as? Int, 0)
+        XCTAssertFalse(home.errors.contains("line "), "no error line per object: \(home.errors)")
 
         let ownerB = try RawClient.session(server, token: tokenB)
         let allTypes = [Authz.heartRate, Authz.bloodPressure, sleep, workout]
@@ -51,8 +61,8 @@ final class ExportImportTests: XCTestCase {
         let again = try healthctl(["import", "-", "--format", "json"], server: server, tokenFile: tokenFileB, stdin: file)
         XCTAssertEqual(again.status, 0, again.errors)
         let counts = try summary(again.output)
-        XCTAssertEqual(counts["already_stored"] as? Int, samples.count)
-        XCTAssertEqual(counts["saved"] as? Int, 0)
+        XCTAssertEqual(counts["already_present"] as? Int, samples.count)
+        XCTAssertEqual(counts["stored"] as? Int, 0)
         XCTAssertEqual(stored(ownerB, types: allTypes).count, samples.count, "nothing duplicated")
 
         // A bad line is reported with its number; the others are still imported.
@@ -63,7 +73,8 @@ final class ExportImportTests: XCTestCase {
         let partial = try healthctl(["import", broken], server: server, tokenFile: tokenFileB)
         XCTAssertEqual(partial.status, 1)
         XCTAssertTrue(partial.errors.contains("line 2: "), partial.errors)
-        XCTAssertTrue(partial.errors.contains("\(samples.count) already stored, 1 failed"), partial.errors)
+        XCTAssertTrue(partial.errors.contains("\(samples.count) already present, 1 refused"), partial.errors)
+        XCTAssertTrue(partial.output.contains("refused: "), "the summary names the cause: \(partial.output)")
     }
 
     /// A quantity with every metadata kind, a category, a correlation and workouts with every part.
