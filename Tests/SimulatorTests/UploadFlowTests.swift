@@ -50,14 +50,29 @@ final class UploadFlowTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(s.bySource.count, 5)
     }
 
-    func testWithoutApprovalErrorsAreReportedAndTheRunKeepsGoing() async throws {
+    func testARunWhoseSavesAreAllRefusedStopsWithTheReasonAndAHint() async throws {
         let store = InMemoryStore()
         let stats = RunStats()
-        try await FleetRun(fleet: BuiltinFleet.fleet, options: options([]), connector: store, stats: stats).run(now: now)
-        let s = stats.snapshot
+        do {
+            try await FleetRun(fleet: BuiltinFleet.fleet, options: options([]), connector: store, stats: stats).run(now: now)
+            XCTFail("a run that stored nothing must not end as if it succeeded")
+        } catch let refused as RunRefused {
+            XCTAssertEqual(refused.code, "AUTHORIZATION_DENIED")
+            XCTAssertTrue(refused.description.contains("--approve"), refused.description)
+        }
         XCTAssertEqual(store.objects.count, 0)
-        XCTAssertEqual(s.rejected["AUTHORIZATION_DENIED"], s.generated)
-        XCTAssertGreaterThanOrEqual(s.authorizationErrors.count, 5)
+        XCTAssertGreaterThanOrEqual(stats.snapshot.authorizationErrors.count, 1)
+    }
+
+    func testALoadRunWithoutPermissionStopsAfterTheFirstRefusals() async throws {
+        let store = InMemoryStore()
+        let stats = RunStats()
+        // 20 devices × 50 samples/s × 30 s would send 30,000 samples; refused from the start, it stops.
+        let o = try RunOptions.parse(["--mode", "load", "--devices", "20", "--rate", "50", "--duration", "30", "--state-dir", ""])
+        await XCTAssertThrowsErrorAsync(try await LoadRun(options: o, connector: store, stats: stats).run(now: now)) { error in
+            XCTAssertTrue(error is RunRefused, "\(error)")
+        }
+        XCTAssertLessThan(stats.snapshot.sent, 5_000, "stopped long before the end of the run")
     }
 
     func testFaultsLoseNothingAndDuplicateNothing() async throws {
@@ -93,6 +108,13 @@ final class UploadFlowTests: XCTestCase {
         XCTAssertNotEqual(fresh, first, "an app registered elsewhere gets its token rotated")
         let renewed = try await Enrollment(connector: store, stateDirectory: directory).renew(source, refused: first)
         XCTAssertNotEqual(renewed, first)
+
+        // A fresh server (new data directory) refuses every stored token: connecting enrols again.
+        let freshServer = InMemoryStore()
+        let (_, used) = try await Enrollment(connector: freshServer, stateDirectory: directory)
+            .connect(source, device: Device(name: "Watch"))
+        XCTAssertNotEqual(used, renewed)
+        XCTAssertEqual(freshServer.state.withLock { $0.connects }, 1)
     }
 
     func testOptionsPickTheModeFromTheFlags() throws {
@@ -117,5 +139,16 @@ final class UploadFlowTests: XCTestCase {
         XCTAssertEqual(latency.p99, 99)
         XCTAssertEqual(latency.max, 100)
         XCTAssertEqual(RunReport.latency([]).count, 0)
+    }
+}
+
+/// XCTAssertThrowsError for an async expression.
+func XCTAssertThrowsErrorAsync(_ expression: @autoclosure () async throws -> Void, file: StaticString = #filePath, line: UInt = #line,
+                               _ check: (any Error) -> Void) async {
+    do {
+        try await expression()
+        XCTFail("expected an error", file: file, line: line)
+    } catch {
+        check(error)
     }
 }

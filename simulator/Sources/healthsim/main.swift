@@ -20,8 +20,11 @@ func summary(_ report: RunReport) -> String {
     for (code, n) in report.rejectedByCode.sorted(by: { $0.key < $1.key }) {
         lines.append("  rejected \(code): \(n) (e.g. \(report.rejectedExamples[code] ?? "?"))")
     }
-    for (device, error) in report.authorizationErrors.sorted(by: { $0.key < $1.key }) {
-        lines.append("  \(device): \(error) — approve with --approve or healthctl")
+    // Devices refused for the same reason share one line, however large the fleet.
+    let byError = Dictionary(grouping: report.authorizationErrors, by: \.value)
+    for (error, devices) in byError.sorted(by: { $0.key < $1.key }) {
+        let who = devices.count == 1 ? devices[0].key : "\(devices.count) devices"
+        lines.append("  \(who): \(error) — approve with --approve or healthctl authz approve")
     }
     for (source, n) in report.acknowledgedBySource.sorted(by: { $0.key < $1.key }) { lines.append("  source \(source): \(n)") }
     if report.acknowledgedByDevice.count <= 20 {
@@ -65,6 +68,9 @@ do {
     print(summary(report))
     // A run that generated data but got none of it stored failed, whatever the reason.
     if report.samplesGenerated > 0 && report.samplesAcknowledged == 0 { exit(1) }
+} catch let refused as RunRefused {
+    FileHandle.standardError.write(Data("\nhealthsim: \(refused)\n".utf8))
+    exit(1)
 } catch {
     FileHandle.standardError.write(Data("healthsim: \(error)\n".utf8))
     exit(2)

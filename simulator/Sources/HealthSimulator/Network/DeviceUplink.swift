@@ -179,22 +179,8 @@ public actor DeviceUplink {
     }
 
     private func open() async throws {
-        let current: String
-        if let token {
-            current = token
-        } else {
-            current = try await enrollment.token(for: profile.source)
-        }
-        token = current
-        let opened: any StoreLink
-        do {
-            opened = try await connector.connect(token: current, revision: profile.source.revision, device: profile.device.device)
-        } catch let error as HealthError where error.code == .unauthenticated {
-            // A stale token (server reset, token rotated elsewhere): renew once and try again.
-            let renewed = try await enrollment.renew(profile.source, refused: current)
-            token = renewed
-            opened = try await connector.connect(token: renewed, revision: profile.source.revision, device: profile.device.device)
-        }
+        let (opened, used) = try await enrollment.connect(profile.source, device: profile.device.device, known: token)
+        token = used
         if !authorized {
             do {
                 try await opened.requestAuthorization(share: profile.shareTypes, read: profile.readTypes)

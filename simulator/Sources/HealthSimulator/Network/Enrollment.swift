@@ -43,6 +43,20 @@ public actor Enrollment {
         }
     }
 
+    /// Connects as `source` with its token (`known`, else the enrolled one); a token the server
+    /// refuses (a fresh data directory, rotated elsewhere) is renewed once through the owner.
+    /// Returns the link and the token it used.
+    public func connect(_ source: SourceSpec, device: Device, known: String? = nil) async throws -> (any StoreLink, String) {
+        let current: String
+        if let known { current = known } else { current = try await token(for: source) }
+        do {
+            return (try await connector.connect(token: current, revision: source.revision, device: device), current)
+        } catch let error as HealthError where error.code == .unauthenticated {
+            let renewed = try await renew(source, refused: current)
+            return (try await connector.connect(token: renewed, revision: source.revision, device: device), renewed)
+        }
+    }
+
     private func obtain(_ bundleID: String,
                         _ make: @escaping @Sendable (any StoreConnector) async throws -> String) async throws -> String {
         if let task = pending[bundleID] { return try await task.value }

@@ -72,32 +72,54 @@ public struct FleetRun: Sendable {
                 if simNow < window.end { try await Task.sleep(for: .milliseconds(100)) }
             }
             for lane in lanes { await lane.uplink.finish() }
-            try await Self.drain(&group, tasks: lanes.count, timeout: options.drainTimeout)
+            try await Self.drain(&group, tasks: lanes.count, timeout: options.drainTimeout, stats: stats)
         }
     }
 
-    /// How a task of a run's group ended.
-    enum TaskEnd: Sendable { case finished, timedOut }
+    /// How a task of a run's group ended: a device task finished, the drain timeout passed, the
+    /// futility watch fired, or the watch was stopped with the run.
+    enum TaskEnd: Sendable { case finished, timedOut, futile, watchStopped }
 
-    /// Waits for `tasks` tasks to finish; a watchdog ending after `timeout` seconds cancels whatever
-    /// is still running (and reports it).
-    static func drain(_ group: inout ThrowingTaskGroup<TaskEnd, any Error>, tasks: Int, timeout: Double) async throws {
+    /// Waits for `tasks` device tasks; cancels them after `timeout`, or as soon as the run is futile:
+    /// the server refused the first save calls and acknowledged nothing, so sending on for the
+    /// whole duration would only repeat the refusal.
+    static func drain(_ group: inout ThrowingTaskGroup<TaskEnd, any Error>, tasks: Int, timeout: Double, stats: RunStats) async throws {
         group.addTask {
             try? await Task.sleep(for: .seconds(timeout))
             return .timedOut
         }
+        group.addTask {
+            while !Task.isCancelled {
+                if isFutile(stats.snapshot) { return .futile }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            return .watchStopped
+        }
         var remaining = tasks
+        defer { group.cancelAll() }
         while remaining > 0, let end = try await group.next() {
             switch end {
             case .finished:
                 remaining -= 1
+            case .watchStopped:
+                break
             case .timedOut:
                 FileHandle.standardError.write(Data("healthsim: gave up after \(timeout) s with \(remaining) task(s) still uploading\n".utf8))
                 group.cancelAll()
+            case .futile:
+                throw RunRefused(stats.snapshot)
             }
         }
-        group.cancelAll()
+        // A run short enough to end before the watch looked is judged the same way.
+        if Self.isFutile(stats.snapshot) { throw RunRefused(stats.snapshot) }
     }
+
+    private static func isFutile(_ snapshot: RunStats.Snapshot) -> Bool {
+        snapshot.acknowledged == 0 && snapshot.refusedCalls >= futileAfter
+    }
+
+    /// Refused save calls, with nothing acknowledged, after which a run stops.
+    static let futileAfter = 5
 
     /// Generates up to six hours ahead of `simNow` and enqueues what has ended by then; in backfill
     /// it waits while the uplink holds a large backlog so memory stays bounded.

@@ -31,8 +31,7 @@ public struct LoadRun: Sendable {
         let enrollment = Enrollment(connector: connector, stateDirectory: options.stateDirectory.isEmpty ? nil : options.stateDirectory)
         // Authorize the shared app once, before the crowd arrives.
         let first = Self.profile(0)
-        let token = try await enrollment.token(for: Self.source)
-        let link = try await connector.connect(token: token, revision: Self.source.revision, device: first.device.device)
+        let (link, _) = try await enrollment.connect(Self.source, device: first.device.device)
         try await link.requestAuthorization(share: first.shareTypes, read: [])
         if options.approve {
             try await connector.approve(bundleID: Self.source.bundleID, share: first.shareTypes, read: [])
@@ -73,7 +72,7 @@ public struct LoadRun: Sendable {
                     return .finished
                 }
             }
-            try await FleetRun.drain(&group, tasks: 2 * options.devices, timeout: duration + options.drainTimeout)
+            try await FleetRun.drain(&group, tasks: 2 * options.devices, timeout: duration + options.drainTimeout, stats: stats)
         }
     }
 }

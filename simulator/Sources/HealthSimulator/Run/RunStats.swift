@@ -17,6 +17,8 @@ public final class RunStats: Sendable {
         public var rejectedExamples: [String: String] = [:]
         public var reconnects = 0
         public var batches = 0
+        /// Save calls the server answered with an error.
+        public var refusedCalls = 0
         public var latenciesMs: [Double] = []
         public var bySource: [String: Int] = [:]
         public var byDevice: [String: Int] = [:]
@@ -73,6 +75,7 @@ public final class RunStats: Sendable {
             if let latencyMs {
                 s.snapshot.sent += batch.count
                 s.snapshot.batches += 1
+                s.snapshot.refusedCalls += 1
                 s.snapshot.latenciesMs.append(latencyMs)
             }
             s.snapshot.rejected[error.code.name, default: 0] += batch.count
