@@ -59,6 +59,9 @@ public struct LoadRun: Sendable {
                     var rng = SplitMix64(seed: options.seed, "load", .number(Int64(index)))
                     let spacing = Microseconds(1_000_000 / options.rate)
                     var t = now
+                    // Real devices are not synchronised: each starts at its own seeded point of
+                    // its period, so sends spread over the tick (--burst sends all in the same tick).
+                    if !options.burst { try? await Task.sleep(for: tick * rng.uniform(0...1)) }
                     for _ in 0..<ticks where ContinuousClock.now < stopAt && !Task.isCancelled {
                         let batch = (0..<batchSize).map { _ in
                             defer { t += max(1, spacing) }

@@ -28,6 +28,8 @@ public struct RunOptions: Sendable, Equatable {
     public var devices = 10
     public var rate = 10.0
     public var batchSize = 200
+    /// Load: every device sends in the same tick (the worst case) instead of at its own phase.
+    public var burst = false
     public var faultRate = 0.0
     public var approve = false
     public var server = "127.0.0.1:7420"
@@ -88,6 +90,7 @@ public struct RunOptions: Sendable, Equatable {
             case "--devices": o.devices = Int(try number(flag, 1...1_000_000)); sawDevices = true
             case "--rate": o.rate = try number(flag, 0.001...1e6)
             case "--batch": o.batchSize = Int(try number(flag, 1...100_000))
+            case "--burst": o.burst = true
             case "--faults": o.faultRate = max(o.faultRate, 0.05)
             case "--fault-rate": o.faultRate = try number(flag, 0...1)
             case "--approve": o.approve = true
@@ -119,6 +122,8 @@ public struct RunOptions: Sendable, Equatable {
       --days D                accelerated/backfill: simulate the last D days (alone: backfill, default 30)
       --devices N --rate R    load: N connections each saving R samples/s (sets --mode load)
       --duration S            wall seconds to run (load default 10)
+      --burst                 load: all devices send in the same tick (worst case; default: each
+                              device at its own seeded phase of the period, as real devices do)
       --end TIME              accelerated/backfill window ends at this ISO 8601 time (default now)
     Devices:
       --profile FILE          fleet JSON, one device JSON or a list of devices (repeatable)
