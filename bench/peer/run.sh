@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Ingest peer benchmark: healthd against InfluxDB 1.6 (Debian's `influxdb`, installed if missing)
+# on the same generated stream — 8 quantity types, 20 devices, 4 writer connections, 5,000 samples
+# per write, pre-encoded — at each size, both durable: InfluxDB fsyncs its WAL on every write by
+# default, healthd fsyncs on commit by default (power-loss durability); a second healthd line runs
+# with --durability process-crash. Each server starts fresh in a temporary directory on loopback.
+# Prints samples/s, the ratio to InfluxDB, and bytes on disk per sample once each has settled
+# (healthd: stopped, so its WAL is checkpointed into the file; InfluxDB: WAL compacted into TSM).
+#   bench/peer/run.sh [SIZES]      default "1000000 10000000"; e.g. bench/peer/run.sh 200000
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$root/scripts/healthd-fixture.sh"
+sizes="${1:-1000000 10000000}"
+writers=4 batch=5000
+
+if ! command -v influxd >/dev/null; then
+  echo "peer: installing InfluxDB (Debian package influxdb)" >&2
+  sudo_cmd=(); [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  # The package starts a system service on install where systemd runs; the benchmark uses its own.
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq influxdb >/dev/null
+fi
+swift build -c "$config" --scratch-path "$scratch" --product healthd >&2
+bin="$scratch/$config"
+influx_pid=""
+trap 'stop_servers; [ -n "$influx_pid" ] && kill "$influx_pid" 2>/dev/null; rm -rf "$work"' EXIT INT TERM
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+bytes_in() { du -sb "$@" | awk '{n += $1} END {print n}'; }
+
+# start_influx NAME: a fresh influxd in $work/NAME, durable defaults (WAL fsync on every write),
+# compaction after a second of quiet so the settled size can be read soon after the run.
+start_influx() {
+  local dir="$work/$1" port; port="$(free_port)"
+  mkdir -p "$dir"
+  cat > "$dir/influxdb.conf" <<CONF
+reporting-disabled = true
+bind-address = "127.0.0.1:$(free_port)"
+[meta]
+  dir = "$dir/meta"
+[data]
+  dir = "$dir/data"
+  wal-dir = "$dir/wal"
+  wal-fsync-delay = "0s"
+  query-log-enabled = false
+  cache-snapshot-write-cold-duration = "1s"
+  compact-full-write-cold-duration = "2s"
+[http]
+  bind-address = "127.0.0.1:$port"
+  log-enabled = false
+[monitor]
+  store-enabled = false
+CONF
+  influxd -config "$dir/influxdb.conf" > "$dir/influxd.log" 2>&1 &
+  influx_pid=$!
+  influx_addr="127.0.0.1:$port" influx_dir="$dir"
+  for _ in $(seq 1 200); do
+    curl -sf "http://$influx_addr/ping" >/dev/null 2>&1 && break
+    sleep 0.05
+  done
+  curl -sf -XPOST "http://$influx_addr/query" --data-urlencode "q=CREATE DATABASE bench" >/dev/null
+}
+
+# settled_influx_bytes: waits until the shard files stop changing (WAL compacted into TSM).
+settled_influx_bytes() {
+  local last=-1 now stable=0
+  for _ in $(seq 1 120); do
+    now="$(bytes_in "$influx_dir/data" "$influx_dir/wal")"
+    if [ "$now" = "$last" ]; then stable=$((stable + 1)); else stable=0; fi
+    [ "$stable" -ge 3 ] && break
+    last="$now"
+    sleep 1
+  done
+  echo "$now"
+}
+
+run() { python3 "$root/bench/peer/peer_bench.py" --writers "$writers" --batch "$batch" "$@"; }
+field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['$1'])" "$2"; }
+
+durability_flag=(--durability process-crash)
+"$bin/healthd" --help 2>&1 | grep -q -- "--durability" || durability_flag=()
+
+echo "ingest peer benchmark: $writers writers, $batch samples per write, ${config} healthd, $(nproc) cores"
+printf "%10s  %-38s %9s %11s %8s %13s\n" samples engine seconds "samples/s" ratio "bytes/sample"
+for n in $sizes; do
+  start_influx "influx-$n"
+  influx="$(run --engine influxdb --address "$influx_addr" --samples "$n")"
+  influx_rate="$(field per_second "$influx")"
+  influx_bytes="$(settled_influx_bytes)"
+  kill "$influx_pid"; wait "$influx_pid" 2>/dev/null || true; influx_pid=""
+  printf "%10d  %-38s %9.1f %11.0f %8s %13.1f\n" "$n" "InfluxDB 1.6 (WAL fsync per write)" \
+    "$(field seconds "$influx")" "$influx_rate" "1.00" "$(python3 -c "print($influx_bytes / $n)")"
+  for mode in power-loss process-crash; do
+    flags=()
+    if [ "$mode" = process-crash ]; then
+      [ ${#durability_flag[@]} -gt 0 ] || continue
+      flags=("${durability_flag[@]}")
+    fi
+    start_healthd "healthd-$n-$mode" "${flags[@]}"
+    result="$(run --engine healthd --address "$server_addr" --token-file "$server_data/owner.token" --samples "$n")"
+    stop_servers
+    rate="$(field per_second "$result")"
+    healthd_bytes="$(bytes_in "$server_data"/healthstore.sqlite*)"
+    printf "%10d  %-38s %9.1f %11.0f %8.2f %13.1f\n" "$n" "healthd ($mode)" "$(field seconds "$result")" "$rate" \
+      "$(python3 -c "print($rate / $influx_rate)")" "$(python3 -c "print($healthd_bytes / $n)")"
+  done
+done
