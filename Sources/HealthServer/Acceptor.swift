@@ -116,21 +116,24 @@ final class Acceptor {
             return
         }
         let peer = kind == .unix ? "unix" : Self.peerAddress(fd)
-        guard let id = core.registry.admit(limit: core.config.maxConnections) else {
+        let loop = ioLoops[nextLoop % ioLoops.count]
+        guard let admission = core.registry.admit(peer: peer, loop: loop, config: core.config) else {
             core.logger.warning("refused a connection from \(peer): \(core.config.maxConnections) connections are open")
             refuse(fd)
             return
         }
-        let loop = ioLoops[nextLoop % ioLoops.count]
         nextLoop &+= 1
-        let core = core
+        let (core, id) = (core, admission.id)
+        if let displaced = admission.displaced {
+            displaced.loop.post { displaced.loop.connections[displaced.id]?.displacedBeforeHello() }
+        }
         core.logger.debug("connection \(id) from \(peer) accepted on \(loop.name)")
         let posted = loop.post {
             _ = Connection(fd: fd, kind: kind, peer: peer, id: id, loop: loop, core: core)
         }
         if !posted {
             Foundation.close(fd)
-            core.registry.connectionClosed()
+            core.registry.connectionClosed(id)
         }
     }
 

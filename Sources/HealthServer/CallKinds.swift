@@ -39,6 +39,24 @@ extension ClientCall {
         }
     }
 
+    /// True for calls reading stored data: their answers can be large, so each waits for output
+    /// room before it reads (see `CallReplier.room`). Writes answer briefly and keep their group
+    /// commit; RequestAuthorization may wait for the owner; Observe's events are small and paced
+    /// by acknowledgements.
+    var waitsForOutputRoom: Bool {
+        switch self {
+        case .hello, .ping, .cancel, .ackObserverEvent, .requestAuthorization, .saveObjects, .deleteObjects,
+             .writeCharacteristics, .registerApp, .revokeApp, .rotateAppToken, .decideAuthorization, .setSourcePriority,
+             .addOwner, .observe:
+            false
+        case .getAuthorizationStatus, .getRequestStatusForAuthorization, .querySamples, .queryAnchored, .queryStatistics,
+             .queryStatisticsCollection, .queryCorrelations, .querySources, .queryActivitySummaries, .queryDevices,
+             .countSamples, .readCharacteristics, .listApps, .listAuthorizationRequests, .listPermissions,
+             .getSourcePriority, .listOwners:
+            true
+        }
+    }
+
     /// True for calls that keep answering until cancelled (shutdown ends them first).
     var isLongRunning: Bool {
         switch self {

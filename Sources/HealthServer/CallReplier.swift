@@ -2,8 +2,8 @@ import HealthModel
 import HealthWire
 
 /// How a call's task answers. Messages are encoded on the calling thread, then handed to the
-/// connection's loop, which writes them; `send` waits while the connection's output is above its
-/// high-water mark, so a producer can never outrun a slow reader.
+/// connection's loop, which writes them. A call whose answers can be large asks for `room` before
+/// it produces each of them, so a client that does not read stops its answers being produced.
 struct CallReplier: Sendable {
     let loop: EventLoop
     let connectionID: UInt64
@@ -12,8 +12,32 @@ struct CallReplier: Sendable {
     let serial: UInt64
     let maxFrameBytes: Int
 
-    /// Sends one answer; `more` = further answers follow under this call id. An answer too large
-    /// for one frame ends the call with DATA_SIZE_EXCEEDED.
+    /// Waits until this call may produce its next answer: the connection's queued output (and all
+    /// connections' together) is below its bound, and the call holds one of the connection's few
+    /// turns to produce. The turn lasts until the call sends an answer that ends it (see `send`).
+    /// Throws CancellationError when the call was cancelled meanwhile.
+    func room() async throws {
+        let (loop, connectionID, callID, serial) = (loop, connectionID, callID, serial)
+        await withCheckedContinuation { (room: CheckedContinuation<Void, Never>) in
+            let posted = loop.post {
+                guard let connection = loop.connections[connectionID] else { return room.resume() }
+                connection.requestRoom(callID: callID, serial: serial, room: room)
+            }
+            if !posted { room.resume() }
+        }
+        try Task.checkCancellation()
+    }
+
+    /// Runs `body` holding a turn (for each update of a long-running call): the turn ends with the
+    /// body, also when it sends nothing.
+    func producing<T>(_ body: () async throws -> T) async throws -> T {
+        try await room()
+        defer { endTurn() }
+        return try await body()
+    }
+
+    /// Sends one answer, ending the call's turn; `more` = further answers follow under this call
+    /// id. An answer too large for one frame ends the call with DATA_SIZE_EXCEEDED.
     func send(_ result: ServerResult, more: Bool) async {
         if await !trySend(result, more: more) {
             await fail(HealthError(.dataSizeExceeded, "the answer is larger than the \(maxFrameBytes)-byte frame limit"))
@@ -21,27 +45,29 @@ struct CallReplier: Sendable {
     }
 
     /// Sends one answer unless it is too large for one frame; returns false (nothing sent) then,
-    /// so pagers can retry with a smaller page.
-    func trySend(_ result: ServerResult, more: Bool) async -> Bool {
+    /// so pagers can retry with a smaller page. `pageFollows` keeps the call's turn for the next
+    /// page of the same answer.
+    func trySend(_ result: ServerResult, more: Bool, pageFollows: Bool = false) async -> Bool {
         let frame = WireCodec.encodeServerFrame(ServerMessage(callID: callID, more: more, result: result))
         guard frame.count - FrameEncoder.prefixBytes <= maxFrameBytes else { return false }
-        await deliver(frame, final: !more)
+        deliver(frame, final: !more, endsTurn: !pageFollows)
         return true
     }
 
     /// Ends the call with an error.
     func fail(_ error: HealthError) async {
-        await deliver(WireCodec.encodeServerFrame(ServerMessage(callID: callID, result: .error(error))), final: true)
+        deliver(WireCodec.encodeServerFrame(ServerMessage(callID: callID, result: .error(error))), final: true, endsTurn: true)
     }
 
-    private func deliver(_ frame: [UInt8], final: Bool) async {
+    private func deliver(_ frame: [UInt8], final: Bool, endsTurn: Bool) {
         let (loop, connectionID, callID, serial) = (loop, connectionID, callID, serial)
-        await withCheckedContinuation { (room: CheckedContinuation<Void, Never>) in
-            let posted = loop.post {
-                guard let connection = loop.connections[connectionID] else { return room.resume() }
-                connection.deliver(frame, callID: callID, serial: serial, final: final, room: room)
-            }
-            if !posted { room.resume() }
+        loop.post {
+            loop.connections[connectionID]?.deliver(frame, callID: callID, serial: serial, final: final, endsTurn: endsTurn)
         }
+    }
+
+    private func endTurn() {
+        let (loop, connectionID, serial) = (loop, connectionID, serial)
+        loop.post { loop.connections[connectionID]?.endTurn(serial: serial) }
     }
 }

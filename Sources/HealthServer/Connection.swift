@@ -9,6 +9,12 @@ enum TransportKind: Sendable {
 }
 
 /// One client connection: framing, session state, calls in flight and bounded output.
+///
+/// Memory stays bounded in every phase: before Hello only a small first frame is accepted and
+/// nothing is read while the Hello is checked; afterwards calls reading stored data produce an
+/// answer only while the connection's (and the server's) queued output is below its bound, and at
+/// most `answersInProduction` of them at once, so a client that does not read stops its answers
+/// being produced, not only being sent. A frame must arrive within `frameTimeout` once begun.
 /// Confined to its loop's thread (see `EventLoop`); tasks reach it only through `loop.post`.
 final class Connection {
     private enum Phase {
@@ -40,8 +46,12 @@ final class Connection {
     private var writeBytesInFlight = 0
     private var reading = false
     private var draining = false
-    /// Tasks waiting for output room, resumed once the output drains below the low-water mark.
+    /// Calls holding a turn to produce answers (serials); a turn ends with the answer (or page run).
+    private var producing: Set<UInt64> = []
+    /// Calls waiting for output room (see `requestRoom`), oldest first.
     private var waiters: [(serial: UInt64, room: CheckedContinuation<Void, Never>)] = []
+    /// When the frame now arriving got its first bytes; nil between frames.
+    private var frameStartedAt: UInt64?
     private let openedAt: UInt64
     private var lastActivity: UInt64
     private var aboveHighWaterSince: UInt64?
@@ -60,7 +70,8 @@ final class Connection {
         self.loop = loop
         self.core = core
         self.peer = peer
-        reader = FrameDecoder(maxFrameBytes: core.config.maxFrameBytes)
+        reader = FrameDecoder(maxFrameBytes: core.config.maxFrameBytes,
+                              maxFirstFrameBytes: min(core.config.maxHelloFrameBytes, core.config.maxFrameBytes))
         handle = UnsafeMutableRawPointer.allocate(byteCount: Connection.handleBytes, alignment: 16)
         openedAt = uv_now(loop.loop)
         lastActivity = openedAt
@@ -97,6 +108,8 @@ final class Connection {
     private func startReading() {
         guard !reading else { return }
         reading = true
+        // The client could not send while nothing was read: its frame's time starts again.
+        if frameStartedAt != nil { frameStartedAt = now }
         uv_read_start(stream, { handle, _, buf in
             let loop = EventLoop.owning(handle!.pointee.loop)
             buf!.pointee = uv_buf_init(loop.readBuffer, UInt32(EventLoop.readBufferSize))
@@ -123,6 +136,7 @@ final class Connection {
         }
         guard nread > 0, phase != .closing, phase != .closed else { return }
         lastActivity = now
+        defer { frameStartedAt = reader.bufferedByteCount == 0 ? nil : frameStartedAt ?? now }
         reader.append(UnsafeRawBufferPointer(start: buf.base, count: nread))
         while phase != .closing && phase != .closed {
             let payload: [UInt8]?
@@ -143,12 +157,16 @@ final class Connection {
     }
 
     private func received(_ message: ClientMessage) {
+        frameStartedAt = nil
         switch phase {
         case .awaitingHello:
             guard case .hello(let hello) = message.call else {
                 return protocolError(HealthError(.malformed, "the first call must be Hello, got \(message.call.name)"))
             }
             phase = .authenticating
+            // Nothing more is read from a client until its Hello is accepted: only frames already
+            // received are queued.
+            stopReading()
             authenticate(hello, callID: message.callID)
         case .authenticating:
             if queuedBeforeHello.count >= config.maxCallsInFlight {
@@ -207,6 +225,8 @@ final class Connection {
     private func accept(_ session: Session, _ result: HelloResult, callID: UInt64) {
         self.session = session
         phase = .ready
+        core.registry.helloAccepted(connection: id)
+        if !draining { startReading() }
         core.logger.debug("connection \(id) from \(peer): hello as \(session.roleName)")
         answer(callID, .hello(result))
         let queued = queuedBeforeHello
@@ -263,26 +283,56 @@ final class Connection {
         guard let entry = calls.removeValue(forKey: target) else {
             return answer(callID, .cancel(cancelled: false))
         }
-        entry.task.cancel()
-        resumeWaiters(serial: entry.serial)
+        stop(entry)
         answer(target, .callEnded(.cancelled))
         answer(callID, .cancel(cancelled: true))
         callFinished()
     }
 
-    /// An answer from a call's task; parks `room` while the output is above the high-water mark.
-    func deliver(_ frame: [UInt8], callID: UInt64, serial: UInt64, final: Bool,
-                 room: CheckedContinuation<Void, Never>) {
-        guard let entry = calls[callID], entry.serial == serial, phase != .closed else { return room.resume() }
+    /// Stops a call's task; its turn and its waits for room end with it.
+    private func stop(_ entry: CallEntry) {
+        entry.task.cancel()
+        endTurn(serial: entry.serial)
+        resumeWaiters(serial: entry.serial)
+    }
+
+    /// An answer from a call's task; `endsTurn` = the call produces nothing more for now.
+    func deliver(_ frame: [UInt8], callID: UInt64, serial: UInt64, final: Bool, endsTurn: Bool) {
+        guard let entry = calls[callID], entry.serial == serial, phase != .closed else { return }
         enqueue(frame)
         if final {
             calls.removeValue(forKey: callID)
             callFinished()
         }
-        if phase != .closed && buffered > config.outputHighWater {
-            waiters.append((serial, room))
-        } else {
-            room.resume()
+        if final || endsTurn { endTurn(serial: serial) }
+    }
+
+    /// A call's task asks to produce its next answer (see `CallReplier.room`). A call holding a
+    /// turn waits only for room; another also for a turn, so at most `answersInProduction` calls
+    /// hold query results at once.
+    func requestRoom(callID: UInt64, serial: UInt64, room: CheckedContinuation<Void, Never>) {
+        guard let entry = calls[callID], entry.serial == serial, phase != .closed else { return room.resume() }
+        waiters.append((serial, room))
+        grantRoom()
+    }
+
+    func endTurn(serial: UInt64) {
+        guard producing.remove(serial) != nil else { return }
+        grantRoom()
+    }
+
+    /// Below this connection's output bound and the server's.
+    private var hasRoom: Bool {
+        phase != .closed && buffered < config.outputHighWater && core.registry.queuedOutput < config.totalOutputBytes
+    }
+
+    /// Resumes waiting calls while there is room: those holding a turn first, then new ones while turns are free.
+    private func grantRoom() {
+        while hasRoom, let index = waiters.firstIndex(where: { producing.contains($0.serial) })
+                ?? (producing.count < config.answersInProduction ? waiters.indices.first : nil) {
+            let waiter = waiters.remove(at: index)
+            producing.insert(waiter.serial)
+            waiter.room.resume()
         }
     }
 
@@ -300,6 +350,7 @@ final class Connection {
     private func enqueue(_ frame: [UInt8]) {
         guard phase != .closed else { return }
         output.append(contentsOf: frame)
+        core.registry.outputQueued(frame.count)
         if !flushScheduled {
             flushScheduled = true
             loop.scheduleFlush(self)
@@ -338,20 +389,23 @@ final class Connection {
         if status != 0 {
             writesInFlight.removeLast()
             writeBytesInFlight -= count
+            core.registry.outputQueued(-count)
             request.deallocate()
             teardown(reason: "write failed: \(String(cString: uv_strerror(status)))")
         }
     }
 
     private func wrote(status: Int32) {
-        writeBytesInFlight -= writesInFlight.removeFirst()
+        let count = writesInFlight.removeFirst()
+        writeBytesInFlight -= count
+        core.registry.outputQueued(-count)
         guard phase != .closed else { return }
         if status < 0 { return teardown(reason: "write failed: \(String(cString: uv_strerror(status)))") }
         if buffered <= config.outputHighWater / 2 {
             aboveHighWaterSince = nil
-            if phase != .closing && !draining { startReading() }
-            resumeWaiters(serial: nil)
+            if (phase == .awaitingHello || phase == .ready) && !draining { startReading() }
         }
+        grantRoom()
         if phase == .closing && buffered == 0 { teardown(reason: nil) }
     }
 
@@ -386,15 +440,24 @@ final class Connection {
         if let reason { core.logger.log(level, "connection \(id) from \(peer): \(reason)") }
         for entry in calls.values { entry.task.cancel() }
         calls.removeAll()
+        producing.removeAll()
         resumeWaiters(serial: nil)
+        core.registry.outputQueued(-output.count)
         output.removeAll()
         core.registry.unbind(connection: id)
         loop.connections.removeValue(forKey: id)
-        core.registry.connectionClosed()
+        core.registry.connectionClosed(id)
         uv_close(handle.assumingMemoryBound(to: uv_handle_t.self)) { handle in
             Unmanaged<Connection>.fromOpaque(handle!.pointee.data).release()
             UnsafeMutableRawPointer(handle!).deallocate()
         }
+    }
+
+    /// Newer connections needed this one's place while it was still before its Hello.
+    func displacedBeforeHello() {
+        guard phase == .awaitingHello || phase == .authenticating else { return }
+        protocolError(HealthError(.resourceExhausted,
+                                  "closed before its Hello was accepted to make room for newer connections; connect again"))
     }
 
     /// The owner revoked this connection's credential: tell the client and close.
@@ -410,16 +473,20 @@ final class Connection {
         guard phase == .ready else { return closeAfterFlush() }
         for (callID, entry) in calls where entry.longRunning {
             calls.removeValue(forKey: callID)
-            entry.task.cancel()
-            resumeWaiters(serial: entry.serial)
+            stop(entry)
             answer(callID, .callEnded(.shutdown))
         }
         callFinished()
     }
 
-    /// Periodic checks: Hello timeout, idle timeout, slow reader, close deadline.
+    /// Periodic checks: Hello timeout, idle timeout, frame timeout, slow reader, close deadline;
+    /// and room freed by other connections' output draining.
     func tick() {
         let now = self.now
+        if reading, let started = frameStartedAt, Double(now - started) > config.frameTimeout * 1000 {
+            return protocolError(HealthError(.unavailable, "a frame took more than \(config.frameTimeout) s to arrive"))
+        }
+        grantRoom()
         switch phase {
         case .awaitingHello where Double(now - openedAt) > config.helloTimeout * 1000:
             protocolError(HealthError(.unauthenticated, "no Hello within \(config.helloTimeout) s"))

@@ -2,8 +2,9 @@ import HealthModel
 import HealthStorage
 import Synchronization
 
-/// Server-wide connection bookkeeping: the connection limit, ids, and which app connections are
-/// live (so revoking an app closes them at once).
+/// Server-wide connection bookkeeping: the connection limits, ids, which connections are still
+/// before authentication, which app connections are live (so revoking an app closes them at once),
+/// and the output queued on all connections together.
 final class ConnectionRegistry: Sendable {
     private struct AppKey: Hashable {
         let owner: OwnerID
@@ -12,6 +13,9 @@ final class ConnectionRegistry: Sendable {
 
     private let open = Atomic<Int>(0)
     private let lastID = Atomic<UInt64>(0)
+    /// Connections whose Hello was not yet accepted, by id (ids grow, so the smallest is the oldest).
+    private let unauthenticated = Mutex<[UInt64: (peer: String, loop: EventLoop)]>([:])
+    private let output = Atomic<Int>(0)
     private let apps = Mutex<(byApp: [AppKey: [UInt64: EventLoop]], byConnection: [UInt64: AppKey])>(([:], [:]))
     /// Counts revocations and rotations: a Hello whose token was checked before one of them and
     /// registered after it checks its token again (see `Connection.authenticated`).
@@ -20,18 +24,51 @@ final class ConnectionRegistry: Sendable {
     /// Connections currently open.
     var openCount: Int { open.load(ordering: .relaxed) }
 
-    /// Counts a new connection and returns its id, or nil when `limit` connections are open.
-    func admit(limit: Int) -> UInt64? {
-        let count = open.wrappingAdd(1, ordering: .relaxed).newValue
-        if count > limit {
-            open.wrappingSubtract(1, ordering: .relaxed)
-            return nil
-        }
-        return lastID.wrappingAdd(1, ordering: .relaxed).newValue
+    /// A connection admitted, and the unauthenticated one it displaces (to be closed on its loop).
+    struct Admission {
+        let id: UInt64
+        let displaced: (id: UInt64, loop: EventLoop)?
     }
 
-    func connectionClosed() {
+    /// Counts a new, unauthenticated connection from `peer` served by `loop`; nil when the
+    /// connection limit is reached and no unauthenticated connection can make room. When a limit
+    /// is reached, the oldest unauthenticated connection from the same peer (per-address limit) or
+    /// overall gives way, so strangers that never say Hello cannot keep clients out.
+    func admit(peer: String, loop: EventLoop, config: ServerConfiguration) -> Admission? {
+        unauthenticated.withLock { waiting in
+            let fromPeer = waiting.filter { $0.value.peer == peer }
+            let oldest: [UInt64: (peer: String, loop: EventLoop)]? =
+                if fromPeer.count >= config.maxUnauthenticatedPerAddress { fromPeer }
+                else if waiting.count >= config.maxUnauthenticated || openCount >= config.maxConnections { waiting }
+                else { nil }
+            var displaced: (id: UInt64, loop: EventLoop)?
+            if let oldest {
+                guard let id = oldest.keys.min() else { return nil }
+                displaced = (id, waiting.removeValue(forKey: id)!.loop)
+            }
+            open.wrappingAdd(1, ordering: .relaxed)
+            let id = lastID.wrappingAdd(1, ordering: .relaxed).newValue
+            waiting[id] = (peer, loop)
+            return Admission(id: id, displaced: displaced)
+        }
+    }
+
+    /// The connection's Hello was accepted: it no longer counts as unauthenticated.
+    func helloAccepted(connection: UInt64) {
+        unauthenticated.withLock { _ = $0.removeValue(forKey: connection) }
+    }
+
+    func connectionClosed(_ connection: UInt64) {
+        helloAccepted(connection: connection)
         open.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    /// Output queued on all connections together, in bytes.
+    var queuedOutput: Int { output.load(ordering: .relaxed) }
+
+    /// A connection's queued output grew (positive) or shrank (negative) by `bytes`.
+    func outputQueued(_ bytes: Int) {
+        output.wrappingAdd(bytes, ordering: .relaxed)
     }
 
     /// Records an authenticated app connection.

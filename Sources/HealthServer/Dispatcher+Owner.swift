@@ -62,7 +62,7 @@ extension Dispatcher {
         return try await hub.watching(owner: owner, .authorizationRequests) { signal in
             await reply.send(try await pending(), more: true)
             while await signal.next() != nil {
-                await reply.send(try await pending(), more: true)
+                try await reply.producing { await reply.send(try await pending(), more: true) }
             }
             throw CancellationError()
         }

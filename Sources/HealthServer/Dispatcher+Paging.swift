@@ -8,15 +8,16 @@ extension Dispatcher {
 
     /// Sends `items` in pages (at least one, possibly empty) that each fit one frame; `page` learns
     /// whether it builds the last one. The last page ends the call when `final`; otherwise more
-    /// answers follow (long-running calls).
+    /// answers follow (long-running calls). Each page waits for output room, keeping the call's
+    /// turn until the last.
     func sendPaged<T>(_ items: [T], reply: CallReplier, final: Bool, page: ([T], _ isLast: Bool) -> ServerResult) async throws {
         var start = 0
         var size = Self.firstPageSize
         repeat {
-            try Task.checkCancellation()
+            try await reply.room()
             let end = min(items.count, start + size)
             let more = !(final && end == items.count)
-            if await reply.trySend(page(Array(items[start..<end]), end == items.count), more: more) {
+            if await reply.trySend(page(Array(items[start..<end]), end == items.count), more: more, pageFollows: end < items.count) {
                 start = end
             } else if end - start > 1 {
                 size = max(1, (end - start) / 2)

@@ -38,12 +38,14 @@ extension Dispatcher {
             var position = initial.scannedThrough
             while let changed = await signal.next()?.types {
                 guard changed.isEmpty || !changed.isDisjoint(with: watched) else { continue }
-                let scope = try await readScope(session, owner: owner)
-                let update = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
-                                                           anchor: position, limit: 0, scope: scope)
-                position = update.scannedThrough
-                guard !update.samples.isEmpty || !update.deleted.isEmpty else { continue }
-                try await sendAnchored(update, owner: owner, scope: scope, initial: false, final: false, reply: reply)
+                try await reply.producing {
+                    let scope = try await readScope(session, owner: owner)
+                    let update = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
+                                                               anchor: position, limit: 0, scope: scope)
+                    position = update.scannedThrough
+                    guard !update.samples.isEmpty || !update.deleted.isEmpty else { return }
+                    try await sendAnchored(update, owner: owner, scope: scope, initial: false, final: false, reply: reply)
+                }
             }
             throw CancellationError()
         }

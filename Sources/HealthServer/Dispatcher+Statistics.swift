@@ -55,13 +55,15 @@ extension Dispatcher {
                 let touched = changes.span(of: query.type) ?? TimeSpan(start: rangeStart, end: rangeEnd - 1)
                 let (from, to) = (max(rangeStart, touched.start), min(rangeEnd - 1, touched.end))
                 guard from <= to else { continue }
-                let next = try await compute(from, to)
-                guard let offset = current.firstIndex(where: { $0.start == next[0].start }) else { continue }
-                let changedBuckets = zip(current[offset...], next).filter { $0 != $1 }.map(\.1)
-                current.replaceSubrange(offset..<offset + next.count, with: next)
-                guard !changedBuckets.isEmpty else { continue }
-                try await sendPaged(changedBuckets, reply: reply, final: false) { buckets, _ in
-                    .statisticsCollection(buckets: buckets, initial: false)
+                try await reply.producing {
+                    let next = try await compute(from, to)
+                    guard let offset = current.firstIndex(where: { $0.start == next[0].start }) else { return }
+                    let changedBuckets = zip(current[offset...], next).filter { $0 != $1 }.map(\.1)
+                    current.replaceSubrange(offset..<offset + next.count, with: next)
+                    guard !changedBuckets.isEmpty else { return }
+                    try await sendPaged(changedBuckets, reply: reply, final: false) { buckets, _ in
+                        .statisticsCollection(buckets: buckets, initial: false)
+                    }
                 }
             }
             throw CancellationError()

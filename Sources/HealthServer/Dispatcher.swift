@@ -77,7 +77,10 @@ final class Dispatcher: Sendable {
                                  maxFrameBytes: UInt32(config.maxFrameBytes), maxCallsInFlight: UInt32(config.maxCallsInFlight),
                                  maxBatchObjects: UInt32(config.maxBatchObjects), serverTime: Time.now(),
                                  role: principal.role, ownerName: principal.ownerName,
-                                 source: principal.role == .serverOperator ? nil : source)
+                                 source: principal.role == .serverOperator ? nil : source,
+                                 maxOutputBytes: UInt32(clamping: config.outputHighWater),
+                                 frameTimeoutMilliseconds: UInt32(clamping: Int(config.frameTimeout * 1000)),
+                                 maxHelloFrameBytes: UInt32(clamping: config.maxHelloFrameBytes))
         return .success((session, result))
     }
 
@@ -86,6 +89,7 @@ final class Dispatcher: Sendable {
     /// Runs one call and sends its final answer (errors included).
     func handle(_ call: ClientCall, session: Session, reply: CallReplier) async {
         do {
+            if call.waitsForOutputRoom { try await reply.room() }
             if let result = try await route(call, session: session, reply: reply) {
                 await reply.send(result, more: false)
             }

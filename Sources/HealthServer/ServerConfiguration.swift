@@ -26,10 +26,23 @@ public struct ServerConfiguration: Sendable {
     public var maxBatchObjects: Int = 10_000
     /// Seconds a new connection has to complete Hello.
     public var helloTimeout: Double = 10
+    /// Largest first frame (the Hello) of a new connection: a stranger gets no more buffer than that.
+    public var maxHelloFrameBytes: Int = 64 * 1024
+    /// Connections still before their Hello was accepted; beyond it (or when `maxConnections` is
+    /// reached) the oldest of them is dropped to make room for the new one.
+    public var maxUnauthenticated: Int = 256
+    /// The same per peer address; beyond it the oldest from that address is dropped.
+    public var maxUnauthenticatedPerAddress: Int = 64
+    /// Seconds a frame may take to arrive once its first byte did.
+    public var frameTimeout: Double = 60
     /// Seconds without frames and without calls in flight before a connection is closed.
     public var idleTimeout: Double = 300
-    /// Queued output above which the server stops reading from the client.
+    /// Queued output above which the server stops reading from the client and producing its answers.
     public var outputHighWater: Int = 1 << 20
+    /// Queued output of all connections together above which no connection's answers are produced.
+    public var totalOutputBytes: Int = 256 << 20
+    /// Calls of one connection that may be producing an answer at once; each holds its query result.
+    public var answersInProduction: Int = 2
     /// Queued output above which the client is dropped at once.
     public var outputHardLimit: Int = 64 << 20
     /// Seconds a client may stay above the high-water mark before it is dropped.

@@ -130,7 +130,9 @@ extension WireDecode {
                     serverTime: h.server_time,
                     role: try CRead.enumValue(h.role.rawValue, "hello.role"),
                     ownerName: try CRead.string(h.owner_name, "hello.owner_name"),
-                    source: try h.source.map { (s) throws(HealthError) in try source(s.pointee, "hello.source") })
+                    source: try h.source.map { (s) throws(HealthError) in try source(s.pointee, "hello.source") },
+                    maxOutputBytes: h.max_output_bytes, frameTimeoutMilliseconds: h.frame_timeout_ms,
+                    maxHelloFrameBytes: h.max_hello_frame_bytes)
     }
 
     private static func saveOutcomes(_ s: Healthstore__V1__SaveObjectsResult) throws(HealthError) -> [SaveOutcome] {

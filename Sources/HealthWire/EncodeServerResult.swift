@@ -216,6 +216,9 @@ extension WireArena {
         p.pointee.role = cEnum(h.role)
         p.pointee.owner_name = cString(h.ownerName)
         p.pointee.source = h.source.map(source)
+        p.pointee.max_output_bytes = h.maxOutputBytes
+        p.pointee.frame_timeout_ms = h.frameTimeoutMilliseconds
+        p.pointee.max_hello_frame_bytes = h.maxHelloFrameBytes
         return p
     }
 

@@ -5,10 +5,13 @@ import HealthModel
 /// Bytes may arrive in any chunking. A length prefix of zero or above `maxFrameBytes` is a protocol
 /// error reported as soon as its four bytes arrive: the payload is neither awaited nor buffered, and
 /// every byte after the bad prefix is dropped. Frames completed before the bad prefix are still
-/// returned first, so a server can answer them before closing.
+/// returned first, so a server can answer them before closing. The first frame may have a lower
+/// limit of its own: a server expects a small Hello there and buffers no more for a stranger.
 public struct FrameDecoder: Sendable {
     /// Largest accepted payload, in bytes.
     public let maxFrameBytes: Int
+    /// Largest accepted payload of the stream's first frame, in bytes.
+    public let maxFirstFrameBytes: Int
 
     private var buffer: [UInt8] = []
     /// Start of the first frame not yet returned.
@@ -16,13 +19,17 @@ public struct FrameDecoder: Sendable {
     /// Start of the first frame whose length prefix has not been checked.
     private var scanOffset = 0
     private var failure: HealthError?
+    /// True once a length prefix was accepted, so later frames get the general limit.
+    private var pastFirstFrame = false
 
     /// Compaction threshold: below it, consumed bytes stay in place until the buffer drains.
     private static let compactThreshold = 64 * 1024
 
-    public init(maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes) {
+    public init(maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes, maxFirstFrameBytes: Int? = nil) {
         precondition(maxFrameBytes > 0 && maxFrameBytes <= Int(UInt32.max), "maxFrameBytes out of range")
+        precondition(maxFirstFrameBytes.map { $0 > 0 && $0 <= maxFrameBytes } ?? true, "maxFirstFrameBytes out of range")
         self.maxFrameBytes = maxFrameBytes
+        self.maxFirstFrameBytes = maxFirstFrameBytes ?? maxFrameBytes
     }
 
     /// The protocol error seen in the stream, if any; once set the decoder accepts no more bytes.
@@ -65,12 +72,15 @@ public struct FrameDecoder: Sendable {
     private mutating func scanPrefixes() {
         while buffer.count - scanOffset >= 4 {
             let length = lengthPrefix(at: scanOffset)
-            if length == 0 || length > maxFrameBytes {
-                let what = length == 0 ? "zero" : "\(length) bytes, above the maximum of \(maxFrameBytes)"
+            let limit = pastFirstFrame ? maxFrameBytes : maxFirstFrameBytes
+            if length == 0 || length > limit {
+                let what = length == 0 ? "zero"
+                    : "\(length) bytes, above the maximum of \(limit)\(pastFirstFrame ? "" : " for the first frame")"
                 failure = HealthError(.frameTooLarge, "frame length prefix is \(what)", field: "frame.length")
                 buffer.removeSubrange(scanOffset...)
                 return
             }
+            pastFirstFrame = true
             guard buffer.count - scanOffset - 4 >= length else {
                 buffer.reserveCapacity(scanOffset + 4 + length)
                 return

@@ -56,9 +56,16 @@ public struct HelloResult: Sendable, Hashable {
     public let role: Role
     public let ownerName: String
     public let source: Source?
+    /// Unread answer bytes queued for the connection before the server stops producing answers.
+    public let maxOutputBytes: UInt32
+    /// Milliseconds a frame may take to arrive once it has begun.
+    public let frameTimeoutMilliseconds: UInt32
+    /// Largest first frame (the Hello) of a new connection.
+    public let maxHelloFrameBytes: UInt32
 
     public init(serverVersion: String, protocolVersion: UInt32, maxFrameBytes: UInt32, maxCallsInFlight: UInt32,
-                maxBatchObjects: UInt32, serverTime: Microseconds, role: Role, ownerName: String, source: Source?) {
+                maxBatchObjects: UInt32, serverTime: Microseconds, role: Role, ownerName: String, source: Source?,
+                maxOutputBytes: UInt32 = 0, frameTimeoutMilliseconds: UInt32 = 0, maxHelloFrameBytes: UInt32 = 0) {
         self.serverVersion = serverVersion
         self.protocolVersion = protocolVersion
         self.maxFrameBytes = maxFrameBytes
@@ -68,6 +75,9 @@ public struct HelloResult: Sendable, Hashable {
         self.role = role
         self.ownerName = ownerName
         self.source = source
+        self.maxOutputBytes = maxOutputBytes
+        self.frameTimeoutMilliseconds = frameTimeoutMilliseconds
+        self.maxHelloFrameBytes = maxHelloFrameBytes
     }
 }
 

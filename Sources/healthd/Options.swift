@@ -18,8 +18,17 @@ struct Options {
       --max-connections N           connection limit (default 1024)
       --max-calls-in-flight N       calls one connection may have in flight (default 128)
       --hello-timeout SECONDS       time a new connection has to send Hello (default 10)
+      --max-hello-frame-bytes N     largest first frame (the Hello) of a new connection (default 65536)
+      --max-unauthenticated N       connections still before their Hello; beyond it, or at the
+                                    connection limit, the oldest of them is closed for the new one (default 256)
+      --max-unauthenticated-per-address N
+                                    the same per peer address (default 64)
+      --frame-timeout SECONDS       a frame must arrive within this once begun (default 60)
       --idle-timeout SECONDS        idle connections are closed after this (default 300)
       --slow-client-timeout SECONDS clients not reading their output are dropped after this (default 30)
+      --max-output-bytes N          unread output queued per connection before its answers stop being
+                                    produced and its calls read (default 1048576; at most 16777216)
+      --total-output-bytes N        the same for all connections together (default 268435456)
       --observer-ack-timeout SECONDS
                                     time an observer event waits for its acknowledgement (default 30);
                                     three missed in a row end the observer
@@ -36,8 +45,9 @@ struct Options {
 
     /// Options that take a value; the names a config file and HEALTHD_* variables may set.
     static let valued = ["listen", "unix", "data", "threads", "max-connections", "max-calls-in-flight", "hello-timeout",
-                         "idle-timeout", "slow-client-timeout", "observer-ack-timeout", "authorization-policy", "log-level",
-                         "tombstone-retention-days"]
+                         "max-hello-frame-bytes", "max-unauthenticated", "max-unauthenticated-per-address", "frame-timeout",
+                         "idle-timeout", "slow-client-timeout", "max-output-bytes", "total-output-bytes", "observer-ack-timeout",
+                         "authorization-policy", "log-level", "tombstone-retention-days"]
 
     /// Reads the config file (from --config or HEALTHD_CONFIG) and the environment, then the flags.
     init(arguments: [String], environment: [String: String]) throws(OptionError) {
@@ -115,8 +125,14 @@ struct Options {
             case "--max-connections": configuration.maxConnections = Int(try number(flag, 1...1_000_000))
             case "--max-calls-in-flight": configuration.maxCallsInFlight = Int(try number(flag, 1...100_000))
             case "--hello-timeout": configuration.helloTimeout = try number(flag, 0.1...3600)
+            case "--max-hello-frame-bytes": configuration.maxHelloFrameBytes = Int(try number(flag, 1024...Double(configuration.maxFrameBytes)))
+            case "--max-unauthenticated": configuration.maxUnauthenticated = Int(try number(flag, 1...1_000_000))
+            case "--max-unauthenticated-per-address": configuration.maxUnauthenticatedPerAddress = Int(try number(flag, 1...1_000_000))
+            case "--frame-timeout": configuration.frameTimeout = try number(flag, 0.1...3600)
             case "--idle-timeout": configuration.idleTimeout = try number(flag, 0.1...864_000)
             case "--slow-client-timeout": configuration.slowClientTimeout = try number(flag, 0.1...3600)
+            case "--max-output-bytes": configuration.outputHighWater = Int(try number(flag, 65_536...16_777_216))
+            case "--total-output-bytes": configuration.totalOutputBytes = Int(try number(flag, 1_048_576...68_719_476_736))
             case "--observer-ack-timeout": configuration.observerAckTimeout = try number(flag, 0.05...86_400)
             case "--authorization-policy":
                 let text = try value(flag)

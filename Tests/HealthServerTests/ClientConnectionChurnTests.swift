@@ -9,7 +9,9 @@ import XCTest
 /// server — leave every call answered and no descriptor behind.
 final class ClientConnectionChurnTests: XCTestCase {
     func testConnectionsClosedByEitherSideLeaveNoDescriptorBehind() async throws {
-        let server = try ServerProcess(extraArguments: ["--max-connections", "400", "--idle-timeout", "2"])
+        // Up to 100 connections from one address may be waiting for their Hello at once.
+        let server = try ServerProcess(extraArguments: ["--max-connections", "400", "--idle-timeout", "2",
+                                                        "--max-unauthenticated-per-address", "100"])
         let endpoint = Endpoint.tcp(host: "127.0.0.1", port: server.port)
         let hello = Hello(token: server.ownerToken)
         // Dispatch may open two descriptors of its own (epoll, eventfd) with the first read source.

@@ -32,6 +32,21 @@ final class HealthdOptionsTests: XCTestCase {
         XCTAssertEqual(options.tombstoneRetentionDays, 30)
     }
 
+    func testConnectionMemoryLimitsFromEverySource() throws {
+        let path = try configFile("max-output-bytes = 262144\nmax-unauthenticated = 10\n")
+        let options = try Options(arguments: ["--config", path, "--frame-timeout", "5", "--max-hello-frame-bytes", "4096"],
+                                  environment: ["HEALTHD_TOTAL_OUTPUT_BYTES": "33554432", "HEALTHD_MAX_UNAUTHENTICATED_PER_ADDRESS": "3"])
+        XCTAssertEqual(options.configuration.outputHighWater, 262_144)
+        XCTAssertEqual(options.configuration.maxUnauthenticated, 10)
+        XCTAssertEqual(options.configuration.maxUnauthenticatedPerAddress, 3)
+        XCTAssertEqual(options.configuration.totalOutputBytes, 33_554_432)
+        XCTAssertEqual(options.configuration.frameTimeout, 5)
+        XCTAssertEqual(options.configuration.maxHelloFrameBytes, 4096)
+        XCTAssertThrowsError(try Options(arguments: ["--max-output-bytes", "1000000000"], environment: [:])) { error in
+            XCTAssertEqual((error as? OptionError)?.message, "--max-output-bytes must be a number in 65536.0...16777216.0, got '1000000000'")
+        }
+    }
+
     func testBadInputIsNamed() throws {
         let path = try configFile("listen = 1.2.3.4:1\nbogus = 1\n")
         XCTAssertThrowsError(try Options(arguments: ["--config", path], environment: [:])) { error in

@@ -30,6 +30,20 @@ final class FrameDecoderTests: XCTestCase {
         XCTAssertEqual(decoder.bufferedByteCount, 0)
     }
 
+    func testFirstFrameHasItsOwnLimitAndLaterFramesTheGeneralOne() throws {
+        var decoder = FrameDecoder(maxFrameBytes: 1000, maxFirstFrameBytes: 10)
+        // The first frame's small limit does not apply to a large frame right behind it in the same chunk.
+        let small = [UInt8](repeating: 1, count: 10), large = [UInt8](repeating: 2, count: 900)
+        (encodeFrame(small) + encodeFrame(large)).withUnsafeBytes { decoder.append($0) }
+        XCTAssertEqual(try drain(&decoder), [small, large])
+
+        var stranger = FrameDecoder(maxFrameBytes: 1000, maxFirstFrameBytes: 10)
+        stranger.append(contentsOf: [0, 0, 0, 11])
+        XCTAssertEqual(stranger.error?.code, .frameTooLarge)
+        XCTAssertEqual(stranger.error?.message, "frame length prefix is 11 bytes, above the maximum of 10 for the first frame")
+        XCTAssertEqual(stranger.bufferedByteCount, 0)
+    }
+
     func testManyFramesInOneChunk() throws {
         var decoder = FrameDecoder()
         stream.withUnsafeBytes { decoder.append($0) }

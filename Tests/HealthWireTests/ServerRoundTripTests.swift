@@ -25,7 +25,8 @@ final class ServerRoundTripTests: XCTestCase {
     func testSessionResults() {
         assertRoundTrip(.hello(HelloResult(serverVersion: "0.1.0", protocolVersion: 1, maxFrameBytes: 4_194_304, maxCallsInFlight: 64,
                                            maxBatchObjects: 1000, serverTime: 1_700_000_000_000_000, role: .app, ownerName: "Alice",
-                                           source: band)))
+                                           source: band, maxOutputBytes: 1 << 20, frameTimeoutMilliseconds: 60_000,
+                                           maxHelloFrameBytes: 65_536)))
         assertRoundTrip(.hello(HelloResult(serverVersion: "", protocolVersion: 1, maxFrameBytes: 1, maxCallsInFlight: 1, maxBatchObjects: 1,
                                            serverTime: -1, role: .serverOperator, ownerName: "", source: nil)))
         assertRoundTrip(.pong(payload: Data([1, 2, 3]), serverTime: 123))

@@ -8415,7 +8415,7 @@ const ProtobufCMessageDescriptor healthstore__v1__hello__descriptor =
   (ProtobufCMessageInit) healthstore__v1__hello__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__hello_result__field_descriptors[9] =
+static const ProtobufCFieldDescriptor healthstore__v1__hello_result__field_descriptors[12] =
 {
   {
     "server_version",
@@ -8525,11 +8525,50 @@ static const ProtobufCFieldDescriptor healthstore__v1__hello_result__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "max_output_bytes",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__HelloResult, max_output_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "frame_timeout_ms",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__HelloResult, frame_timeout_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "max_hello_frame_bytes",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__HelloResult, max_hello_frame_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned healthstore__v1__hello_result__field_indices_by_name[] = {
+  10,   /* field[10] = frame_timeout_ms */
   4,   /* field[4] = max_batch_objects */
   3,   /* field[3] = max_calls_in_flight */
   2,   /* field[2] = max_frame_bytes */
+  11,   /* field[11] = max_hello_frame_bytes */
+  9,   /* field[9] = max_output_bytes */
   7,   /* field[7] = owner_name */
   1,   /* field[1] = protocol_version */
   6,   /* field[6] = role */
@@ -8540,7 +8579,7 @@ static const unsigned healthstore__v1__hello_result__field_indices_by_name[] = {
 static const ProtobufCIntRange healthstore__v1__hello_result__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__hello_result__descriptor =
 {
@@ -8550,7 +8589,7 @@ const ProtobufCMessageDescriptor healthstore__v1__hello_result__descriptor =
   "Healthstore__V1__HelloResult",
   "healthstore.v1",
   sizeof(Healthstore__V1__HelloResult),
-  9,
+  12,
   healthstore__v1__hello_result__field_descriptors,
   healthstore__v1__hello_result__field_indices_by_name,
   1,  healthstore__v1__hello_result__number_ranges,

@@ -2090,10 +2090,24 @@ struct  Healthstore__V1__HelloResult
    * The source the connection saves as (apps: the app; owner: the Health app).
    */
   Healthstore__V1__Source *source;
+  /*
+   * Unread answer bytes the server queues for this connection before it stops producing answers
+   * (and reading calls) until the client reads.
+   */
+  uint32_t max_output_bytes;
+  /*
+   * Milliseconds a frame may take to arrive once its first byte did; a slower frame closes the
+   * connection.
+   */
+  uint32_t frame_timeout_ms;
+  /*
+   * Largest first frame (the Hello) the server accepts on a new connection, in bytes.
+   */
+  uint32_t max_hello_frame_bytes;
 };
 #define HEALTHSTORE__V1__HELLO_RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__hello_result__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, HEALTHSTORE__V1__ROLE__ROLE_UNSPECIFIED, (char *)protobuf_c_empty_string, NULL }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, HEALTHSTORE__V1__ROLE__ROLE_UNSPECIFIED, (char *)protobuf_c_empty_string, NULL, 0, 0, 0 }
 
 
 /*
