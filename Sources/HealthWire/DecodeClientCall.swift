@@ -78,7 +78,8 @@ extension WireDecode {
             return .queryActivitySummaries(from: try calendarDay(q.from_day, "from_day"), to: try calendarDay(q.to_day, "to_day"),
                                            timeZone: try CRead.optionalString(q.time_zone, "time_zone"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_DEVICES:
-            return .queryDevices(type: try CRead.optionalString(try CRead.required(m.query_devices, "query_devices").type, "type").map(CRead.identifier))
+            let q = try CRead.required(m.query_devices, "query_devices")
+            return .queryDevices(type: try CRead.optionalString(q.type, "type").map(CRead.identifier))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_COUNT_SAMPLES:
             let c = try CRead.required(m.count_samples, "count_samples")
             return .countSamples(types: try CRead.typeNames(c.types, c.n_types, "types"), predicate: try optionalPredicate(c.predicate))
