@@ -58,7 +58,7 @@ extension Dispatcher {
     /// A known sample type, or INVALID_ARGUMENT naming the identifier.
     func sampleType(_ identifier: String, field: String = "type") throws(HealthError) -> HealthType {
         guard let type = TypeCatalog.type(identifier) else {
-            throw HealthError.invalid("unknown type '\(identifier)'", field: field)
+            throw TypeCatalog.unknownType(identifier, field: field)
         }
         guard type.isSampleType else {
             throw HealthError.invalid("\(identifier) is a characteristic type; it cannot be queried as samples (use ReadCharacteristics)", field: field)

@@ -99,7 +99,7 @@ extension Dispatcher {
 
     private func knownType(_ identifier: String, field: String) throws(HealthError) {
         guard TypeCatalog.type(identifier) != nil else {
-            throw HealthError.invalid("unknown type '\(identifier)'", field: field)
+            throw TypeCatalog.unknownType(identifier, field: field)
         }
     }
 }

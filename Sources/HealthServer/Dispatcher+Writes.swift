@@ -14,7 +14,7 @@ extension Dispatcher {
         // SEMANTICS §8.1: a known type first, then share permission, then every other rule.
         for (index, object) in objects.enumerated() {
             guard TypeCatalog.type(object.type) != nil else {
-                throw HealthError(.invalidArgument, "unknown type '\(object.type)'", objectIndex: index, field: "type")
+                throw TypeCatalog.unknownType(object.type).at(index: index)
             }
             try await requireShare(sharedTypes(of: object), session: session, owner: owner, index: index)
         }

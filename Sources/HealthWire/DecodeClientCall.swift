@@ -25,15 +25,15 @@ extension WireDecode {
             return .ackObserverEvent(targetCallID: a.target_call_id, sequence: a.sequence)
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_REQUEST_AUTHORIZATION:
             let r = try CRead.required(m.request_authorization, "request_authorization")
-            return .requestAuthorization(share: try CRead.strings(r.share_types, r.n_share_types, "share_types"),
-                                         read: try CRead.strings(r.read_types, r.n_read_types, "read_types"))
+            return .requestAuthorization(share: try CRead.typeNames(r.share_types, r.n_share_types, "share_types"),
+                                         read: try CRead.typeNames(r.read_types, r.n_read_types, "read_types"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_GET_AUTHORIZATION_STATUS:
             let g = try CRead.required(m.get_authorization_status, "get_authorization_status")
-            return .getAuthorizationStatus(types: try CRead.strings(g.types, g.n_types, "types"))
+            return .getAuthorizationStatus(types: try CRead.typeNames(g.types, g.n_types, "types"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_GET_REQUEST_STATUS_FOR_AUTHORIZATION:
             let r = try CRead.required(m.get_request_status_for_authorization, "get_request_status_for_authorization")
-            return .getRequestStatusForAuthorization(share: try CRead.strings(r.share_types, r.n_share_types, "share_types"),
-                                                     read: try CRead.strings(r.read_types, r.n_read_types, "read_types"))
+            return .getRequestStatusForAuthorization(share: try CRead.typeNames(r.share_types, r.n_share_types, "share_types"),
+                                                     read: try CRead.typeNames(r.read_types, r.n_read_types, "read_types"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_SAVE_OBJECTS:
             let s = try CRead.required(m.save_objects, "save_objects")
             return .saveObjects(try samples(s.objects, s.n_objects, "objects"))
@@ -41,19 +41,19 @@ extension WireDecode {
             return .deleteObjects(try deleteTarget(try CRead.required(m.delete_objects, "delete_objects")))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_SAMPLES:
             let q = try CRead.required(m.query_samples, "query_samples")
-            return .querySamples(SampleQuery(types: try CRead.strings(q.types, q.n_types, "types"),
+            return .querySamples(SampleQuery(types: try CRead.typeNames(q.types, q.n_types, "types"),
                                              predicate: try optionalPredicate(q.predicate),
                                              sort: try CRead.list(q.sort, q.n_sort, "sort", sortDescriptor),
                                              limit: Int(q.limit)))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_ANCHORED:
             let q = try CRead.required(m.query_anchored, "query_anchored")
-            return .queryAnchored(AnchoredQuery(types: try CRead.strings(q.types, q.n_types, "types"),
+            return .queryAnchored(AnchoredQuery(types: try CRead.typeNames(q.types, q.n_types, "types"),
                                                 predicate: try optionalPredicate(q.predicate),
                                                 anchor: q.anchor.len == 0 ? nil : CRead.data(q.anchor),
                                                 limit: Int(q.limit), updates: q.updates != 0))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_STATISTICS:
             let q = try CRead.required(m.query_statistics, "query_statistics")
-            return .queryStatistics(StatisticsQuery(type: try CRead.string(q.type, "type"),
+            return .queryStatistics(StatisticsQuery(type: try CRead.typeName(q.type, "type"),
                                                     predicate: try optionalPredicate(q.predicate),
                                                     options: statisticsOptions(q.options),
                                                     unit: try CRead.optionalString(q.unit, "unit")))
@@ -62,26 +62,27 @@ extension WireDecode {
                 try CRead.required(m.query_statistics_collection, "query_statistics_collection")))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_CORRELATIONS:
             let q = try CRead.required(m.query_correlations, "query_correlations")
-            return .queryCorrelations(CorrelationQuery(type: try CRead.string(q.type, "type"),
+            return .queryCorrelations(CorrelationQuery(type: try CRead.typeName(q.type, "type"),
                                                        predicate: try optionalPredicate(q.predicate),
                                                        samplePredicates: try CRead.list(q.sample_predicates, q.n_sample_predicates,
                                                                                         "sample_predicates", typedPredicate)))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_SOURCES:
             let q = try CRead.required(m.query_sources, "query_sources")
-            return .querySources(type: try CRead.string(q.type, "type"), predicate: try optionalPredicate(q.predicate))
+            return .querySources(type: try CRead.typeName(q.type, "type"), predicate: try optionalPredicate(q.predicate))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_OBSERVE:
             let o = try CRead.required(m.observe, "observe")
-            return .observe(types: try CRead.strings(o.types, o.n_types, "types"), predicate: try optionalPredicate(o.predicate),
+            return .observe(types: try CRead.typeNames(o.types, o.n_types, "types"), predicate: try optionalPredicate(o.predicate),
                             frequency: try CRead.optionalEnum(o.frequency.rawValue, "frequency"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_ACTIVITY_SUMMARIES:
             let q = try CRead.required(m.query_activity_summaries, "query_activity_summaries")
             return .queryActivitySummaries(from: try calendarDay(q.from_day, "from_day"), to: try calendarDay(q.to_day, "to_day"),
                                            timeZone: try CRead.optionalString(q.time_zone, "time_zone"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_DEVICES:
-            return .queryDevices(type: try CRead.optionalString(try CRead.required(m.query_devices, "query_devices").type, "type"))
+            let q = try CRead.required(m.query_devices, "query_devices")
+            return .queryDevices(type: try CRead.optionalString(q.type, "type").map(CRead.identifier))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_COUNT_SAMPLES:
             let c = try CRead.required(m.count_samples, "count_samples")
-            return .countSamples(types: try CRead.strings(c.types, c.n_types, "types"), predicate: try optionalPredicate(c.predicate))
+            return .countSamples(types: try CRead.typeNames(c.types, c.n_types, "types"), predicate: try optionalPredicate(c.predicate))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_READ_CHARACTERISTICS:
             _ = try CRead.required(m.read_characteristics, "read_characteristics")
             return .readCharacteristics
@@ -111,10 +112,10 @@ extension WireDecode {
                                                                "bundle_id"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_SET_SOURCE_PRIORITY:
             let s = try CRead.required(m.set_source_priority, "set_source_priority")
-            return .setSourcePriority(type: try CRead.string(s.type, "type"),
+            return .setSourcePriority(type: try CRead.typeName(s.type, "type"),
                                       bundleIDs: try CRead.strings(s.bundle_ids, s.n_bundle_ids, "bundle_ids"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_GET_SOURCE_PRIORITY:
-            return .getSourcePriority(type: try CRead.string(try CRead.required(m.get_source_priority, "get_source_priority").type, "type"))
+            return .getSourcePriority(type: try CRead.typeName(try CRead.required(m.get_source_priority, "get_source_priority").type, "type"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_ADD_OWNER:
             return .addOwner(name: try CRead.string(try CRead.required(m.add_owner, "add_owner").name, "name"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_LIST_OWNERS:
@@ -139,7 +140,7 @@ extension WireDecode {
     }
 
     private static func statisticsCollectionQuery(_ q: Healthstore__V1__QueryStatisticsCollection) throws(HealthError) -> StatisticsCollectionQuery {
-        StatisticsCollectionQuery(type: try CRead.string(q.type, "type"),
+        StatisticsCollectionQuery(type: try CRead.typeName(q.type, "type"),
                                   predicate: try optionalPredicate(q.predicate),
                                   options: statisticsOptions(q.options),
                                   unit: try CRead.optionalString(q.unit, "unit"),
@@ -151,7 +152,7 @@ extension WireDecode {
     }
 
     private static func decision(_ d: Healthstore__V1__AuthorizationDecision) throws(HealthError) -> AuthorizationDecision {
-        AuthorizationDecision(type: try CRead.string(d.type, "decisions.type"),
+        AuthorizationDecision(type: try CRead.typeName(d.type, "decisions.type"),
                               direction: try CRead.enumValue(d.direction.rawValue, "decisions.direction"),
                               grant: d.grant != 0)
     }

@@ -28,7 +28,7 @@ extension WireDecode {
     }
 
     static func typedPredicate(_ t: Healthstore__V1__TypedPredicate) throws(HealthError) -> TypedPredicate {
-        TypedPredicate(type: try CRead.string(t.type, "type"), predicate: try optionalPredicate(t.predicate))
+        TypedPredicate(type: try CRead.typeName(t.type, "type"), predicate: try optionalPredicate(t.predicate))
     }
 
     /// Absent interval of the most recent sample reads as nil when there is no most recent value.

@@ -7,7 +7,7 @@ extension WireDecode {
     /// `depth` counts enclosing correlations, bounded so hostile nesting cannot exhaust the stack.
     static func sample(_ s: Healthstore__V1__Sample, depth: Int = 0) throws(HealthError) -> Sample {
         Sample(uuid: try CRead.uuid(s.uuid, "uuid"),
-               type: try CRead.string(s.type, "type"),
+               type: try CRead.typeName(s.type, "type"),
                start: s.start_time,
                end: s.end_time,
                metadata: try metadata(s.metadata, s.n_metadata),
@@ -72,7 +72,7 @@ extension WireDecode {
     }
 
     static func workoutStatistic(_ s: Healthstore__V1__WorkoutStatistic) throws(HealthError) -> WorkoutStatistic {
-        WorkoutStatistic(quantityType: try CRead.string(s.quantity_type, "workout.statistics.quantity_type"),
+        WorkoutStatistic(quantityType: try CRead.typeName(s.quantity_type, "workout.statistics.quantity_type"),
                          sum: try optionalQuantity(s.sum, "workout.statistics.sum"),
                          average: try optionalQuantity(s.average, "workout.statistics.average"),
                          minimum: try optionalQuantity(s.minimum, "workout.statistics.minimum"),

@@ -30,10 +30,11 @@ async def worker(client, kind, batch, deadline, latencies):
             for sample in request.objects:
                 sample.uuid = os.urandom(16)
         start = time.perf_counter()
+        # The raw call reuses one request message, so the figures measure the RPC, not request building.
         if kind == "save":
-            await client._unary("save_objects", request, "save_objects", lambda r: r)
+            await client.call_raw("save_objects", request, "save_objects")
         else:
-            await client._unary("ping", request, "pong", lambda r: r)
+            await client.call_raw("ping", request, "pong")
         latencies.append(time.perf_counter() - start)
 
 

@@ -39,15 +39,28 @@ public enum TypeCatalog {
     /// The type with exactly this identifier.
     public static func type(_ identifier: String) -> HealthType? { byIdentifier[identifier] }
 
+    /// The identifier of the type any accepted spelling names ("HeartRate", "heart_rate" or the
+    /// identifier itself), or nil for an unknown name.
+    public static func identifier(named name: String) -> String? { named(name)?.identifier }
+
     /// Resolves an identifier or a short name ("HeartRate", "heartRate", "heart-rate", "heart_rate");
     /// the error suggests the nearest known name for a near miss.
     public static func resolve(_ name: String) throws(HealthError) -> HealthType {
-        if let type = byIdentifier[name] ?? byNormalizedName[TypeNameMatching.normalized(name)] { return type }
+        guard let type = named(name) else { throw unknownType(name) }
+        return type
+    }
+
+    private static func named(_ name: String) -> HealthType? {
+        byIdentifier[name] ?? byNormalizedName[TypeNameMatching.normalized(name)]
+    }
+
+    /// INVALID_ARGUMENT for a name that is no type, suggesting the nearest known name for a near miss.
+    public static func unknownType(_ name: String, field: String = "type") -> HealthError {
         var message = "unknown type \"\(name)\""
         if let suggestion = TypeNameMatching.nearest(to: name, among: all.map(\.shortName)),
            let type = byNormalizedName[TypeNameMatching.normalized(suggestion)] {
             message += "; did you mean \"\(suggestion)\" (\(type.identifier))?"
         }
-        throw HealthError.invalid(message, field: "type")
+        return HealthError.invalid(message, field: field)
     }
 }

@@ -9,7 +9,7 @@ default ./data), or point HEALTHSTORE_TOKEN_FILE at the server's owner.token.
 
 Each simulated user registers its own app, gets share/read permission, then saves batches of
 heart-rate samples, runs range queries and pings. Requests are reported to Locust by call name;
-errors from the server and lost connections count as failures.
+errors from the server and lost connections (all `HealthStoreError`) count as failures.
 """
 
 import logging
@@ -22,7 +22,7 @@ from locust import User, between, events, task
 
 from healthstore import Client, errors, values as v
 
-HR = "HKQuantityTypeIdentifierHeartRate"
+HR = "HeartRate"
 TOKEN_FILE = os.environ.get("HEALTHSTORE_TOKEN_FILE", "data/owner.token")
 
 
@@ -42,15 +42,13 @@ class HealthStoreUser(User):
     wait_time = between(0.01, 0.1)
 
     def on_start(self):
-        host, _, port = (self.host or "127.0.0.1:7420").rpartition(":")
-        self.address = (host or "127.0.0.1", int(port or 7420))
-        owner_token = open(TOKEN_FILE).read().strip()
+        server = self.host or None  # --host HOST:PORT or unix:PATH; else $HEALTHSTORE_SERVER
         self.bundle = f"org.example.locust.{uuid.uuid4().hex[:12]}"
-        with Client.connect(owner_token, host=self.address[0], port=self.address[1]) as owner:
+        with Client.connect(server=server, token_file=TOKEN_FILE) as owner:
             token = owner.register_app(self.bundle, "Locust device")
-            owner.decide_authorization(self.bundle, share=[HR], read=[HR])
-        self.client = Client.connect(token, host=self.address[0], port=self.address[1], bundle_id=self.bundle,
-                                     version="1.0", default_device={"name": "Locust band"})
+            owner.decide_authorization(self.bundle, share=HR, read=HR)
+        self.client = Client.connect(token, server=server, bundle_id=self.bundle, version="1.0",
+                                     default_device={"name": "Locust band"})
         self.client.request_authorization(share=[HR], read=[HR])
         self.rng = random.Random(self.bundle)
 
@@ -62,7 +60,7 @@ class HealthStoreUser(User):
         exception = None
         try:
             call()
-        except (errors.HealthStoreError, OSError) as exc:
+        except errors.HealthStoreError as exc:
             exception = exc
         events.request.fire(request_type="healthstore", name=name, response_time=(time.perf_counter() - started) * 1000,
                             response_length=size, exception=exception, context={})

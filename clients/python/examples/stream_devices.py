@@ -3,6 +3,9 @@
 
     python3 examples/stream_devices.py --devices 20 --seconds 10 --token-file data/owner.token
 
+The server is --server (HOST:PORT or unix:PATH), else $HEALTHSTORE_SERVER, else 127.0.0.1:7420;
+the owner token --token-file, else $HEALTHSTORE_TOKEN_FILE, else ./data/owner.token.
+
 Each device registers its own app through the owner token, gets share permission, then saves a
 batch of samples every --interval seconds. Prints a summary table at the end.
 """
@@ -14,14 +17,15 @@ import threading
 import time
 
 from healthstore import Client, errors, values as v
+from healthstore.connection import read_token_file
 
-HR = "HKQuantityTypeIdentifierHeartRate"
-STEPS = "HKQuantityTypeIdentifierStepCount"
+HR = "HeartRate"
+STEPS = "StepCount"
 
 
 def device_loop(args, owner_token, index, totals, lock):
     bundle = f"org.example.stream.device{index}"
-    with Client.connect(owner_token, host=args.host, port=args.port) as owner:
+    with Client.connect(owner_token, server=args.server) as owner:
         try:
             token = owner.register_app(bundle, f"Stream Device {index}")
         except errors.HealthStoreError:
@@ -30,8 +34,7 @@ def device_loop(args, owner_token, index, totals, lock):
     rng = random.Random(index)
     device = {"name": f"Band {index}", "manufacturer": "Example", "model": "B1", "local_identifier": f"band-{index}"}
     saved = 0
-    with Client.connect(token, host=args.host, port=args.port, bundle_id=bundle, version="1.0",
-                        default_device=device) as app:
+    with Client.connect(token, server=args.server, bundle_id=bundle, version="1.0", default_device=device) as app:
         app.request_authorization(share=[HR, STEPS])
         deadline = time.time() + args.seconds
         while time.time() < deadline:
@@ -47,15 +50,14 @@ def device_loop(args, owner_token, index, totals, lock):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=7420)
+    parser.add_argument("--server", help="HOST:PORT or unix:PATH (default: $HEALTHSTORE_SERVER, then 127.0.0.1:7420)")
     parser.add_argument("--token-file", default=os.environ.get("HEALTHSTORE_TOKEN_FILE", "data/owner.token"))
     parser.add_argument("--devices", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--batch", type=int, default=10, help="heart-rate samples per batch")
     parser.add_argument("--interval", type=float, default=0.5, help="seconds between batches")
     args = parser.parse_args()
-    owner_token = open(args.token_file).read().strip()
+    owner_token = read_token_file(args.token_file)
     totals, lock = {}, threading.Lock()
     started = time.time()
     threads = [threading.Thread(target=device_loop, args=(args, owner_token, i, totals, lock)) for i in range(args.devices)]

@@ -1,143 +1,230 @@
 """asyncio client: the same calls as `Client`, as coroutines and async iterators."""
 
+from __future__ import annotations
+
 import asyncio
 import itertools
+import ssl
+from types import TracebackType
+from typing import Any, AsyncIterator, Awaitable, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Type, Union
+
+from google.protobuf.message import DecodeError
 
 from . import errors
-from .calls import Calls
-from .client import hello_message
-from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, decode_server_message, encode_frame
-from .v1 import healthstore_pb2 as pb
+from .calls import AsyncRunner, Calls, Plan
+from .client import client_tls
+from .connection import Address, resolve_servers, resolve_token, unreachable
+from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, decode_server_message
+from .protocol import ack_frame, call_frame, cancel_frame, hello_message, is_connection_error, raise_for_error, stream_ended
+from .results import HelloInfo
 
 _CLOSED = object()
+Streams = Tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
-class AsyncClient(Calls):
-    """asyncio HealthStore client. `client = await AsyncClient.connect(token, ...)`."""
+async def _open(address: Address, timeout: Optional[float], context: Optional[ssl.SSLContext],
+                server_hostname: Optional[str]) -> Streams:
+    hostname = (server_hostname or address.host) if context is not None else None
+    try:
+        if address.unix_path is not None:
+            opening = asyncio.open_unix_connection(address.unix_path, ssl=context, server_hostname=hostname)
+        else:
+            opening = asyncio.open_connection(address.host, address.port, ssl=context, server_hostname=hostname)
+        return await asyncio.wait_for(opening, timeout)
+    except (OSError, asyncio.TimeoutError) as exc:
+        raise errors.connect_failed(str(address), exc) from None
 
-    def __init__(self, reader, writer, max_frame_bytes=DEFAULT_MAX_FRAME_BYTES, timeout=30.0):
+
+class Connecting:
+    """`AsyncClient.connect(...)`: await it for the client, or use it with `async with` to close the client on exit."""
+
+    def __init__(self, connect: Awaitable[AsyncClient]) -> None:
+        self._connect = connect
+        self._client: Optional[AsyncClient] = None
+
+    def __await__(self) -> Generator[Any, None, AsyncClient]:
+        return self._connect.__await__()
+
+    async def __aenter__(self) -> AsyncClient:
+        self._client = await self._connect
+        return self._client
+
+    async def __aexit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                        tb: Optional[TracebackType]) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+
+class AsyncClient(Calls, AsyncRunner):
+    """asyncio HealthStore client: `async with AsyncClient.connect(...) as client:`, or
+    `client = await AsyncClient.connect(...)` and later `await client.close()`."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, timeout: Optional[float] = 30.0) -> None:
+        """Wraps connected streams (Hello not yet sent); most code uses `AsyncClient.connect` instead."""
         self._reader, self._writer = reader, writer
         self._decoder = FrameDecoder(max_frame_bytes)
         self._ids = itertools.count(1)
-        self._pending = {}
+        self._pending: Dict[int, "asyncio.Queue[Any]"] = {}
         self.timeout = timeout
-        self.closed_error = None
-        self.hello_result = None
+        self.closed_error: Optional[errors.HealthStoreError] = None
+        self.hello_result: Optional[HelloInfo] = None
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
 
     @classmethod
-    async def connect(cls, token, host="127.0.0.1", port=7420, unix_path=None, timeout=30.0, **hello):
-        """Connects, says Hello and returns the ready client."""
-        if unix_path:
-            reader, writer = await asyncio.open_unix_connection(unix_path)
-        else:
-            reader, writer = await asyncio.open_connection(host, port)
-        client = cls(reader, writer, timeout=timeout)
-        try:
-            client.hello_result = await client._unary("hello", hello_message(token, **hello), "hello", lambda r: r)
-        except BaseException:
-            await client.close()
-            raise
-        return client
+    def connect(cls, token: Optional[str] = None, *, server: Optional[str] = None, host: Optional[str] = None,
+                port: Optional[int] = None, unix_path: Optional[str] = None, token_file: Optional[str] = None,
+                tls: Union[bool, ssl.SSLContext] = False, ca: Optional[str] = None, cert: Optional[str] = None,
+                key: Optional[str] = None, server_hostname: Optional[str] = None, timeout: Optional[float] = 30.0,
+                connect_timeout: Optional[float] = 10.0, bundle_id: str = "", name: str = "", version: str = "",
+                product_type: str = "", os_version: Sequence[int] = (0, 0, 0),
+                default_device: Optional[Union[Any, Mapping[str, str]]] = None) -> Connecting:
+        """Connects and says Hello; await the result or use it with `async with`. The arguments,
+        environment variables and errors are those of `Client.connect`."""
+        async def connect() -> AsyncClient:
+            credential = resolve_token(token, token_file)
+            context = client_tls(tls, ca, cert, key)
+            addresses = resolve_servers(server, host, port, unix_path)
+            hello = hello_message(credential, bundle_id, name, version, product_type, os_version, default_device)
+            failures: List[errors.Unavailable] = []
+            for address in addresses:
+                try:
+                    reader, writer = await _open(address, connect_timeout, context, server_hostname)
+                    break
+                except errors.TLSError:
+                    raise
+                except errors.Unavailable as exc:
+                    failures.append(exc)
+            else:
+                raise unreachable(failures)
+            client = cls(reader, writer, timeout=timeout)
+            try:
+                client.hello_result = HelloInfo.from_pb(await client.call_raw("hello", hello, "hello"))
+            except BaseException:
+                await client.close()
+                raise
+            return client
 
-    def _submit(self, call_field, request):
+        return Connecting(connect())
+
+    # -- running calls ------------------------------------------------------------------------------
+    def _submit(self, call_field: str, request: Any) -> Tuple[int, "asyncio.Queue[Any]"]:
         if self.closed_error is not None:
             raise self.closed_error
         call_id = next(self._ids)
-        answers = asyncio.Queue()
+        answers: "asyncio.Queue[Any]" = asyncio.Queue()
         self._pending[call_id] = answers
-        message = pb.ClientMessage(call_id=call_id)
-        getattr(message, call_field).CopyFrom(request)
-        self._writer.write(encode_frame(message))
+        self._writer.write(call_frame(call_id, call_field, request))
         return call_id, answers
 
-    async def _next(self, answers):
-        item = await asyncio.wait_for(answers.get(), self.timeout) if self.timeout else await answers.get()
+    async def _drain(self) -> None:
+        try:
+            await self._writer.drain()
+        except OSError as exc:
+            raise self.closed_error or errors.connection_lost(exc) from None
+
+    async def _next(self, answers: "asyncio.Queue[Any]", timeout: Optional[float]) -> Any:
+        try:
+            item = await asyncio.wait_for(answers.get(), timeout)
+        except asyncio.TimeoutError:
+            raise errors.DeadlineExceeded(f"no answer within {timeout} s") from None
         if item is _CLOSED:
             raise self.closed_error or errors.ConnectionClosed("connection closed")
-        if item.WhichOneof("result") == "error":
-            raise errors.from_error(item.error)
-        return item
+        return raise_for_error(item)
 
-    async def _unary(self, call_field, request, result_field, extract):
+    async def call_raw(self, call_field: str, request: Any, result_field: str) -> Any:
+        """Makes one call with a request message and returns the raw result message (for fields
+        this client version does not wrap)."""
         call_id, answers = self._submit(call_field, request)
         try:
-            await self._writer.drain()
-            return extract(getattr(await self._next(answers), result_field))
+            await self._drain()
+            return getattr(await self._next(answers, self.timeout), result_field)
         finally:
             self._pending.pop(call_id, None)
 
-    async def _collect(self, call_field, request, result_field, combine):
-        call_id, answers = self._submit(call_field, request)
+    def _execute(self, plan: Plan[Any]) -> Any:
+        return self._stream(plan) if plan.kind == "stream" else self._answer(plan)
+
+    async def _answer(self, plan: Plan[Any]) -> Any:
+        call_id, answers = self._submit(plan.call_field, plan.request)
         try:
-            await self._writer.drain()
-            pages = []
+            await self._drain()
+            if plan.kind == "unary":
+                return plan.read(getattr(await self._next(answers, self.timeout), plan.result_field))
+            pages: List[Any] = []
             while True:
-                message = await self._next(answers)
-                pages.append(getattr(message, result_field))
+                message = await self._next(answers, self.timeout)
+                pages.append(getattr(message, plan.result_field))
                 if not message.more:
-                    return combine(pages)
+                    return plan.read(pages)
         finally:
             self._pending.pop(call_id, None)
 
-    def _stream(self, call_field, request, result_field, extract=lambda r: r):
-        client = self
+    async def _stream(self, plan: Plan[Any]) -> AsyncIterator[Any]:
+        call_id, answers = self._submit(plan.call_field, plan.request)
+        try:
+            await self._drain()
+            while True:
+                message = await self._next(answers, None)
+                if stream_ended(message):
+                    return
+                yield plan.read(getattr(message, plan.result_field))
+                ack = ack_frame(next(self._ids), message, call_id)
+                if ack is not None:
+                    self._writer.write(ack)
+                if not message.more:
+                    return
+        finally:
+            if self._pending.pop(call_id, None) is not None and self.closed_error is None:
+                self._writer.write(cancel_frame(next(self._ids), call_id))
 
-        async def iterate():
-            call_id, answers = client._submit(call_field, request)
-            try:
-                while True:
-                    answer = await answers.get()
-                    if answer is _CLOSED:
-                        raise client.closed_error or errors.ConnectionClosed("connection closed")
-                    if answer.WhichOneof("result") == "error":
-                        raise errors.from_error(answer.error)
-                    if answer.WhichOneof("result") == "call_ended":
-                        ended = errors.from_call_ended(answer.call_ended)
-                        if ended is None:
-                            return
-                        raise ended
-                    yield extract(getattr(answer, result_field))
-                    # Back for the next event: the consumer is done with this one (§6.9).
-                    if answer.WhichOneof("result") == "observer_event" and answer.observer_event.sequence:
-                        ack = pb.AckObserverEvent(target_call_id=call_id, sequence=answer.observer_event.sequence)
-                        client._writer.write(encode_frame(pb.ClientMessage(call_id=next(client._ids), ack_observer_event=ack)))
-            finally:
-                if client._pending.pop(call_id, None) is not None and client.closed_error is None:
-                    cancel = pb.ClientMessage(call_id=next(client._ids), cancel=pb.Cancel(target_call_id=call_id))
-                    client._writer.write(encode_frame(cancel))
-
-        return iterate()
-
-    async def _read_loop(self):
+    # -- reading ------------------------------------------------------------------------------------
+    async def _read_loop(self) -> None:
+        error: errors.HealthStoreError
         try:
             while True:
                 data = await self._reader.read(65536)
                 if not data:
+                    error = self._decoder.end_of_stream()
                     break
                 for payload in self._decoder.feed(data):
-                    message = decode_server_message(payload)
-                    if message.call_id == 0 and message.WhichOneof("result") == "error":
-                        self.closed_error = errors.from_error(message.error)
-                        for answers in self._pending.values():
-                            answers.put_nowait(message)
-                        continue
-                    answers = self._pending.get(message.call_id)
-                    if answers is not None:
-                        answers.put_nowait(message)
-        except (OSError, ValueError) as exc:
-            self.closed_error = errors.ConnectionClosed(f"connection lost: {exc}")
-        finally:
-            if self.closed_error is None:
-                self.closed_error = errors.ConnectionClosed("connection closed by the server")
-            for answers in self._pending.values():
-                answers.put_nowait(_CLOSED)
+                    self._dispatch(decode_server_message(payload))
+        except (ValueError, DecodeError) as exc:
+            error = errors.ConnectionClosed(f"unreadable frame from the server: {exc}")
+        except OSError as exc:
+            error = errors.connection_lost(exc)
+        if self.closed_error is None:
+            self.closed_error = error
+        for answers in self._pending.values():
+            answers.put_nowait(_CLOSED)
 
-    async def close(self):
-        """Closes the connection."""
+    def _dispatch(self, message: Any) -> None:
+        if is_connection_error(message):
+            self.closed_error = errors.from_error(message.error)
+            for waiting in self._pending.values():
+                waiting.put_nowait(message)
+            return
+        answers = self._pending.get(message.call_id)
+        if answers is not None:
+            answers.put_nowait(message)
+
+    # -- lifetime -----------------------------------------------------------------------------------
+    async def close(self) -> None:
+        """Closes the connection; calls still waiting fail with ConnectionClosed."""
+        if self.closed_error is None:
+            self.closed_error = errors.ConnectionClosed("the client closed the connection")
         self._writer.close()
         try:
             await self._writer.wait_closed()
-        except OSError:
+        except (OSError, ssl.SSLError):
             pass
         self._task.cancel()
+        for answers in self._pending.values():
+            answers.put_nowait(_CLOSED)
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                        tb: Optional[TracebackType]) -> None:
+        await self.close()

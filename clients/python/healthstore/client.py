@@ -1,191 +1,210 @@
 """Blocking client: one socket, a reader thread, calls matched by call_id (pipelining allowed)."""
 
+from __future__ import annotations
+
 import itertools
 import queue
 import socket
+import ssl
 import threading
+from types import TracebackType
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union
+
+from google.protobuf.message import DecodeError
 
 from . import errors
-from .calls import Calls
-from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, decode_server_message, encode_frame
-from .v1 import healthstore_pb2 as pb
+from .calls import Calls, Plan, SyncRunner
+from .connection import first_reachable, connect_socket, resolve_servers, resolve_token, tls_context
+from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, decode_server_message
+from .protocol import ack_frame, call_frame, cancel_frame, hello_message, is_connection_error, raise_for_error, stream_ended
+from .results import HelloInfo
 
-PROTOCOL_VERSION = 1
 _CLOSED = object()
 
 
-def hello_message(token, bundle_id="", name="", version="", product_type="", os_version=(0, 0, 0), default_device=None):
-    """The Hello call: credential, the caller's revision and default device."""
-    major, minor, patch = (list(os_version) + [0, 0, 0])[:3]
-    hello = pb.Hello(
-        protocol_version=PROTOCOL_VERSION, token=token,
-        source_revision=pb.SourceRevision(source=pb.Source(name=name, bundle_id=bundle_id), version=version,
-                                          product_type=product_type, os_major=major, os_minor=minor, os_patch=patch))
-    if default_device:
-        hello.default_device.CopyFrom(default_device if isinstance(default_device, pb.Device) else pb.Device(**default_device))
-    return hello
-
-
-def open_socket(host="127.0.0.1", port=7420, unix_path=None, timeout=10.0):
-    """A connected TCP or Unix-domain socket."""
-    if unix_path:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(timeout)
-        sock.connect(unix_path)
-    else:
-        sock = socket.create_connection((host, port), timeout=timeout)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.settimeout(None)
-    return sock
+def client_tls(tls: Union[bool, ssl.SSLContext], ca: Optional[str], cert: Optional[str], key: Optional[str]) -> Optional[ssl.SSLContext]:
+    """The TLS context a connect call asked for: a given context, one built from ca/cert/key, or None for plain TCP."""
+    if isinstance(tls, ssl.SSLContext):
+        return tls
+    return tls_context(ca, cert, key) if tls or ca or cert else None
 
 
 class Pending:
-    """A call in flight: a queue of its answers; result() waits for the single answer."""
+    """A call in flight: a queue of its answers; `result()` waits for the single answer."""
 
-    def __init__(self, client, call_id, result_field, extract):
+    def __init__(self, client: Client, call_id: int, result_field: str, extract: Callable[[Any], Any]) -> None:
         self.client, self.call_id = client, call_id
         self._field, self._extract = result_field, extract
-        self.answers = queue.Queue()
+        self.answers: "queue.Queue[Any]" = queue.Queue()
 
-    def next_message(self, timeout=None):
-        item = self.answers.get(timeout=timeout)
+    def next_message(self, timeout: Optional[float] = None) -> Any:
+        """The next raw ServerMessage of this call (raises the typed error, or DeadlineExceeded after `timeout` s)."""
+        try:
+            item = self.answers.get(timeout=timeout)
+        except queue.Empty:
+            raise errors.DeadlineExceeded(f"no answer within {timeout} s") from None
         if item is _CLOSED:
             raise self.client.closed_error or errors.ConnectionClosed("connection closed")
-        if item.WhichOneof("result") == "error":
-            raise errors.from_error(item.error)
-        return item
+        return raise_for_error(item)
 
-    def result(self, timeout=None):
+    def result(self, timeout: Optional[float] = None) -> Any:
         """Blocks for the answer and returns the extracted value (raises the typed error)."""
-        message = self.next_message(timeout)
-        return self._extract(getattr(message, self._field))
+        return self._extract(getattr(self.next_message(timeout), self._field))
 
 
-class Client(Calls):
-    """Blocking HealthStore client. Use `Client.connect(token, ...)`; it is a context manager."""
+class Client(Calls, SyncRunner):
+    """Blocking HealthStore client: `with Client.connect(...) as client:`. Safe to share between threads."""
 
-    def __init__(self, sock, max_frame_bytes=DEFAULT_MAX_FRAME_BYTES, timeout=30.0):
+    def __init__(self, sock: socket.socket, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, timeout: Optional[float] = 30.0) -> None:
+        """Wraps a connected socket (Hello not yet sent); most code calls `Client.connect` instead."""
         self._sock = sock
         self._decoder = FrameDecoder(max_frame_bytes)
         self._ids = itertools.count(1)
-        self._pending = {}
+        self._pending: Dict[int, Pending] = {}
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()
         self.timeout = timeout
-        self.closed_error = None
-        self.hello_result = None
+        self.closed_error: Optional[errors.HealthStoreError] = None
+        self.hello_result: Optional[HelloInfo] = None
         self._reader = threading.Thread(target=self._read_loop, name="healthstore-reader", daemon=True)
         self._reader.start()
 
     @classmethod
-    def connect(cls, token, host="127.0.0.1", port=7420, unix_path=None, timeout=30.0, **hello):
-        """Connects, says Hello and returns the ready client (raises Unauthenticated on a bad token)."""
-        client = cls(open_socket(host, port, unix_path, timeout), timeout=timeout)
+    def connect(cls, token: Optional[str] = None, *, server: Optional[str] = None, host: Optional[str] = None,
+                port: Optional[int] = None, unix_path: Optional[str] = None, token_file: Optional[str] = None,
+                tls: Union[bool, ssl.SSLContext] = False, ca: Optional[str] = None, cert: Optional[str] = None,
+                key: Optional[str] = None, server_hostname: Optional[str] = None, timeout: Optional[float] = 30.0,
+                connect_timeout: Optional[float] = 10.0, bundle_id: str = "", name: str = "", version: str = "",
+                product_type: str = "", os_version: Sequence[int] = (0, 0, 0),
+                default_device: Optional[Union[Any, Mapping[str, str]]] = None) -> Client:
+        """Connects, says Hello and returns the ready client.
+
+        The server is `unix_path`, else `host`/`port`, else `server` ("HOST:PORT", "unix:PATH", or a
+        comma-separated list tried in order), else $HEALTHSTORE_SERVER, else 127.0.0.1:7420. The
+        token is `token`, else `token_file`, else $HEALTHSTORE_TOKEN_FILE, else $HEALTHSTORE_TOKEN,
+        else ./data/owner.token. `tls=True` (or `ca=`) verifies the server's certificate and host
+        name against `ca` or the system trust store; `cert`/`key` present a client certificate.
+        `timeout` bounds each call's wait for its answer (None = wait forever).
+
+        Raises Unavailable (no connection), TLSError, Unauthenticated (bad or missing token).
+        """
+        credential = resolve_token(token, token_file)
+        context = client_tls(tls, ca, cert, key)
+        addresses = resolve_servers(server, host, port, unix_path)
+        sock = first_reachable(addresses, lambda address: connect_socket(address, connect_timeout, context, server_hostname))
+        client = cls(sock, timeout=timeout)
         try:
-            client.hello_result = client._unary("hello", hello_message(token, **hello), "hello", lambda r: r)
+            hello = hello_message(credential, bundle_id, name, version, product_type, os_version, default_device)
+            client.hello_result = HelloInfo.from_pb(client.call_raw("hello", hello, "hello"))
         except BaseException:
             client.close()
             raise
         return client
 
-    # -- plumbing ---------------------------------------------------------------------------------
-    def submit(self, call_field, request, result_field, extract=lambda r: r):
-        """Sends a call without waiting; returns its Pending (pipelining)."""
+    # -- running calls ------------------------------------------------------------------------------
+    def submit(self, call_field: str, request: Any, result_field: str, extract: Callable[[Any], Any] = lambda m: m) -> Pending:
+        """Sends a call without waiting and returns its Pending (pipelining); `call_field` and
+        `result_field` name the ClientMessage and ServerMessage oneof fields."""
         with self._lock:
             if self.closed_error is not None:
                 raise self.closed_error
             call_id = next(self._ids)
             pending = Pending(self, call_id, result_field, extract)
             self._pending[call_id] = pending
-        message = pb.ClientMessage(call_id=call_id)
-        getattr(message, call_field).CopyFrom(request)
-        self.send_raw(encode_frame(message))
+        try:
+            self.send_raw(call_frame(call_id, call_field, request))
+        except BaseException:
+            self._forget(call_id)
+            raise
         return pending
 
-    def send_raw(self, data):
-        """Writes bytes as they are (tests use this to send malformed frames)."""
-        with self._send_lock:
-            self._sock.sendall(data)
-
-    def _unary(self, call_field, request, result_field, extract):
-        pending = self.submit(call_field, request, result_field, extract)
+    def call_raw(self, call_field: str, request: Any, result_field: str) -> Any:
+        """Makes one call with a request message and returns the raw result message (for fields
+        this client version does not wrap)."""
+        pending = self.submit(call_field, request, result_field)
         try:
             return pending.result(self.timeout)
         finally:
             self._forget(pending.call_id)
 
-    def _collect(self, call_field, request, result_field, combine):
-        pending = self.submit(call_field, request, result_field)
+    def send_raw(self, data: bytes) -> None:
+        """Writes bytes as they are (tests use this to send malformed frames); ConnectionClosed when the connection is gone."""
         try:
-            pages = []
+            with self._send_lock:
+                self._sock.sendall(data)
+        except OSError as exc:
+            raise self.closed_error or errors.connection_lost(exc) from None
+
+    def _execute(self, plan: Plan[Any]) -> Any:
+        if plan.kind == "stream":
+            return self._stream(plan)
+        pending = self.submit(plan.call_field, plan.request, plan.result_field)
+        try:
+            if plan.kind == "unary":
+                return plan.read(getattr(pending.next_message(self.timeout), plan.result_field))
+            pages: List[Any] = []
             while True:
                 message = pending.next_message(self.timeout)
-                pages.append(getattr(message, result_field))
+                pages.append(getattr(message, plan.result_field))
                 if not message.more:
-                    return combine(pages)
+                    return plan.read(pages)
         finally:
             self._forget(pending.call_id)
 
-    def _stream(self, call_field, request, result_field, extract=lambda r: r):
-        pending = self.submit(call_field, request, result_field)
+    def _stream(self, plan: Plan[Any]) -> Iterator[Any]:
+        pending = self.submit(plan.call_field, plan.request, plan.result_field)
+        try:
+            while True:
+                message = pending.next_message()
+                if stream_ended(message):
+                    return
+                yield plan.read(getattr(message, plan.result_field))
+                ack = ack_frame(next(self._ids), message, pending.call_id)
+                if ack is not None:
+                    self.send_raw(ack)
+                if not message.more:
+                    return
+        finally:
+            self.cancel(pending.call_id)
 
-        def iterate():
-            try:
-                while True:
-                    message = pending.next_message()
-                    if message.WhichOneof("result") == "call_ended":
-                        ended = errors.from_call_ended(message.call_ended)
-                        if ended is None:
-                            return
-                        raise ended
-                    yield extract(getattr(message, result_field))
-                    # Back for the next event: the consumer is done with this one (§6.9).
-                    if message.WhichOneof("result") == "observer_event" and message.observer_event.sequence:
-                        ack = pb.AckObserverEvent(target_call_id=pending.call_id, sequence=message.observer_event.sequence)
-                        self.send_raw(encode_frame(pb.ClientMessage(call_id=next(self._ids), ack_observer_event=ack)))
-                    if not message.more:
-                        return
-            finally:
-                self.cancel(pending.call_id)
-
-        return iterate()
-
-    def cancel(self, call_id):
+    def cancel(self, call_id: int) -> None:
         """Ends a long-running call (best effort)."""
         with self._lock:
             still_running = self._pending.pop(call_id, None) is not None
         if still_running and self.closed_error is None:
             try:
-                message = pb.ClientMessage(call_id=next(self._ids), cancel=pb.Cancel(target_call_id=call_id))
-                self.send_raw(encode_frame(message))
-            except OSError:
+                self.send_raw(cancel_frame(next(self._ids), call_id))
+            except errors.HealthStoreError:
                 pass
 
-    def _forget(self, call_id):
+    def _forget(self, call_id: int) -> None:
         with self._lock:
             self._pending.pop(call_id, None)
 
-    def _read_loop(self):
+    # -- reading ------------------------------------------------------------------------------------
+    def _read_loop(self) -> None:
+        error: errors.HealthStoreError
         try:
             while True:
                 data = self._sock.recv(65536)
                 if not data:
+                    error = self._decoder.end_of_stream()
                     break
                 for payload in self._decoder.feed(data):
                     self._dispatch(decode_server_message(payload))
-        except (OSError, ValueError) as exc:
-            self.closed_error = errors.ConnectionClosed(f"connection lost: {exc}")
-        finally:
-            with self._lock:
-                if self.closed_error is None:
-                    self.closed_error = errors.ConnectionClosed("connection closed by the server")
-                pending, self._pending = list(self._pending.values()), {}
-            for p in pending:
-                p.answers.put(_CLOSED)
+        except (ValueError, DecodeError) as exc:
+            error = errors.ConnectionClosed(f"unreadable frame from the server: {exc}")
+        except OSError as exc:
+            error = errors.connection_lost(exc)
+        with self._lock:
+            if self.closed_error is None:
+                self.closed_error = error
+            pending, self._pending = list(self._pending.values()), {}
+        for p in pending:
+            p.answers.put(_CLOSED)
 
-    def _dispatch(self, message):
-        if message.call_id == 0 and message.WhichOneof("result") == "error":
-            # A connection-level error: every call in flight fails with it, and the server closes.
+    def _dispatch(self, message: Any) -> None:
+        if is_connection_error(message):
             self.closed_error = errors.from_error(message.error)
             with self._lock:
                 pending = list(self._pending.values())
@@ -193,20 +212,24 @@ class Client(Calls):
                 p.answers.put(message)
             return
         with self._lock:
-            pending = self._pending.get(message.call_id)
-        if pending is not None:
-            pending.answers.put(message)
+            found = self._pending.get(message.call_id)
+        if found is not None:
+            found.answers.put(message)
 
-    def close(self):
-        """Closes the connection."""
+    # -- lifetime -----------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Closes the connection; calls still waiting fail with ConnectionClosed."""
+        with self._lock:
+            if self.closed_error is None:
+                self.closed_error = errors.ConnectionClosed("the client closed the connection")
         try:
             self._sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
         self._sock.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Client:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
         self.close()

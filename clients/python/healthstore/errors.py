@@ -1,4 +1,21 @@
-"""Typed exceptions mapped from the protocol's ErrorCode values."""
+"""Exceptions: one class per protocol ErrorCode, plus the transport failures.
+
+Every failure a call can meet is a `HealthStoreError`; nothing from `socket`, `ssl`, `queue` or
+`asyncio` escapes the client. The transport failures map as follows:
+
+- `Unavailable`: no connection could be made (refused, unknown host, unreachable, connect timed
+  out, no such Unix socket), or the server ended a long-running call (`CallEnded`).
+- `TLSError` (an `Unavailable`): the TLS handshake failed (untrusted certificate, hostname
+  mismatch, protocol error) or the TLS layer failed later.
+- `ConnectionClosed`: an open connection ended: reset, broken pipe, end of stream (also in the
+  middle of a frame), or a frame the client cannot read.
+- `DeadlineExceeded`: a call got no answer within the client's `timeout`.
+"""
+
+from __future__ import annotations
+
+import ssl
+from typing import Any, Dict, Optional, Type
 
 from .v1 import healthstore_pb2 as pb
 
@@ -8,7 +25,8 @@ class HealthStoreError(Exception):
 
     code = "UNKNOWN"
 
-    def __init__(self, message, object_index=None, field=None, code=None):
+    def __init__(self, message: str, object_index: Optional[int] = None, field: Optional[str] = None,
+                 code: Optional[str] = None) -> None:
         super().__init__(message)
         self.message = message
         self.object_index = object_index
@@ -16,7 +34,7 @@ class HealthStoreError(Exception):
         if code is not None:
             self.code = code
 
-    def __str__(self):
+    def __str__(self) -> str:
         text = f"{self.code}: {self.message}"
         if self.field:
             text += f" [field {self.field}]"
@@ -26,37 +44,144 @@ class HealthStoreError(Exception):
 
 
 class ConnectionClosed(HealthStoreError):
-    """The connection ended before the call was answered."""
+    """The connection ended before the call was answered (reset, end of stream, unreadable frame)."""
 
     code = "CONNECTION_CLOSED"
 
 
-def _define(name, code):
-    return type(name, (HealthStoreError,), {"code": code, "__doc__": f"ErrorCode {code}."})
+class DeadlineExceeded(HealthStoreError):
+    """The call got no answer within the client's timeout."""
+
+    code = "DEADLINE_EXCEEDED"
 
 
-HealthDataUnavailable = _define("HealthDataUnavailable", "HEALTH_DATA_UNAVAILABLE")
-HealthDataRestricted = _define("HealthDataRestricted", "HEALTH_DATA_RESTRICTED")
-InvalidArgument = _define("InvalidArgument", "INVALID_ARGUMENT")
-AuthorizationDenied = _define("AuthorizationDenied", "AUTHORIZATION_DENIED")
-AuthorizationNotDetermined = _define("AuthorizationNotDetermined", "AUTHORIZATION_NOT_DETERMINED")
-DatabaseInaccessible = _define("DatabaseInaccessible", "DATABASE_INACCESSIBLE")
-UserCanceled = _define("UserCanceled", "USER_CANCELED")
-NoData = _define("NoData", "NO_DATA")
-DataSizeExceeded = _define("DataSizeExceeded", "DATA_SIZE_EXCEEDED")
-Unauthenticated = _define("Unauthenticated", "UNAUTHENTICATED")
-Malformed = _define("Malformed", "MALFORMED")
-FrameTooLarge = _define("FrameTooLarge", "FRAME_TOO_LARGE")
-UnsupportedVersion = _define("UnsupportedVersion", "UNSUPPORTED_VERSION")
-ResourceExhausted = _define("ResourceExhausted", "RESOURCE_EXHAUSTED")
-NotFound = _define("NotFound", "NOT_FOUND")
-InternalError = _define("InternalError", "INTERNAL")
-AnchorExpired = _define("AnchorExpired", "ANCHOR_EXPIRED")
-PermissionDenied = _define("PermissionDenied", "PERMISSION_DENIED")
-InvalidAnchor = _define("InvalidAnchor", "INVALID_ANCHOR")
-Unavailable = _define("Unavailable", "UNAVAILABLE")
+class HealthDataUnavailable(HealthStoreError):
+    """ErrorCode HEALTH_DATA_UNAVAILABLE."""
 
-_BY_CODE = {
+    code = "HEALTH_DATA_UNAVAILABLE"
+
+
+class HealthDataRestricted(HealthStoreError):
+    """ErrorCode HEALTH_DATA_RESTRICTED."""
+
+    code = "HEALTH_DATA_RESTRICTED"
+
+
+class InvalidArgument(HealthStoreError):
+    """ErrorCode INVALID_ARGUMENT: the request broke a rule; `field` and `object_index` say where."""
+
+    code = "INVALID_ARGUMENT"
+
+
+class AuthorizationDenied(HealthStoreError):
+    """ErrorCode AUTHORIZATION_DENIED."""
+
+    code = "AUTHORIZATION_DENIED"
+
+
+class AuthorizationNotDetermined(HealthStoreError):
+    """ErrorCode AUTHORIZATION_NOT_DETERMINED: request authorization first."""
+
+    code = "AUTHORIZATION_NOT_DETERMINED"
+
+
+class DatabaseInaccessible(HealthStoreError):
+    """ErrorCode DATABASE_INACCESSIBLE."""
+
+    code = "DATABASE_INACCESSIBLE"
+
+
+class UserCanceled(HealthStoreError):
+    """ErrorCode USER_CANCELED."""
+
+    code = "USER_CANCELED"
+
+
+class NoData(HealthStoreError):
+    """ErrorCode NO_DATA: nothing matched (statistics)."""
+
+    code = "NO_DATA"
+
+
+class DataSizeExceeded(HealthStoreError):
+    """ErrorCode DATA_SIZE_EXCEEDED."""
+
+    code = "DATA_SIZE_EXCEEDED"
+
+
+class Unauthenticated(HealthStoreError):
+    """ErrorCode UNAUTHENTICATED: bad or missing token (also raised when no token can be found)."""
+
+    code = "UNAUTHENTICATED"
+
+
+class Malformed(HealthStoreError):
+    """ErrorCode MALFORMED."""
+
+    code = "MALFORMED"
+
+
+class FrameTooLarge(HealthStoreError):
+    """ErrorCode FRAME_TOO_LARGE."""
+
+    code = "FRAME_TOO_LARGE"
+
+
+class UnsupportedVersion(HealthStoreError):
+    """ErrorCode UNSUPPORTED_VERSION."""
+
+    code = "UNSUPPORTED_VERSION"
+
+
+class ResourceExhausted(HealthStoreError):
+    """ErrorCode RESOURCE_EXHAUSTED."""
+
+    code = "RESOURCE_EXHAUSTED"
+
+
+class NotFound(HealthStoreError):
+    """ErrorCode NOT_FOUND."""
+
+    code = "NOT_FOUND"
+
+
+class InternalError(HealthStoreError):
+    """ErrorCode INTERNAL."""
+
+    code = "INTERNAL"
+
+
+class AnchorExpired(HealthStoreError):
+    """ErrorCode ANCHOR_EXPIRED."""
+
+    code = "ANCHOR_EXPIRED"
+
+
+class PermissionDenied(HealthStoreError):
+    """ErrorCode PERMISSION_DENIED: the caller's role may not make this call."""
+
+    code = "PERMISSION_DENIED"
+
+
+class InvalidAnchor(HealthStoreError):
+    """ErrorCode INVALID_ANCHOR."""
+
+    code = "INVALID_ANCHOR"
+
+
+class Unavailable(HealthStoreError):
+    """ErrorCode UNAVAILABLE, a refused or failed connection, or a long-running call the server ended."""
+
+    code = "UNAVAILABLE"
+
+
+class TLSError(Unavailable):
+    """The TLS handshake or TLS layer failed (untrusted certificate, hostname mismatch, …)."""
+
+    code = "TLS_ERROR"
+
+
+_BY_CODE: Dict[str, Type[HealthStoreError]] = {
     cls.code: cls
     for cls in (
         HealthDataUnavailable, HealthDataRestricted, InvalidArgument, AuthorizationDenied,
@@ -67,14 +192,14 @@ _BY_CODE = {
 }
 
 
-def from_call_ended(call_ended):
+def from_call_ended(call_ended: Any) -> Optional[Unavailable]:
     """None when the client cancelled the call; otherwise the Unavailable error for why the server ended it."""
     if call_ended.reason == pb.END_REASON_CANCELLED:
         return None
     return Unavailable(f"the server ended the call: {pb.EndReason.Name(call_ended.reason)}")
 
 
-def from_error(error):
+def from_error(error: Any) -> HealthStoreError:
     """The exception for a protobuf `Error` message."""
     name = pb.ErrorCode.Name(error.code) if error.code in pb.ErrorCode.values() else "ERROR_CODE_UNSPECIFIED"
     short = name.replace("ERROR_CODE_", "", 1)
@@ -85,3 +210,22 @@ def from_error(error):
         field=error.field or None,
         code=short,
     )
+
+
+def connect_failed(address: str, exc: BaseException) -> Unavailable:
+    """The error for a connection attempt to `address` that failed with `exc`."""
+    if isinstance(exc, ssl.SSLError):
+        reason = getattr(exc, "verify_message", None) or getattr(exc, "reason", None) or str(exc)
+        return TLSError(f"TLS handshake with {address} failed: {reason}")
+    if isinstance(exc, TimeoutError):
+        return Unavailable(f"cannot connect to {address}: timed out")
+    return Unavailable(f"cannot connect to {address}: {getattr(exc, 'strerror', None) or exc}")
+
+
+def connection_lost(exc: BaseException) -> HealthStoreError:
+    """The error for an open connection that failed with `exc` (TLS failures keep their own class)."""
+    if isinstance(exc, HealthStoreError):
+        return exc
+    if isinstance(exc, ssl.SSLError):
+        return TLSError(f"TLS connection failed: {getattr(exc, 'reason', None) or exc}")
+    return ConnectionClosed(f"connection lost: {getattr(exc, 'strerror', None) or exc}")

@@ -1,7 +1,13 @@
-"""Builders for protocol values: times, UUIDs, metadata, samples and predicates."""
+"""Builders for protocol values: times, UUIDs, metadata, samples and predicates.
+
+The builders return protobuf messages, ready for `Client.save` and the query calls.
+"""
+
+from __future__ import annotations
 
 import datetime as _dt
 import uuid as _uuid
+from typing import Any, Iterable, Mapping, Optional, Tuple, Union, overload
 
 from .v1 import healthstore_pb2 as pb
 
@@ -10,8 +16,23 @@ CATEGORY = "HKCategoryTypeIdentifier"
 CORRELATION = "HKCorrelationTypeIdentifier"
 WORKOUT = "HKWorkoutTypeIdentifier"
 
+Time = Union[int, float, _dt.datetime]
+"""Microseconds since the Unix epoch (int), seconds (float) or a datetime (naive = UTC)."""
+UUIDLike = Union[_uuid.UUID, bytes, str]
+"""A `uuid.UUID`, its text, or its 16 raw bytes."""
+DeviceLike = Union[Any, Mapping[str, str]]
+"""A `Device` message or a dict of its fields."""
+MetadataInput = Union[str, bool, int, float, _dt.datetime, Tuple[float, str], Any]
+"""A metadata value: str, bool, int, float, datetime, (value, unit) or a `MetadataValue` message."""
 
-def micros(value):
+
+@overload
+def micros(value: None) -> None: ...
+@overload
+def micros(value: Union[int, float, _dt.datetime]) -> int: ...
+
+
+def micros(value: Union[None, int, float, _dt.datetime]) -> Optional[int]:
     """Microseconds since the Unix epoch from an int (already µs), a float (seconds) or a datetime."""
     if value is None:
         return None
@@ -29,12 +50,12 @@ def micros(value):
     raise TypeError(f"cannot read a time from {value!r}")
 
 
-def now_micros():
+def now_micros() -> int:
     """The current time in microseconds since the Unix epoch."""
     return micros(_dt.datetime.now(_dt.timezone.utc))
 
 
-def uuid_bytes(value=None):
+def uuid_bytes(value: Union[None, _uuid.UUID, bytes, bytearray, str] = None) -> bytes:
     """16 raw bytes of a UUID (a new random one when value is None)."""
     if value is None:
         return _uuid.uuid4().bytes
@@ -45,12 +66,12 @@ def uuid_bytes(value=None):
     return _uuid.UUID(str(value)).bytes
 
 
-def uuid_string(raw):
+def uuid_string(raw: bytes) -> str:
     """Canonical text of a 16-byte UUID."""
     return str(_uuid.UUID(bytes=bytes(raw)))
 
 
-def metadata_value(value):
+def metadata_value(value: MetadataInput) -> Any:
     """A MetadataValue from a Python value (str, bool, int, float, datetime or (value, unit))."""
     if isinstance(value, pb.MetadataValue):
         return value
@@ -69,7 +90,8 @@ def metadata_value(value):
     raise TypeError(f"unsupported metadata value {value!r}")
 
 
-def _fill_common(sample, type_id, start, end, uuid, metadata, device):
+def _fill_common(sample: Any, type_id: str, start: Time, end: Optional[Time], uuid: Optional[UUIDLike],
+                 metadata: Optional[Mapping[str, MetadataInput]], device: Optional[DeviceLike]) -> Any:
     sample.uuid = uuid_bytes(uuid)
     sample.type = type_id
     sample.start_time = micros(start)
@@ -81,11 +103,13 @@ def _fill_common(sample, type_id, start, end, uuid, metadata, device):
     return sample
 
 
-def _type(name, prefix):
+def _type(name: str, prefix: str) -> str:
     return name if name.startswith("HK") else prefix + name
 
 
-def quantity_sample(type_id, value, unit, start, end=None, uuid=None, metadata=None, device=None, count=0):
+def quantity_sample(type_id: str, value: float, unit: str, start: Time, end: Optional[Time] = None, uuid: Optional[UUIDLike] = None,
+                    metadata: Optional[Mapping[str, MetadataInput]] = None, device: Optional[DeviceLike] = None,
+                    count: int = 0) -> Any:
     """A quantity sample; `type_id` may be short ("HeartRate") or a full identifier."""
     sample = _fill_common(pb.Sample(), _type(type_id, QUANTITY), start, end, uuid, metadata, device)
     sample.quantity.quantity.value = float(value)
@@ -94,22 +118,26 @@ def quantity_sample(type_id, value, unit, start, end=None, uuid=None, metadata=N
     return sample
 
 
-def category_sample(type_id, value, start, end=None, uuid=None, metadata=None, device=None):
+def category_sample(type_id: str, value: int, start: Time, end: Optional[Time] = None, uuid: Optional[UUIDLike] = None,
+                    metadata: Optional[Mapping[str, MetadataInput]] = None, device: Optional[DeviceLike] = None) -> Any:
     """A category sample with a raw category value."""
     sample = _fill_common(pb.Sample(), _type(type_id, CATEGORY), start, end, uuid, metadata, device)
     sample.category.value = int(value)
     return sample
 
 
-def correlation(type_id, objects, start, end=None, uuid=None, metadata=None, device=None):
+def correlation(type_id: str, objects: Iterable[Any], start: Time, end: Optional[Time] = None, uuid: Optional[UUIDLike] = None,
+                metadata: Optional[Mapping[str, MetadataInput]] = None, device: Optional[DeviceLike] = None) -> Any:
     """A correlation holding quantity/category samples (e.g. "BloodPressure")."""
     sample = _fill_common(pb.Sample(), _type(type_id, CORRELATION), start, end, uuid, metadata, device)
     sample.correlation.objects.extend(objects)
     return sample
 
 
-def workout(activity_type, start, end, uuid=None, metadata=None, device=None, events=(), statistics=(),
-            activities=(), associated=()):
+def workout(activity_type: int, start: Time, end: Time, uuid: Optional[UUIDLike] = None,
+            metadata: Optional[Mapping[str, MetadataInput]] = None, device: Optional[DeviceLike] = None,
+            events: Iterable[Any] = (), statistics: Iterable[Any] = (), activities: Iterable[Any] = (),
+            associated: Iterable[UUIDLike] = ()) -> Any:
     """A workout (HKWorkoutActivityType raw value) with optional events, statistics and associations."""
     sample = _fill_common(pb.Sample(), WORKOUT, start, end, uuid, metadata, device)
     sample.workout.activity_type = activity_type
@@ -120,7 +148,8 @@ def workout(activity_type, start, end, uuid=None, metadata=None, device=None, ev
     return sample
 
 
-def date_range(start=None, end=None, strict_start=False, strict_end=False):
+def date_range(start: Optional[Time] = None, end: Optional[Time] = None, strict_start: bool = False,
+               strict_end: bool = False) -> Any:
     """predicateForSamples(withStart:end:options:)."""
     pred = pb.DateRangePredicate(strict_start=strict_start, strict_end=strict_end)
     if start is not None:
@@ -130,21 +159,21 @@ def date_range(start=None, end=None, strict_start=False, strict_end=False):
     return pb.Predicate(date_range=pred)
 
 
-def from_sources(*bundle_ids):
+def from_sources(*bundle_ids: str) -> Any:
     """predicateForObjects(from: sources)."""
     return pb.Predicate(sources=pb.SourcesPredicate(bundle_ids=list(bundle_ids)))
 
 
-def all_of(*predicates):
+def all_of(*predicates: Any) -> Any:
     """AND of predicates."""
     return pb.Predicate(all_of=pb.PredicateList(predicates=list(predicates)))
 
 
-def any_of(*predicates):
+def any_of(*predicates: Any) -> Any:
     """OR of predicates."""
     return pb.Predicate(any_of=pb.PredicateList(predicates=list(predicates)))
 
 
-def statistics_options(*names):
+def statistics_options(*names: str) -> Any:
     """StatisticsOptions from names like "cumulative_sum", "discrete_average", "separate_by_source"."""
     return pb.StatisticsOptions(**{name: True for name in names})

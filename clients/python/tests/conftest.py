@@ -4,13 +4,17 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 
 import pytest
 
-from healthstore import Client
+# The client under test is this working tree's, not an installed copy.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from healthstore import Client  # noqa: E402
 
 BIN = os.environ.get("HEALTHSTORE_BIN") or os.path.join(os.path.dirname(__file__), "..", "..", "..", ".build", "debug")
 

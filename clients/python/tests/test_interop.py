@@ -24,6 +24,11 @@ T0 = 1_780_000_000_000_000  # 2026-05-28T20:26:40Z
 MIN = 60_000_000
 
 
+def uid(message):
+    """The UUID of a sample message built with `values`."""
+    return uuid.UUID(bytes=message.uuid)
+
+
 def test_ping_frame_bytes_match_the_documented_frame():
     frame = encode_frame(pb.ClientMessage(call_id=1, ping=pb.Ping(payload=b"hi")))
     assert frame.hex(" ") == "00 00 00 08 08 01 5a 04 0a 02 68 69"
@@ -31,7 +36,7 @@ def test_ping_frame_bytes_match_the_documented_frame():
 
 def test_hello_reports_role_and_limits(server, owner):
     hello = owner.hello_result
-    assert hello.role == pb.ROLE_OWNER
+    assert hello.role == "OWNER" and hello.raw.role == pb.ROLE_OWNER
     assert hello.protocol_version == 1
     assert hello.max_frame_bytes >= 1024 * 1024
     pong = owner.ping(b"abc")
@@ -82,21 +87,22 @@ def test_every_object_kind_saved_from_python_reads_back_in_python_and_in_healthc
     # Python reads them back with the server-stamped source revision and the device.
     got = {s.uuid: s for s in app.samples(HR, STEPS, SLEEP, WORKOUT)}
     for original in (objects[0], objects[1], objects[2], objects[4]):
-        stored = got[original.uuid]
+        stored = got[uid(original)]
         assert stored.start_time == original.start_time and stored.end_time == original.end_time
         assert stored.source_revision.source.bundle_id == app.bundle_id
         assert stored.source_revision.version == "1.0"
         assert stored.device.name == "Py Watch"
-    heart = got[objects[0].uuid].quantity.quantity
+    heart = got[uid(objects[0])].quantity
     per_minute = {"count/min": 1.0, "count/s": 60.0}[heart.unit]
     assert heart.value * per_minute == pytest.approx(72, rel=1e-9)
-    assert got[objects[0].uuid].metadata["note"].string_value == "py"
-    assert got[objects[2].uuid].category.value == 4
-    assert got[objects[4].uuid].workout.activity_type == 37
-    assert len(got[objects[4].uuid].workout.events) == 2
+    assert got[uid(objects[0])].metadata == {"HKWasUserEntered": False, "note": "py"}
+    assert got[uid(objects[2])].category == 4
+    assert got[uid(objects[4])].workout.activity_type == 37
+    assert [e.type for e in got[uid(objects[4])].workout.events] == ["PAUSE", "RESUME"]
+    assert got[uid(objects[0])].raw.uuid == objects[0].uuid, "the protobuf message stays reachable"
     bps = app.correlations(BP)
-    assert [c.uuid for c in bps] == [objects[3].uuid]
-    assert sorted(round(c.quantity.quantity.value) for c in bps[0].correlation.objects) == [79, 121]
+    assert [c.uuid for c in bps] == [uid(objects[3])]
+    assert sorted(round(c.quantity.value) for c in bps[0].objects) == [79, 121]
 
     # Swift's healthctl sees the same objects, with the same UUIDs, values and source.
     for type_name, original in ((HR, objects[0]), (STEPS, objects[1]), (SLEEP, objects[2]), (WORKOUT, objects[4])):
@@ -162,7 +168,7 @@ def test_owner_is_told_of_authorization_requests_as_they_arrive(server, owner, n
     pending = next(feed)
     while len(pending) < 2:
         pending = next(feed)
-    assert sorted((r.type, r.direction) for r in pending) == [(HR, pb.ACCESS_DIRECTION_READ), (STEPS, pb.ACCESS_DIRECTION_SHARE)]
+    assert sorted((r.type, r.direction) for r in pending) == [(HR, "READ"), (STEPS, "SHARE")]
     assert {r.app.bundle_id for r in pending} == {app.bundle_id}
     feed.close()
 
@@ -176,7 +182,7 @@ def test_read_denial_is_invisible(server, owner, new_app):
     own = v.quantity_sample(HR, 90, "count/min", T0 + 101 * MIN)
     reader.save([own])
     seen = reader.samples(HR)
-    assert [s.uuid for s in seen] == [own.uuid]
+    assert [s.uuid for s in seen] == [uid(own)]
     assert [s.bundle_id for s in reader.sources(HR)] == [reader.bundle_id]
 
 
@@ -228,10 +234,10 @@ def test_anchored_query_reports_deletions(new_app):
     sample = v.quantity_sample(STEPS, 5, "count", T0 + 2000 * MIN, T0 + 2001 * MIN)
     app.save([sample])
     added, deleted, anchor2 = app.anchored(STEPS, predicate=predicate, anchor=anchor)
-    assert [s.uuid for s in added] == [sample.uuid] and deleted == []
+    assert [s.uuid for s in added] == [uid(sample)] and deleted == []
     assert app.delete([sample.uuid]) == 1
     added, deleted, _ = app.anchored(STEPS, predicate=predicate, anchor=anchor2)
-    assert added == [] and [d.uuid for d in deleted] == [sample.uuid]
+    assert added == [] and [d.uuid for d in deleted] == [uid(sample)]
     with pytest.raises((errors.InvalidAnchor, errors.InvalidArgument)):
         app.anchored(STEPS, anchor=b"garbage-anchor")
 

@@ -1,0 +1,35 @@
+import Foundation
+import HealthModel
+import XCTest
+@testable import HealthWire
+
+/// Short type names from any client are read as catalog identifiers; unknown names arrive as sent.
+final class TypeNameReadingTests: XCTestCase {
+    private func decoded(_ call: ClientCall) throws -> ClientCall {
+        try WireCodec.decodeClientMessage(WireCodec.encodeClientMessage(ClientMessage(callID: 1, call: call))).call
+    }
+
+    func testShortNamesAreReadAsIdentifiers() throws {
+        let hr = "HKQuantityTypeIdentifierHeartRate", steps = "HKQuantityTypeIdentifierStepCount"
+        XCTAssertEqual(try decoded(.querySamples(SampleQuery(types: ["HeartRate", "step_count", hr]))),
+                       .querySamples(SampleQuery(types: [hr, steps, hr])))
+        XCTAssertEqual(try decoded(.requestAuthorization(share: ["heart-rate"], read: ["SleepAnalysis"])),
+                       .requestAuthorization(share: [hr], read: ["HKCategoryTypeIdentifierSleepAnalysis"]))
+        XCTAssertEqual(try decoded(.getSourcePriority(type: "stepCount")), .getSourcePriority(type: steps))
+        XCTAssertEqual(try decoded(.queryDevices(type: "HeartRate")), .queryDevices(type: hr))
+        let sample = Sample(uuid: UUID(), type: "BloodPressure", start: 1, end: 1, body: .correlation([
+            Sample(uuid: UUID(), type: "BloodPressureSystolic", start: 1, end: 1, body: .quantity(Quantity(120, "mmHg"), count: 1)),
+        ]))
+        guard case .saveObjects(let saved) = try decoded(.saveObjects([sample])) else { return XCTFail("not a save") }
+        XCTAssertEqual(saved.first?.type, "HKCorrelationTypeIdentifierBloodPressure")
+        XCTAssertEqual(saved.first?.correlationObjects?.map(\.type), ["HKQuantityTypeIdentifierBloodPressureSystolic"])
+    }
+
+    func testUnknownNamesArriveAsSentAndTheirErrorSuggestsTheNearest() throws {
+        XCTAssertEqual(try decoded(.getAuthorizationStatus(types: ["HartRate"])), .getAuthorizationStatus(types: ["HartRate"]))
+        let error = TypeCatalog.unknownType("HartRate", field: "types")
+        XCTAssertEqual(error.code, .invalidArgument)
+        XCTAssertEqual(error.field, "types")
+        XCTAssertEqual(error.message, "unknown type \"HartRate\"; did you mean \"HeartRate\" (HKQuantityTypeIdentifierHeartRate)?")
+    }
+}
