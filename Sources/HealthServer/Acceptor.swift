@@ -115,7 +115,7 @@ final class Acceptor {
             core.logger.warning("cannot take over an accepted socket: \(String(cString: strerror(errno)))")
             return
         }
-        let peer = kind == .unix ? "unix" : Self.peerAddress(fd)
+        let peer = kind == .unix ? Self.unixPeer(fd) : Self.peerAddress(fd)
         let loop = ioLoops[nextLoop % ioLoops.count]
         guard let admission = core.registry.admit(peer: peer, loop: loop, config: core.config) else {
             core.logger.warning("refused a connection from \(peer): \(core.config.maxConnections) connections are open")
@@ -143,6 +143,16 @@ final class Acceptor {
         let frame = WireCodec.encodeServerFrame(ServerMessage(callID: 0, result: .error(error)))
         _ = frame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         Foundation.close(fd)
+    }
+
+    /// A Unix-socket client named by its credentials, so the authentication throttle tells local
+    /// processes apart instead of counting them all as one address.
+    private static func unixPeer(_ fd: Int32) -> String {
+        // Linux's `struct ucred` (pid, uid, gid), which Glibc only declares under _GNU_SOURCE.
+        var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return "unix" }
+        return "unix uid \(credentials.uid) pid \(credentials.pid)"
     }
 
     private static func peerAddress(_ fd: Int32) -> String {

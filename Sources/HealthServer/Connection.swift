@@ -146,14 +146,23 @@ final class Connection {
                 return protocolError(error)
             }
             guard let payload else { return }
-            let message: ClientMessage
+            let frame: ClientFrame
             do {
-                message = try WireCodec.decodeClientMessage(payload)
+                frame = try WireCodec.decodeClientFrame(payload)
             } catch {
                 return protocolError(HealthError(.malformed, "undecodable frame: \(error.message)"))
             }
-            received(message)
+            switch frame.call {
+            case .success(let call): received(ClientMessage(callID: frame.callID, call: call))
+            case .failure(let error): refused(frame.callID, error)
+            }
         }
+    }
+
+    /// A call that decoded but breaks the contract fails alone; before Hello it still closes.
+    private func refused(_ callID: UInt64, _ error: HealthError) {
+        answer(callID, .error(error))
+        if phase == .awaitingHello { closeAfterFlush() }
     }
 
     private func received(_ message: ClientMessage) {

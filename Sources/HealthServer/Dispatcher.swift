@@ -45,10 +45,12 @@ final class Dispatcher: Sendable {
 
     // MARK: Hello
 
-    /// Checks the protocol version and the credential, and binds the session.
+    /// Checks the protocol version and the credential, and binds the session. A valid token is
+    /// never held back by other peers' failures (see `AuthThrottle`).
     func hello(_ hello: Hello, peer: String) async -> Result<(Session, HelloResult), HealthError> {
-        let delay = throttle.delay(for: peer)
-        if delay > .zero { try? await Task.sleep(for: delay) }
+        if case .refuse(let retryAfter) = throttle.admit(peer) {
+            return .failure(throttled(retryAfter))
+        }
         guard hello.protocolVersion == WireLimits.protocolVersion else {
             return .failure(HealthError(.unsupportedVersion, "protocol version \(hello.protocolVersion) is not supported; this server speaks version \(WireLimits.protocolVersion)", field: "hello.protocol_version"))
         }
@@ -60,8 +62,13 @@ final class Dispatcher: Sendable {
             return .failure(HealthError(.internalError, "the credential could not be checked; try again"))
         }
         guard let principal else {
-            throttle.recordFailure(peer: peer)
+            guard throttle.recordFailure(peer) else { return .failure(throttled(nil)) }
             return .failure(HealthError(.unauthenticated, "the token is not valid: unknown, revoked or rotated", field: "hello.token"))
+        }
+        if principal.role == .app, let claimed = hello.sourceRevision?.source.bundleID, !claimed.isEmpty,
+           let app = principal.source, claimed != app.bundleID {
+            return .failure(HealthError(.unauthenticated, "hello.source_revision.source.bundle_id \"\(claimed)\" does not match the token's app \"\(app.bundleID)\"",
+                                        field: "hello.source_revision.source.bundle_id"))
         }
         let source: Source = switch principal.role {
         case .owner: principal.source ?? Principal.healthApp
@@ -82,6 +89,11 @@ final class Dispatcher: Sendable {
                                  frameTimeoutMilliseconds: UInt32(clamping: Int(config.frameTimeout * 1000)),
                                  maxHelloFrameBytes: UInt32(clamping: config.maxHelloFrameBytes))
         return .success((session, result))
+    }
+
+    private func throttled(_ retryAfter: Duration?) -> HealthError {
+        let wait = retryAfter.map { "; try again in \(max(1, Int(($0 / .seconds(1)).rounded(.up)))) s" } ?? "; try again later"
+        return HealthError(.resourceExhausted, "too many failed authentications\(wait)", field: "hello.token")
     }
 
     // MARK: calls

@@ -3,7 +3,7 @@ import Foundation
 import HealthModel
 
 /// Reads protobuf-c fields into Swift values without trusting them: every violation is a
-/// `.malformed` error naming the field.
+/// `.malformed` error naming the field, with a message that begins with that field's name.
 enum CRead {
     static func malformed(_ message: String, field: String) -> HealthError {
         HealthError(.malformed, message, field: field)
@@ -94,5 +94,19 @@ enum CRead {
     static func rawEnum(_ raw: UInt32, max: UInt32, _ field: @autoclosure () -> String) throws(HealthError) -> Int32? {
         guard raw <= max else { throw malformed("\(field()) has unknown value \(raw)", field: field()) }
         return raw == 0 ? nil : Int32(raw)
+    }
+}
+
+extension HealthError {
+    /// A decoding error of an element of a list, placed under `path` ("correlation.objects[1]"):
+    /// decoding messages begin with their field, so both get the prefix.
+    func under(_ path: String) -> HealthError {
+        HealthError(code, "\(path).\(message)", objectIndex: objectIndex, field: field.map { "\(path).\($0)" } ?? path)
+    }
+
+    /// A decoding error of object `index` of the request's `list`: the field stays relative to the
+    /// object, the message says where ("objects[3].uuid must be 16 bytes, got 5").
+    func inObject(_ index: Int, of list: String) -> HealthError {
+        HealthError(code, "\(list)[\(index)].\(message)", objectIndex: index, field: field)
     }
 }

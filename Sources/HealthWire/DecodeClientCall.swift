@@ -4,12 +4,8 @@ import HealthProto
 
 /// protobuf-c `ClientMessage` → `ClientMessage`.
 extension WireDecode {
-    static func clientMessage(_ m: Healthstore__V1__ClientMessage) throws(HealthError) -> ClientMessage {
-        ClientMessage(callID: m.call_id, call: try clientCall(m))
-    }
-
     // One case per call: the switch is long by nature, each arm is a one-line mapping.
-    private static func clientCall(_ m: Healthstore__V1__ClientMessage) throws(HealthError) -> ClientCall {
+    static func clientCall(_ m: Healthstore__V1__ClientMessage) throws(HealthError) -> ClientCall {
         switch m.call_case {
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_HELLO:
             let h = try CRead.required(m.hello, "hello")

@@ -52,11 +52,7 @@ enum WireDecode {
             guard let value = entry.value else {
                 throw CRead.malformed("metadata.\(key) has no value", field: "metadata.\(key)")
             }
-            do throws(HealthError) {
-                result[key] = try metadataValue(value.pointee, "metadata")
-            } catch {
-                throw CRead.malformed("metadata.\(key): \(error.message)", field: "metadata.\(key)")
-            }
+            result[key] = try metadataValue(value.pointee, "metadata.\(key)")
         }
         return result
     }

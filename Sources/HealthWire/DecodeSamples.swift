@@ -17,7 +17,9 @@ extension WireDecode {
                body: try sampleBody(s, depth: depth))
     }
 
-    /// A list of samples; an error names the offending sample's index.
+    /// A list of samples. An error names the offending sample: a top-level one (`depth` 0) by its
+    /// object index, with the message saying where ("objects[3].uuid must be …"); a correlation's
+    /// child by its path in the field ("correlation.objects[1].uuid").
     static func samples(_ pointers: UnsafeMutablePointer<UnsafeMutablePointer<Healthstore__V1__Sample>?>?, _ count: Int,
                         _ field: String, depth: Int = 0) throws(HealthError) -> [Sample] {
         guard count > 0 else { return [] }
@@ -26,10 +28,10 @@ extension WireDecode {
         result.reserveCapacity(count)
         for i in 0..<count {
             do throws(HealthError) {
-                guard let element = pointers[i] else { throw CRead.malformed("\(field)[\(i)] is missing", field: field) }
+                guard let element = pointers[i] else { throw CRead.malformed("sample is missing", field: "sample") }
                 result.append(try sample(element.pointee, depth: depth))
             } catch {
-                throw depth == 0 ? error.at(index: i) : error
+                throw depth == 0 ? error.inObject(i, of: field) : error.under("\(field)[\(i)]")
             }
         }
         return result
@@ -44,14 +46,15 @@ extension WireDecode {
             return .category(try CRead.required(s.category, "category").value)
         case HEALTHSTORE__V1__SAMPLE__BODY_CORRELATION:
             guard depth < WireLimits.maxNestingDepth else {
-                throw CRead.malformed("correlations nested deeper than \(WireLimits.maxNestingDepth)", field: "correlation.objects")
+                throw CRead.malformed("correlation.objects nests correlations deeper than \(WireLimits.maxNestingDepth)",
+                                      field: "correlation.objects")
             }
             let body = try CRead.required(s.correlation, "correlation")
             return .correlation(try samples(body.objects, body.n_objects, "correlation.objects", depth: depth + 1))
         case HEALTHSTORE__V1__SAMPLE__BODY_WORKOUT:
             return .workout(try workout(try CRead.required(s.workout, "workout")))
         default:
-            throw CRead.malformed("sample body (quantity, category, correlation or workout) is not set", field: "body")
+            throw CRead.malformed("body is not set: a sample needs a quantity, category, correlation or workout body", field: "body")
         }
     }
 

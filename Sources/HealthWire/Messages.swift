@@ -4,6 +4,12 @@ import HealthModel
 // Swift mirrors of proto/healthstore/v1/healthstore.proto. HealthWire maps these to and from
 // protobuf-c structs; nothing outside HealthWire sees protobuf-c.
 
+/// A client frame that decoded as a protobuf message: its call, or why that call is refused.
+public struct ClientFrame: Sendable {
+    public let callID: UInt64
+    public let call: Result<ClientCall, HealthError>
+}
+
 /// One client-to-server message.
 public struct ClientMessage: Sendable, Hashable {
     public let callID: UInt64

@@ -11,22 +11,35 @@ import HealthProto
 public enum WireCodec {
     // MARK: Client → server
 
-    /// Decodes one `ClientMessage` payload (no length prefix).
-    public static func decodeClientMessage(_ bytes: UnsafeRawBufferPointer) throws(HealthError) -> ClientMessage {
-        try NestingGuard.check(bytes, healthstore__v1__client_message__descriptor)
+    /// Decodes one `ClientMessage` payload (no length prefix). Throws only when the bytes are not a
+    /// `ClientMessage` protobuf at all (or nest too deeply); a message that decodes but breaks the
+    /// contract — a missing field, a wrong UUID length, an unknown enum value, bad UTF-8, an
+    /// embedded NUL — comes back as a refused call under its own `call_id`.
+    public static func decodeClientFrame(_ bytes: UnsafeRawBufferPointer) throws(HealthError) -> ClientFrame {
+        let nul = try WireScan.check(bytes, healthstore__v1__client_message__descriptor)
         let arena = WireArena.forUnpacking(bytes.count)
         var allocator = arena.allocator
         return try withExtendedLifetime(arena) { () throws(HealthError) in
             guard let message = healthstore__v1__client_message__unpack(&allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
                 throw unpackFailure(bytes.count, "ClientMessage")
             }
-            return try WireDecode.clientMessage(message.pointee)
+            let call = Result { () throws(HealthError) in
+                if let nul { throw nulInCall(nul) }
+                return try WireDecode.clientCall(message.pointee)
+            }
+            return ClientFrame(callID: message.pointee.call_id, call: call)
         }
     }
 
-    /// Decodes one `ClientMessage` payload (no length prefix).
+    /// Decodes one `ClientMessage` payload (no length prefix); see `decodeClientFrame`.
+    public static func decodeClientFrame(_ bytes: some Collection<UInt8>) throws(HealthError) -> ClientFrame {
+        try withRawBytes(bytes) { (raw) throws(HealthError) in try decodeClientFrame(raw) }
+    }
+
+    /// Decodes one `ClientMessage` payload (no length prefix), throwing for any fault.
     public static func decodeClientMessage(_ bytes: some Collection<UInt8>) throws(HealthError) -> ClientMessage {
-        try withRawBytes(bytes) { (raw) throws(HealthError) in try decodeClientMessage(raw) }
+        let frame = try decodeClientFrame(bytes)
+        return ClientMessage(callID: frame.callID, call: try frame.call.get())
     }
 
     /// The `ClientMessage` payload, without length prefix.
@@ -43,7 +56,8 @@ public enum WireCodec {
 
     /// Decodes one `ServerMessage` payload (no length prefix).
     public static func decodeServerMessage(_ bytes: UnsafeRawBufferPointer) throws(HealthError) -> ServerMessage {
-        try NestingGuard.check(bytes, healthstore__v1__server_message__descriptor)
+        let nul = try WireScan.check(bytes, healthstore__v1__server_message__descriptor)
+        if let nul { throw nulError(WireScan.text(nul), objectIndex: nil, field: WireScan.text(nul)) }
         let arena = WireArena.forUnpacking(bytes.count)
         var allocator = arena.allocator
         return try withExtendedLifetime(arena) { () throws(HealthError) in
@@ -73,6 +87,20 @@ public enum WireCodec {
 
     private static func unpackFailure(_ count: Int, _ name: String) -> HealthError {
         HealthError(.malformed, "\(count)-byte frame is not a valid \(name) protobuf", field: "frame")
+    }
+
+    /// A NUL inside a string of a call: named relative to the call, and under its object in a
+    /// SaveObjects batch, like every other error about a call.
+    private static func nulInCall(_ path: [WireScan.Step]) -> HealthError {
+        let inCall = path.dropFirst()
+        guard path.first?.name == "save_objects", let object = inCall.first, object.name == "objects", let index = object.index else {
+            return nulError(WireScan.text(inCall), objectIndex: nil, field: WireScan.text(inCall))
+        }
+        return nulError(WireScan.text(inCall), objectIndex: index, field: WireScan.text(inCall.dropFirst()))
+    }
+
+    private static func nulError(_ location: String, objectIndex: Int?, field: String) -> HealthError {
+        HealthError(.malformed, "\(location) contains a NUL byte; strings must not contain NUL", objectIndex: objectIndex, field: field)
     }
 
     private static func withRawBytes<R>(_ bytes: some Collection<UInt8>,

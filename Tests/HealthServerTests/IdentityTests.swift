@@ -58,26 +58,6 @@ final class IdentityTests: XCTestCase {
         XCTAssertNotNil(old.messagesUntilClosed())
     }
 
-    func testWrongTokensAreRefusedClosedAndSlowedDownPerPeer() throws {
-        let server = try ServerProcess()
-        for _ in 0..<3 {
-            let guess = try RawClient(port: server.port)
-            XCTAssertEqual(guess.hello(String(repeating: "a", count: 43))?.errorCode, .unauthenticated)
-            XCTAssertNotNil(guess.messagesUntilClosed(), "a refused Hello must close the connection")
-        }
-        // A valid token from the same address is still accepted, and does not wipe the failures.
-        XCTAssertNoThrow(try RawClient.session(server, token: server.ownerToken))
-        // The next guess from that address waits; a guess from another peer (the Unix socket) is
-        // answered while the first still waits.
-        let throttled = try RawClient(port: server.port)
-        throttled.submit(.hello(Hello(token: "guess")))
-        let elsewhere = try RawClient(unixPath: server.unixPath)
-        XCTAssertEqual(elsewhere.hello("guess")?.errorCode, .unauthenticated)
-        XCTAssertFalse(throttled.hasInput, "the throttled Hello was answered before an unthrottled one")
-        XCTAssertEqual(throttled.receive()?.result.errorCode, .unauthenticated)
-        XCTAssertNotNil(throttled.messagesUntilClosed())
-    }
-
     func testEachRoleMayMakeOnlyItsOwnCalls() throws {
         let server = try ServerProcess()
         let operatorClient = try RawClient.session(server, token: server.operatorToken)

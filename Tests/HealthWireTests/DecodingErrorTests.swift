@@ -124,7 +124,104 @@ final class DecodingErrorTests: XCTestCase {
         for _ in 0..<(WireLimits.maxNestingDepth + 5) {
             sample = ProtoBytes().bytes(1, uuid16).message(12, ProtoBytes().message(1, sample))
         }
-        assertMalformed(client: saving(sample), field: "correlation.objects", objectIndex: 1)
+        XCTAssertThrowsError(try WireCodec.decodeClientMessage(saving(sample).bytes)) { error in
+            let error = error as? HealthError
+            XCTAssertEqual(error?.objectIndex, 1)
+            XCTAssertTrue(error?.field?.hasSuffix("correlation.objects[0].correlation.objects") ?? false, "\(String(describing: error))")
+        }
+    }
+
+    /// The refused call of a frame that decodes as a protobuf message.
+    private func refusal(_ bytes: ProtoBytes, file: StaticString = #filePath, line: UInt = #line) throws -> (UInt64, HealthError?) {
+        let frame = try WireCodec.decodeClientFrame(bytes.bytes)
+        guard case .failure(let error) = frame.call else {
+            XCTFail("the call was accepted", file: file, line: line)
+            return (frame.callID, nil)
+        }
+        XCTAssertEqual(error.code, .malformed, file: file, line: line)
+        return (frame.callID, error)
+    }
+
+    /// ClientMessage { call_id: 7, save_objects { objects: [three valid samples, `sample`] } }.
+    private func savingFourth(_ sample: ProtoBytes) -> ProtoBytes {
+        let valid = ProtoBytes().bytes(1, uuid16).string(2, "t").message(11, ProtoBytes().varint(1, 1))
+        return ProtoBytes().varint(1, 7).message(30, ProtoBytes().message(1, valid).message(1, valid).message(1, valid).message(1, sample))
+    }
+
+    func testContractErrorsAreRefusedCallsUnderTheirCallID() throws {
+        let (callID, error) = try refusal(savingFourth(ProtoBytes().bytes(1, [1, 2, 3, 4, 5]).string(2, "t").message(11, ProtoBytes())))
+        XCTAssertEqual(callID, 7)
+        XCTAssertEqual(error?.objectIndex, 3)
+        XCTAssertEqual(error?.field, "uuid")
+        XCTAssertEqual(error?.message, "objects[3].uuid must be 16 bytes, got 5")
+
+        let noBody = try refusal(savingFourth(ProtoBytes().bytes(1, uuid16).string(2, "t"))).1
+        XCTAssertEqual(noBody?.field, "body")
+        XCTAssertEqual(noBody?.objectIndex, 3)
+        XCTAssertTrue(noBody?.message.hasPrefix("objects[3].body is not set") ?? false, "\(String(describing: noBody))")
+
+        let unspecified = ProtoBytes().bytes(1, uuid16).message(13, ProtoBytes().message(3, ProtoBytes()))
+        XCTAssertEqual(try refusal(savingFourth(unspecified)).1?.field, "workout.events.type")
+
+        let emptyValue = ProtoBytes().bytes(1, uuid16).message(5, ProtoBytes().string(1, "k").message(2, ProtoBytes()))
+            .message(11, ProtoBytes())
+        let metadata = try refusal(savingFourth(emptyValue)).1
+        XCTAssertEqual(metadata?.field, "metadata.k")
+        XCTAssertEqual(metadata?.message, "objects[3].metadata.k has no value set")
+
+        let badUTF8 = try refusal(ProtoBytes().varint(1, 9).message(40, ProtoBytes().bytes(1, [0x48, 0xff])))
+        XCTAssertEqual(badUTF8.0, 9)
+        XCTAssertEqual(badUTF8.1?.field, "types")
+    }
+
+    func testAnEmptyUUIDIsRefusedNotInvented() throws {
+        let error = try refusal(savingFourth(ProtoBytes().string(2, "t").message(11, ProtoBytes()))).1
+        XCTAssertEqual(error?.message, "objects[3].uuid must be 16 bytes, got 0")
+    }
+
+    func testAnErrorInsideACorrelationNamesTheChild() throws {
+        let child = ProtoBytes().bytes(1, uuid16).message(11, ProtoBytes())
+        let badChild = ProtoBytes().bytes(1, [1]).message(11, ProtoBytes())
+        let correlation = ProtoBytes().bytes(1, uuid16).message(12, ProtoBytes().message(1, child).message(1, badChild))
+        let error = try refusal(savingFourth(correlation)).1
+        XCTAssertEqual(error?.objectIndex, 3)
+        XCTAssertEqual(error?.field, "correlation.objects[1].uuid")
+        XCTAssertEqual(error?.message, "objects[3].correlation.objects[1].uuid must be 16 bytes, got 1")
+    }
+
+    /// protobuf-c reads strings as C strings: without the check "HeartRate\0xyz" would be "HeartRate".
+    func testEmbeddedNULsAreRefusedWithTheirField() throws {
+        let cut = Array("HKQuantityTypeIdentifierHeartRate".utf8) + [0] + Array("xyz".utf8)
+        let type = try refusal(savingFourth(ProtoBytes().bytes(1, uuid16).bytes(2, cut).message(11, ProtoBytes())))
+        XCTAssertEqual(type.0, 7)
+        XCTAssertEqual(type.1?.objectIndex, 3)
+        XCTAssertEqual(type.1?.field, "type")
+        XCTAssertEqual(type.1?.message, "objects[3].type contains a NUL byte; strings must not contain NUL")
+
+        let value = ProtoBytes().bytes(1, uuid16).message(11, ProtoBytes())
+            .message(5, ProtoBytes().string(1, "a").message(2, ProtoBytes().string(1, "x")))
+            .message(5, ProtoBytes().string(1, "b").message(2, ProtoBytes().bytes(1, [0x61, 0, 0x62])))
+        let metadata = try refusal(savingFourth(value)).1
+        XCTAssertEqual(metadata?.field, "metadata[1].value.string_value")
+
+        let child = ProtoBytes().bytes(1, uuid16).bytes(2, [0x74, 0]).message(11, ProtoBytes())
+        let correlation = ProtoBytes().bytes(1, uuid16).message(12, ProtoBytes().message(1, child))
+        XCTAssertEqual(try refusal(savingFourth(correlation)).1?.field, "correlation.objects[0].type")
+
+        let token = try refusal(ProtoBytes().varint(1, 1).message(10, ProtoBytes().varint(1, 1).bytes(2, [0x74, 0, 0x74])))
+        XCTAssertEqual(token.1?.field, "token")
+        let types = try refusal(ProtoBytes().varint(1, 4).message(40, ProtoBytes().string(1, "a").bytes(1, [0])))
+        XCTAssertEqual(types.1?.field, "types[1]")
+
+        XCTAssertThrowsError(try WireCodec.decodeServerMessage(ProtoBytes().varint(1, 1).message(46, ProtoBytes().bytes(1, [0])).bytes)) {
+            XCTAssertEqual(($0 as? HealthError)?.field, "observer_event.changed_types[0]")
+        }
+    }
+
+    func testOnlyUndecodableBytesFailTheWholeFrame() {
+        XCTAssertThrowsError(try WireCodec.decodeClientFrame([0x0a, 0x05, 0x01])) { error in
+            XCTAssertEqual((error as? HealthError)?.field, "frame")
+        }
     }
 
     /// protobuf-c itself recurses without limit (200k nested negations, about 1 MB, overflow its

@@ -1,3 +1,4 @@
+// Shared with HealthServerTests through a symbolic link.
 /// Builds raw protobuf bytes field by field, so tests can craft messages the encoder never writes
 /// (wrong UUID lengths, unknown enum values, missing oneofs).
 struct ProtoBytes {

@@ -1,0 +1,120 @@
+import CProtobufC
+import Foundation
+import HealthModel
+
+/// Walks a payload's tags and lengths, guided by the generated descriptors, before protobuf-c
+/// unpacks it, for two things protobuf-c cannot be trusted with:
+///
+/// - Nesting: protobuf-c's unpack recurses once per nested message without any limit, so a single
+///   1 MB frame of nested predicates would overflow the stack and crash the process. Submessages
+///   deeper than `WireLimits.maxMessageDepth` are rejected here (the whole frame).
+/// - Embedded NULs: protobuf-c hands strings over as C strings, so `"HeartRate\0xyz"` would be read
+///   as `"HeartRate"` and stored as something the client never sent. The lengths are gone after
+///   unpacking; comparing the repacked size with the frame's would also flag legitimate
+///   non-canonical encodings (explicit zeros, unpacked repeated scalars) without naming a field, so
+///   the string bytes are checked here, on the wire, and the first offending field is reported.
+///
+/// Anything else that is wrong with the bytes is left for protobuf-c to reject.
+enum WireScan {
+    /// One step of a path into a message: a field name, and its position when the field repeats.
+    struct Step: Sendable, Equatable {
+        let name: String
+        let index: Int?
+    }
+
+    /// Checks the nesting (throws for the whole frame) and returns the path of the first string
+    /// field holding a NUL byte, if any.
+    static func check(_ bytes: UnsafeRawBufferPointer, _ descriptor: ProtobufCMessageDescriptor) throws(HealthError) -> [Step]? {
+        var nul: [Step]?
+        try withUnsafePointer(to: descriptor) { (root) throws(HealthError) in try scan(bytes, root, depth: 1, nul: &nul) }
+        return nul
+    }
+
+    /// "objects[3].metadata[0].key" for a path.
+    static func text(_ path: some Collection<Step>) -> String {
+        path.map { step in step.index.map { "\(step.name)[\($0)]" } ?? step.name }.joined(separator: ".")
+    }
+
+    private static func scan(_ bytes: UnsafeRawBufferPointer, _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>,
+                             depth: Int, nul: inout [Step]?) throws(HealthError) {
+        guard depth <= WireLimits.maxMessageDepth else {
+            throw HealthError(.malformed, "messages nested deeper than \(WireLimits.maxMessageDepth) levels", field: "frame")
+        }
+        var offset = 0
+        while let next = next(bytes, &offset) {
+            guard let range = next.body, let field = field(next.tag >> 3, in: descriptor) else { continue }
+            let body = UnsafeRawBufferPointer(rebasing: bytes[range])
+            if field.pointee.type == PROTOBUF_C_TYPE_MESSAGE, let child = field.pointee.descriptor {
+                let seenBefore = nul != nil
+                try scan(body, child.assumingMemoryBound(to: ProtobufCMessageDescriptor.self), depth: depth + 1, nul: &nul)
+                if !seenBefore, let inner = nul { nul = [step(field, next, in: bytes)] + inner }
+            } else if nul == nil, field.pointee.type == PROTOBUF_C_TYPE_STRING,
+                      let base = body.baseAddress, memchr(base, 0, body.count) != nil {
+                nul = [step(field, next, in: bytes)]
+            }
+        }
+    }
+
+    /// One field on the wire: its tag, where the tag starts, and the body of a length-delimited field.
+    private struct WireField {
+        let tag: UInt64
+        let start: Int
+        let body: Range<Int>?
+    }
+
+    /// The field at `offset`, advancing past it; nil at the end or where the bytes stop making sense.
+    private static func next(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> WireField? {
+        let start = offset
+        guard offset < bytes.count, let tag = varint(bytes, &offset) else { return nil }
+        switch tag & 7 {
+        case 0:
+            guard varint(bytes, &offset) != nil else { return nil }
+        case 1:
+            offset += 8
+        case 5:
+            offset += 4
+        case 2:
+            guard let length = varint(bytes, &offset), length <= UInt64(bytes.count - offset) else { return nil }
+            offset += Int(length)
+            return WireField(tag: tag, start: start, body: (offset - Int(length))..<offset)
+        default:
+            return nil
+        }
+        return offset <= bytes.count ? WireField(tag: tag, start: start, body: nil) : nil
+    }
+
+    /// The descriptor of field `number` of `descriptor`, when it has one.
+    private static func field(_ number: UInt64, in descriptor: UnsafePointer<ProtobufCMessageDescriptor>)
+        -> UnsafePointer<ProtobufCFieldDescriptor>? {
+        guard number <= UInt64(UInt32.max) else { return nil }
+        return protobuf_c_message_descriptor_get_field(descriptor, UInt32(number))
+    }
+
+    /// The path step of `field` met at `wire` in `bytes`; a repeated field's index counts its
+    /// earlier occurrences (walked only once a NUL was found).
+    private static func step(_ field: UnsafePointer<ProtobufCFieldDescriptor>, _ wire: WireField,
+                             in bytes: UnsafeRawBufferPointer) -> Step {
+        let name = String(cString: field.pointee.name)
+        guard field.pointee.label == PROTOBUF_C_LABEL_REPEATED else { return Step(name: name, index: nil) }
+        var count = 0
+        var offset = 0
+        while let earlier = next(bytes, &offset), earlier.start < wire.start {
+            if earlier.tag == wire.tag { count += 1 }
+        }
+        return Step(name: name, index: count)
+    }
+
+    /// A base-128 varint at `offset`, advancing past it; nil when truncated or longer than 10 bytes.
+    private static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count && shift < 64 {
+            let byte = bytes[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7f) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+        return nil
+    }
+}

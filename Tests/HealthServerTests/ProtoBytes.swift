@@ -1,0 +1,1 @@
+../HealthWireTests/ProtoBytes.swift
