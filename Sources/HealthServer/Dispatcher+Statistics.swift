@@ -17,12 +17,7 @@ extension Dispatcher {
     func queryStatisticsCollection(_ query: StatisticsCollectionQuery, session: Session, reply: CallReplier) async throws -> ServerResult? {
         let owner = try session.requireOwnerStore()
         let type = try quantityType(query.type, predicate: query.predicate, options: query.options)
-        guard !query.interval.isEmpty else {
-            throw HealthError.invalid("the interval needs at least one positive component", field: "interval")
-        }
-        guard query.from <= query.to else {
-            throw HealthError.invalid("from_time \(query.from) is after to_time \(query.to)", field: "from_time")
-        }
+        try StatisticsCollectionRules.check(anchor: query.anchor, interval: query.interval, from: query.from, to: query.to)
         try await requireRequested([query.type], session: session, owner: owner)
         let buckets = try CalendarBuckets(anchor: query.anchor, components: query.interval,
                                           timeZone: query.timeZone, calendar: query.calendar)
@@ -55,8 +50,11 @@ extension Dispatcher {
                 let touched = changes.span(of: query.type) ?? TimeSpan(start: rangeStart, end: rangeEnd - 1)
                 let (from, to) = (max(rangeStart, touched.start), min(rangeEnd - 1, touched.end))
                 guard from <= to else { continue }
+                // The same buckets, named by instants inside from…to (the first and last buckets may
+                // reach past the supported dates that bucket enumeration accepts).
+                let clamp = { (t: Microseconds) in min(max(t, query.from), query.to) }
                 try await reply.producing {
-                    let next = try await compute(from, to)
+                    let next = try await compute(clamp(from), clamp(to))
                     guard let offset = current.firstIndex(where: { $0.start == next[0].start }) else { return }
                     let changedBuckets = zip(current[offset...], next).filter { $0 != $1 }.map(\.1)
                     current.replaceSubrange(offset..<offset + next.count, with: next)
@@ -72,6 +70,8 @@ extension Dispatcher {
 
     func queryActivitySummaries(from: CalendarDay, to: CalendarDay, timeZone: String?, session: Session) async throws -> ServerResult {
         let owner = try session.requireOwnerStore()
+        try TimeRules.checkDay(from, field: "from_day")
+        try TimeRules.checkDay(to, field: "to_day")
         guard from <= to else {
             throw HealthError.invalid("activity summary range starts \(from.isoString), after its end \(to.isoString)", field: "from_day")
         }

@@ -104,12 +104,10 @@ enum CharacteristicRules {
         try check(update.wheelchairUse, 1...2, "wheelchair_use")
         try check(update.activityMoveMode, 1...2, "activity_move_mode")
         if let day = update.dateOfBirth {
-            var components = DateComponents()
-            (components.year, components.month, components.day) = (day.year, day.month, day.day)
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC")!
-            guard components.isValidDate(in: calendar), let date = calendar.date(from: components), date <= Date() else {
-                throw HealthError.invalid("date of birth \(day.isoString) is not a valid past date", field: "date_of_birth")
+            try TimeRules.checkDay(day, field: "date_of_birth")
+            let components = DateComponents(year: day.year, month: day.month, day: day.day)
+            guard let date = TimeRules.utcGregorian.date(from: components), date <= Date() else {
+                throw HealthError.invalid("date of birth \(day.isoString) is not a past date", field: "date_of_birth")
             }
         }
     }

@@ -24,6 +24,8 @@ public struct HealthType: Sendable, Hashable {
     public let aggregation: AggregationStyle?
     /// Quantity types: canonical unit string, e.g. "count/s".
     public let canonicalUnit: String?
+    /// Quantity types: the values accepted, in the canonical unit.
+    public let valueRange: ClosedRange<Double>?
     /// Category types: the allowed raw values.
     public let categoryValues: Set<Int64>?
     /// Longest allowed end − start in microseconds; nil = unrestricted.
@@ -42,7 +44,7 @@ public struct HealthType: Sendable, Hashable {
     public let valueNames: [Int64: String]
 
     public init(identifier: String, kind: ObjectKind, aggregation: AggregationStyle? = nil,
-                canonicalUnit: String? = nil, categoryValues: Set<Int64>? = nil,
+                canonicalUnit: String? = nil, valueRange: ClosedRange<Double>? = nil, categoryValues: Set<Int64>? = nil,
                 maximumDuration: Microseconds? = nil, minimumDuration: Microseconds? = nil,
                 allowsUndeterminedDuration: Bool = false, appleOnlyWrite: Bool = false,
                 requiredMetadataKeys: [String] = [], correlationContents: Set<String>? = nil,
@@ -51,6 +53,7 @@ public struct HealthType: Sendable, Hashable {
         self.kind = kind
         self.aggregation = aggregation
         self.canonicalUnit = canonicalUnit
+        self.valueRange = valueRange
         self.categoryValues = categoryValues
         self.maximumDuration = maximumDuration
         self.minimumDuration = minimumDuration

@@ -112,7 +112,8 @@ enum QuantityTypes {
 
     static let all: [HealthType] = rows.map { name, unit, style in
         HealthType(identifier: "HKQuantityTypeIdentifier" + name, kind: .quantity, aggregation: style,
-                   canonicalUnit: unit, maximumDuration: DurationLimits.standard,
+                   canonicalUnit: unit, valueRange: QuantityValueRanges.range(name: name, canonicalUnit: unit),
+                   maximumDuration: DurationLimits.standard,
                    appleOnlyWrite: appleOnly.contains(name), requiredMetadataKeys: requiredKeys[name] ?? [])
     }
 }

@@ -175,7 +175,8 @@ public struct WorkoutActivity: Sendable, Hashable {
 public struct Workout: Sendable, Hashable {
     /// HKWorkoutActivityType raw value.
     public let activityType: Int32
-    /// Active duration in microseconds; nil = derived from the interval and pause/resume events.
+    /// Active duration in microseconds; nil on save = derived from the interval and pause/resume
+    /// events (the store returns the derived value).
     public let duration: Microseconds?
     public let events: [WorkoutEvent]
     public let activities: [WorkoutActivity]

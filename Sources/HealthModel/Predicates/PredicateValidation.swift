@@ -1,9 +1,9 @@
 /// Checks that a predicate is well formed before it is evaluated or translated, so a bad request
 /// is refused with INVALID_ARGUMENT instead of silently matching nothing.
 extension QueryPredicate {
-    /// Throws for an empty compound list, an empty metadata key, a non-finite operand, an
-    /// unparseable unit, a source-revision pattern without a bundle id or with a malformed OS
-    /// version, or — when `types` is given — a leaf that cannot apply to one of the queried types
+    /// Throws for an empty compound list, an empty metadata key, a non-finite operand, a date outside
+    /// years 1 through 9999, a negative or over-long workout duration, an unparseable unit, a
+    /// source-revision pattern without a bundle id or with a malformed OS version, or — when `types` is given — a leaf that cannot apply to one of the queried types
     /// (a quantity leaf on a non-quantity type or with an incompatible unit, a category leaf on a
     /// non-category type, a workout leaf on a non-workout type). Empty IN sets are allowed: they
     /// match nothing, as HealthKit's do.
@@ -21,7 +21,11 @@ extension QueryPredicate {
             for child in children { try child.check(types) }
         case .not(let child):
             try child.check(types)
-        case .dateRange, .uuids, .sources, .devices, .deviceProperty, .noCorrelation, .workout:
+        case .dateRange(let range):
+            for instant in [range.start, range.end].compactMap({ $0 }) {
+                try TimeRules.checkInstant(instant, field: "predicate.date_range")
+            }
+        case .uuids, .sources, .devices, .deviceProperty, .noCorrelation, .workout:
             break
         case .sourceRevisions(let patterns):
             for pattern in patterns {
@@ -58,6 +62,10 @@ extension QueryPredicate {
                 throw Self.notApplicable("category value", type)
             }
         case .workoutActivityType, .workoutDuration:
+            if case .workoutDuration(_, let duration) = self, !(0...TimeRules.span).contains(duration) {
+                throw HealthError.invalid("A workout duration predicate needs a duration between 0 and \(TimeRules.span) µs; "
+                    + "got \(duration) µs", field: "predicate.workout_duration")
+            }
             if let type = types.first(where: { $0.kind != .workout }) {
                 throw Self.notApplicable("workout", type)
             }
@@ -74,6 +82,8 @@ extension QueryPredicate {
         switch value {
         case .double(let d) where !d.isFinite:
             throw HealthError.invalid("Metadata predicate values must be finite; got \(d)", field: "predicate.metadata.value")
+        case .date(let instant):
+            try TimeRules.checkInstant(instant, field: "predicate.metadata.value")
         case .quantity(let q):
             try checkQuantity(q, field: "predicate.metadata.value")
         default:

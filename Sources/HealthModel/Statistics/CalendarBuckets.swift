@@ -22,8 +22,6 @@ public struct CalendarBuckets: Sendable {
         "indian": .indian, "chinese": .chinese,
     ]
 
-    /// Instants calendar arithmetic is asked about (Date.distantPast…Date.distantFuture).
-    public static let supportedRange = Time.micros(.distantPast)...Time.distantFuture
 
     public let anchor: Microseconds
     public let components: IntervalComponents
@@ -38,14 +36,8 @@ public struct CalendarBuckets: Sendable {
     ///   - timeZone: IANA identifier; nil = UTC.
     ///   - calendar: calendar identifier ("gregorian", "iso8601", …); nil = gregorian.
     public init(anchor: Microseconds, components: IntervalComponents, timeZone: String?, calendar: String?) throws(HealthError) {
-        guard !components.isEmpty,
-              [components.seconds, components.minutes, components.hours, components.days, components.weeks,
-               components.months, components.years].allSatisfy({ $0 >= 0 }) else {
-            throw HealthError.invalid("interval components must be non-negative with at least one positive; got \(components)", field: "interval")
-        }
-        guard Self.supportedRange.contains(anchor) else {
-            throw HealthError.invalid("anchor \(anchor) µs is outside the supported dates", field: "anchor")
-        }
+        try StatisticsCollectionRules.checkInterval(components)
+        try TimeRules.checkInstant(anchor, field: "anchor")
         guard let identifier = Self.calendars[calendar ?? "gregorian"] else {
             throw HealthError.invalid("unknown calendar '\(calendar ?? "")'; known: \(Self.calendars.keys.sorted().joined(separator: ", "))", field: "calendar")
         }
@@ -62,10 +54,9 @@ public struct CalendarBuckets: Sendable {
         self.anchor = anchor
         self.components = components
         let clockSeconds = Int64(components.hours) * 3600 + Int64(components.minutes) * 60 + Int64(components.seconds)
-        let calendarDays = Double(components.days + 7 * components.weeks) + 30.436875 * Double(components.months)
-            + 365.2425 * Double(components.years)
-        fixedSeconds = calendarDays == 0 ? clockSeconds : nil
-        nominalMicros = (Double(clockSeconds) + calendarDays * 86_400) * 1_000_000
+        let hasCalendarPart = components.days != 0 || components.weeks != 0 || components.months != 0 || components.years != 0
+        fixedSeconds = hasCalendarPart ? nil : clockSeconds
+        nominalMicros = components.nominalSeconds * 1_000_000
     }
 
     /// Local-day buckets in `timeZone` (nil = UTC), bucket 0 being `day`: each runs midnight to midnight.
@@ -106,7 +97,7 @@ public struct CalendarBuckets: Sendable {
         CalendarBucket(index: index, start: start(of: index), end: start(of: index + 1))
     }
 
-    /// Index of the bucket with start ≤ instant < end; `instant` must lie in `supportedRange`.
+    /// Index of the bucket with start ≤ instant < end; `instant` must lie in `TimeRules.supported`.
     public func bucketIndex(containing instant: Microseconds) -> Int {
         var index = Int((Double(instant - anchor) / nominalMicros).rounded(.down))
         while start(of: index) > instant { index -= 1 }
@@ -128,11 +119,10 @@ public struct CalendarBuckets: Sendable {
     /// Every bucket from the one containing `from` to the one containing `to`, in order.
     /// - Parameter limit: most buckets allowed, so a tiny interval over a long range cannot exhaust memory.
     public func buckets(from: Microseconds, to: Microseconds, limit: Int = 100_000) throws(HealthError) -> [CalendarBucket] {
-        guard Self.supportedRange.contains(from), Self.supportedRange.contains(to) else {
-            throw HealthError.invalid("enumeration range \(from)…\(to) µs is outside the supported dates", field: "from")
-        }
+        try TimeRules.checkInstant(from, field: "from_time")
+        try TimeRules.checkInstant(to, field: "to_time")
         guard from <= to else {
-            throw HealthError.invalid("enumeration range start \(Time.iso8601(from)) is after its end \(Time.iso8601(to))", field: "from")
+            throw HealthError.invalid("enumeration range start \(Time.iso8601(from)) is after its end \(Time.iso8601(to))", field: "from_time")
         }
         let first = bucketIndex(containing: from), last = bucketIndex(containing: to)
         guard last - first < limit else {

@@ -5,10 +5,12 @@ enum IntervalRules {
     /// "Missing start or end time").
     static let missing: Microseconds = 0
 
-    /// Start and end present and start ≤ end.
+    /// Start and end present, in years 1 through 9999, and start ≤ end.
     static func checkOrder(start: Microseconds, end: Microseconds, path: FieldPath) throws(HealthError) {
         if start == missing { throw path.invalid("start_time", "Missing start or end time") }
         if end == missing { throw path.invalid("end_time", "Missing start or end time") }
+        try TimeRules.checkInstant(start, field: path("start_time"))
+        try TimeRules.checkInstant(end, field: path("end_time"))
         if start > end {
             throw path.invalid("start_time",
                                "startDate (\(Time.iso8601(start))) cannot occur after endDate (\(Time.iso8601(end)))")
@@ -26,14 +28,13 @@ enum IntervalRules {
             // An open-ended sample has no duration to limit.
             return
         }
-        // start ≤ end was checked, but the difference can still overflow for extreme inputs.
-        let (duration, overflow) = end.subtractingReportingOverflow(start)
-        if let maximum = type.maximumDuration, overflow || duration > maximum {
+        let duration = end - start
+        if let maximum = type.maximumDuration, duration > maximum {
             throw path.invalid("end_time", "startDate (\(Time.iso8601(start))) and endDate (\(Time.iso8601(end))) exceed "
                 + "the maximum allowed duration for this sample type. Maximum duration for type \(type.identifier) is "
                 + "\(seconds(maximum)) s")
         }
-        if let minimum = type.minimumDuration, !overflow, duration < minimum {
+        if let minimum = type.minimumDuration, duration < minimum {
             throw path.invalid("end_time", "startDate (\(Time.iso8601(start))) and endDate (\(Time.iso8601(end))) are "
                 + "shorter than the minimum allowed duration for this sample type. Minimum duration for type "
                 + "\(type.identifier) is \(seconds(minimum)) s")

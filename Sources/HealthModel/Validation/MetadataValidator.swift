@@ -1,9 +1,12 @@
 import Foundation
 
 /// Metadata rules of SEMANTICS §7.1–7.4: value kinds and constraints of the predefined keys, Apple's
-/// private keys, finite numbers (decision 8), sync identifier/version pairing and per-type required keys.
+/// private keys and reserved HK prefix, finite numbers and supported dates, sync identifier/version
+/// pairing and per-type required keys.
 enum MetadataValidator {
     static let privatePrefix = "_HKPrivate"
+    /// HealthKit's own keys start with it; an app's keys must not.
+    static let reservedPrefix = "HK"
 
     /// Checks every key and value of one metadata dictionary (a sample's, an event's or an activity's).
     static func checkEntries(_ metadata: Metadata, path: FieldPath) throws(HealthError) {
@@ -17,6 +20,8 @@ enum MetadataValidator {
             try checkWellFormed(value, field: field, path: path)
             if let rule = PredefinedMetadataKeys.rules[key] {
                 try check(value, against: rule, key: key, field: field, path: path)
+            } else if key.hasPrefix(reservedPrefix) && !PredefinedMetadataKeys.unchecked.contains(key) {
+                throw path.invalid(field, "Metadata key '\(key)' is not a HealthKit key; the HK prefix is reserved for them")
             }
         }
     }
@@ -40,7 +45,7 @@ enum MetadataValidator {
         }
     }
 
-    /// Rules for any value under any key: finite numbers and parseable quantity units.
+    /// Rules for any value under any key: finite numbers, supported dates and parseable quantity units.
     private static func checkWellFormed(_ value: MetadataValue, field: String, path: FieldPath) throws(HealthError) {
         switch value {
         case .double(let d):
@@ -52,7 +57,9 @@ enum MetadataValidator {
             } catch {
                 throw path.invalid(field, "Invalid unit '\(q.unit)' in \(field): \(error.message)")
             }
-        case .string, .int, .bool, .date:
+        case .date(let instant):
+            try TimeRules.checkInstant(instant, field: path(field))
+        case .string, .int, .bool:
             break
         }
     }

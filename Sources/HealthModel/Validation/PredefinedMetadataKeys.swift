@@ -80,3 +80,15 @@ enum PredefinedMetadataKeys {
         "HKPhysicalEffortEstimationType": .integer(1...2),
     ]
 }
+
+extension PredefinedMetadataKeys {
+    /// HealthKit's other public keys: any value is stored, but they are HealthKit keys, so the reserved
+    /// HK prefix does not refuse them.
+    static let unchecked: Set<String> = [
+        "HKActivityType", "HKAlgorithmVersion", "HKDateOfEarliestDataUsedForEstimate", "HKHeartRateEventThreshold",
+        "HKSWOLFScore", "HKMetadataKeyAppleDeviceCalibrated", "HKMetadataKeyAppleFitnessPlusSession",
+        "HKMetadataKeyBarometricPressure", "HKMetadataKeyGlassesPrescriptionDescription",
+        "HKMetadataKeyMaximumLightIntensity", "HKMetadataKeyQuantityClampedToLowerBound",
+        "HKMetadataKeyQuantityClampedToUpperBound", "HKMetadataKeySessionEstimate",
+    ]
+}

@@ -1,8 +1,6 @@
-/// Rules for quantity samples (SEMANTICS §1.4, §8.1 item 6, decision 8).
+/// Rules for quantity samples (SEMANTICS §1.4, §8.1 item 6): a compatible unit, a positive count,
+/// and a finite value inside the type's range (`HealthType.valueRange`).
 enum QuantityRules {
-    /// The unit HealthKit's effort-score types use; its values must lie in 0…10.
-    static let effortScoreUnit = "appleEffortScore"
-
     static func check(_ quantity: Quantity, count: Int64, type: HealthType, path: FieldPath) throws(HealthError) {
         guard let canonical = type.canonicalUnit else {
             throw path.invalid("type", "Data type \(type.identifier) has no canonical unit")
@@ -15,12 +13,25 @@ enum QuantityRules {
         if count <= 0 {
             throw path.invalid("count", "HKQuantitySample \(type.identifier) count must be greater than 0; got \(count)")
         }
-        if canonical == effortScoreUnit {
-            let score = try convert(quantity, to: canonical, field: "quantity.value", path: path)
-            if !(0...10).contains(score) {
-                throw path.invalid("quantity.value", "\(type.identifier) requires a value between 0 and 10; got \(score)")
-            }
+        try checkRange(quantity, type: type, field: "quantity.value", path: path)
+    }
+
+    /// Throws unless `quantity` (in a unit compatible with the type's) lies in the type's value range;
+    /// `lowerBoundOnly` checks just the minimum (a workout's total may exceed what one sample holds).
+    static func checkRange(_ quantity: Quantity, type: HealthType, lowerBoundOnly: Bool = false, field: String,
+                           path: FieldPath) throws(HealthError) {
+        guard let range = type.valueRange, let canonical = type.canonicalUnit else { return }
+        let value = try convert(quantity, to: canonical, field: field, path: path)
+        guard value >= range.lowerBound, lowerBoundOnly || value <= range.upperBound else {
+            throw path.invalid(field, "\(type.identifier) requires a value between \(plain(range.lowerBound)) and "
+                + "\(plain(range.upperBound)) \(canonical); got \(plain(value)) \(canonical)")
         }
+    }
+
+    /// A bound as people write it: 10, not 10.0.
+    private static func plain(_ value: Double) -> String {
+        if let whole = Int64(exactly: value) { return "\(whole)" }
+        return "\(value)"
     }
 
     /// Decision 8: NaN and infinities are never stored.

@@ -49,7 +49,7 @@ public enum SampleValidator {
         case .correlation(let children):
             try CorrelationRules.check(children, type: type, path: path)
         case .workout(let workout):
-            try WorkoutRules.check(workout, path: path)
+            try WorkoutRules.check(workout, start: sample.start, end: sample.end, path: path)
         }
         try MetadataValidator.checkObject(sample.metadata, type: type, path: path)
     }

@@ -1,16 +1,19 @@
 import Foundation
 
-/// Rules for workouts (SEMANTICS §1.7, §4.6): a known activity type, well-ordered events and
-/// activities, valid statistics. HealthKit's undocumented placement rules (events inside the
-/// workout's interval) are not enforced, so real data is not refused (decision 8).
+/// Rules for workouts (SEMANTICS §1.7, §4.6), as HealthKit's workout validation has them: a known
+/// activity type; a duration no longer than the workout; events and activities inside the workout's
+/// interval (an activity's events inside the activity's); pause/resume sequences that start with a
+/// pause; statistics in range.
 enum WorkoutRules {
-    static func check(_ workout: Workout, path: FieldPath) throws(HealthError) {
+    static func check(_ workout: Workout, start: Microseconds, end: Microseconds, path: FieldPath) throws(HealthError) {
         try checkActivityType(workout.activityType, field: "workout.activity_type", path: path)
-        if let duration = workout.duration, duration < 0 {
-            throw path.invalid("workout.duration", "Workout duration must not be negative; got \(duration) µs")
+        if let duration = workout.duration, !(0...end - start).contains(duration) {
+            throw path.invalid("workout.duration", "Workout duration must be between 0 and the workout's length "
+                + "(\(end - start) µs); got \(duration) µs")
         }
-        try checkEvents(workout.events, path: path.child("workout"))
-        try checkStatistics(workout.statistics, path: path.child("workout"))
+        let workoutPath = path.child("workout")
+        try checkEvents(workout.events, within: start...end, owner: "workout", path: workoutPath)
+        try checkStatistics(workout.statistics, path: workoutPath)
         var seen = Set<UUID>()
         for (i, activity) in workout.activities.enumerated() {
             let activityPath = path.child("workout.activities[\(i)]")
@@ -19,8 +22,10 @@ enum WorkoutRules {
             }
             try checkActivityType(activity.activityType, field: "activity_type", path: activityPath)
             try IntervalRules.checkOrder(start: activity.start, end: activity.end, path: activityPath)
+            try checkInside(activity.start, activity.end, within: start...end, what: "A workout activity",
+                            owner: "workout", path: activityPath)
             try MetadataValidator.checkEntries(activity.metadata, path: activityPath)
-            try checkEvents(activity.events, path: activityPath)
+            try checkEvents(activity.events, within: activity.start...activity.end, owner: "activity", path: activityPath)
             try checkStatistics(activity.statistics, path: activityPath)
         }
     }
@@ -31,11 +36,39 @@ enum WorkoutRules {
         }
     }
 
-    private static func checkEvents(_ events: [WorkoutEvent], path: FieldPath) throws(HealthError) {
+    private static func checkEvents(_ events: [WorkoutEvent], within interval: ClosedRange<Microseconds>, owner: String,
+                                    path: FieldPath) throws(HealthError) {
         for (i, event) in events.enumerated() {
             let eventPath = path.child("events[\(i)]")
             try IntervalRules.checkOrder(start: event.start, end: event.end, path: eventPath)
+            try checkInside(event.start, event.end, within: interval, what: "A workout event", owner: owner, path: eventPath)
             try MetadataValidator.checkEntries(event.metadata, path: eventPath)
+        }
+        try checkFirstIsPause(events, pause: .pause, resume: .resume, path: path)
+        try checkFirstIsPause(events, pause: .motionPaused, resume: .motionResumed, path: path)
+    }
+
+    /// A workout starts active, so the first of its pause/resume events (in time order) must pause it.
+    private static func checkFirstIsPause(_ events: [WorkoutEvent], pause: WorkoutEventType, resume: WorkoutEventType,
+                                          path: FieldPath) throws(HealthError) {
+        let first = events.enumerated()
+            .filter { $0.element.type == pause || $0.element.type == resume }
+            .min { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }
+        if let first, first.element.type == resume {
+            throw path.child("events[\(first.offset)]").invalid("type", "The first \(pause)/\(resume) event must be a "
+                + "\(pause): a workout starts active, so it cannot begin with a \(resume)")
+        }
+    }
+
+    private static func checkInside(_ start: Microseconds, _ end: Microseconds, within interval: ClosedRange<Microseconds>,
+                                    what: String, owner: String, path: FieldPath) throws(HealthError) {
+        if start < interval.lowerBound {
+            throw path.invalid("start_time", "\(what) cannot start (\(Time.iso8601(start))) before its \(owner) starts "
+                + "(\(Time.iso8601(interval.lowerBound)))")
+        }
+        if end > interval.upperBound {
+            throw path.invalid("end_time", "\(what) cannot end (\(Time.iso8601(end))) after its \(owner) ends "
+                + "(\(Time.iso8601(interval.upperBound)))")
         }
     }
 
@@ -54,6 +87,7 @@ enum WorkoutRules {
                     throw statPath.invalid(name, "\(type.identifier) requires unit of type \(canonical). "
                         + "Incompatible unit: \(quantity.unit)")
                 }
+                try QuantityRules.checkRange(quantity, type: type, lowerBoundOnly: name == "sum", field: name, path: statPath)
             }
         }
     }

@@ -57,7 +57,8 @@ struct SampleRows {
     }
 
     private func workout(owner: Int64, anchor: Int64) throws(HealthError) -> Workout {
-        let row = try db.prepare("SELECT activity_type, explicit_duration, detail FROM workouts WHERE owner = ? AND anchor = ?")
+        // `duration` is the active duration, derived at save time when none was given (HKWorkout.duration).
+        let row = try db.prepare("SELECT activity_type, duration, detail FROM workouts WHERE owner = ? AND anchor = ?")
         row.bind(1, owner)
         row.bind(2, anchor)
         guard try row.step() else { throw HealthError(.internalError, "store is inconsistent: workout row missing for anchor \(anchor)") }

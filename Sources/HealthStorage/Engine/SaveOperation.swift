@@ -34,6 +34,9 @@ private struct ObjectSaver {
         guard let type = TypeCatalog.type(sample.type), type.isSampleType else {
             throw HealthError.invalid("'\(sample.type)' is not a sample type", field: "type")
         }
+        // The store computes durations from these; in range, no difference of two can overflow.
+        try TimeRules.checkInstant(sample.start, field: "start_time")
+        try TimeRules.checkInstant(sample.end, field: "end_time")
         var outcome = SaveOutcome.stored
         var parent = parent
         var replaced: (uuid: UUID, parent: Int64?)?
@@ -151,8 +154,18 @@ private struct ObjectSaver {
         row.bind(5, workout.duration)
         row.bind(6, WorkoutCoding.encode(workout))
         try row.run()
+        let stored = try context.db.prepare("SELECT 1 FROM samples WHERE owner = ? AND uuid = ? AND source = ?")
         let link = try context.db.prepare("INSERT OR IGNORE INTO workout_samples (owner, workout, sample_uuid) VALUES (?, ?, ?)")
-        for uuid in workout.associatedSampleUUIDs {
+        for (index, uuid) in workout.associatedSampleUUIDs.enumerated() {
+            // Only the app's own saved samples: another source's UUID reads as not stored (decision 7).
+            stored.reset()
+            stored.bind(1, owner)
+            stored.bind(2, uuid)
+            stored.bind(3, source)
+            guard try stored.step() else {
+                throw HealthError.invalid("Sample \(uuid) is not stored by this app, so it cannot be associated with the "
+                    + "workout; save it first", field: "workout.associated_sample_uuids[\(index)]")
+            }
             link.reset()
             link.bind(1, owner)
             link.bind(2, anchor)
@@ -186,7 +199,9 @@ private struct ObjectSaver {
             body = .correlation(children.map { comparable($0, device: $0.device ?? effectiveDevice) }
                 .sorted { $0.uuid.uuidString < $1.uuid.uuidString })
         case .workout(let w):
-            body = .workout(Workout(activityType: w.activityType, duration: w.duration, events: w.events,
+            // A derived duration reads back as its value, so compare active durations.
+            body = .workout(Workout(activityType: w.activityType, duration: w.activeDuration(start: sample.start, end: sample.end),
+                                    events: w.events,
                                     activities: w.activities, statistics: w.statistics,
                                     associatedSampleUUIDs: Array(Set(w.associatedSampleUUIDs)).sorted { $0.uuidString < $1.uuidString }))
         case .quantity, .category:

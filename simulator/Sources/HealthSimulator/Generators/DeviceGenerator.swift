@@ -16,13 +16,17 @@ public struct DeviceGenerator: Sendable {
                                 device: profile.device.device, timeZone: person.timeZone)
     }
 
-    /// Samples whose start lies in [from, to), in upload order.
+    /// Samples whose start lies in [from, to), and workouts whose end does (a device records a
+    /// workout once it ends, when every sample it is associated with has been sent), in upload order.
     public func samples(from: Microseconds, to: Microseconds) -> [Sample] {
         guard from < to else { return [] }
         var out: [Sample] = []
-        // The day before too: its night's stages run past midnight into this window.
+        // The day before too: its night's stages and evening workout run past midnight into this window.
         for day in (timeline.day(of: from) - 1)...timeline.day(of: to - 1) {
-            out += samples(day: day).filter { from <= $0.start && $0.start < to }
+            out += samples(day: day).filter { sample in
+                let recorded = sample.type == HKType.workout ? sample.end : sample.start
+                return from <= recorded && recorded < to
+            }
         }
         return out.sorted(by: Self.uploadOrder)
     }
