@@ -35,7 +35,7 @@ let package = Package(
         // The command-line layer every executable shares: flags, value grammar, help, usage errors.
         .target(name: "HealthCLI", dependencies: ["HealthModel"]),
 
-        .executableTarget(name: "healthd", dependencies: ["HealthServer", "HealthStorage"]),
+        .executableTarget(name: "healthd", dependencies: ["HealthCLI", "HealthServer", "HealthStorage"]),
         .executableTarget(name: "healthctl", dependencies: ["HealthClient", "HealthModel"]),
         // Device simulator: profiles, signal generators and the upload flow behind a connection protocol
         // (a library so tests can import it); the executable plugs HealthClient into that protocol.
@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "SimulatorTests", dependencies: ["HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthClientTests", dependencies: ["HealthClient", "healthctl", "HealthWire", "HealthModel"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthServer", "HealthStorage", "HealthWire", "HealthModel",
-                                                            "HealthSimulator", "healthd"]),
+                                                            "HealthSimulator", "healthd", "HealthCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,17 +24,22 @@ public struct ToolMain: Sendable {
                       environment: [String: String] = ProcessInfo.processInfo.environment) -> ParsedArguments {
         do {
             let arguments = try ParsedArguments(words, options: options + Self.standardOptions, environment: environment)
-            if arguments.has("help") {
-                print(help.rendered)
-                exit(0)
-            }
-            if arguments.has("version") {
-                print("\(name) \(HealthStoreVersion.string)")
-                exit(0)
-            }
+            answerStandardOptions(arguments)
             return arguments
         } catch {
             fail(error)
+        }
+    }
+
+    /// Prints the help or the version and exits when `arguments` ask for either.
+    public func answerStandardOptions(_ arguments: ParsedArguments) {
+        if arguments.has("help") {
+            print(help.rendered)
+            exit(0)
+        }
+        if arguments.has("version") {
+            print("\(name) \(HealthStoreVersion.string)")
+            exit(0)
         }
     }
 

@@ -8,9 +8,20 @@ struct DataDirectory {
 
     var storePath: String { path + "/healthstore.sqlite" }
 
-    func create() throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+    /// Creates the directory (and its parents) readable by this user only; the error says in plain
+    /// words which part could not be made and why.
+    func create() throws(DataDirectoryError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw DataDirectoryError("\(path) exists and is not a directory") }
+            guard access(path, W_OK | X_OK) == 0 else { throw DataDirectoryError("\(path): \(String(cString: strerror(errno)))") }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path { try DataDirectory(path: parent).create() }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw DataDirectoryError("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// On a store without owners: creates the default owner and writes its token to owner.token;
@@ -38,4 +49,10 @@ struct DataDirectory {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file])
         }
     }
+}
+
+/// Why the data directory cannot be used, in plain words.
+struct DataDirectoryError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

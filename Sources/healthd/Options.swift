@@ -1,4 +1,5 @@
 import Foundation
+import HealthCLI
 import HealthServer
 
 /// healthd's configuration: defaults, then a config file, then HEALTHD_* environment variables,
@@ -9,153 +10,112 @@ struct Options {
     var logLevel = LogLevel.info
     var tombstoneRetentionDays = 90.0
 
-    static let usage = """
-    usage: healthd [options]
-      --listen HOST:PORT            TCP address (default 127.0.0.1:7420; port 0 = ephemeral; "none" = no TCP)
-      --unix PATH                   also listen on a Unix domain socket
-      --data DIR                    data directory (default ./data; store file DIR/healthstore.sqlite)
-      --threads N                   I/O threads, each with its own event loop (default: one per core)
-      --max-connections N           connection limit (default 1024)
-      --max-calls-in-flight N       calls one connection may have in flight (default 128)
-      --hello-timeout SECONDS       time a new connection has to send Hello (default 10)
-      --max-hello-frame-bytes N     largest first frame (the Hello) of a new connection (default 65536)
-      --max-unauthenticated N       connections still before their Hello; beyond it, or at the
-                                    connection limit, the oldest of them is closed for the new one (default 256)
-      --max-unauthenticated-per-address N
-                                    the same per peer address (default 64)
-      --frame-timeout SECONDS       a frame must arrive within this once begun (default 60)
-      --idle-timeout SECONDS        idle connections are closed after this (default 300)
-      --slow-client-timeout SECONDS clients not reading their output are dropped after this (default 30)
-      --max-output-bytes N          unread output queued per connection before its answers stop being
-                                    produced and its calls read (default 1048576; at most 16777216)
-      --total-output-bytes N        the same for all connections together (default 268435456)
-      --observer-ack-timeout SECONDS
-                                    time an observer event waits for its acknowledgement (default 30);
-                                    three missed in a row end the observer
-      --authorization-policy P      prompt | allow-all | deny-all (default prompt)
-      --log-level LEVEL             debug | info | warning | error (default info)
-      --tombstone-retention-days N  keep deletion records this long (default 90); an anchor that
-                                    would miss a purged one gets ANCHOR_EXPIRED and must resync
-      --config FILE                 read options from FILE first: one "name = value" per line
-                                    (names as the flags without "--"; # starts a comment)
-      --help                        show this help
-    Every option can also come from the environment as HEALTHD_<NAME>, e.g. HEALTHD_LISTEN or
-    HEALTHD_LOG_LEVEL; flags override the environment, which overrides the config file.
-    """
+    private static func option(_ name: String, _ value: String, _ help: String, section: String) -> OptionSpec {
+        .value(name, value, help, environment: "HEALTHD_" + name.uppercased().replacingOccurrences(of: "-", with: "_"),
+               section: section)
+    }
 
-    /// Options that take a value; the names a config file and HEALTHD_* variables may set.
-    static let valued = ["listen", "unix", "data", "threads", "max-connections", "max-calls-in-flight", "hello-timeout",
-                         "max-hello-frame-bytes", "max-unauthenticated", "max-unauthenticated-per-address", "frame-timeout",
-                         "idle-timeout", "slow-client-timeout", "max-output-bytes", "total-output-bytes", "observer-ack-timeout",
-                         "authorization-policy", "log-level", "tombstone-retention-days"]
+    /// Every option; each can also come from HEALTHD_<NAME> and from the config file.
+    static let specs: [OptionSpec] = [
+        option("listen", "HOST:PORT", "TCP address (default 127.0.0.1:7420; port 0 picks one; \"none\" = no TCP)", section: "listening"),
+        option("unix", "PATH", "also listen on a Unix domain socket", section: "listening"),
+        option("threads", "N", "I/O threads, each with its own event loop (default: one per core)", section: "listening"),
+        option("data", "DIR", "data directory (default ./data; the store is DIR/healthstore.sqlite)", section: "store"),
+        option("tombstone-retention-days", "N", "keep deletion records this long (default 90); an anchor that would "
+            + "miss a purged one gets ANCHOR_EXPIRED and must resync", section: "store"),
+        option("authorization-policy", "POLICY", "prompt | allow-all | deny-all (default prompt)", section: "store"),
+        option("max-connections", "N", "connection limit (default 1024)", section: "limits"),
+        option("max-calls-in-flight", "N", "calls one connection may have in flight (default 128)", section: "limits"),
+        option("hello-timeout", "DURATION", "time a new connection has to send Hello (default 10s)", section: "limits"),
+        option("max-hello-frame-bytes", "SIZE", "largest first frame (the Hello) of a new connection (default 64KiB)", section: "limits"),
+        option("max-unauthenticated", "N", "connections still before their Hello; beyond it, or at the connection "
+            + "limit, the oldest of them is closed for the new one (default 256)", section: "limits"),
+        option("max-unauthenticated-per-address", "N", "the same per peer address (default 64)", section: "limits"),
+        option("frame-timeout", "DURATION", "a frame must arrive within this once begun (default 60s)", section: "limits"),
+        option("idle-timeout", "DURATION", "idle connections are closed after this (default 5m)", section: "limits"),
+        option("slow-client-timeout", "DURATION", "clients not reading their output are dropped after this (default 30s)", section: "limits"),
+        option("max-output-bytes", "SIZE", "unread output queued per connection before its answers stop being "
+            + "produced and its calls read (default 1MiB; at most 16MiB)", section: "limits"),
+        option("total-output-bytes", "SIZE", "the same for all connections together (default 256MiB)", section: "limits"),
+        option("observer-ack-timeout", "DURATION", "time an observer event waits for its acknowledgement (default "
+            + "30s); three missed in a row end the observer", section: "limits"),
+        option("log-level", "LEVEL", "debug | info | warning | error (default info)", section: "logging"),
+    ]
 
-    /// Reads the config file (from --config or HEALTHD_CONFIG) and the environment, then the flags.
-    init(arguments: [String], environment: [String: String]) throws(OptionError) {
-        var configPath = environment["HEALTHD_CONFIG"]
-        var flags: [String] = []
-        var rest = arguments[...]
-        while let word = rest.popFirst() {
-            if word == "--config" {
-                guard let path = rest.popFirst() else { throw OptionError("--config needs a file") }
-                configPath = path
+    /// --config names the file the other options fall back to.
+    static let configSpec = OptionSpec.value("config", "FILE", "read options from FILE: one \"name = value\" per line "
+        + "(names as the options without dashes; # starts a comment)", environment: "HEALTHD_CONFIG", section: "configuration")
+
+    static let help = HelpText(
+        usage: ["healthd [options]"],
+        summary: "The HealthStore server: the binary protocol on TCP and optionally a Unix socket, the store in one SQLite file.",
+        options: specs + [configSpec] + ToolMain.standardOptions.map { $0.inSection("configuration") },
+        footer: "Every option can also come from the environment as HEALTHD_<NAME> (HEALTHD_LISTEN, HEALTHD_LOG_LEVEL, …) "
+            + "or from the config file; flags override the environment, which overrides the file. Durations take 500ms, 10s, 5m, "
+            + "2h, 1d; sizes 65536, 64KiB, 4MiB.")
+
+    /// The command line read with the environment and the config file behind it.
+    static func parse(_ words: [String], environment: [String: String]) throws(UsageError) -> ParsedArguments {
+        let all = specs + [configSpec] + ToolMain.standardOptions
+        let first = try ParsedArguments(words, options: all, environment: environment)
+        guard let path = first.value("config") else { return first }
+        return try ParsedArguments(words, options: all, environment: environment,
+                                   fallback: try ConfigFile.values(at: path, options: specs))
+    }
+
+    /// Parses and checks a command line (tests and main).
+    init(arguments: [String], environment: [String: String]) throws(UsageError) {
+        try self.init(try Self.parse(arguments, environment: environment))
+    }
+
+    /// Checks every value and builds the configuration.
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        _ = try arguments.positionals()
+        if let listen = arguments.value("listen") {
+            if listen == "none" {
+                configuration.tcpHost = nil
             } else {
-                flags.append(word)
+                let (host, port) = try arguments.parse("listen") { text throws(UsageError) in try Values.hostPort(text, allowEphemeral: true) }!
+                configuration.tcpHost = host
+                configuration.tcpPort = Int(port)
             }
         }
-        var words: [String] = []
-        if let configPath { words += try Self.configFileArguments(configPath) }
-        for name in Self.valued {
-            let variable = "HEALTHD_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
-            if let value = environment[variable] { words += ["--\(name)", value] }
+        func set<T>(_ name: String, _ grammar: (String) throws(UsageError) -> T, _ apply: (T) -> Void) throws(UsageError) {
+            if let value = try arguments.parse(name, grammar) { apply(value) }
         }
-        try self.init(arguments: words + flags)
+        func count(_ range: ClosedRange<Int>) -> (String) throws(UsageError) -> Int {
+            { text throws(UsageError) in try Values.integer(text, in: range) }
+        }
+        func seconds(_ range: ClosedRange<Double>) -> (String) throws(UsageError) -> Double {
+            { text throws(UsageError) in try Values.duration(text, in: range) }
+        }
+        func bytes(_ range: ClosedRange<Int>) -> (String) throws(UsageError) -> Int {
+            { text throws(UsageError) in try Values.size(text, in: range) }
+        }
+        configuration.unixPath = arguments.value("unix") ?? configuration.unixPath
+        dataDirectory = arguments.value("data") ?? dataDirectory
+        try set("threads", count(1...256)) { configuration.ioThreads = $0 }
+        try set("max-connections", count(1...1_000_000)) { configuration.maxConnections = $0 }
+        try set("max-calls-in-flight", count(1...100_000)) { configuration.maxCallsInFlight = $0 }
+        try set("hello-timeout", seconds(0.1...3600)) { configuration.helloTimeout = $0 }
+        try set("max-hello-frame-bytes", bytes(1024...configuration.maxFrameBytes)) { configuration.maxHelloFrameBytes = $0 }
+        try set("max-unauthenticated", count(1...1_000_000)) { configuration.maxUnauthenticated = $0 }
+        try set("max-unauthenticated-per-address", count(1...1_000_000)) { configuration.maxUnauthenticatedPerAddress = $0 }
+        try set("frame-timeout", seconds(0.1...3600)) { configuration.frameTimeout = $0 }
+        try set("idle-timeout", seconds(0.1...864_000)) { configuration.idleTimeout = $0 }
+        try set("slow-client-timeout", seconds(0.1...3600)) { configuration.slowClientTimeout = $0 }
+        try set("max-output-bytes", bytes(65_536...16_777_216)) { configuration.outputHighWater = $0 }
+        try set("total-output-bytes", bytes(1_048_576...68_719_476_736)) { configuration.totalOutputBytes = $0 }
+        try set("observer-ack-timeout", seconds(0.05...86_400)) { configuration.observerAckTimeout = $0 }
+        try set("authorization-policy", { text throws(UsageError) in try Values.choice(text, AuthorizationPolicy.self) }) {
+            configuration.authorizationPolicy = $0
+        }
+        try set("tombstone-retention-days", { text throws(UsageError) in try Values.number(text, in: 1...36_500) }) {
+            tombstoneRetentionDays = $0
+        }
+        try set("log-level", { text throws(UsageError) in
+            guard let level = LogLevel(name: text) else { throw UsageError("'\(text)' is not one of debug, info, warning, error") }
+            return level
+        }) { logLevel = $0 }
     }
-
-    /// "name = value" lines as flags.
-    static func configFileArguments(_ path: String) throws(OptionError) -> [String] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw OptionError("cannot read config file \(path)")
-        }
-        var words: [String] = []
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
-                .trimmingCharacters(in: .whitespaces)
-            if line.isEmpty { continue }
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, valued.contains(parts[0]), !parts[1].isEmpty else {
-                throw OptionError("\(path):\(number + 1): expected 'name = value' with a known option name, got '\(line)'")
-            }
-            words += ["--\(parts[0])", parts[1]]
-        }
-        return words
-    }
-
-    /// Parses arguments; throws a message for bad input.
-    init(arguments: [String]) throws(OptionError) {
-        var rest = arguments[...]
-        func value(_ flag: String) throws(OptionError) -> String {
-            guard let next = rest.popFirst() else { throw OptionError("\(flag) needs a value") }
-            return next
-        }
-        func number(_ flag: String, _ range: ClosedRange<Double>) throws(OptionError) -> Double {
-            let text = try value(flag)
-            guard let n = Double(text), range.contains(n) else {
-                throw OptionError("\(flag) must be a number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
-            }
-            return n
-        }
-        while let flag = rest.popFirst() {
-            switch flag {
-            case "--help", "-h":
-                throw OptionError(nil)
-            case "--listen":
-                let text = try value(flag)
-                if text == "none" {
-                    configuration.tcpHost = nil
-                } else {
-                    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-                        throw OptionError("--listen needs HOST:PORT, got '\(text)'")
-                    }
-                    configuration.tcpHost = String(text[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-                    configuration.tcpPort = port
-                }
-            case "--unix": configuration.unixPath = try value(flag)
-            case "--data": dataDirectory = try value(flag)
-            case "--threads": configuration.ioThreads = Int(try number(flag, 1...256))
-            case "--max-connections": configuration.maxConnections = Int(try number(flag, 1...1_000_000))
-            case "--max-calls-in-flight": configuration.maxCallsInFlight = Int(try number(flag, 1...100_000))
-            case "--hello-timeout": configuration.helloTimeout = try number(flag, 0.1...3600)
-            case "--max-hello-frame-bytes": configuration.maxHelloFrameBytes = Int(try number(flag, 1024...Double(configuration.maxFrameBytes)))
-            case "--max-unauthenticated": configuration.maxUnauthenticated = Int(try number(flag, 1...1_000_000))
-            case "--max-unauthenticated-per-address": configuration.maxUnauthenticatedPerAddress = Int(try number(flag, 1...1_000_000))
-            case "--frame-timeout": configuration.frameTimeout = try number(flag, 0.1...3600)
-            case "--idle-timeout": configuration.idleTimeout = try number(flag, 0.1...864_000)
-            case "--slow-client-timeout": configuration.slowClientTimeout = try number(flag, 0.1...3600)
-            case "--max-output-bytes": configuration.outputHighWater = Int(try number(flag, 65_536...16_777_216))
-            case "--total-output-bytes": configuration.totalOutputBytes = Int(try number(flag, 1_048_576...68_719_476_736))
-            case "--observer-ack-timeout": configuration.observerAckTimeout = try number(flag, 0.05...86_400)
-            case "--authorization-policy":
-                let text = try value(flag)
-                guard let policy = AuthorizationPolicy(rawValue: text) else {
-                    throw OptionError("--authorization-policy must be prompt, allow-all or deny-all, got '\(text)'")
-                }
-                configuration.authorizationPolicy = policy
-            case "--tombstone-retention-days": tombstoneRetentionDays = try number(flag, 1...36_500)
-            case "--log-level":
-                let text = try value(flag)
-                guard let level = LogLevel(name: text) else {
-                    throw OptionError("--log-level must be debug, info, warning or error, got '\(text)'")
-                }
-                logLevel = level
-            default:
-                throw OptionError("unknown option '\(flag)'")
-            }
-        }
-    }
-}
-
-/// A bad command line (nil message = help was asked for).
-struct OptionError: Error {
-    let message: String?
-    init(_ message: String?) { self.message = message }
 }

@@ -1,27 +1,34 @@
 import Foundation
+import HealthCLI
 import HealthServer
 import HealthStorage
 
 // healthd: parse flags, open the store, serve until SIGTERM/SIGINT.
 
+let tool = ToolMain(name: "healthd", help: Options.help)
 let options: Options
 do {
-    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()),
-                          environment: ProcessInfo.processInfo.environment)
+    let arguments = try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    tool.answerStandardOptions(arguments)
+    options = try Options(arguments)
 } catch {
-    if let message = error.message {
-        FileHandle.standardError.write(Data("healthd: \(message)\n\(Options.usage)\n".utf8))
-        exit(2)
-    }
-    print(Options.usage)
-    exit(0)
+    tool.fail(error)
 }
 
 let logger = Logger(minimumLevel: options.logLevel)
+if let host = options.configuration.tcpHost, let problem = ListenCheck.problem(host: host, port: options.configuration.tcpPort) {
+    logger.error(problem)
+    exit(1)
+}
 let data = DataDirectory(path: options.dataDirectory)
-let store: SQLiteStore
 do {
     try data.create()
+} catch {
+    logger.error("cannot use the data directory: \(error)")
+    exit(1)
+}
+let store: SQLiteStore
+do {
     var storeOptions = SQLiteStore.Options()
     storeOptions.tombstoneRetention = Int64(options.tombstoneRetentionDays * 86_400_000_000)
     store = try SQLiteStore.open(path: data.storePath, options: storeOptions)

@@ -1,4 +1,5 @@
 import Foundation
+import HealthCLI
 import XCTest
 @testable import healthd
 
@@ -43,20 +44,41 @@ final class HealthdOptionsTests: XCTestCase {
         XCTAssertEqual(options.configuration.frameTimeout, 5)
         XCTAssertEqual(options.configuration.maxHelloFrameBytes, 4096)
         XCTAssertThrowsError(try Options(arguments: ["--max-output-bytes", "1000000000"], environment: [:])) { error in
-            XCTAssertEqual((error as? OptionError)?.message, "--max-output-bytes must be a number in 65536.0...16777216.0, got '1000000000'")
+            XCTAssertEqual((error as? UsageError)?.message, "--max-output-bytes: 1000000000 is outside 65536…16777216 bytes")
         }
     }
 
     func testBadInputIsNamed() throws {
         let path = try configFile("listen = 1.2.3.4:1\nbogus = 1\n")
         XCTAssertThrowsError(try Options(arguments: ["--config", path], environment: [:])) { error in
-            XCTAssertEqual((error as? OptionError)?.message, "\(path):2: expected 'name = value' with a known option name, got 'bogus = 1'")
+            XCTAssertEqual((error as? UsageError)?.message, "\(path):2: unknown option name 'bogus'")
         }
         XCTAssertThrowsError(try Options(arguments: ["--threads", "zero"], environment: [:])) { error in
-            XCTAssertEqual((error as? OptionError)?.message, "--threads must be a number in 1.0...256.0, got 'zero'")
+            XCTAssertEqual((error as? UsageError)?.message, "--threads: 'zero' is not a whole number")
         }
         XCTAssertThrowsError(try Options(arguments: [], environment: ["HEALTHD_LISTEN": "nowhere"])) { error in
-            XCTAssertEqual((error as? OptionError)?.message, "--listen needs HOST:PORT, got 'nowhere'")
+            XCTAssertEqual((error as? UsageError)?.message, "--listen: 'nowhere' is not HOST:PORT with a port in 0…65535")
         }
+        XCTAssertThrowsError(try Options(arguments: ["--idle-timout", "5m"], environment: [:])) { error in
+            XCTAssertEqual((error as? UsageError)?.message, "unknown option --idle-timout; did you mean --idle-timeout?")
+        }
+    }
+
+    func testSharedValueGrammar() throws {
+        let options = try Options(arguments: ["--idle-timeout=5m", "--hello-timeout", "500ms", "--max-output-bytes", "2MiB",
+                                              "--listen=[::1]:0"], environment: [:])
+        XCTAssertEqual(options.configuration.idleTimeout, 300)
+        XCTAssertEqual(options.configuration.helloTimeout, 0.5)
+        XCTAssertEqual(options.configuration.outputHighWater, 2 << 20)
+        XCTAssertEqual(options.configuration.tcpHost, "::1")
+        XCTAssertEqual(options.configuration.tcpPort, 0)
+    }
+
+    func testHelpListsEveryOptionWhole() {
+        let help = Options.help.rendered
+        for spec in Options.specs {
+            XCTAssertTrue(help.contains("--\(spec.name) \(spec.valueName!)"), spec.name)
+        }
+        XCTAssertTrue(help.contains("--version"))
     }
 }
