@@ -12,7 +12,12 @@ struct Options {
     static let usage = """
     usage: healthd [options]
       --listen HOST:PORT            TCP address (default 127.0.0.1:7420; port 0 = ephemeral; "none" = no TCP)
-      --unix PATH                   also listen on a Unix domain socket
+      --unix PATH                   also listen on a Unix domain socket (always plaintext)
+      --tls-cert FILE               serve TLS (1.2 or later) on the TCP listener with this PEM
+                                    certificate (leaf first, then intermediates); needs --tls-key.
+                                    SIGHUP reloads certificate and key for new connections
+      --tls-key FILE                the certificate's PEM private key
+      --tls-client-ca FILE          with TLS, require client certificates signed by a CA in FILE
       --data DIR                    data directory (default ./data; store file DIR/healthstore.sqlite)
       --threads N                   I/O threads, each with its own event loop (default: one per core)
       --max-connections N           connection limit (default 1024)
@@ -37,7 +42,7 @@ struct Options {
     /// Options that take a value; the names a config file and HEALTHD_* variables may set.
     static let valued = ["listen", "unix", "data", "threads", "max-connections", "max-calls-in-flight", "hello-timeout",
                          "idle-timeout", "slow-client-timeout", "observer-ack-timeout", "authorization-policy", "log-level",
-                         "tombstone-retention-days"]
+                         "tombstone-retention-days", "tls-cert", "tls-key", "tls-client-ca"]
 
     /// Reads the config file (from --config or HEALTHD_CONFIG) and the environment, then the flags.
     init(arguments: [String], environment: [String: String]) throws(OptionError) {
@@ -83,6 +88,7 @@ struct Options {
     /// Parses arguments; throws a message for bad input.
     init(arguments: [String]) throws(OptionError) {
         var rest = arguments[...]
+        var tlsCertificate: String?, tlsKey: String?, tlsClientCA: String?
         func value(_ flag: String) throws(OptionError) -> String {
             guard let next = rest.popFirst() else { throw OptionError("\(flag) needs a value") }
             return next
@@ -131,9 +137,20 @@ struct Options {
                     throw OptionError("--log-level must be debug, info, warning or error, got '\(text)'")
                 }
                 logLevel = level
+            case "--tls-cert": tlsCertificate = try value(flag)
+            case "--tls-key": tlsKey = try value(flag)
+            case "--tls-client-ca": tlsClientCA = try value(flag)
             default:
                 throw OptionError("unknown option '\(flag)'")
             }
+        }
+        switch (tlsCertificate, tlsKey) {
+        case (let certificate?, let key?):
+            configuration.tls = TLSFiles(certificate: certificate, privateKey: key, clientCA: tlsClientCA)
+        case (nil, nil):
+            if tlsClientCA != nil { throw OptionError("--tls-client-ca needs --tls-cert and --tls-key") }
+        default:
+            throw OptionError("--tls-cert and --tls-key go together")
         }
     }
 }
