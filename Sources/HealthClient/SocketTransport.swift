@@ -85,7 +85,13 @@ private final class FrameReader: @unchecked Sendable {
             guard count > 0 else { return finish(HealthError(.unavailable, "the server closed the connection")) }
             let received = UnsafeRawBufferPointer(rebasing: buffer[..<count])
             if let tls {
-                decoder.append(contentsOf: try tls.open(received))
+                // A TLS failure (the server refused this client's certificate) keeps its own code:
+                // dialing again would not help.
+                do {
+                    decoder.append(contentsOf: try tls.open(received))
+                } catch {
+                    return finish(error)
+                }
             } else {
                 decoder.append(received)
             }

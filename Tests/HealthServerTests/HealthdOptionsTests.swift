@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import HealthServer
 @testable import healthd
 
 /// healthd's configuration sources: config file < HEALTHD_* environment < flags.
@@ -42,6 +43,21 @@ final class HealthdOptionsTests: XCTestCase {
         }
         XCTAssertThrowsError(try Options(arguments: [], environment: ["HEALTHD_LISTEN": "nowhere"])) { error in
             XCTAssertEqual((error as? OptionError)?.message, "--listen needs HOST:PORT, got 'nowhere'")
+        }
+    }
+
+    func testTLSFilesComeFromAnySourceAndCertificateAndKeyGoTogether() throws {
+        let path = try configFile("tls-cert = /etc/healthd/cert.pem\n")
+        let options = try Options(arguments: ["--config", path, "--tls-client-ca", "/etc/healthd/devices.pem"],
+                                  environment: ["HEALTHD_TLS_KEY": "/etc/healthd/key.pem"])
+        XCTAssertEqual(options.configuration.tls, TLSFiles(certificate: "/etc/healthd/cert.pem", privateKey: "/etc/healthd/key.pem",
+                                                           clientCA: "/etc/healthd/devices.pem"))
+        XCTAssertNil(try Options(arguments: [], environment: [:]).configuration.tls)
+        XCTAssertThrowsError(try Options(arguments: ["--tls-cert", "c.pem"], environment: [:])) { error in
+            XCTAssertEqual((error as? OptionError)?.message, "--tls-cert and --tls-key go together")
+        }
+        XCTAssertThrowsError(try Options(arguments: ["--tls-client-ca", "ca.pem"], environment: [:])) { error in
+            XCTAssertEqual((error as? OptionError)?.message, "--tls-client-ca needs --tls-cert and --tls-key")
         }
     }
 }
