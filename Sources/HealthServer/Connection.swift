@@ -1,7 +1,6 @@
 import CLibUV
 import Foundation
 import HealthModel
-import HealthTLS
 import HealthWire
 
 /// How a connection arrived.
