@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // protobuf-c code generated from proto/ by scripts/generate-proto (checked by scripts/check-proto).
         .target(name: "HealthProto", dependencies: ["CProtobufC"], cSettings: [.headerSearchPath("include")]),
 
@@ -27,10 +28,12 @@ let package = Package(
         .target(name: "HealthWire", dependencies: ["HealthModel", "HealthProto", "CProtobufC"]),
         // The store: `Store` protocol and the SQLite engine.
         .target(name: "HealthStorage", dependencies: ["HealthModel", "CSQLite", "CCrypto"]),
+        // TLS over memory buffers (OpenSSL), shared by the server's connections and the client.
+        .target(name: "HealthTLS", dependencies: ["HealthModel", "CSSL"]),
         // libuv server: connections, sessions, dispatch, subscriptions.
-        .target(name: "HealthServer", dependencies: ["HealthStorage", "HealthWire", "HealthModel", "CLibUV", "CCrypto"]),
+        .target(name: "HealthServer", dependencies: ["HealthStorage", "HealthWire", "HealthModel", "HealthTLS", "CLibUV", "CCrypto"]),
         // async/await client over the protocol.
-        .target(name: "HealthClient", dependencies: ["HealthWire", "HealthModel"]),
+        .target(name: "HealthClient", dependencies: ["HealthWire", "HealthModel", "HealthTLS"]),
 
         // The command-line layer every executable shares: flags, value grammar, help, usage errors.
         .target(name: "HealthCLI", dependencies: ["HealthModel"]),

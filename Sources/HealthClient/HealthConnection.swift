@@ -19,10 +19,11 @@ public final class HealthConnection: HealthCalling {
         self.helloResult = helloResult
     }
 
-    /// Dials `endpoint` and says Hello; returns once the server accepted the credential.
-    public static func connect(to endpoint: Endpoint, hello: Hello,
+    /// Dials `endpoint` (over TLS when `tls` is given) and says Hello; returns once the server
+    /// accepted the credential.
+    public static func connect(to endpoint: Endpoint, hello: Hello, tls: ClientTLS? = nil,
                                maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes) async throws -> HealthConnection {
-        let transport = try SocketTransport(endpoint: endpoint, maxFrameBytes: maxFrameBytes)
+        let transport = try SocketTransport(endpoint: endpoint, maxFrameBytes: maxFrameBytes, tls: tls)
         return try await connect(over: transport, hello: hello)
     }
 

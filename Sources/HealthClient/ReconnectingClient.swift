@@ -34,9 +34,10 @@ public actor ReconnectingClient: HealthCalling {
     private var dialing: Task<HealthConnection, any Error>?
     private var closed = false
 
-    /// A client of the server at `endpoint`, saying `hello` on every (re)connection.
-    public init(endpoint: Endpoint, hello: Hello, policy: Policy = Policy()) {
-        self.init(policy: policy) { try await HealthConnection.connect(to: endpoint, hello: hello) }
+    /// A client of the server at `endpoint` (over TLS when `tls` is given), saying `hello` on
+    /// every (re)connection.
+    public init(endpoint: Endpoint, hello: Hello, tls: ClientTLS? = nil, policy: Policy = Policy()) {
+        self.init(policy: policy) { try await HealthConnection.connect(to: endpoint, hello: hello, tls: tls) }
     }
 
     /// A client that obtains each connection from `dial` (tests dial in-memory transports).

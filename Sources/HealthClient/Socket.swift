@@ -105,6 +105,22 @@ final class Socket: @unchecked Sendable {
         }
     }
 
+    /// Waits up to `seconds` for data, then reads what arrived: empty at end of stream. Used
+    /// before the socket is handed to the reader queue (the TLS handshake).
+    func read(waitingAtMost seconds: Double, for purpose: String) throws(HealthError) -> [UInt8] {
+        var watch = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&watch, 1, Int32(seconds * 1000))
+            if ready > 0 { break }
+            if ready == 0 { throw HealthError(.unavailable, "no answer within \(seconds) s during \(purpose)") }
+            if errno != EINTR { throw HealthError(.unavailable, "cannot wait for \(purpose): \(String(cString: strerror(errno)))") }
+        }
+        var bytes = [UInt8](repeating: 0, count: 16 * 1024)
+        let count = try bytes.withUnsafeMutableBytes { buffer in Result { () throws(HealthError) in try readAvailable(into: buffer) } }
+            .get() ?? 0
+        return Array(bytes[..<count])
+    }
+
     /// Ends both directions; the reader then sees the end of the stream.
     func shutdown() {
         _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))

@@ -5,24 +5,34 @@ import Synchronization
 
 /// The protocol over a POSIX socket: the process's shared reader queue (`ReadinessLoop`) splits
 /// frames (HealthWire's FrameDecoder) and decodes server messages in order; senders write whole
-/// frames under a lock so frames of concurrent calls never interleave.
+/// frames under a lock so frames of concurrent calls never interleave. With TLS, both sides pass
+/// through the connection's `ClientTLSChannel`.
 final class SocketTransport: MessageTransport {
     private let socket: Socket
+    private let tls: ClientTLSChannel?
     private let maxFrameBytes: Int
     /// Guards writes; true once closed.
     private let writer = Mutex(false)
     /// True once `start` handed the socket to the reader queue, which then closes it.
     private let started = Mutex(false)
 
-    init(endpoint: Endpoint, maxFrameBytes: Int) throws(HealthError) {
-        socket = try Socket.connect(to: endpoint)
+    init(endpoint: Endpoint, maxFrameBytes: Int, tls: ClientTLS? = nil) throws(HealthError) {
+        let socket = try Socket.connect(to: endpoint)
+        do {
+            self.tls = try tls.map { tls throws(HealthError) in try ClientTLSChannel.handshake(over: socket, endpoint: endpoint, tls: tls) }
+        } catch {
+            socket.close()
+            throw error
+        }
+        self.socket = socket
         self.maxFrameBytes = maxFrameBytes
     }
 
     func start(onMessage: @escaping @Sendable (ServerMessage) -> Void,
                onClose: @escaping @Sendable (HealthError) -> Void) {
         started.withLock { $0 = true }
-        let reader = FrameReader(transport: self, socket: socket, maxFrameBytes: maxFrameBytes, onMessage: onMessage, onClose: onClose)
+        let reader = FrameReader(transport: self, socket: socket, tls: tls, maxFrameBytes: maxFrameBytes, onMessage: onMessage,
+                                 onClose: onClose)
         ReadinessLoop.shared.watch(socket) { buffer in reader.read(into: buffer) }
     }
 
@@ -30,7 +40,8 @@ final class SocketTransport: MessageTransport {
         let frame = WireCodec.encodeClientFrame(message)
         try writer.withLock { (closed: inout Bool) throws(HealthError) in
             if closed { throw HealthError(.unavailable, "connection is closed") }
-            try socket.write(frame)
+            // Sealed under the write lock: records must reach the socket in the order they were made.
+            try socket.write(try tls?.seal(frame) ?? frame)
         }
     }
 
@@ -52,14 +63,16 @@ final class SocketTransport: MessageTransport {
 private final class FrameReader: @unchecked Sendable {
     private let transport: SocketTransport
     private let socket: Socket
+    private let tls: ClientTLSChannel?
     private var decoder: FrameDecoder
     private let onMessage: @Sendable (ServerMessage) -> Void
     private let onClose: @Sendable (HealthError) -> Void
 
-    init(transport: SocketTransport, socket: Socket, maxFrameBytes: Int, onMessage: @escaping @Sendable (ServerMessage) -> Void,
-         onClose: @escaping @Sendable (HealthError) -> Void) {
+    init(transport: SocketTransport, socket: Socket, tls: ClientTLSChannel?, maxFrameBytes: Int,
+         onMessage: @escaping @Sendable (ServerMessage) -> Void, onClose: @escaping @Sendable (HealthError) -> Void) {
         self.transport = transport
         self.socket = socket
+        self.tls = tls
         decoder = FrameDecoder(maxFrameBytes: maxFrameBytes)
         self.onMessage = onMessage
         self.onClose = onClose
@@ -70,7 +83,18 @@ private final class FrameReader: @unchecked Sendable {
         do {
             guard let count = try socket.readAvailable(into: buffer) else { return true }
             guard count > 0 else { return finish(HealthError(.unavailable, "the server closed the connection")) }
-            decoder.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            let received = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+            if let tls {
+                // A TLS failure (the server refused this client's certificate) keeps its own code:
+                // dialing again would not help.
+                do {
+                    decoder.append(contentsOf: try tls.open(received))
+                } catch {
+                    return finish(error)
+                }
+            } else {
+                decoder.append(received)
+            }
             while let payload = try decoder.nextFrame() {
                 onMessage(try WireCodec.decodeServerMessage(payload))
             }

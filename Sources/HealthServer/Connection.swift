@@ -34,6 +34,8 @@ final class Connection {
     /// Storage for a uv_tcp_t or uv_pipe_t; freed by the close callback.
     private let handle: UnsafeMutableRawPointer
     private var reader: FrameDecoder
+    /// Set on a TCP connection when the listener serves TLS.
+    private let tls: ConnectionTLS?
     private var phase = Phase.awaitingHello
     private var session: Session?
     private var calls: [UInt64: CallEntry] = [:]
@@ -75,6 +77,7 @@ final class Connection {
         handle = UnsafeMutableRawPointer.allocate(byteCount: Connection.handleBytes, alignment: 16)
         openedAt = uv_now(loop.loop)
         lastActivity = openedAt
+        tls = kind == .tcp ? core.tls?.context.map(ConnectionTLS.init) : nil
         let status: Int32
         switch kind {
         case .tcp:
@@ -137,7 +140,18 @@ final class Connection {
         guard nread > 0, phase != .closing, phase != .closed else { return }
         lastActivity = now
         defer { frameStartedAt = reader.bufferedByteCount == 0 ? nil : frameStartedAt ?? now }
-        reader.append(UnsafeRawBufferPointer(start: buf.base, count: nread))
+        let bytes = UnsafeRawBufferPointer(start: buf.base, count: nread)
+        if let tls {
+            do {
+                reader.append(contentsOf: try tls.open(bytes))
+            } catch {
+                return protocolError(error)
+            }
+            // Handshake records to answer with: have them flushed like a frame.
+            if tls.hasOutput { enqueue([]) }
+        } else {
+            reader.append(bytes)
+        }
         while phase != .closing && phase != .closed {
             let payload: [UInt8]?
             do {
@@ -376,7 +390,13 @@ final class Connection {
     /// Writes everything queued with one uv_write.
     func flush() {
         flushScheduled = false
-        guard !output.isEmpty, phase != .closed else { return }
+        guard phase != .closed else { return }
+        if let tls { output = tls.seal(output) }
+        guard !output.isEmpty else {
+            // Sealing may leave nothing to write (an answer to a failed handshake is dropped).
+            if phase == .closing && buffered == 0 { teardown(reason: nil) }
+            return
+        }
         let count = output.count
         let headerBytes = MemoryLayout<uv_write_t>.stride
         let request = UnsafeMutableRawPointer.allocate(byteCount: headerBytes + count, alignment: 16)

@@ -8,6 +8,7 @@ import HealthStorage
 /// Call `start()` to bind the listeners (it returns the addresses, with ephemeral ports resolved),
 /// then `run()`, which serves until SIGTERM or SIGINT and then shuts down gracefully: it stops
 /// accepting, ends long-running calls, waits for calls in flight, closes the store and returns.
+/// With TLS configured, SIGHUP reloads the certificate and key for new connections.
 public final class HealthServer {
     private let store: any Store
     private let core: ServerCore
@@ -28,7 +29,9 @@ public final class HealthServer {
         var addresses: [String] = []
         let config = core.config
         if let host = config.tcpHost {
-            addresses.append("tcp " + (try acceptor.listenTCP(host: host, port: config.tcpPort)))
+            try core.tls?.load()
+            let security = core.tls.map { " (\($0.summary))" } ?? ""
+            addresses.append("tcp " + (try acceptor.listenTCP(host: host, port: config.tcpPort)) + security)
         }
         if let path = config.unixPath {
             try acceptor.listenUnix(path: path)
@@ -46,6 +49,7 @@ public final class HealthServer {
         }
         core.dispatcher.startChangeFeed()
         for signal in [SIGTERM, SIGINT] { watch(signal) }
+        if core.tls != nil { watch(SIGHUP) }
         mainLoop.runHere()
         for loop in ioLoops {
             loop.stop()
@@ -61,7 +65,12 @@ public final class HealthServer {
         uv_signal_init(mainLoop.loop, handle)
         handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         uv_signal_start(handle, { handle, signal in
-            Unmanaged<HealthServer>.fromOpaque(handle!.pointee.data).takeUnretainedValue().beginShutdown(signal: signal)
+            let server = Unmanaged<HealthServer>.fromOpaque(handle!.pointee.data).takeUnretainedValue()
+            if signal == SIGHUP {
+                server.core.tls?.reload(logger: server.core.logger)
+            } else {
+                server.beginShutdown(signal: signal)
+            }
         }, signal)
     }
 

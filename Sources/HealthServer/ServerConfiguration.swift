@@ -52,6 +52,23 @@ public struct ServerConfiguration: Sendable {
     /// Seconds SIGTERM waits for calls in flight before closing anyway.
     public var shutdownGrace: Double = 20
     public var authorizationPolicy: AuthorizationPolicy = .prompt
+    /// TLS on the TCP listener; nil = plaintext. The Unix socket is always plaintext.
+    public var tls: TLSFiles?
 
     public init() {}
+}
+
+/// The PEM files of the server's TLS identity, read at start and again on SIGHUP.
+public struct TLSFiles: Sendable, Equatable {
+    /// The server's certificate, followed by any intermediates.
+    public var certificate: String
+    public var privateKey: String
+    /// When set, clients must present a certificate signed by a CA in this file.
+    public var clientCA: String?
+
+    public init(certificate: String, privateKey: String, clientCA: String? = nil) {
+        self.certificate = certificate
+        self.privateKey = privateKey
+        self.clientCA = clientCA
+    }
 }

@@ -6,10 +6,13 @@ final class ServerCore: Sendable {
     let logger: Logger
     let registry = ConnectionRegistry()
     let dispatcher: Dispatcher
+    /// The TCP listener's TLS identity; nil when TCP is plaintext.
+    let tls: ServerTLS?
 
     init(store: any Store, config: ServerConfiguration, logger: Logger) {
         self.config = config
         self.logger = logger
+        tls = config.tls.map(ServerTLS.init)
         dispatcher = Dispatcher(store: store, config: config, logger: logger, registry: registry)
     }
 }

@@ -25,7 +25,7 @@ struct Command: Sendable {
     }
 
     var valuedNames: Set<String> { Set((options + GlobalOptions.help).map { String($0.0.split(separator: " ")[0]) }) }
-    var flagNames: Set<String> { Set(flags.map(\.0) + ["help"]) }
+    var flagNames: Set<String> { Set((flags + GlobalOptions.flags).map(\.0) + ["help"]) }
 
     /// The --help text.
     var help: String {
@@ -37,7 +37,7 @@ struct Command: Sendable {
             lines.append("")
         }
         lines.append("global options:")
-        lines += GlobalOptions.help.map { "  --\($0.0.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.1)" }
+        lines += GlobalOptions.all.map { "  --\($0.0.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.1)" }
         return lines.joined(separator: "\n")
     }
 }
@@ -50,7 +50,22 @@ enum GlobalOptions {
         ("token-file PATH", "credential file (default: $HEALTHSTORE_TOKEN, then ./data/owner.token)"),
         ("format FORMAT", "table (default), json or csv"),
         ("tz ZONE", "IANA time zone for times printed and for days and times given without an offset (default UTC)"),
+        ("ca FILE", "TLS: trust the CAs in this PEM file instead of the system's (implies --tls)"),
+        ("tls-cert FILE", "TLS: client certificate (PEM) for servers that require one (implies --tls)"),
+        ("tls-key FILE", "TLS: the client certificate's private key (PEM)"),
     ]
+    /// Boolean options every command accepts.
+    static let flags: [(String, String)] = [
+        ("tls", "connect with TLS, verifying the server's certificate and name"),
+    ]
+    static var all: [(String, String)] { help + flags }
+
+    /// The TLS settings the options ask for; nil for plaintext.
+    static func tls(_ arguments: Arguments) throws(HealthError) -> ClientTLS? {
+        let (ca, certificate, key) = (arguments.value("ca"), arguments.value("tls-cert"), arguments.value("tls-key"))
+        guard arguments.has("tls") || ca != nil || certificate != nil || key != nil else { return nil }
+        return try ClientTLS(caFile: ca, certificateFile: certificate, keyFile: key)
+    }
 }
 
 /// What a running command gets: its arguments, the output, and a connection on demand.
@@ -101,6 +116,7 @@ struct Invocation: Sendable {
         }
         let token = try TokenSource.resolve(file: arguments.value("token-file"))
         let revision = SourceRevision(source: Source(name: "healthctl", bundleID: "org.healthstore.healthctl"), version: "1")
-        return try await HealthConnection.connect(to: endpoint, hello: Hello(token: token, sourceRevision: revision))
+        return try await HealthConnection.connect(to: endpoint, hello: Hello(token: token, sourceRevision: revision),
+                                                  tls: try GlobalOptions.tls(arguments))
     }
 }

@@ -50,16 +50,18 @@ enum HealthCtl {
     }
 
     /// Global options valid before the command (`healthctl --server H:P samples …`).
-    static let globalValued: Set<String> = ["--server", "--unix", "--token-file", "--format"]
+    static let globalValued: Set<String> = Set(GlobalOptions.help.map { "--" + $0.0.split(separator: " ")[0] })
+    static let globalFlags: Set<String> = Set(GlobalOptions.flags.map { "--" + $0.0 })
 
     /// `words` with any global options that precede the command moved after it, so both
     /// `healthctl --server X samples` and `healthctl samples --server X` work.
     static func globalOptionsLast(_ words: [String]) -> [String] {
         var leading: [String] = []
         var index = words.startIndex
-        while index < words.endIndex, globalValued.contains(words[index]) {
-            leading.append(contentsOf: words[index..<min(index + 2, words.endIndex)])
-            index += 2
+        while index < words.endIndex, globalValued.contains(words[index]) || globalFlags.contains(words[index]) {
+            let width = globalFlags.contains(words[index]) ? 1 : 2
+            leading.append(contentsOf: words[index..<min(index + width, words.endIndex)])
+            index += width
         }
         return Array(words[min(index, words.endIndex)...]) + leading
     }
@@ -89,7 +91,7 @@ enum HealthCtl {
         return (["usage: healthctl COMMAND [options]   (healthctl COMMAND --help for details)", "", "commands:"]
             + commands.map { "  \($0.usage.padding(toLength: min(width, 60), withPad: " ", startingAt: 0))  \($0.summary)" }
             + ["", "global options:"]
-            + GlobalOptions.help.map { "  --\($0.0.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.1)" })
+            + GlobalOptions.all.map { "  --\($0.0.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.1)" })
             .joined(separator: "\n")
     }
 }

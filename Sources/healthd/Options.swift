@@ -18,7 +18,11 @@ struct Options {
     /// Every option; each can also come from HEALTHD_<NAME> and from the config file.
     static let specs: [OptionSpec] = [
         option("listen", "HOST:PORT", "TCP address (default 127.0.0.1:7420; port 0 picks one; \"none\" = no TCP)", section: "listening"),
-        option("unix", "PATH", "also listen on a Unix domain socket", section: "listening"),
+        option("unix", "PATH", "also listen on a Unix domain socket (always plaintext)", section: "listening"),
+        option("tls-cert", "FILE", "serve TLS (1.2 or later) on the TCP listener with this PEM certificate (leaf first, "
+            + "then intermediates); needs --tls-key. SIGHUP reloads certificate and key for new connections", section: "listening"),
+        option("tls-key", "FILE", "the certificate's PEM private key", section: "listening"),
+        option("tls-client-ca", "FILE", "with TLS, require client certificates signed by a CA in FILE", section: "listening"),
         option("threads", "N", "I/O threads, each with its own event loop (default: one per core)", section: "listening"),
         option("data", "DIR", "data directory (default ./data; the store is DIR/healthstore.sqlite)", section: "store"),
         option("tombstone-retention-days", "N", "keep deletion records this long (default 90); an anchor that would "
@@ -117,5 +121,15 @@ struct Options {
             guard let level = LogLevel(name: text) else { throw UsageError("'\(text)' is not one of debug, info, warning, error") }
             return level
         }) { logLevel = $0 }
+        switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
+        case (let certificate?, let key?):
+            configuration.tls = TLSFiles(certificate: certificate, privateKey: key, clientCA: arguments.value("tls-client-ca"))
+        case (nil, nil):
+            if arguments.value("tls-client-ca") != nil {
+                throw UsageError("--tls-client-ca needs --tls-cert and --tls-key", option: "tls-client-ca")
+            }
+        default:
+            throw UsageError("--tls-cert and --tls-key go together", option: "tls-cert")
+        }
     }
 }

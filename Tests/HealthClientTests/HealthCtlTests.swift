@@ -39,6 +39,7 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertEqual(words, ["samples", "--type", "x", "--server", "h:1", "--format", "json"])
         XCTAssertEqual(HealthCtl.find(words)?.0.words, ["samples"])
         XCTAssertEqual(HealthCtl.globalOptionsLast(["apps", "list"]), ["apps", "list"])
+        XCTAssertEqual(HealthCtl.globalOptionsLast(["--tls", "--ca", "ca.pem", "apps", "list"]), ["apps", "list", "--tls", "--ca", "ca.pem"])
     }
 
     func testAGroupWordListsItsSubcommands() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import HealthCLI
 import XCTest
+import HealthServer
 @testable import healthd
 
 /// healthd's configuration sources: config file < HEALTHD_* environment < flags.
@@ -80,5 +81,20 @@ final class HealthdOptionsTests: XCTestCase {
             XCTAssertTrue(help.contains("--\(spec.name) \(spec.valueName!)"), spec.name)
         }
         XCTAssertTrue(help.contains("--version"))
+    }
+
+    func testTLSFilesComeFromAnySourceAndCertificateAndKeyGoTogether() throws {
+        let path = try configFile("tls-cert = /etc/healthd/cert.pem\n")
+        let options = try Options(arguments: ["--config", path, "--tls-client-ca", "/etc/healthd/devices.pem"],
+                                  environment: ["HEALTHD_TLS_KEY": "/etc/healthd/key.pem"])
+        XCTAssertEqual(options.configuration.tls, TLSFiles(certificate: "/etc/healthd/cert.pem", privateKey: "/etc/healthd/key.pem",
+                                                           clientCA: "/etc/healthd/devices.pem"))
+        XCTAssertNil(try Options(arguments: [], environment: [:]).configuration.tls)
+        XCTAssertThrowsError(try Options(arguments: ["--tls-cert", "c.pem"], environment: [:])) { error in
+            XCTAssertEqual((error as? UsageError)?.message, "--tls-cert and --tls-key go together")
+        }
+        XCTAssertThrowsError(try Options(arguments: ["--tls-client-ca", "ca.pem"], environment: [:])) { error in
+            XCTAssertEqual((error as? UsageError)?.message, "--tls-client-ca needs --tls-cert and --tls-key")
+        }
     }
 }

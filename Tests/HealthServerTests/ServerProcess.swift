@@ -68,19 +68,20 @@ final class ServerProcess {
         return UInt16(line[range.upperBound...].prefix { $0.isNumber })
     }
 
-    /// healthd next to the test bundle (both live in the build's bin directory), or $HEALTHD_PATH.
-    private static func binary() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["HEALTHD_PATH"] { return URL(fileURLWithPath: path) }
+    /// An executable of the package next to the test bundle (both live in the build's bin
+    /// directory); healthd may come from $HEALTHD_PATH instead.
+    static func binary(_ name: String = "healthd") throws -> URL {
+        if name == "healthd", let path = ProcessInfo.processInfo.environment["HEALTHD_PATH"] { return URL(fileURLWithPath: path) }
         // On Linux the .xctest is an executable in the bin directory; on macOS a bundle inside it.
         for start in [Bundle.main.executableURL, Bundle(for: ServerProcess.self).bundleURL].compactMap({ $0 }) {
             var directory = start
             for _ in 0..<4 {
                 directory.deleteLastPathComponent()
-                let candidate = directory.appendingPathComponent("healthd")
+                let candidate = directory.appendingPathComponent(name)
                 if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             }
         }
-        throw TestFailure("healthd binary not found next to the test bundle; run `swift build --product healthd` first")
+        throw TestFailure("\(name) binary not found next to the test bundle; run `swift build --product \(name)` first")
     }
 }
 

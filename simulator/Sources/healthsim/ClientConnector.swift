@@ -7,16 +7,18 @@ import HealthWire
 /// token, revision and device; owner calls go over one owner connection, re-dialled when it drops.
 final class ClientConnector: StoreConnector {
     private let endpoint: Endpoint
+    private let tls: ClientTLS?
     private let owner: OwnerSession
 
-    init(endpoint: Endpoint, ownerTokenFile: String) {
+    init(endpoint: Endpoint, tls: ClientTLS?, ownerTokenFile: String) {
         self.endpoint = endpoint
-        owner = OwnerSession(endpoint: endpoint, tokenFile: ownerTokenFile)
+        self.tls = tls
+        owner = OwnerSession(endpoint: endpoint, tls: tls, tokenFile: ownerTokenFile)
     }
 
     func connect(token: String, revision: SourceRevision, device: Device) async throws -> any StoreLink {
         let hello = Hello(token: token, sourceRevision: revision, defaultDevice: device)
-        return ClientLink(connection: try await HealthConnection.connect(to: endpoint, hello: hello))
+        return ClientLink(connection: try await HealthConnection.connect(to: endpoint, hello: hello, tls: tls))
     }
 
     func registerApp(bundleID: String, name: String) async throws -> String {
@@ -37,18 +39,20 @@ final class ClientConnector: StoreConnector {
 /// The owner's connection, opened on first use with the owner token file.
 actor OwnerSession {
     private let endpoint: Endpoint
+    private let tls: ClientTLS?
     private let tokenFile: String
     private var current: HealthConnection?
 
-    init(endpoint: Endpoint, tokenFile: String) {
+    init(endpoint: Endpoint, tls: ClientTLS?, tokenFile: String) {
         self.endpoint = endpoint
+        self.tls = tls
         self.tokenFile = tokenFile
     }
 
     func connection() async throws -> HealthConnection {
         if let current, !current.isClosed { return current }
         let token = try TokenSource.read(tokenFile)
-        let opened = try await HealthConnection.connect(to: endpoint, hello: Hello(token: token))
+        let opened = try await HealthConnection.connect(to: endpoint, hello: Hello(token: token), tls: tls)
         current = opened
         return opened
     }

@@ -46,7 +46,9 @@ do {
         print(String(decoding: try ProfileLoader.encode(fleet), as: UTF8.self))
         exit(0)
     }
-    let connector = ClientConnector(endpoint: try endpoint(options.server), ownerTokenFile: options.ownerTokenFile)
+    let tls = try options.tls ? ClientTLS(caFile: options.caFile, certificateFile: options.tlsCertificateFile,
+                                          keyFile: options.tlsKeyFile) : nil
+    let connector = ClientConnector(endpoint: try endpoint(options.server), tls: tls, ownerTokenFile: options.ownerTokenFile)
     let stats = RunStats()
     let devices = options.mode == .load ? options.devices : fleet.devices.count
     let progress = Task { await ProgressLine(stats: stats, devices: devices).run() }

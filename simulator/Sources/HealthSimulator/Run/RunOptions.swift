@@ -33,6 +33,13 @@ public struct RunOptions: Sendable, Equatable {
     public var faultRate = 0.0
     public var approve = false
     public var server = "127.0.0.1:7420"
+    /// TLS to the server: on when asked, or when a CA or client certificate is given.
+    public var tls = false
+    /// PEM CAs to verify the server against; nil = the system's.
+    public var caFile: String?
+    /// PEM client certificate and key, for servers that require one.
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
     public var ownerTokenFile = "data/owner.token"
     /// Empty = keep app tokens in memory only.
     public var stateDirectory = "data/healthsim"
@@ -95,6 +102,10 @@ public struct RunOptions: Sendable, Equatable {
             case "--fault-rate": o.faultRate = try number(flag, 0...1)
             case "--approve": o.approve = true
             case "--server": o.server = try value(flag)
+            case "--tls": o.tls = true
+            case "--ca": o.caFile = try value(flag); o.tls = true
+            case "--tls-cert": o.tlsCertificateFile = try value(flag); o.tls = true
+            case "--tls-key": o.tlsKeyFile = try value(flag); o.tls = true
             case "--owner-token-file": o.ownerTokenFile = try value(flag)
             case "--state-dir": o.stateDirectory = try value(flag)
             case "--report": o.reportPath = try value(flag)
@@ -131,6 +142,10 @@ public struct RunOptions: Sendable, Equatable {
       --seed N                signals and UUIDs are a function of the seed (default 42)
     Server:
       --server HOST:PORT      default 127.0.0.1:7420
+      --tls                   connect with TLS, verifying the server's certificate and name
+      --ca FILE               TLS: trust the CAs in this PEM file instead of the system's (implies --tls)
+      --tls-cert FILE         TLS: client certificate (PEM) for servers that require one (implies --tls)
+      --tls-key FILE          TLS: the client certificate's private key (PEM)
       --owner-token-file F    owner token used to register apps (default data/owner.token)
       --state-dir DIR         where app tokens are kept between runs (default data/healthsim)
       --approve               grant every requested permission as the owner
