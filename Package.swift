@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "HealthCLI", dependencies: ["HealthModel"]),
 
         .executableTarget(name: "healthd", dependencies: ["HealthCLI", "HealthServer", "HealthStorage"]),
-        .executableTarget(name: "healthctl", dependencies: ["HealthClient", "HealthModel"]),
+        .executableTarget(name: "healthctl", dependencies: ["HealthCLI", "HealthClient", "HealthModel"]),
         // Device simulator: profiles, signal generators and the upload flow behind a connection protocol
         // (a library so tests can import it); the executable plugs HealthClient into that protocol.
         .target(name: "HealthSimulator", dependencies: ["HealthModel"], path: "simulator/Sources/HealthSimulator"),
@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel", "CSQLite"]),
         .testTarget(name: "HealthCLITests", dependencies: ["HealthCLI"]),
         .testTarget(name: "SimulatorTests", dependencies: ["HealthSimulator", "HealthModel"]),
-        .testTarget(name: "HealthClientTests", dependencies: ["HealthClient", "healthctl", "HealthWire", "HealthModel"]),
+        .testTarget(name: "HealthClientTests", dependencies: ["HealthCLI", "HealthClient", "healthctl", "HealthWire", "HealthModel"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthServer", "HealthStorage", "HealthWire", "HealthModel",
                                                             "HealthSimulator", "healthd", "HealthCLI"]),
     ],

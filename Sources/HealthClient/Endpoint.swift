@@ -19,6 +19,26 @@ public enum Endpoint: Sendable, Hashable, CustomStringConvertible {
         return .tcp(host: host.isEmpty ? "127.0.0.1" : host, port: port)
     }
 
+    /// Parses "unix:PATH" or a TCP address as `parse(hostPort:)` does.
+    public static func parse(_ text: String) throws(HealthError) -> Endpoint {
+        if text.hasPrefix("unix:") {
+            let path = String(text.dropFirst(5))
+            guard !path.isEmpty else { throw HealthError.invalid("'\(text)' names no socket path after unix:", field: "server") }
+            return .unix(path: path)
+        }
+        return try parse(hostPort: text)
+    }
+
+    /// A comma-separated list of addresses, tried in order (several nodes of one store).
+    public static func list(_ text: String) throws(HealthError) -> [Endpoint] {
+        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !parts.isEmpty else { throw HealthError.invalid("no server address in '\(text)'", field: "server") }
+        return try parts.map { text throws(HealthError) in try parse(text) }
+    }
+
+    /// The environment variable every client reads its server address (or list) from.
+    public static let environmentVariable = "HEALTHSTORE_SERVER"
+
     public var description: String {
         switch self {
         case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"

@@ -27,6 +27,21 @@ public final class HealthConnection: HealthCalling {
         return try await connect(over: transport, hello: hello)
     }
 
+    /// Connects to the first of `endpoints` that answers (a failed connection or an UNAVAILABLE
+    /// answer moves on to the next); other errors, such as a refused token, end the attempt at once.
+    public static func connect(to endpoints: [Endpoint], hello: Hello, tls: ClientTLS? = nil,
+                               maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes) async throws -> HealthConnection {
+        var lastError: (any Error)?
+        for endpoint in endpoints {
+            do {
+                return try await connect(to: endpoint, hello: hello, tls: tls, maxFrameBytes: maxFrameBytes)
+            } catch let error as HealthError where error.code == .unavailable {
+                lastError = error
+            }
+        }
+        throw lastError ?? HealthError.invalid("no server address to connect to", field: "server")
+    }
+
     /// Says Hello over an already open transport (tests use an in-memory one).
     public static func connect(over transport: any MessageTransport, hello: Hello) async throws -> HealthConnection {
         let router = CallRouter()

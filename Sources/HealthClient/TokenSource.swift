@@ -1,11 +1,14 @@
 import Foundation
 import HealthModel
 
-/// Where command-line tools find a credential: an explicit token file, then the HEALTHSTORE_TOKEN
-/// environment variable, then a default file (the server writes `./data/owner.token` on first start).
+/// Where command-line tools find a credential: an explicit token file, then the file named by
+/// HEALTHSTORE_TOKEN_FILE, then the token in HEALTHSTORE_TOKEN, then a default file (the server
+/// writes `./data/owner.token` on first start). The Python client follows the same order.
 public enum TokenSource {
     /// The environment variable holding a token.
     public static let environmentVariable = "HEALTHSTORE_TOKEN"
+    /// The environment variable naming a token file.
+    public static let fileEnvironmentVariable = "HEALTHSTORE_TOKEN_FILE"
     /// The owner token the server writes on first start, relative to the working directory.
     public static let defaultOwnerTokenFile = "data/owner.token"
 
@@ -13,13 +16,14 @@ public enum TokenSource {
     public static func resolve(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                                defaultFile: String = defaultOwnerTokenFile) throws(HealthError) -> String {
         if let file { return try read(file) }
+        if let file = environment[fileEnvironmentVariable], !file.isEmpty { return try read(file) }
         if let token = environment[environmentVariable]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty {
             return token
         }
         do {
             return try read(defaultFile)
         } catch {
-            throw HealthError(.unauthenticated, "no token: pass --token-file, set \(environmentVariable), "
+            throw HealthError(.unauthenticated, "no token: pass --token-file, set \(fileEnvironmentVariable) or \(environmentVariable), "
                 + "or run where \(defaultFile) exists (\(error.message))")
         }
     }

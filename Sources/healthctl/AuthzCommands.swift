@@ -1,3 +1,4 @@
+import HealthCLI
 import Foundation
 import HealthClient
 import HealthModel
@@ -41,7 +42,7 @@ enum AuthzCommands {
     ]
 
     /// The decisions a command line asks for: the named types, or with --all the pending requests.
-    static func decisions(_ arguments: Arguments, pending: [AuthorizationRequest], grant: Bool) throws(HealthError) -> [AuthorizationDecision] {
+    static func decisions(_ arguments: ParsedArguments, pending: [AuthorizationRequest], grant: Bool) throws -> [AuthorizationDecision] {
         let directions: [AccessDirection] = switch (arguments.has("share"), arguments.has("read")) {
         case (true, false): [.share]
         case (false, true): [.read]
@@ -49,11 +50,11 @@ enum AuthzCommands {
         }
         let typeNames = arguments.list("type")
         if arguments.has("all") {
-            guard typeNames.isEmpty else { throw HealthError.invalid("use either --type or --all", field: "all") }
+            guard typeNames.isEmpty else { throw UsageError("use either --type or --all", option: "all") }
             return pending.filter { directions.contains($0.direction) }
                 .map { AuthorizationDecision(type: $0.type, direction: $0.direction, grant: grant) }
         }
-        guard !typeNames.isEmpty else { throw HealthError.invalid("name the types with --type T, or pass --all", field: "type") }
+        guard !typeNames.isEmpty else { throw UsageError("name the types with --type T, or pass --all", option: "type") }
         var decisions: [AuthorizationDecision] = []
         for name in typeNames {
             let type = try TypeCatalog.resolve(name)

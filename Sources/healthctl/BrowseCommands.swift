@@ -1,3 +1,4 @@
+import HealthCLI
 import Foundation
 import HealthClient
 import HealthModel
@@ -65,16 +66,16 @@ enum BrowseCommands {
     ]
 
     /// The sample query a `samples` command line describes.
-    static func sampleQuery(_ arguments: Arguments, parser: TimeParser) throws(HealthError) -> SampleQuery {
+    static func sampleQuery(_ arguments: ParsedArguments, parser: TimeParser) throws -> SampleQuery {
         let types = try arguments.list("type").map { name throws(HealthError) in try TypeCatalog.resolve(name).identifier }
-        guard !types.isEmpty else { throw HealthError.invalid("--type is required", field: "type") }
+        guard !types.isEmpty else { throw UsageError("--type is required", option: "type") }
         var clauses: [QueryPredicate] = []
         if let range = try dateRange(arguments, parser) { clauses.append(range) }
         let sources = arguments.list("source")
         if !sources.isEmpty { clauses.append(.sources(Set(sources))) }
         var limit = 0
         if let text = arguments.value("limit") {
-            guard let n = Int(text), n > 0 else { throw HealthError.invalid("--limit must be a positive integer, got '\(text)'", field: "limit") }
+            guard let n = Int(text), n > 0 else { throw UsageError("--limit: '\(text)' is not a positive whole number", option: "limit") }
             limit = n
         }
         let predicate: QueryPredicate? = clauses.count > 1 ? .allOf(clauses) : clauses.first
@@ -82,11 +83,11 @@ enum BrowseCommands {
     }
 
     /// The --since/--until (or --from/--to) range, nil when neither is given.
-    static func dateRange(_ arguments: Arguments, _ parser: TimeParser) throws(HealthError) -> QueryPredicate? {
-        let since = try arguments.value("since").map { text throws(HealthError) in try parser.instant(text, field: "since") }
-        let until = try arguments.value("until").map { text throws(HealthError) in try parser.instant(text, field: "until") }
+    static func dateRange(_ arguments: ParsedArguments, _ parser: TimeParser) throws -> QueryPredicate? {
+        let since = try arguments.value("since").map { text throws(UsageError) in try parser.instant(text, field: "since") }
+        let until = try arguments.value("until").map { text throws(UsageError) in try parser.instant(text, field: "until") }
         if let since, let until, since > until {
-            throw HealthError.invalid("--since (\(Time.iso8601(since, in: parser.timeZone))) is after --until (\(Time.iso8601(until, in: parser.timeZone)))", field: "since")
+            throw UsageError("--since (\(Time.iso8601(since, in: parser.timeZone))) is after --until (\(Time.iso8601(until, in: parser.timeZone)))", option: "since")
         }
         guard since != nil || until != nil else { return nil }
         return .dateRange(DateRange(start: since, end: until))
@@ -94,7 +95,7 @@ enum BrowseCommands {
 
     private static func watch(_ inv: Invocation) async throws {
         let types = try inv.arguments.list("type").map { name throws(HealthError) in try TypeCatalog.resolve(name).identifier }
-        guard !types.isEmpty else { throw HealthError.invalid("--type is required", field: "type") }
+        guard !types.isEmpty else { throw UsageError("--type is required", option: "type") }
         let history = inv.arguments.has("history")
         var printedHeader = false
         for try await batch in try await inv.connect().anchoredUpdates(AnchoredQuery(types: types)) {

@@ -1,3 +1,4 @@
+import HealthCLI
 import HealthClient
 import HealthModel
 
@@ -29,30 +30,30 @@ enum CharacteristicsCommand {
     }
 
     /// The fields the --set-… options name.
-    static func update(_ arguments: Arguments) throws(HealthError) -> Characteristics {
+    static func update(_ arguments: ParsedArguments) throws -> Characteristics {
         var update = Characteristics()
         update.biologicalSex = try lookup(arguments, "set-sex", sexes)
         update.bloodType = try lookup(arguments, "set-blood-type", bloodTypes)
         update.wheelchairUse = try lookup(arguments, "set-wheelchair", wheelchair)
         update.activityMoveMode = try lookup(arguments, "set-move-mode", moveModes)
         if let text = arguments.value("set-skin") {
-            guard let n = Int32(text), (1...6).contains(n) else { throw HealthError.invalid("--set-skin must be 1…6, got '\(text)'", field: "set-skin") }
+            guard let n = Int32(text), (1...6).contains(n) else { throw UsageError("--set-skin: '\(text)' is not a Fitzpatrick skin type 1…6", option: "set-skin") }
             update.fitzpatrickSkinType = n
         }
         if let text = arguments.value("set-birth") {
             let parts = text.split(separator: "-").compactMap { Int($0) }
             guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else {
-                throw HealthError.invalid("--set-birth must be YYYY-MM-DD, got '\(text)'", field: "set-birth")
+                throw UsageError("--set-birth: '\(text)' is not a date like 1990-02-03", option: "set-birth")
             }
             update.dateOfBirth = CalendarDay(year: parts[0], month: parts[1], day: parts[2])
         }
         return update
     }
 
-    private static func lookup(_ arguments: Arguments, _ option: String, _ table: [String: Int32]) throws(HealthError) -> Int32? {
+    private static func lookup(_ arguments: ParsedArguments, _ option: String, _ table: [String: Int32]) throws -> Int32? {
         guard let text = arguments.value(option) else { return nil }
         guard let value = table.first(where: { $0.key.lowercased() == text.lowercased() })?.value else {
-            throw HealthError.invalid("--\(option) must be one of \(table.keys.sorted().joined(separator: ", ")), got '\(text)'", field: option)
+            throw UsageError("--\(option): '\(text)' is not one of \(table.keys.sorted().joined(separator: ", "))", option: option)
         }
         return value
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthCLI
 import HealthClient
 import HealthModel
 import HealthWire
@@ -24,44 +25,44 @@ struct Command: Sendable {
         self.run = run
     }
 
-    var valuedNames: Set<String> { Set((options + GlobalOptions.help).map { String($0.0.split(separator: " ")[0]) }) }
-    var flagNames: Set<String> { Set((flags + GlobalOptions.flags).map(\.0) + ["help"]) }
+    /// Every option the command accepts: its own, then the global ones.
+    var specs: [OptionSpec] {
+        options.map { Self.spec($0, section: "") } + flags.map { OptionSpec.flag($0.0, $0.1) } + GlobalOptions.specs
+    }
+
+    /// "type T" → a valued option named "type" shown as "--type T".
+    static func spec(_ option: (String, String), section: String) -> OptionSpec {
+        let parts = option.0.split(separator: " ", maxSplits: 1).map(String.init)
+        return .value(parts[0], parts.count > 1 ? parts[1] : "VALUE", option.1, section: section)
+    }
 
     /// The --help text.
     var help: String {
-        var lines = ["usage: healthctl \(usage)", "", summary, ""]
-        let all = options + flags.map { ($0.0, $0.1) }
-        if !all.isEmpty {
-            lines.append("options:")
-            lines += all.map { "  --\($0.0.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.1)" }
-            lines.append("")
-        }
-        lines.append("global options:")
-        lines += GlobalOptions.all.map { "  --\($0.0.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.1)" }
-        return lines.joined(separator: "\n")
+        HelpText(usage: ["healthctl \(usage)"], summary: summary, options: specs).rendered
     }
 }
 
 /// Options every command accepts.
 enum GlobalOptions {
-    static let help: [(String, String)] = [
-        ("server HOST:PORT", "server address (default 127.0.0.1:7420)"),
-        ("unix PATH", "connect over a Unix domain socket instead"),
-        ("token-file PATH", "credential file (default: $HEALTHSTORE_TOKEN, then ./data/owner.token)"),
-        ("format FORMAT", "table (default), json or csv"),
-        ("tz ZONE", "IANA time zone for times printed and for days and times given without an offset (default UTC)"),
-        ("ca FILE", "TLS: trust the CAs in this PEM file instead of the system's (implies --tls)"),
-        ("tls-cert FILE", "TLS: client certificate (PEM) for servers that require one (implies --tls)"),
-        ("tls-key FILE", "TLS: the client certificate's private key (PEM)"),
+    static let specs: [OptionSpec] = [
+        .value("server", "ADDRESS", "server address: HOST:PORT or unix:PATH; a comma-separated list is tried in order "
+            + "(default 127.0.0.1:7420)", environment: "HEALTHSTORE_SERVER", section: "global options"),
+        .value("unix", "PATH", "connect over a Unix domain socket (the same as --server unix:PATH)", section: "global options"),
+        .value("token-file", "PATH", "credential file (default: $HEALTHSTORE_TOKEN_FILE, then the token in "
+            + "$HEALTHSTORE_TOKEN, then ./data/owner.token)", section: "global options"),
+        .value("format", "FORMAT", "table (default), json or csv", section: "global options"),
+        .value("tz", "ZONE", "IANA time zone for times printed and for days and times given without an offset (default UTC)",
+               section: "global options"),
+        .flag("tls", "connect with TLS, verifying the server's certificate and name", section: "global options"),
+        .value("ca", "FILE", "TLS: trust the CAs in this PEM file instead of the system's (implies --tls)", section: "global options"),
+        .value("tls-cert", "FILE", "TLS: client certificate (PEM) for servers that require one (implies --tls)",
+               section: "global options"),
+        .value("tls-key", "FILE", "TLS: the client certificate's private key (PEM)", section: "global options"),
+        .flag("help", "show this help", section: "global options"),
     ]
-    /// Boolean options every command accepts.
-    static let flags: [(String, String)] = [
-        ("tls", "connect with TLS, verifying the server's certificate and name"),
-    ]
-    static var all: [(String, String)] { help + flags }
 
     /// The TLS settings the options ask for; nil for plaintext.
-    static func tls(_ arguments: Arguments) throws(HealthError) -> ClientTLS? {
+    static func tls(_ arguments: ParsedArguments) throws(HealthError) -> ClientTLS? {
         let (ca, certificate, key) = (arguments.value("ca"), arguments.value("tls-cert"), arguments.value("tls-key"))
         guard arguments.has("tls") || ca != nil || certificate != nil || key != nil else { return nil }
         return try ClientTLS(caFile: ca, certificateFile: certificate, keyFile: key)
@@ -70,23 +71,19 @@ enum GlobalOptions {
 
 /// What a running command gets: its arguments, the output, and a connection on demand.
 struct Invocation: Sendable {
-    let arguments: Arguments
+    let arguments: ParsedArguments
     let format: OutputFormat
     /// The zone of --tz: times print at its offset; nil prints UTC.
     let zone: TimeZone?
     let output: @Sendable (String) -> Void
     let connect: @Sendable () async throws -> HealthConnection
 
-    init(arguments: Arguments, output: @escaping @Sendable (String) -> Void,
-         connect: (@Sendable (Arguments) async throws -> HealthConnection)? = nil) throws(HealthError) {
+    init(arguments: ParsedArguments, output: @escaping @Sendable (String) -> Void,
+         connect: (@Sendable (ParsedArguments) async throws -> HealthConnection)? = nil) throws(UsageError) {
         self.arguments = arguments
         self.output = output
-        let formatName = arguments.value("format") ?? "table"
-        guard let format = OutputFormat(rawValue: formatName) else {
-            throw HealthError.invalid("unknown format '\(formatName)': use table, json or csv", field: "format")
-        }
-        self.format = format
-        zone = try arguments.value("tz").map { name throws(HealthError) in try TimeParser.zone(name) }
+        format = try arguments.parse("format") { text throws(UsageError) in try Values.choice(text, OutputFormat.self) } ?? .table
+        zone = try arguments.value("tz").map { name throws(UsageError) in try TimeParser.zone(name) }
         let dial = connect ?? Self.dial
         self.connect = { try await dial(arguments) }
     }
@@ -95,7 +92,7 @@ struct Invocation: Sendable {
     func print(_ report: Report) { output(report.render(format)) }
 
     /// A short type name or identifier resolved through the catalog.
-    func type(_ option: String = "type") throws(HealthError) -> HealthType {
+    func type(_ option: String = "type") throws -> HealthType {
         try TypeCatalog.resolve(try arguments.required(option))
     }
 
@@ -107,16 +104,24 @@ struct Invocation: Sendable {
     /// An instant as printed: ISO 8601 at the offset of --tz, else UTC.
     func time(_ micros: Microseconds) -> String { Time.iso8601(micros, in: zone) }
 
-    private static func dial(_ arguments: Arguments) async throws -> HealthConnection {
-        let endpoint: Endpoint
-        if let path = arguments.value("unix") {
-            endpoint = .unix(path: path)
-        } else {
-            endpoint = try arguments.value("server").map { text throws(HealthError) in try Endpoint.parse(hostPort: text) } ?? .standard
-        }
+    /// The server addresses to try, in order: --unix, else --server (or HEALTHSTORE_SERVER), else the default.
+    static func endpoints(_ arguments: ParsedArguments) throws(UsageError) -> [Endpoint] {
+        if let path = arguments.value("unix") { return [.unix(path: path)] }
+        return try arguments.parse("server") { text throws(UsageError) in
+            do throws(HealthError) {
+                return try Endpoint.list(text)
+            } catch {
+                throw UsageError(error.message)
+            }
+        } ?? [.standard]
+    }
+
+    private static func dial(_ arguments: ParsedArguments) async throws -> HealthConnection {
+        let endpoints = try endpoints(arguments)
         let token = try TokenSource.resolve(file: arguments.value("token-file"))
-        let revision = SourceRevision(source: Source(name: "healthctl", bundleID: "org.healthstore.healthctl"), version: "1")
-        return try await HealthConnection.connect(to: endpoint, hello: Hello(token: token, sourceRevision: revision),
+        let revision = SourceRevision(source: Source(name: "healthctl", bundleID: "org.healthstore.healthctl"),
+                                      version: HealthStoreVersion.string)
+        return try await HealthConnection.connect(to: endpoints, hello: Hello(token: token, sourceRevision: revision),
                                                   tls: try GlobalOptions.tls(arguments))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthCLI
 import HealthClient
 import HealthModel
 
@@ -7,14 +8,19 @@ enum HealthCtl {
     static let commands: [Command] = AppCommands.all + OwnerCommands.all + AuthzCommands.all + BrowseCommands.all
         + StatsCommands.all + [CharacteristicsCommand.command] + OverviewCommand.all + ImportExportCommands.all
 
-    /// Runs `words`; returns the exit status.
+    /// Runs `words`; returns the exit status: 0 done, 1 the operation failed, 2 bad usage.
     static func run(_ words: [String], output: @escaping @Sendable (String) -> Void,
                     errors: @Sendable (String) -> Void,
-                    connect: (@Sendable (Arguments) async throws -> HealthConnection)? = nil) async -> Int32 {
+                    environment: [String: String] = ProcessInfo.processInfo.environment,
+                    connect: (@Sendable (ParsedArguments) async throws -> HealthConnection)? = nil) async -> Int32 {
         let words = globalOptionsLast(words)
         guard let (command, rest) = find(words) else {
             if words.isEmpty || words == ["help"] || words.first == "--help" || words.first == "-h" {
                 output(overview)
+                return 0
+            }
+            if words.first == "--version" {
+                output("healthctl \(HealthStoreVersion.string)")
                 return 0
             }
             if let group = groupHelp(words.first) {
@@ -22,44 +28,41 @@ enum HealthCtl {
                 if asked { output(group) } else { errors(group) }
                 return asked ? 0 : 2
             }
-            errors("healthctl: unknown command '\(words.prefix(2).joined(separator: " "))'\(suggestion(words))\n\n\(overview)")
+            errors("healthctl: unknown command '\(words.prefix(2).joined(separator: " "))'\(suggestion(words))\n"
+                + "run 'healthctl --help' for the commands")
             return 2
         }
-        if rest.contains("--help") || rest.contains("-h") {
-            output(command.help)
-            return 0
-        }
-        let invocation: Invocation
+        let name = "healthctl \(command.words.joined(separator: " "))"
         do {
-            let arguments = try Arguments(rest, valued: command.valuedNames, flags: command.flagNames)
-            invocation = try Invocation(arguments: arguments, output: output, connect: connect)
-        } catch {
-            errors("healthctl \(command.words.joined(separator: " ")): \(error.message)\n\(command.help)")
-            return 2
-        }
-        do {
-            try await command.run(invocation)
+            let arguments = try ParsedArguments(rest, options: command.specs, environment: environment)
+            if arguments.has("help") {
+                output(command.help)
+                return 0
+            }
+            try await command.run(try Invocation(arguments: arguments, output: output, connect: connect))
             return 0
+        } catch let error as UsageError {
+            errors("\(name): \(error.message)\nrun '\(name) --help' for the options")
+            return UsageError.exitStatus
         } catch let error as HealthError {
-            errors("healthctl: \(error)")
-            return error.code == .invalidArgument && error.field != nil && error.objectIndex == nil ? 2 : 1
+            errors("\(name): \(error.plainDescription)")
+            return 1
         } catch {
-            errors("healthctl: \(error)")
+            errors("\(name): \(error)")
             return 1
         }
     }
 
-    /// Global options valid before the command (`healthctl --server H:P samples …`).
-    static let globalValued: Set<String> = Set(GlobalOptions.help.map { "--" + $0.0.split(separator: " ")[0] })
-    static let globalFlags: Set<String> = Set(GlobalOptions.flags.map { "--" + $0.0 })
-
     /// `words` with any global options that precede the command moved after it, so both
-    /// `healthctl --server X samples` and `healthctl samples --server X` work.
+    /// `healthctl --server X samples` and `healthctl samples --server X` work (and `--server=X`).
     static func globalOptionsLast(_ words: [String]) -> [String] {
+        let global = Dictionary(GlobalOptions.specs.map { ("--" + $0.name, $0.takesValue) }, uniquingKeysWith: { a, _ in a })
         var leading: [String] = []
         var index = words.startIndex
-        while index < words.endIndex, globalValued.contains(words[index]) || globalFlags.contains(words[index]) {
-            let width = globalFlags.contains(words[index]) ? 1 : 2
+        while index < words.endIndex {
+            let name = String(words[index].prefix { $0 != "=" })
+            guard name != "--help", let takesValue = global[name] else { break }
+            let width = takesValue && !words[index].contains("=") ? 2 : 1
             leading.append(contentsOf: words[index..<min(index + width, words.endIndex)])
             index += width
         }
@@ -83,15 +86,23 @@ enum HealthCtl {
 
     private static func suggestion(_ words: [String]) -> String {
         guard let first = words.first else { return "" }
-        return closest(to: first, in: Set(commands.map { $0.words[0] })).map { "; did you mean '\($0)'?" } ?? ""
+        return Suggestion.nearest(to: first, in: Set(commands.map { $0.words[0] })).map { "; did you mean '\($0)'?" } ?? ""
     }
 
+    /// Every command with its summary (a usage too long for the column puts the summary on the
+    /// next line; nothing is cut), then the global options.
     static var overview: String {
-        let width = commands.map(\.usage.count).max() ?? 0
-        return (["usage: healthctl COMMAND [options]   (healthctl COMMAND --help for details)", "", "commands:"]
-            + commands.map { "  \($0.usage.padding(toLength: min(width, 60), withPad: " ", startingAt: 0))  \($0.summary)" }
-            + ["", "global options:"]
-            + GlobalOptions.all.map { "  --\($0.0.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.1)" })
-            .joined(separator: "\n")
+        let column = 44
+        var lines = ["usage: healthctl COMMAND [options]   (healthctl COMMAND --help for details)", "", "commands:"]
+        for command in commands {
+            let usage = "  " + command.usage
+            if usage.count + 2 <= column {
+                lines.append(usage.padding(toLength: column, withPad: " ", startingAt: 0) + command.summary)
+            } else {
+                lines += [usage, String(repeating: " ", count: column) + command.summary]
+            }
+        }
+        let global = HelpText(usage: [], summary: "", options: GlobalOptions.specs).rendered
+        return (lines + [global]).joined(separator: "\n")
     }
 }

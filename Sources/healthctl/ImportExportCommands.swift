@@ -1,3 +1,4 @@
+import HealthCLI
 import Foundation
 import HealthClient
 import HealthModel
@@ -79,7 +80,7 @@ enum ImportExportCommands {
     private static func importSamples(_ inv: Invocation, path: String) async throws {
         var batchSize = 500
         if let text = inv.arguments.value("batch") {
-            guard let n = Int(text), n > 0 else { throw HealthError.invalid("--batch must be a positive integer, got '\(text)'", field: "batch") }
+            guard let n = Int(text), n > 0 else { throw UsageError("--batch: '\(text)' is not a positive whole number", option: "batch") }
             batchSize = n
         }
         let reader = try LineReader(path: path)

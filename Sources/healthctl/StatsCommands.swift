@@ -1,3 +1,4 @@
+import HealthCLI
 import Foundation
 import HealthClient
 import HealthModel
@@ -21,7 +22,7 @@ enum StatsCommands {
             _ = try inv.arguments.positionals()
             let parser = inv.timeParser()
             let from = try parser.day(inv.arguments.value("day") ?? "today", field: "day")
-            let to = try inv.arguments.value("to").map { text throws(HealthError) in try parser.day(text, field: "to") } ?? from
+            let to = try inv.arguments.value("to").map { text throws(UsageError) in try parser.day(text, field: "to") } ?? from
             let summaries = try await inv.connect().activitySummaries(from: from, to: to, timeZone: parser.timeZone.identifier)
             inv.print(Report(table: Table(columns: ["DAY", "ACTIVE ENERGY", "EXERCISE", "STAND HOURS"], rows: summaries.map {
                 [$0.day.isoString, "\(formatNumber($0.activeEnergyBurned.value)) \($0.activeEnergyBurned.unit)",
@@ -31,7 +32,7 @@ enum StatsCommands {
     ]
 
     /// The statistics the command line asks for, else the natural ones for the type.
-    static func options(_ arguments: Arguments, type: HealthType) throws(HealthError) -> StatisticsOptions {
+    static func options(_ arguments: ParsedArguments, type: HealthType) throws -> StatisticsOptions {
         var options: StatisticsOptions = arguments.has("by-source") ? .separateBySource : []
         let names = arguments.list("stat")
         if names.isEmpty {
@@ -41,7 +42,7 @@ enum StatsCommands {
                                                   "max": .discreteMax, "recent": .mostRecent, "duration": .duration]
         for name in names {
             guard let option = known[name] else {
-                throw HealthError.invalid("unknown statistic '\(name)': use \(known.keys.sorted().joined(separator: ", "))", field: "stat")
+                throw UsageError("--stat: unknown statistic '\(name)': use \(known.keys.sorted().joined(separator: ", "))", option: "stat")
             }
             options.insert(option)
         }
@@ -60,21 +61,22 @@ enum StatsCommands {
     private static func stats(_ inv: Invocation) async throws {
         let type = try inv.type()
         let parser = inv.timeParser()
-        let to = try inv.arguments.value("to").map { text throws(HealthError) in try parser.instant(text, field: "to") } ?? parser.now
-        let from = try inv.arguments.value("from").map { text throws(HealthError) in try parser.instant(text, field: "from") }
+        let to = try inv.arguments.value("to").map { text throws(UsageError) in try parser.instant(text, field: "to") } ?? parser.now
+        let from = try inv.arguments.value("from").map { text throws(UsageError) in try parser.instant(text, field: "from") }
             ?? parser.startOfDay(to - 7 * TimeParser.day)
-        guard from < to else { throw HealthError.invalid("--from (\(inv.time(from))) is not before --to (\(inv.time(to)))", field: "from") }
+        guard from < to else { throw UsageError("--from (\(inv.time(from))) is not before --to (\(inv.time(to)))", option: "from") }
         let options = try options(inv.arguments, type: type)
         let unit = inv.arguments.value("unit") ?? displayUnit(type)
+        let interval = try inv.arguments.parse("interval") { text throws(UsageError) in try TimeParser.interval(text) }
         let connection = try await inv.connect()
-        guard let intervalText = inv.arguments.value("interval") else {
+        guard let interval else {
             let predicate = QueryPredicate.dateRange(DateRange(start: from, end: to))
             let result = try await connection.statistics(StatisticsQuery(type: type.identifier, predicate: predicate,
                                                                            options: options, unit: unit))
             return inv.print(StatisticsReport.make([result], chart: false, zone: inv.zone))
         }
         let query = StatisticsCollectionQuery(type: type.identifier, options: options, unit: unit, anchor: parser.startOfDay(from),
-                                              interval: try TimeParser.interval(intervalText),
+                                              interval: interval,
                                               timeZone: parser.timeZone.identifier, from: from, to: to)
         let buckets = try await connection.statisticsCollection(query)
         inv.print(StatisticsReport.make(buckets, chart: inv.arguments.has("chart"), zone: inv.zone))

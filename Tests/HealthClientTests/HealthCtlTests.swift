@@ -1,8 +1,16 @@
 import Foundation
+import HealthCLI
+import HealthClient
 import HealthModel
 import HealthWire
+import Synchronization
 import XCTest
 @testable import healthctl
+
+/// A command line parsed the way healthctl parses a command's options.
+private func Arguments(_ words: [String], valued: Set<String>, flags: Set<String>) throws -> ParsedArguments {
+    try ParsedArguments(words, options: valued.map { OptionSpec.value($0, "V", "") } + flags.map { OptionSpec.flag($0, "") })
+}
 
 final class ArgumentsTests: XCTestCase {
     func testOptionsFlagsAndPositionals() throws {
@@ -40,6 +48,39 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertEqual(HealthCtl.find(words)?.0.words, ["samples"])
         XCTAssertEqual(HealthCtl.globalOptionsLast(["apps", "list"]), ["apps", "list"])
         XCTAssertEqual(HealthCtl.globalOptionsLast(["--tls", "--ca", "ca.pem", "apps", "list"]), ["apps", "list", "--tls", "--ca", "ca.pem"])
+        XCTAssertEqual(HealthCtl.globalOptionsLast(["--server=h:1", "apps", "list"]), ["apps", "list", "--server=h:1"])
+    }
+
+    /// Every tool's contract: a usage error is one plain line naming the option (plus a pointer to
+    /// --help), exit status 2, and nothing is connected to.
+    func testUsageErrorsAreOnePlainLineWithStatusTwo() async {
+        let errors = Mutex<[String]>([])
+        let status = await HealthCtl.run(["stats", "--type", "StepCount", "--interval", "1x"], output: { _ in },
+                                         errors: { line in errors.withLock { $0.append(line) } },
+                                         connect: { _ in XCTFail("no connection for a usage error"); throw CancellationError() })
+        XCTAssertEqual(status, 2)
+        let text = errors.withLock { $0.joined(separator: "\n") }
+        XCTAssertEqual(text, "healthctl stats: --interval: '1x' is not an interval: use a count and unit like 1d, 6h, 15m, 1w, 1mo, 1y\n"
+            + "run 'healthctl stats --help' for the options")
+        XCTAssertFalse(text.contains("INVALID_ARGUMENT"))
+    }
+
+    func testServerAddressesFromTheEnvironmentAndUnixSockets() throws {
+        let args = try ParsedArguments([], options: GlobalOptions.specs, environment: ["HEALTHSTORE_SERVER": "unix:/run/h.sock, 10.0.0.2:7420"])
+        XCTAssertEqual(try Invocation.endpoints(args), [.unix(path: "/run/h.sock"), .tcp(host: "10.0.0.2", port: 7420)])
+        let flag = try ParsedArguments(["--server", "h:1"], options: GlobalOptions.specs, environment: ["HEALTHSTORE_SERVER": "x:2"])
+        XCTAssertEqual(try Invocation.endpoints(flag), [.tcp(host: "h", port: 1)])
+        let bad = try ParsedArguments(["--server", "nowhere"], options: GlobalOptions.specs)
+        XCTAssertThrowsError(try Invocation.endpoints(bad)) { error in
+            XCTAssertTrue((error as? UsageError)?.message.hasPrefix("--server: ") == true, "\(error)")
+        }
+    }
+
+    func testHelpNeverCutsAnOptionOrAUsage() throws {
+        for command in HealthCtl.commands {
+            for spec in command.specs { XCTAssertTrue(command.help.contains("--\(spec.name)"), "\(command.words) --\(spec.name)") }
+            XCTAssertTrue(HealthCtl.overview.contains(command.usage), command.usage)
+        }
     }
 
     func testAGroupWordListsItsSubcommands() throws {
@@ -114,7 +155,7 @@ final class TimeParsingTests: XCTestCase {
 
     func testBadTimesNameTheField() {
         XCTAssertThrowsError(try utc.instant("yesterdayish", field: "since")) { error in
-            XCTAssertEqual((error as? HealthError)?.field, "since")
+            XCTAssertEqual((error as? UsageError)?.option, "since")
         }
         XCTAssertThrowsError(try utc.instant("2026-13-01", field: "since"))
         XCTAssertThrowsError(try TimeParser.zone("Mars/Olympus"))

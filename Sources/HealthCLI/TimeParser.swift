@@ -1,23 +1,24 @@
 import Foundation
 import HealthModel
 
-/// People-facing time input: ISO-8601 instants and days, and relative offsets from now.
-struct TimeParser: Sendable {
+/// People-facing time input shared by every tool: ISO-8601 instants and days, and relative
+/// offsets from now. Errors name the option (`field`) they came from.
+public struct TimeParser: Sendable {
     /// Zone for inputs without an offset and for day boundaries.
-    let timeZone: TimeZone
+    public let timeZone: TimeZone
     /// "Now", fixed for one command so every relative input agrees.
-    let now: Microseconds
+    public let now: Microseconds
 
-    init(timeZone: TimeZone = TimeZone(identifier: "UTC")!, now: Microseconds = Time.now()) {
+    public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!, now: Microseconds = Time.now()) {
         self.timeZone = timeZone
         self.now = now
     }
 
     /// The zone named by `--tz` (IANA), or UTC.
-    static func zone(_ name: String?) throws(HealthError) -> TimeZone {
+    public static func zone(_ name: String?) throws(UsageError) -> TimeZone {
         guard let name else { return TimeZone(identifier: "UTC")! }
         guard let zone = TimeZone(identifier: name) else {
-            throw HealthError.invalid("unknown time zone '\(name)' (use an IANA name like Europe/Berlin)", field: "tz")
+            throw UsageError.value("tz", "unknown time zone '\(name)' (use an IANA name like Europe/Berlin)")
         }
         return zone
     }
@@ -31,7 +32,7 @@ struct TimeParser: Sendable {
     /// "now", "today", "yesterday", a relative offset ("-1d", "-90m", "+2h", "-1w"), a day
     /// ("2026-03-29", midnight in the zone) or an instant ("2026-03-29T10:15:00Z", "…+02:00",
     /// "2026-03-29T10:15", fractional seconds allowed).
-    func instant(_ text: String, field: String) throws(HealthError) -> Microseconds {
+    public func instant(_ text: String, field: String) throws(UsageError) -> Microseconds {
         switch text.lowercased() {
         case "now": return now
         case "today": return startOfDay(now)
@@ -40,22 +41,22 @@ struct TimeParser: Sendable {
         }
         if let offset = relativeOffset(text) { return now + offset }
         if let micros = absolute(text) { return micros }
-        throw HealthError.invalid("'\(text)' is not a time: use ISO-8601 (2026-03-29, 2026-03-29T10:15:00Z) "
-            + "or a relative offset like -1d, -6h, -30m", field: field)
+        throw UsageError.value(field, "'\(text)' is not a time: use ISO-8601 (2026-03-29, 2026-03-29T10:15:00Z) "
+            + "or a relative offset like -1d, -6h, -30m")
     }
 
     /// A local calendar day: "2026-03-29", "today", "yesterday" or a relative offset in days.
-    func day(_ text: String, field: String) throws(HealthError) -> CalendarDay {
+    public func day(_ text: String, field: String) throws(UsageError) -> CalendarDay {
         let parts = calendar.dateComponents([.year, .month, .day], from: Time.date(try instant(text, field: field)))
         return CalendarDay(year: parts.year!, month: parts.month!, day: parts.day!)
     }
 
     /// Midnight of the local day containing `micros`.
-    func startOfDay(_ micros: Microseconds) -> Microseconds {
+    public func startOfDay(_ micros: Microseconds) -> Microseconds {
         Time.micros(calendar.startOfDay(for: Time.date(micros)))
     }
 
-    static let day: Microseconds = 86_400_000_000
+    public static let day: Microseconds = 86_400_000_000
 
     /// Microseconds of "-1d", "+2h", "30m" (sign optional, default back in time when "-" given).
     private func relativeOffset(_ text: String) -> Microseconds? {
@@ -96,10 +97,9 @@ struct TimeParser: Sendable {
     }
 
     /// "1d", "6h", "15m", "30s", "1w", "1mo", "1y" as calendar components.
-    static func interval(_ text: String) throws(HealthError) -> IntervalComponents {
+    public static func interval(_ text: String) throws(UsageError) -> IntervalComponents {
         guard let m = text.wholeMatch(of: /(\d+)(s|m|h|d|w|mo|y)/), let n = Int(m.1), n > 0 else {
-            throw HealthError.invalid("'\(text)' is not an interval: use a count and unit like 1d, 6h, 15m, 1w, 1mo, 1y",
-                                      field: "interval")
+            throw UsageError("'\(text)' is not an interval: use a count and unit like 1d, 6h, 15m, 1w, 1mo, 1y")
         }
         switch m.2 {
         case "s": return IntervalComponents(seconds: n)
