@@ -42,8 +42,8 @@ let package = Package(
         .executableTarget(name: "healthctl", dependencies: ["HealthCLI", "HealthClient", "HealthModel"]),
         // Device simulator: profiles, signal generators and the upload flow behind a connection protocol
         // (a library so tests can import it); the executable plugs HealthClient into that protocol.
-        .target(name: "HealthSimulator", dependencies: ["HealthModel"], path: "simulator/Sources/HealthSimulator"),
-        .executableTarget(name: "healthsim", dependencies: ["HealthSimulator", "HealthClient", "HealthWire", "HealthModel"],
+        .target(name: "HealthSimulator", dependencies: ["HealthCLI", "HealthModel"], path: "simulator/Sources/HealthSimulator"),
+        .executableTarget(name: "healthsim", dependencies: ["HealthCLI", "HealthSimulator", "HealthClient", "HealthWire", "HealthModel"],
                           path: "simulator/Sources/healthsim"),
 
         // Tests that draw random data use the simulator's seeded SplitMix64, so a failure replays.
@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel", "HealthSimulator"]),
         .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel", "CSQLite"]),
         .testTarget(name: "HealthCLITests", dependencies: ["HealthCLI"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["HealthSimulator", "HealthModel"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["HealthCLI", "HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthClientTests", dependencies: ["HealthCLI", "HealthClient", "healthctl", "HealthWire", "HealthModel"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthServer", "HealthStorage", "HealthWire", "HealthModel",
                                                             "HealthSimulator", "healthd", "HealthCLI"]),

@@ -97,4 +97,44 @@ final class HealthdOptionsTests: XCTestCase {
             XCTAssertEqual((error as? UsageError)?.message, "--tls-client-ca needs --tls-cert and --tls-key")
         }
     }
+
+    /// A taken port is reported before anything is created; a bad data directory in plain words.
+    func testStartupProblemsAreReportedPlainlyAndCreateNothing() throws {
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(taken) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, length) } }
+        listen(taken, 1)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let data = NSTemporaryDirectory() + "healthd-\(UUID().uuidString)"
+        let busy = try runHealthd(["--listen", "127.0.0.1:\(port)", "--data", data])
+        XCTAssertEqual(busy.status, 1)
+        XCTAssertTrue(busy.errors.contains("cannot listen on 127.0.0.1:\(port): the port is in use"), busy.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: data), "nothing is created before the port is known to be free")
+
+        let file = NSTemporaryDirectory() + "healthd-file-\(UUID().uuidString)"
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let notDirectory = try runHealthd(["--listen", "127.0.0.1:0", "--data", file + "/data"])
+        XCTAssertEqual(notDirectory.status, 1)
+        XCTAssertTrue(notDirectory.errors.contains("\(file) exists and is not a directory"), notDirectory.errors)
+        XCTAssertFalse(notDirectory.errors.contains("NSCocoaErrorDomain"), notDirectory.errors)
+    }
+
+    private func runHealthd(_ arguments: [String]) throws -> (status: Int32, errors: String) {
+        let process = Process()
+        process.executableURL = try ServerProcess.binary()
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let errors = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, errors)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthCLI
 import HealthModel
 import XCTest
 @testable import HealthSimulator
@@ -125,7 +126,13 @@ final class UploadFlowTests: XCTestCase {
         XCTAssertEqual(try RunOptions.parse(["--realtime"]).mode, .realtime)
         XCTAssertEqual(try RunOptions.parse(["--faults"]).faultRate, 0.05)
         XCTAssertEqual(try RunOptions.parse(["--end", "2025-03-12T00:00:00Z"]).end, now)
-        XCTAssertThrowsError(try RunOptions.parse(["--end", "yesterday"]))
+        XCTAssertThrowsError(try RunOptions.parse(["--end", "someday"]))
+        XCTAssertEqual(try RunOptions.parse(["--mode", "load", "--duration", "10s"]).duration, 10)
+        XCTAssertEqual(try RunOptions.parse(["--duration=2m"]).duration, 120)
+        XCTAssertEqual(try RunOptions.parse([], environment: ["HEALTHSTORE_SERVER": "unix:/run/h.sock"]).server, "unix:/run/h.sock")
+        XCTAssertThrowsError(try RunOptions.parse(["--devcies", "3"])) { error in
+            XCTAssertEqual((error as? UsageError)?.message, "unknown option --devcies; did you mean --devices?")
+        }
         XCTAssertEqual(try RunOptions.parse(["--profile", "a.json", "--profile", "b.json"]).profilePaths, ["a.json", "b.json"])
         XCTAssertThrowsError(try RunOptions.parse(["--mode", "warp"]))
         XCTAssertThrowsError(try RunOptions.parse(["--speed"]))

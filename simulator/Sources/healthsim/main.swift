@@ -1,14 +1,10 @@
 import Foundation
+import HealthCLI
 import HealthClient
 import HealthModel
 import HealthSimulator
 
 // healthsim: parse flags, wire HealthClient into the simulator, run, report.
-
-/// "unix:PATH" or HOST:PORT.
-func endpoint(_ text: String) throws -> Endpoint {
-    text.hasPrefix("unix:") ? .unix(path: String(text.dropFirst(5))) : try Endpoint.parse(hostPort: text)
-}
 
 func summary(_ report: RunReport) -> String {
     var lines = [
@@ -35,12 +31,21 @@ func summary(_ report: RunReport) -> String {
     return lines.joined(separator: "\n")
 }
 
-do {
-    let options = try RunOptions.parse(Array(CommandLine.arguments.dropFirst()))
-    if options.showHelp {
-        print(RunOptions.help)
-        exit(0)
+let tool = ToolMain(name: "healthsim", help: RunOptions.help)
+let options: RunOptions
+let server: Endpoint
+do throws(UsageError) {
+    options = try RunOptions(tool.parse(Array(CommandLine.arguments.dropFirst()), options: RunOptions.specs))
+    do throws(HealthError) {
+        server = try Endpoint.parse(options.server)
+    } catch {
+        throw UsageError("--server: \(error.message)", option: "server")
     }
+} catch {
+    tool.fail(error)
+}
+
+do {
     let fleet = try ProfileLoader.load(files: options.profilePaths)
     if options.printProfiles {
         print(String(decoding: try ProfileLoader.encode(fleet), as: UTF8.self))
@@ -48,7 +53,7 @@ do {
     }
     let tls = try options.tls ? ClientTLS(caFile: options.caFile, certificateFile: options.tlsCertificateFile,
                                           keyFile: options.tlsKeyFile) : nil
-    let connector = ClientConnector(endpoint: try endpoint(options.server), tls: tls, ownerTokenFile: options.ownerTokenFile)
+    let connector = ClientConnector(endpoint: server, tls: tls, ownerTokenFile: options.ownerTokenFile)
     let stats = RunStats()
     let devices = options.mode == .load ? options.devices : fleet.devices.count
     let progress = Task { await ProgressLine(stats: stats, devices: devices).run() }
@@ -73,7 +78,10 @@ do {
 } catch let refused as RunRefused {
     FileHandle.standardError.write(Data("\nhealthsim: \(refused)\n".utf8))
     exit(1)
+} catch let error as HealthError {
+    FileHandle.standardError.write(Data("healthsim: \(error.plainDescription)\n".utf8))
+    exit(1)
 } catch {
     FileHandle.standardError.write(Data("healthsim: \(error)\n".utf8))
-    exit(2)
+    exit(1)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthCLI
 import HealthModel
 
 /// Everything `healthsim` can be told on the command line.
@@ -48,114 +49,100 @@ public struct RunOptions: Sendable, Equatable {
     public var printProfiles = false
     /// Seconds to wait for buffered samples after the simulation ends.
     public var drainTimeout = 60.0
-    public var showHelp = false
 
     public init() {}
 
     /// Simulated days for the time-window modes.
     public var simulatedDays: Double { days ?? (mode == .backfill ? 30 : 1) }
 
-    /// Parses arguments (without the program name).
-    public static func parse(_ arguments: [String]) throws -> RunOptions {
-        var o = RunOptions()
-        var rest = arguments[...]
-        // Mode follows the flags when not named: --devices means load, --days alone means backfill.
-        var named: Mode?, sawSpeed = false, sawDevices = false
-        func value(_ flag: String) throws -> String {
-            guard let v = rest.popFirst() else { throw HealthError.invalid("\(flag) needs a value", field: flag) }
-            return v
-        }
-        func number(_ flag: String, _ range: ClosedRange<Double>) throws -> Double {
-            let text = try value(flag)
-            guard let v = Double(text), range.contains(v) else {
-                throw HealthError.invalid("\(flag) must be a number in \(range.lowerBound)…\(range.upperBound), got '\(text)'", field: flag)
-            }
-            return v
-        }
-        while let flag = rest.popFirst() {
-            switch flag {
-            case "--mode":
-                let text = try value(flag)
-                guard let m = Mode(rawValue: text) else {
-                    throw HealthError.invalid("--mode must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'", field: flag)
-                }
-                named = m
-            case "--realtime": named = .realtime
-            case "--seed":
-                let text = try value(flag)
-                guard let s = UInt64(text) else { throw HealthError.invalid("--seed must be a non-negative integer, got '\(text)'", field: flag) }
-                o.seed = s
-            case "--speed": o.speed = try number(flag, 1...1e9); sawSpeed = true
-            case "--days": o.days = try number(flag, 0.001...3650)
-            case "--duration": o.duration = try number(flag, 0.001...1e9)
-            case "--end":
-                let text = try value(flag)
-                guard let date = ISO8601DateFormatter().date(from: text) else {
-                    throw HealthError.invalid("--end must be an ISO 8601 time like 2025-03-12T00:00:00Z, got '\(text)'", field: flag)
-                }
-                o.end = Time.micros(date)
-            case "--devices": o.devices = Int(try number(flag, 1...1_000_000)); sawDevices = true
-            case "--rate": o.rate = try number(flag, 0.001...1e6)
-            case "--batch": o.batchSize = Int(try number(flag, 1...100_000))
-            case "--burst": o.burst = true
-            case "--faults": o.faultRate = max(o.faultRate, 0.05)
-            case "--fault-rate": o.faultRate = try number(flag, 0...1)
-            case "--approve": o.approve = true
-            case "--server": o.server = try value(flag)
-            case "--tls": o.tls = true
-            case "--ca": o.caFile = try value(flag); o.tls = true
-            case "--tls-cert": o.tlsCertificateFile = try value(flag); o.tls = true
-            case "--tls-key": o.tlsKeyFile = try value(flag); o.tls = true
-            case "--owner-token-file": o.ownerTokenFile = try value(flag)
-            case "--state-dir": o.stateDirectory = try value(flag)
-            case "--report": o.reportPath = try value(flag)
-            case "--profile": o.profilePaths.append(try value(flag))
-            case "--print-profiles": o.printProfiles = true
-            case "--drain-timeout": o.drainTimeout = try number(flag, 0...86_400)
-            case "-h", "--help": o.showHelp = true
-            default: throw HealthError.invalid("unknown option '\(flag)' (see --help)", field: flag)
-            }
-        }
-        o.mode = named ?? (sawDevices ? .load : o.days != nil && !sawSpeed ? .backfill : .accelerated)
-        return o
-    }
+    /// Every option healthsim accepts, by help section.
+    public static let specs: [OptionSpec] = [
+        .value("mode", "MODE", "realtime | accelerated | backfill | load", section: "modes"),
+        .flag("realtime", "simulated time = wall time (runs until --duration or interrupted)", section: "modes"),
+        .value("speed", "X", "accelerated: X simulated seconds per wall second (default 3600)", section: "modes"),
+        .value("days", "D", "accelerated/backfill: simulate the last D days (alone: backfill, default 30)", section: "modes"),
+        .value("devices", "N", "load: N connections (sets --mode load)", section: "modes"),
+        .value("rate", "R", "load: samples per second per device (default 10)", section: "modes"),
+        .value("duration", "DURATION", "wall time to run: 10s, 5m, 1h (load default 10s)", section: "modes"),
+        .flag("burst", "load: all devices send in the same tick (worst case; default: each device at its own seeded "
+            + "phase of the period, as real devices do)", section: "modes"),
+        .value("end", "TIME", "accelerated/backfill window ends at this time: ISO 8601 or relative like -1d (default now)",
+               section: "modes"),
+        .value("profile", "FILE", "fleet JSON, one device JSON or a list of devices (repeatable)", section: "devices"),
+        .flag("print-profiles", "print the built-in fleet JSON and exit", section: "devices"),
+        .value("seed", "N", "signals and UUIDs are a function of the seed (default 42)", section: "devices"),
+        .value("server", "ADDRESS", "HOST:PORT or unix:PATH (default 127.0.0.1:7420)", environment: "HEALTHSTORE_SERVER",
+               section: "server"),
+        .flag("tls", "connect with TLS, verifying the server's certificate and name", section: "server"),
+        .value("ca", "FILE", "TLS: trust the CAs in this PEM file instead of the system's (implies --tls)", section: "server"),
+        .value("tls-cert", "FILE", "TLS: client certificate (PEM) for servers that require one (implies --tls)", section: "server"),
+        .value("tls-key", "FILE", "TLS: the client certificate's private key (PEM)", section: "server"),
+        .value("owner-token-file", "FILE", "owner token used to register apps (default data/owner.token)",
+               environment: "HEALTHSTORE_TOKEN_FILE", section: "server"),
+        .value("state-dir", "DIR", "where app tokens are kept between runs (default data/healthsim; \"\" = memory only)",
+               section: "server"),
+        .flag("approve", "grant every requested permission as the owner", section: "server"),
+        .value("batch", "N", "objects per save (default 200)", section: "upload"),
+        .flag("faults", "inject disconnects, duplicate sends, out-of-order and invalid batches (5%)", section: "upload"),
+        .value("fault-rate", "P", "chance of each fault per batch (0…1)", section: "upload"),
+        .value("drain-timeout", "DURATION", "time to wait for buffered samples at the end (default 60s)", section: "upload"),
+        .value("report", "FILE", "JSON: sent, acknowledged, rejected by code, reconnects, throughput, latency "
+            + "p50/p90/p99/max, acknowledged per source, device and type", section: "output"),
+    ]
 
     /// `--help` text.
-    public static let help = """
-    healthsim — simulated watches, bands, phones, scales, cuffs and thermometers streaming into healthd
+    public static let help = HelpText(
+        usage: ["healthsim [options]"],
+        summary: "Simulated watches, bands, phones, scales, cuffs and thermometers streaming into healthd. With no options: "
+            + "the default fleet, accelerated: the last simulated day at 3600× (about 24 s).",
+        options: specs + ToolMain.standardOptions.map { $0.inSection("output") })
 
-    Usage: healthsim [options]
-      (no options)            the default fleet, accelerated: the last simulated day at 3600× (~24 s)
-    Modes:
-      --mode M                realtime | accelerated | backfill | load
-      --realtime              simulated time = wall time (runs until --duration or interrupted)
-      --speed X               accelerated: X simulated seconds per wall second (default 3600)
-      --days D                accelerated/backfill: simulate the last D days (alone: backfill, default 30)
-      --devices N --rate R    load: N connections each saving R samples/s (sets --mode load)
-      --duration S            wall seconds to run (load default 10)
-      --burst                 load: all devices send in the same tick (worst case; default: each
-                              device at its own seeded phase of the period, as real devices do)
-      --end TIME              accelerated/backfill window ends at this ISO 8601 time (default now)
-    Devices:
-      --profile FILE          fleet JSON, one device JSON or a list of devices (repeatable)
-      --print-profiles        print the built-in fleet JSON and exit
-      --seed N                signals and UUIDs are a function of the seed (default 42)
-    Server:
-      --server HOST:PORT      default 127.0.0.1:7420
-      --tls                   connect with TLS, verifying the server's certificate and name
-      --ca FILE               TLS: trust the CAs in this PEM file instead of the system's (implies --tls)
-      --tls-cert FILE         TLS: client certificate (PEM) for servers that require one (implies --tls)
-      --tls-key FILE          TLS: the client certificate's private key (PEM)
-      --owner-token-file F    owner token used to register apps (default data/owner.token)
-      --state-dir DIR         where app tokens are kept between runs (default data/healthsim)
-      --approve               grant every requested permission as the owner
-    Upload:
-      --batch N               objects per save (default 200)
-      --faults                inject disconnects, duplicate sends, out-of-order and invalid batches (5%)
-      --fault-rate P          chance of each fault per batch
-      --drain-timeout S       seconds to wait for buffered samples at the end (default 60)
-    Output:
-      --report FILE           JSON: sent, acknowledged, rejected by code, reconnects, throughput,
-                              latency p50/p90/p99/max, acknowledged per source, device and type
-    """
+    /// Parses arguments (without the program name); the environment supplies HEALTHSTORE_SERVER and
+    /// HEALTHSTORE_TOKEN_FILE.
+    public static func parse(_ words: [String], environment: [String: String] = [:]) throws(UsageError) -> RunOptions {
+        try RunOptions(try ParsedArguments(words, options: specs + ToolMain.standardOptions, environment: environment))
+    }
+
+    /// Checks every value of parsed arguments.
+    public init(_ arguments: ParsedArguments) throws(UsageError) {
+        _ = try arguments.positionals()
+        func number(_ name: String, _ range: ClosedRange<Double>) throws(UsageError) -> Double? {
+            try arguments.parse(name) { text throws(UsageError) in try Values.number(text, in: range) }
+        }
+        func seconds(_ name: String, _ range: ClosedRange<Double>) throws(UsageError) -> Double? {
+            try arguments.parse(name) { text throws(UsageError) in try Values.duration(text, in: range) }
+        }
+        func count(_ name: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int? {
+            try arguments.parse(name) { text throws(UsageError) in try Values.integer(text, in: range) }
+        }
+        let named = try arguments.parse("mode") { text throws(UsageError) in try Values.choice(text, Mode.self) }
+            ?? (arguments.has("realtime") ? .realtime : nil)
+        if let text = arguments.value("seed") {
+            guard let seed = UInt64(text) else { throw UsageError("--seed: '\(text)' is not a whole number ≥ 0", option: "seed") }
+            self.seed = seed
+        }
+        speed = try number("speed", 1...1e9) ?? speed
+        days = try number("days", 0.001...3650)
+        duration = try seconds("duration", 0.001...1e9)
+        end = try arguments.value("end").map { text throws(UsageError) in try TimeParser().instant(text, field: "end") }
+        devices = try count("devices", 1...1_000_000) ?? devices
+        rate = try number("rate", 0.001...1e6) ?? rate
+        batchSize = try count("batch", 1...100_000) ?? batchSize
+        burst = arguments.has("burst")
+        faultRate = try number("fault-rate", 0...1) ?? (arguments.has("faults") ? 0.05 : 0)
+        approve = arguments.has("approve")
+        server = arguments.value("server") ?? server
+        caFile = arguments.value("ca")
+        tlsCertificateFile = arguments.value("tls-cert")
+        tlsKeyFile = arguments.value("tls-key")
+        tls = arguments.has("tls") || caFile != nil || tlsCertificateFile != nil || tlsKeyFile != nil
+        ownerTokenFile = arguments.value("owner-token-file") ?? ownerTokenFile
+        stateDirectory = arguments.value("state-dir") ?? stateDirectory
+        reportPath = arguments.value("report")
+        profilePaths = arguments.list("profile")
+        printProfiles = arguments.has("print-profiles")
+        drainTimeout = try seconds("drain-timeout", 0...86_400) ?? drainTimeout
+        // Mode follows the flags when not named: --devices means load, --days alone means backfill.
+        mode = named ?? (arguments.given("devices") ? .load : days != nil && !arguments.given("speed") ? .backfill : .accelerated)
+    }
 }
