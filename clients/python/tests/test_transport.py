@@ -70,19 +70,6 @@ def test_type_arguments_take_names_lists_and_tuples():
 
 
 # -- TLS ------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory):
-    """A self-signed certificate and key for "localhost" (PEM files)."""
-    if shutil.which("openssl") is None:
-        pytest.skip("the openssl command is needed to make a test certificate")
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
-    return str(cert), str(key)
-
-
 def test_tls_context_verifies_the_server_and_its_host_name(certificate):
     cert, key = certificate
     context = tls_context(ca=cert)
