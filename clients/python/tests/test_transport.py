@@ -3,11 +3,9 @@ arguments, and every transport failure mapped to its documented exception (fake 
 
 import asyncio
 import contextlib
-import shutil
 import socket
 import ssl
 import struct
-import subprocess
 import threading
 
 import pytest
