@@ -28,7 +28,7 @@ let package = Package(
         // The store: `Store` protocol and the SQLite engine.
         .target(name: "HealthStorage", dependencies: ["HealthModel", "CSQLite", "CCrypto"]),
         // libuv server: connections, sessions, dispatch, subscriptions.
-        .target(name: "HealthServer", dependencies: ["HealthStorage", "HealthWire", "HealthModel", "CLibUV", "CCrypto"]),
+        .target(name: "HealthServer", dependencies: ["HealthStorage", "HealthWire", "HealthModel", "CLibUV"]),
         // async/await client over the protocol.
         .target(name: "HealthClient", dependencies: ["HealthWire", "HealthModel"]),
 
