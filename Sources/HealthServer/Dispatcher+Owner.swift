@@ -20,9 +20,7 @@ extension Dispatcher {
     }
 
     func listApps(_ access: Access) async throws -> ServerResult {
-        .listApps(try await store.listApps(owner: access.owner).map {
-            AppInfo(source: $0.source, createdTime: $0.createdTime, revoked: $0.revoked)
-        })
+        .listApps(try await store.listApps(owner: access.owner))
     }
 
     func revokeApp(bundleID: String, _ access: Access) async throws -> ServerResult {
@@ -90,9 +88,7 @@ extension Dispatcher {
     func listPermissions(bundleID: String, _ access: Access) async throws -> ServerResult {
         let owner = access.owner
         _ = try await registeredApp(bundleID, owner: owner)
-        return .listPermissions(try await store.permissions(owner: owner, bundleID: bundleID).map {
-            Permission(type: $0.type, direction: $0.direction, state: $0.state, updatedTime: $0.updatedTime)
-        })
+        return .listPermissions(try await store.permissions(owner: owner, bundleID: bundleID))
     }
 
     func setSourcePriority(type: String, bundleIDs: [String], _ access: Access) async throws -> ServerResult {

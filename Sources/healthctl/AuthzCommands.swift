@@ -1,7 +1,6 @@
 import Foundation
 import HealthClient
 import HealthModel
-import HealthWire
 
 /// `authz …`: the owner's side of authorization.
 enum AuthzCommands {
