@@ -31,7 +31,7 @@ let package = Package(
         // TLS over memory buffers (OpenSSL), shared by the server's connections and the client.
         .target(name: "HealthTLS", dependencies: ["HealthModel", "CSSL"]),
         // libuv server: connections, sessions, dispatch, subscriptions.
-        .target(name: "HealthServer", dependencies: ["HealthStorage", "HealthWire", "HealthModel", "HealthTLS", "CLibUV", "CCrypto"]),
+        .target(name: "HealthServer", dependencies: ["HealthStorage", "HealthWire", "HealthModel", "HealthTLS", "CLibUV"]),
         // async/await client over the protocol.
         .target(name: "HealthClient", dependencies: ["HealthWire", "HealthModel", "HealthTLS"]),
 

@@ -1,70 +1,115 @@
+import HealthModel
 import HealthWire
 
-extension ClientCall {
-    /// The call's name in the contract, for errors and logs.
-    var name: String {
-        switch self {
-        case .hello: "Hello"
-        case .ping: "Ping"
-        case .cancel: "Cancel"
-        case .ackObserverEvent: "AckObserverEvent"
-        case .requestAuthorization: "RequestAuthorization"
-        case .getAuthorizationStatus: "GetAuthorizationStatus"
-        case .getRequestStatusForAuthorization: "GetRequestStatusForAuthorization"
-        case .saveObjects: "SaveObjects"
-        case .deleteObjects: "DeleteObjects"
-        case .querySamples: "QuerySamples"
-        case .queryAnchored: "QueryAnchored"
-        case .queryStatistics: "QueryStatistics"
-        case .queryStatisticsCollection: "QueryStatisticsCollection"
-        case .queryCorrelations: "QueryCorrelations"
-        case .querySources: "QuerySources"
-        case .observe: "Observe"
-        case .queryActivitySummaries: "QueryActivitySummaries"
-        case .queryDevices: "QueryDevices"
-        case .countSamples: "CountSamples"
-        case .readCharacteristics: "ReadCharacteristics"
-        case .writeCharacteristics: "WriteCharacteristics"
-        case .registerApp: "RegisterApp"
-        case .listApps: "ListApps"
-        case .revokeApp: "RevokeApp"
-        case .rotateAppToken: "RotateAppToken"
-        case .listAuthorizationRequests: "ListAuthorizationRequests"
-        case .decideAuthorization: "DecideAuthorization"
-        case .listPermissions: "ListPermissions"
-        case .setSourcePriority: "SetSourcePriority"
-        case .getSourcePriority: "GetSourcePriority"
-        case .addOwner: "AddOwner"
-        case .listOwners: "ListOwners"
-        }
+/// One row of the call table: what a call kind is and what it needs before its handler runs. The
+/// access guard (`Dispatcher.admit`) checks the needs once, in a fixed order, so handlers never do.
+struct CallKind {
+    /// Who may make a call.
+    enum Caller: Equatable {
+        /// Answered on the connection's loop (Hello, Ping, Cancel, AckObserverEvent); never dispatched.
+        case connection
+        /// An owner or app working in the owner's store.
+        case ownerStore
+        /// The owner's own credential (the Health app role).
+        case owner
+        /// The server operator, who manages owners only.
+        case serverOperator
     }
 
+    /// The sample types a call touches, as the guard checks them.
+    enum Types {
+        /// Query types: at least one, each a known sample type (errors name `field`), the predicate
+        /// valid for them; an app must have asked about every one.
+        case each([String], predicate: QueryPredicate? = nil, field: String = "types")
+        /// Fixed types read together: an app must have asked about at least one.
+        case anyOf([String])
+    }
+
+    /// The call's name in the contract, for errors and logs.
+    let name: String
+    let caller: Caller
+    var types: Types? = nil
+    /// Objects the call saves: the guard checks each one's type is known and that an app holds
+    /// share permission for what it writes, naming the object's index.
+    var saves: [Sample] = []
     /// True for calls reading stored data: their answers can be large, so each waits for output
     /// room before it reads (see `CallReplier.room`). Writes answer briefly and keep their group
     /// commit; RequestAuthorization may wait for the owner; Observe's events are small and paced
     /// by acknowledgements.
-    var waitsForOutputRoom: Bool {
+    var waitsForOutputRoom = false
+    /// True for calls that keep answering until cancelled (shutdown ends them first).
+    var isLongRunning = false
+}
+
+extension ClientCall {
+    /// This call's row of the call table.
+    var kind: CallKind {
         switch self {
-        case .hello, .ping, .cancel, .ackObserverEvent, .requestAuthorization, .saveObjects, .deleteObjects,
-             .writeCharacteristics, .registerApp, .revokeApp, .rotateAppToken, .decideAuthorization, .setSourcePriority,
-             .addOwner, .observe:
-            false
-        case .getAuthorizationStatus, .getRequestStatusForAuthorization, .querySamples, .queryAnchored, .queryStatistics,
-             .queryStatisticsCollection, .queryCorrelations, .querySources, .queryActivitySummaries, .queryDevices,
-             .countSamples, .readCharacteristics, .listApps, .listAuthorizationRequests, .listPermissions,
-             .getSourcePriority, .listOwners:
-            true
+        case .hello: CallKind(name: "Hello", caller: .connection)
+        case .ping: CallKind(name: "Ping", caller: .connection)
+        case .cancel: CallKind(name: "Cancel", caller: .connection)
+        case .ackObserverEvent: CallKind(name: "AckObserverEvent", caller: .connection)
+
+        case .requestAuthorization: CallKind(name: "RequestAuthorization", caller: .ownerStore)
+        case .getAuthorizationStatus: CallKind(name: "GetAuthorizationStatus", caller: .ownerStore, waitsForOutputRoom: true)
+        case .getRequestStatusForAuthorization:
+            CallKind(name: "GetRequestStatusForAuthorization", caller: .ownerStore, waitsForOutputRoom: true)
+
+        case .saveObjects(let objects): CallKind(name: "SaveObjects", caller: .ownerStore, saves: objects)
+        case .deleteObjects: CallKind(name: "DeleteObjects", caller: .ownerStore)
+        case .writeCharacteristics: CallKind(name: "WriteCharacteristics", caller: .owner)
+
+        case .querySamples(let query):
+            CallKind(name: "QuerySamples", caller: .ownerStore, types: .each(query.types, predicate: query.predicate),
+                     waitsForOutputRoom: true)
+        case .queryAnchored(let query):
+            CallKind(name: "QueryAnchored", caller: .ownerStore, types: .each(query.types, predicate: query.predicate),
+                     waitsForOutputRoom: true, isLongRunning: query.updates)
+        case .queryStatistics(let query):
+            CallKind(name: "QueryStatistics", caller: .ownerStore, types: .each([query.type], field: "type"),
+                     waitsForOutputRoom: true)
+        case .queryStatisticsCollection(let query):
+            CallKind(name: "QueryStatisticsCollection", caller: .ownerStore, types: .each([query.type], field: "type"),
+                     waitsForOutputRoom: true, isLongRunning: query.updates)
+        case .queryCorrelations(let query):
+            CallKind(name: "QueryCorrelations", caller: .ownerStore, types: .each([query.type], field: "type"),
+                     waitsForOutputRoom: true)
+        case .querySources(let type, let predicate):
+            CallKind(name: "QuerySources", caller: .ownerStore, types: .each([type], predicate: predicate), waitsForOutputRoom: true)
+        case .observe(let types, let predicate, _):
+            CallKind(name: "Observe", caller: .ownerStore, types: .each(types, predicate: predicate), isLongRunning: true)
+        case .queryActivitySummaries:
+            CallKind(name: "QueryActivitySummaries", caller: .ownerStore, types: .anyOf(ActivitySummaryCalculator.inputTypes),
+                     waitsForOutputRoom: true)
+        case .queryDevices(let type):
+            CallKind(name: "QueryDevices", caller: .ownerStore, types: type.map { .each([$0], field: "type") },
+                     waitsForOutputRoom: true)
+        case .countSamples(let types, let predicate):
+            CallKind(name: "CountSamples", caller: .ownerStore, types: .each(types, predicate: predicate), waitsForOutputRoom: true)
+        case .readCharacteristics:
+            CallKind(name: "ReadCharacteristics", caller: .ownerStore, types: .anyOf(CharacteristicRules.types),
+                     waitsForOutputRoom: true)
+
+        case .registerApp: CallKind(name: "RegisterApp", caller: .owner)
+        case .listApps: CallKind(name: "ListApps", caller: .owner, waitsForOutputRoom: true)
+        case .revokeApp: CallKind(name: "RevokeApp", caller: .owner)
+        case .rotateAppToken: CallKind(name: "RotateAppToken", caller: .owner)
+        case .listAuthorizationRequests(_, let updates):
+            CallKind(name: "ListAuthorizationRequests", caller: .owner, waitsForOutputRoom: true, isLongRunning: updates)
+        case .decideAuthorization: CallKind(name: "DecideAuthorization", caller: .owner)
+        case .listPermissions: CallKind(name: "ListPermissions", caller: .owner, waitsForOutputRoom: true)
+        case .setSourcePriority(let type, _): CallKind(name: "SetSourcePriority", caller: .owner, types: .each([type], field: "type"))
+        case .getSourcePriority(let type):
+            CallKind(name: "GetSourcePriority", caller: .owner, types: .each([type], field: "type"), waitsForOutputRoom: true)
+
+        case .addOwner: CallKind(name: "AddOwner", caller: .serverOperator)
+        case .listOwners: CallKind(name: "ListOwners", caller: .serverOperator, waitsForOutputRoom: true)
         }
     }
 
+    /// The call's name in the contract, for errors and logs.
+    var name: String { kind.name }
+
     /// True for calls that keep answering until cancelled (shutdown ends them first).
-    var isLongRunning: Bool {
-        switch self {
-        case .observe: true
-        case .queryAnchored(let query): query.updates
-        case .queryStatisticsCollection(let query): query.updates
-        case .listAuthorizationRequests(_, let updates): updates
-        default: false
-        }
-    }
+    var isLongRunning: Bool { kind.isLongRunning }
 }

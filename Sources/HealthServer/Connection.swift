@@ -227,8 +227,7 @@ final class Connection {
             guard core.registry.revocationCount != revocationsBefore else { return accept(session, result, callID: callID) }
             let (core, loop, id) = (core, loop, id)
             Task {
-                let current = try? await core.dispatcher.store.authenticate(token: token)
-                let valid = current == session.principal
+                let valid = await core.dispatcher.isStillValid(token: token, for: session.principal)
                 loop.post { loop.connections[id]?.rechecked(valid: valid, session, result, callID: callID) }
             }
         case .failure(let error):
@@ -282,7 +281,7 @@ final class Connection {
             cancel(target, callID: callID)
         case .ackObserverEvent(let target, let sequence):
             let acknowledged = calls[target].map {
-                core.dispatcher.observerAcks.acknowledge(connection: id, call: target, serial: $0.serial, sequence: sequence)
+                core.dispatcher.acknowledgeObserverEvent(connection: id, call: target, serial: $0.serial, sequence: sequence)
             } ?? false
             answer(callID, .ackObserverEvent(acknowledged: acknowledged))
         default:

@@ -1,52 +1,99 @@
 import HealthModel
 import HealthStorage
 
-// Authorization checks shared by every call (SEMANTICS §3).
+/// What the access guard established for one call; handlers start from it instead of checking again.
+struct Access: Sendable {
+    let session: Session
+    /// The owner whose store the call reads and writes.
+    let owner: OwnerID
+    /// The app's permission states when the call was admitted (empty for the owner).
+    let states: PermissionBook.States
+    /// What the caller could read when the call was admitted; long-running calls read it anew per
+    /// update (`currentScope`), so grants and revocations apply as they happen.
+    let scope: ReadScope
+}
+
+// The access guard: the checks every call shares, run once before its handler (SEMANTICS §3).
 extension Dispatcher {
+    /// Admits a call to the owner's store, in a fixed order: the caller's role, the types the call
+    /// touches, that an app asked about them, that an app may share what the call saves.
+    func admit(_ kind: CallKind, session: Session) async throws -> Access {
+        let owner = kind.caller == .owner ? try session.requireOwnerRole(kind.name) : try session.requireOwnerStore()
+        try kind.types.map(checkTypes)
+        let states = session.role == .app ? try await permissions.states(owner: owner, bundleID: session.bundleID) : [:]
+        let access = Access(session: session, owner: owner, states: states, scope: Self.readScope(session, states: states))
+        try kind.types.map { try requireRequested($0, access) }
+        for (index, object) in kind.saves.enumerated() {
+            guard TypeCatalog.type(object.type) != nil else {
+                throw TypeCatalog.unknownType(object.type).at(index: index)
+            }
+            try requireShare(sharedTypes(of: object), access, index: index)
+        }
+        return access
+    }
+
+    /// What the caller may read now: see `readScope(_:states:)`.
+    func currentScope(_ access: Access) async throws -> ReadScope {
+        guard access.session.role == .app else { return access.scope }
+        return Self.readScope(access.session, states: try await permissions.states(owner: access.owner, bundleID: access.session.bundleID))
+    }
+
     /// What the caller may read: the owner everything; an app every type it holds read permission
     /// for, and otherwise only its own samples — the store applies this silently, so a denial
     /// looks exactly like an absence of data.
-    func readScope(_ session: Session, owner: OwnerID) async throws -> ReadScope {
-        if session.role == .owner { return .everything(callerBundleID: session.bundleID) }
-        let states = try await permissions.states(owner: owner, bundleID: session.bundleID)
+    private static func readScope(_ session: Session, states: PermissionBook.States) -> ReadScope {
+        if session.role != .app { return .everything(callerBundleID: session.bundleID) }
         let readable = Set(states.compactMap { $0.value[.read] == .granted ? $0.key : nil })
         return ReadScope(callerBundleID: session.bundleID, readableTypes: readable)
     }
 
     /// Throws AUTHORIZATION_DENIED or AUTHORIZATION_NOT_DETERMINED unless the caller holds share
     /// permission for every type; `index` names the offending object of a batch.
-    func requireShare(_ types: [String], session: Session, owner: OwnerID, index: Int? = nil) async throws {
-        guard session.role == .app else { return }
-        let states = try await permissions.states(owner: owner, bundleID: session.bundleID)
+    func requireShare(_ types: [String], _ access: Access, index: Int? = nil) throws(HealthError) {
+        guard access.session.role == .app else { return }
+        let bundleID = access.session.bundleID
         for type in types {
             let error: HealthError
-            switch states[type]?[.share] {
+            switch access.states[type]?[.share] {
             case .granted?:
                 continue
             case .denied?:
-                error = HealthError(.authorizationDenied, "'\(session.bundleID)' is not authorized to share \(type)", field: "type")
+                error = HealthError(.authorizationDenied, "'\(bundleID)' is not authorized to share \(type)", field: "type")
             case .pending?, nil:
-                error = HealthError(.authorizationNotDetermined, "share authorization for \(type) has not been determined for '\(session.bundleID)'; call RequestAuthorization first", field: "type")
+                error = HealthError(.authorizationNotDetermined, "share authorization for \(type) has not been determined for '\(bundleID)'; call RequestAuthorization first", field: "type")
             }
             throw index.map { error.at(index: $0) } ?? error
         }
     }
 
     /// Throws AUTHORIZATION_NOT_DETERMINED when an app queries a type it never asked about
-    /// (§3.5: "before requesting"), or with `oneSuffices`, none of `types` (a call reading several,
+    /// (§3.5: "before requesting"), or for `anyOf`, none of the types (a call reading several,
     /// like characteristics). Any request or decision, in either direction, counts: a write-only
     /// app reads its own data, and an undecided request reads like a denied one, so the error
     /// tells the app only what it did itself, never what the owner decided.
-    func requireRequested(_ types: [String], oneSuffices: Bool = false, session: Session, owner: OwnerID) async throws {
-        guard session.role == .app else { return }
-        let states = try await permissions.states(owner: owner, bundleID: session.bundleID)
+    private func requireRequested(_ needed: CallKind.Types, _ access: Access) throws(HealthError) {
+        guard access.session.role == .app else { return }
+        let (types, oneSuffices) = switch needed {
+        case .each(let types, _, _): (types, false)
+        case .anyOf(let types): (types, true)
+        }
         // A correlation type is authorized through its contents (§3.6).
-        let unasked = types.filter { type in !(TypeCatalog.type(type)?.correlationContents ?? [type]).contains { states[$0] != nil } }
+        let unasked = types.filter { type in
+            !(TypeCatalog.type(type)?.correlationContents ?? [type]).contains { access.states[$0] != nil }
+        }
         guard let first = unasked.first, !oneSuffices || unasked.count == types.count else { return }
         let what = oneSuffices ? "any of " + types.joined(separator: ", ") : first
         throw HealthError(.authorizationNotDetermined,
-                          "'\(session.bundleID)' has not requested authorization to read \(what); call RequestAuthorization first",
+                          "'\(access.session.bundleID)' has not requested authorization to read \(what); call RequestAuthorization first",
                           field: "types")
+    }
+
+    /// Query types: at least one, each a known sample type, and the predicate valid for them.
+    func checkTypes(_ needed: CallKind.Types) throws(HealthError) {
+        guard case .each(let types, let predicate, let field) = needed else { return }
+        guard !types.isEmpty else { throw HealthError.invalid("a query needs at least one type", field: field) }
+        for type in types { _ = try sampleType(type, field: field) }
+        try predicate?.validate(forTypes: types)
     }
 
     /// The types a sample writes: a correlation writes its children's types (§3.6), anything else its own.
@@ -64,12 +111,5 @@ extension Dispatcher {
             throw HealthError.invalid("\(identifier) is a characteristic type; it cannot be queried as samples (use ReadCharacteristics)", field: field)
         }
         return type
-    }
-
-    /// Checks query types and the predicate against them.
-    func checkQuery(types: [String], predicate: QueryPredicate?) throws(HealthError) {
-        guard !types.isEmpty else { throw HealthError.invalid("a query needs at least one type", field: "types") }
-        for type in types { _ = try sampleType(type, field: "types") }
-        try predicate?.validate(forTypes: types)
     }
 }

@@ -4,12 +4,11 @@ import HealthWire
 
 // RequestAuthorization, GetAuthorizationStatus, GetRequestStatusForAuthorization (SEMANTICS §3.2–3.4).
 extension Dispatcher {
-    func requestAuthorization(share: [String], read: [String], session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerStore()
+    func requestAuthorization(share: [String], read: [String], _ access: Access) async throws -> ServerResult {
+        let (session, owner, states) = (access.session, access.owner, access.states)
         let wanted = try requestedPermissions(share: share, read: read)
         // The owner is the Health app: it holds every permission already.
         guard session.role == .app else { return .requestAuthorization }
-        let states = try await permissions.states(owner: owner, bundleID: session.bundleID)
         var updates: [AuthorizationUpdate] = []
         for (type, direction) in wanted {
             let current = states[type]?[direction]
@@ -33,19 +32,17 @@ extension Dispatcher {
         return .requestAuthorization
     }
 
-    func authorizationStatus(types: [String], session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerStore()
+    func authorizationStatus(types: [String], _ access: Access) throws(HealthError) -> ServerResult {
         guard !types.isEmpty else { throw HealthError.invalid("GetAuthorizationStatus needs at least one type", field: "types") }
         for type in types { try knownType(type, field: "types") }
-        let states = session.role == .app ? try await permissions.states(owner: owner, bundleID: session.bundleID) : [:]
         return .authorizationStatus(types.map { type in
             let status: AuthorizationStatus
             if shareDisallowedReason(type) != nil {
                 status = .sharingDenied
-            } else if session.role == .owner {
+            } else if access.session.role == .owner {
                 status = .sharingAuthorized
             } else {
-                switch states[type]?[.share] {
+                switch access.states[type]?[.share] {
                 case .granted?: status = .sharingAuthorized
                 case .denied?: status = .sharingDenied
                 case .pending?, nil: status = .notDetermined
@@ -55,12 +52,10 @@ extension Dispatcher {
         })
     }
 
-    func requestStatus(share: [String], read: [String], session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerStore()
+    func requestStatus(share: [String], read: [String], _ access: Access) throws(HealthError) -> ServerResult {
         let wanted = try requestedPermissions(share: share, read: read)
-        guard session.role == .app else { return .requestStatus(.unnecessary) }
-        let states = try await permissions.states(owner: owner, bundleID: session.bundleID)
-        let unasked = wanted.contains { states[$0.type]?[$0.direction] == nil }
+        guard access.session.role == .app else { return .requestStatus(.unnecessary) }
+        let unasked = wanted.contains { access.states[$0.type]?[$0.direction] == nil }
         return .requestStatus(unasked ? .shouldRequest : .unnecessary)
     }
 

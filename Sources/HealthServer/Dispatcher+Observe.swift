@@ -5,11 +5,9 @@ import HealthWire
 
 // Observe: HKObserverQuery as a long-running call (SEMANTICS §6.9, decisions 7 and 9).
 extension Dispatcher {
-    func observe(types: [String], predicate: QueryPredicate?, frequency: UpdateFrequency?, session: Session,
+    func observe(types: [String], predicate: QueryPredicate?, frequency: UpdateFrequency?, _ access: Access,
                  reply: CallReplier) async throws -> ServerResult? {
-        let owner = try session.requireOwnerStore()
-        try checkQuery(types: types, predicate: predicate)
-        try await requireRequested(types, session: session, owner: owner)
+        let (session, owner) = (access.session, access.owner)
         let watched = Set(types)
         let period = frequency?.periodMicros ?? 0
         let ackTimeout = Duration.milliseconds(Int64(config.observerAckTimeout * 1000))
@@ -26,7 +24,7 @@ extension Dispatcher {
                     let candidates = changed.isEmpty ? watched : changed.intersection(watched)
                     guard !candidates.isEmpty else { continue }
                     let latest = try await store.currentAnchor(owner: owner)
-                    let visible = try await visibleChanges(candidates, predicate: predicate, since: anchors, session: session, owner: owner)
+                    let visible = try await visibleChanges(candidates, predicate: predicate, since: anchors, access)
                     for type in candidates { anchors[type] = latest }
                     guard !visible.isEmpty else { continue }
                     sequence += 1
@@ -56,15 +54,15 @@ extension Dispatcher {
     /// predicate every change counts; otherwise only changes the caller could query (its own
     /// samples when read is not granted), so an event never reveals other sources' activity.
     private func visibleChanges(_ types: Set<String>, predicate: QueryPredicate?, since anchors: [String: Data],
-                                session: Session, owner: OwnerID) async throws -> Set<String> {
-        let scope = try await readScope(session, owner: owner)
+                                _ access: Access) async throws -> Set<String> {
+        let scope = try await currentScope(access)
         var visible = Set<String>()
         for type in types.sorted() {
             if predicate == nil && scope.canReadAll(type) {
                 visible.insert(type)
                 continue
             }
-            let probe = try await store.queryAnchored(owner: owner, types: [type], predicate: predicate, anchor: anchors[type],
+            let probe = try await store.queryAnchored(owner: access.owner, types: [type], predicate: predicate, anchor: anchors[type],
                                                       limit: 1, scope: scope)
             if !probe.samples.isEmpty || !probe.deleted.isEmpty { visible.insert(type) }
         }

@@ -5,8 +5,8 @@ import HealthWire
 
 // Owner calls (apps, decisions, permissions, source priority) and operator calls (owners).
 extension Dispatcher {
-    func registerApp(bundleID: String, name: String, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerRole("RegisterApp")
+    func registerApp(bundleID: String, name: String, _ access: Access) async throws -> ServerResult {
+        let owner = access.owner
         try checkBundleID(bundleID)
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw HealthError.invalid("an app needs a display name", field: "name")
@@ -19,15 +19,12 @@ extension Dispatcher {
         return .appCredential(app: Source(name: name, bundleID: bundleID), token: token)
     }
 
-    func listApps(session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerRole("ListApps")
-        return .listApps(try await store.listApps(owner: owner).map {
-            AppInfo(source: $0.source, createdTime: $0.createdTime, revoked: $0.revoked)
-        })
+    func listApps(_ access: Access) async throws -> ServerResult {
+        .listApps(try await store.listApps(owner: access.owner))
     }
 
-    func revokeApp(bundleID: String, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerRole("RevokeApp")
+    func revokeApp(bundleID: String, _ access: Access) async throws -> ServerResult {
+        let owner = access.owner
         _ = try await registeredApp(bundleID, owner: owner)
         try await store.revokeApp(owner: owner, bundleID: bundleID)
         permissions.forget(owner: owner, bundleIDs: [bundleID])
@@ -36,8 +33,8 @@ extension Dispatcher {
         return .revokeApp(connectionsClosed: UInt32(closed))
     }
 
-    func rotateAppToken(bundleID: String, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerRole("RotateAppToken")
+    func rotateAppToken(bundleID: String, _ access: Access) async throws -> ServerResult {
+        let owner = access.owner
         let app = try await registeredApp(bundleID, owner: owner)
         let token = try await store.rotateAppToken(owner: owner, bundleID: bundleID)
         // Connections authenticated with the old token end with it.
@@ -46,8 +43,8 @@ extension Dispatcher {
         return .appCredential(app: app, token: token)
     }
 
-    func listAuthorizationRequests(bundleID: String?, updates: Bool, session: Session, reply: CallReplier) async throws -> ServerResult? {
-        let owner = try session.requireOwnerRole("ListAuthorizationRequests")
+    func listAuthorizationRequests(bundleID: String?, updates: Bool, _ access: Access, reply: CallReplier) async throws -> ServerResult? {
+        let owner = access.owner
         if let bundleID { _ = try await registeredApp(bundleID, owner: owner) }
         let pending = { () async throws -> ServerResult in
             let apps = try await self.store.listApps(owner: owner)
@@ -68,8 +65,8 @@ extension Dispatcher {
         }
     }
 
-    func decideAuthorization(bundleID: String, decisions: [AuthorizationDecision], session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerRole("DecideAuthorization")
+    func decideAuthorization(bundleID: String, decisions: [AuthorizationDecision], _ access: Access) async throws -> ServerResult {
+        let owner = access.owner
         _ = try await registeredApp(bundleID, owner: owner)
         guard !decisions.isEmpty else { throw HealthError.invalid("DecideAuthorization needs at least one decision", field: "decisions") }
         var updates: [AuthorizationUpdate] = []
@@ -88,29 +85,25 @@ extension Dispatcher {
         return .decideAuthorization(recorded: UInt32(updates.count))
     }
 
-    func listPermissions(bundleID: String, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerRole("ListPermissions")
+    func listPermissions(bundleID: String, _ access: Access) async throws -> ServerResult {
+        let owner = access.owner
         _ = try await registeredApp(bundleID, owner: owner)
-        return .listPermissions(try await store.permissions(owner: owner, bundleID: bundleID).map {
-            Permission(type: $0.type, direction: $0.direction, state: $0.state, updatedTime: $0.updatedTime)
-        })
+        return .listPermissions(try await store.permissions(owner: owner, bundleID: bundleID))
     }
 
-    func setSourcePriority(type: String, bundleIDs: [String], session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerRole("SetSourcePriority")
-        _ = try sampleType(type)
+    func setSourcePriority(type: String, bundleIDs: [String], _ access: Access) async throws -> ServerResult {
+        let owner = access.owner
         guard Set(bundleIDs).count == bundleIDs.count else {
             throw HealthError.invalid("the source order names a bundle id twice", field: "bundle_ids")
         }
         for bundleID in bundleIDs { try checkBundleID(bundleID) }
         try await store.setSourcePriority(owner: owner, type: type, bundleIDs: bundleIDs)
         hub.publish(owner: owner, topic: .sourcePriority, changes: Changes(types: [type]))
-        return try await sourcePriority(type: type, session: session)
+        return try await sourcePriority(type: type, access)
     }
 
-    func sourcePriority(type: String, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerRole("GetSourcePriority")
-        _ = try sampleType(type)
+    func sourcePriority(type: String, _ access: Access) async throws -> ServerResult {
+        let owner = access.owner
         let order = try await priorityOrder(owner: owner, type: type)
         var names = Dictionary(try await store.sourcesFirstSeen(owner: owner, type: type).map { ($0.0.bundleID, $0.0) },
                                uniquingKeysWith: { a, _ in a })
@@ -121,8 +114,7 @@ extension Dispatcher {
         return .sourcePriority(type: type, sources: order.bundleIDs.map { names[$0] ?? Source(name: $0, bundleID: $0) })
     }
 
-    func addOwner(name: String, session: Session) async throws -> ServerResult {
-        try session.requireOperator("AddOwner")
+    func addOwner(name: String) async throws -> ServerResult {
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw HealthError.invalid("an owner needs a name", field: "name")
         }
@@ -131,9 +123,8 @@ extension Dispatcher {
         return .ownerCredential(name: name, token: token)
     }
 
-    func listOwners(session: Session) async throws -> ServerResult {
-        try session.requireOperator("ListOwners")
-        return .listOwners(try await store.listOwners().map(\.name))
+    func listOwners() async throws -> ServerResult {
+        .listOwners(try await store.listOwners().map(\.name))
     }
 
     /// The owner's app with this bundle id, or NOT_FOUND.

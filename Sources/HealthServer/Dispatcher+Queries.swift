@@ -5,12 +5,9 @@ import HealthWire
 
 // Sample, anchored, correlation, source and device queries, and sample counts (SEMANTICS §6.3, §6.4, §6.7, §6.8).
 extension Dispatcher {
-    func querySamples(_ query: SampleQuery, session: Session, reply: CallReplier) async throws -> ServerResult? {
-        let owner = try session.requireOwnerStore()
-        try checkQuery(types: query.types, predicate: query.predicate)
+    func querySamples(_ query: SampleQuery, _ access: Access, reply: CallReplier) async throws -> ServerResult? {
+        let (owner, scope) = (access.owner, access.scope)
         guard query.limit >= 0 else { throw HealthError.invalid("limit \(query.limit) is negative", field: "limit") }
-        try await requireRequested(query.types, session: session, owner: owner)
-        let scope = try await readScope(session, owner: owner)
         let samples = try await store.querySamples(owner: owner, types: query.types, predicate: query.predicate,
                                                    sort: query.sort, limit: query.limit, scope: scope)
         let visible = try await withDerivedWorkoutStatistics(samples, owner: owner, scope: scope)
@@ -18,17 +15,15 @@ extension Dispatcher {
         return nil
     }
 
-    func queryAnchored(_ query: AnchoredQuery, session: Session, reply: CallReplier) async throws -> ServerResult? {
-        let owner = try session.requireOwnerStore()
-        try checkQuery(types: query.types, predicate: query.predicate)
+    func queryAnchored(_ query: AnchoredQuery, _ access: Access, reply: CallReplier) async throws -> ServerResult? {
+        let owner = access.owner
         guard query.limit >= 0 else { throw HealthError.invalid("limit \(query.limit) is negative", field: "limit") }
         if query.updates && query.limit > 0 {
             throw HealthError.invalid("an anchored query with updates must have no limit (limit is \(query.limit))", field: "limit")
         }
-        try await requireRequested(query.types, session: session, owner: owner)
         let watched = Set(query.types)
         return try await hub.watching(owner: owner, .data) { signal in
-            let scope = try await readScope(session, owner: owner)
+            let scope = access.scope
             let initial = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
                                                         anchor: query.anchor, limit: query.limit, scope: scope)
             try await sendAnchored(initial, owner: owner, scope: scope, initial: true, final: !query.updates, reply: reply)
@@ -39,7 +34,7 @@ extension Dispatcher {
             while let changed = await signal.next()?.types {
                 guard changed.isEmpty || !changed.isDisjoint(with: watched) else { continue }
                 try await reply.producing {
-                    let scope = try await readScope(session, owner: owner)
+                    let scope = try await currentScope(access)
                     let update = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
                                                                anchor: position, limit: 0, scope: scope)
                     position = update.scannedThrough
@@ -74,10 +69,8 @@ extension Dispatcher {
         }
     }
 
-    func queryCorrelations(_ query: CorrelationQuery, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerStore()
-        let type = try sampleType(query.type)
-        guard type.kind == .correlation, let contents = type.correlationContents else {
+    func queryCorrelations(_ query: CorrelationQuery, _ access: Access) async throws -> ServerResult {
+        guard let contents = TypeCatalog.type(query.type)?.correlationContents else {
             throw HealthError.invalid("\(query.type) is not a correlation type", field: "type")
         }
         try query.predicate?.validate(forTypes: [query.type])
@@ -87,10 +80,8 @@ extension Dispatcher {
             }
             try entry.predicate?.validate(forTypes: [entry.type])
         }
-        try await requireRequested([query.type], session: session, owner: owner)
-        let scope = try await readScope(session, owner: owner)
-        let stored = try await store.querySamples(owner: owner, types: [query.type], predicate: query.predicate,
-                                                  sort: [], limit: 0, scope: scope)
+        let stored = try await store.querySamples(owner: access.owner, types: [query.type], predicate: query.predicate,
+                                                  sort: [], limit: 0, scope: access.scope)
         let inCorrelation = PredicateContext(isInCorrelation: true)
         let matching = stored.filter { correlation in
             let children = correlation.correlationObjects ?? []
@@ -105,30 +96,16 @@ extension Dispatcher {
         return .correlations(matching)
     }
 
-    func querySources(type: String, predicate: QueryPredicate?, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerStore()
-        try checkQuery(types: [type], predicate: predicate)
-        try await requireRequested([type], session: session, owner: owner)
-        let scope = try await readScope(session, owner: owner)
-        return .sources(try await store.querySources(owner: owner, type: type, predicate: predicate, scope: scope))
+    func querySources(type: String, predicate: QueryPredicate?, _ access: Access) async throws -> ServerResult {
+        .sources(try await store.querySources(owner: access.owner, type: type, predicate: predicate, scope: access.scope))
     }
 
-    func queryDevices(type: String?, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerStore()
-        if let type {
-            _ = try sampleType(type)
-            try await requireRequested([type], session: session, owner: owner)
-        }
-        let scope = try await readScope(session, owner: owner)
-        return .devices(try await store.queryDevices(owner: owner, type: type, scope: scope))
+    func queryDevices(type: String?, _ access: Access) async throws -> ServerResult {
+        .devices(try await store.queryDevices(owner: access.owner, type: type, scope: access.scope))
     }
 
     /// Counts what QuerySamples with the same types and predicate would send, without sending it.
-    func countSamples(types: [String], predicate: QueryPredicate?, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerStore()
-        try checkQuery(types: types, predicate: predicate)
-        try await requireRequested(types, session: session, owner: owner)
-        let scope = try await readScope(session, owner: owner)
-        return .sampleCounts(try await store.countSamples(owner: owner, types: types, predicate: predicate, scope: scope))
+    func countSamples(types: [String], predicate: QueryPredicate?, _ access: Access) async throws -> ServerResult {
+        .sampleCounts(try await store.countSamples(owner: access.owner, types: types, predicate: predicate, scope: access.scope))
     }
 }

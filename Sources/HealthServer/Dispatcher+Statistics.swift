@@ -4,21 +4,18 @@ import HealthWire
 
 // Statistics, statistics collections and activity summaries (SEMANTICS §6.5, §6.6, §6.10).
 extension Dispatcher {
-    func queryStatistics(_ query: StatisticsQuery, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerStore()
+    func queryStatistics(_ query: StatisticsQuery, _ access: Access) async throws -> ServerResult {
         let type = try quantityType(query.type, predicate: query.predicate, options: query.options)
-        try await requireRequested([query.type], session: session, owner: owner)
-        let samples = try await statInputs(owner: owner, type: query.type, predicate: query.predicate, session: session)
-        let priority = try await priorityOrder(owner: owner, type: query.type)
+        let samples = try await statInputs(owner: access.owner, type: query.type, predicate: query.predicate, scope: access.scope)
+        let priority = try await priorityOrder(owner: access.owner, type: query.type)
         return .statistics(try StatisticsCalculator.compute(type: type, samples: samples, options: query.options,
                                                             priority: priority, unit: query.unit))
     }
 
-    func queryStatisticsCollection(_ query: StatisticsCollectionQuery, session: Session, reply: CallReplier) async throws -> ServerResult? {
-        let owner = try session.requireOwnerStore()
+    func queryStatisticsCollection(_ query: StatisticsCollectionQuery, _ access: Access, reply: CallReplier) async throws -> ServerResult? {
+        let owner = access.owner
         let type = try quantityType(query.type, predicate: query.predicate, options: query.options)
         try StatisticsCollectionRules.check(anchor: query.anchor, interval: query.interval, from: query.from, to: query.to)
-        try await requireRequested([query.type], session: session, owner: owner)
         let buckets = try CalendarBuckets(anchor: query.anchor, components: query.interval,
                                           timeZone: query.timeZone, calendar: query.calendar)
         let enumerated = try buckets.buckets(from: query.from, to: query.to)
@@ -30,7 +27,8 @@ extension Dispatcher {
             let span = try buckets.buckets(from: from, to: to)
             let overlapping = QueryPredicate.dateRange(DateRange(start: span[0].start, end: span[span.count - 1].end))
             let predicate = query.predicate.map { QueryPredicate.allOf([$0, overlapping]) } ?? overlapping
-            let samples = try await self.statInputs(owner: owner, type: query.type, predicate: predicate, session: session)
+            let samples = try await self.statInputs(owner: owner, type: query.type, predicate: predicate,
+                                                    scope: try await self.currentScope(access))
             let priority = try await self.priorityOrder(owner: owner, type: query.type)
             return try StatisticsCalculator.collection(type: type, samples: samples, options: query.options, buckets: buckets,
                                                        from: from, to: to, priority: priority, unit: query.unit)
@@ -68,8 +66,8 @@ extension Dispatcher {
         }
     }
 
-    func queryActivitySummaries(from: CalendarDay, to: CalendarDay, timeZone: String?, session: Session) async throws -> ServerResult {
-        let owner = try session.requireOwnerStore()
+    func queryActivitySummaries(from: CalendarDay, to: CalendarDay, timeZone: String?, _ access: Access) async throws -> ServerResult {
+        let (owner, scope) = (access.owner, access.scope)
         try TimeRules.checkDay(from, field: "from_day")
         try TimeRules.checkDay(to, field: "to_day")
         guard from <= to else {
@@ -78,15 +76,12 @@ extension Dispatcher {
         let first = try CalendarBuckets.days(startingAt: from, timeZone: timeZone)
         let last = try CalendarBuckets.days(startingAt: to, timeZone: timeZone)
         let range = QueryPredicate.dateRange(DateRange(start: first.anchor, end: last.start(of: 1)))
-        let energyType = "HKQuantityTypeIdentifierActiveEnergyBurned"
-        let exerciseType = "HKQuantityTypeIdentifierAppleExerciseTime"
-        let standType = "HKCategoryTypeIdentifierAppleStandHour"
-        try await requireRequested([energyType, exerciseType, standType], oneSuffices: true, session: session, owner: owner)
-        let scope = try await readScope(session, owner: owner)
-        let stands = try await store.querySamples(owner: owner, types: [standType], predicate: range, sort: [], limit: 0, scope: scope)
-        let energy = try await statInputs(owner: owner, type: energyType, predicate: range, session: session)
+        let (energyType, exerciseType) = (ActivitySummaryCalculator.activeEnergyType, ActivitySummaryCalculator.exerciseTimeType)
+        let stands = try await store.querySamples(owner: owner, types: [ActivitySummaryCalculator.standHourType], predicate: range,
+                                                  sort: [], limit: 0, scope: scope)
+        let energy = try await statInputs(owner: owner, type: energyType, predicate: range, scope: scope)
         let energyPriority = try await priorityOrder(owner: owner, type: energyType)
-        let exercise = try await statInputs(owner: owner, type: exerciseType, predicate: range, session: session)
+        let exercise = try await statInputs(owner: owner, type: exerciseType, predicate: range, scope: scope)
         let exercisePriority = try await priorityOrder(owner: owner, type: exerciseType)
         let standHours = Self.categoryInputs(stands)
         let summaries = try ActivitySummaryCalculator.summaries(
@@ -121,9 +116,8 @@ extension Dispatcher {
     }
 
     /// Readable samples of a quantity type as the statistics math takes them.
-    private func statInputs(owner: OwnerID, type: String, predicate: QueryPredicate?, session: Session) async throws -> [StatInput] {
-        let scope = try await readScope(session, owner: owner)
-        return try await store.statisticsSamples(owner: owner, type: type, predicate: predicate, scope: scope).map {
+    private func statInputs(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [StatInput] {
+        try await store.statisticsSamples(owner: owner, type: type, predicate: predicate, scope: scope).map {
             StatInput(start: $0.start, end: $0.end, value: $0.value, sourceBundleID: $0.source.bundleID,
                       sourceName: $0.source.name, wasUserEntered: $0.wasUserEntered)
         }

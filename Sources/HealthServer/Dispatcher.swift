@@ -100,9 +100,10 @@ final class Dispatcher: Sendable {
 
     /// Runs one call and sends its final answer (errors included).
     func handle(_ call: ClientCall, session: Session, reply: CallReplier) async {
+        let kind = call.kind
         do {
-            if call.waitsForOutputRoom { try await reply.room() }
-            if let result = try await route(call, session: session, reply: reply) {
+            if kind.waitsForOutputRoom { try await reply.room() }
+            if let result = try await route(call, kind, session: session, reply: reply) {
                 await reply.send(result, more: false)
             }
         } catch let error as HealthError {
@@ -110,73 +111,101 @@ final class Dispatcher: Sendable {
         } catch is CancellationError {
             await reply.send(.callEnded(.cancelled), more: false)
         } catch {
-            logger.error("\(call.name) failed: \(error)")
-            await reply.fail(HealthError(.internalError, "\(call.name) failed inside the server: \(error)"))
+            logger.error("\(kind.name) failed: \(error)")
+            await reply.fail(HealthError(.internalError, "\(kind.name) failed inside the server: \(error)"))
         }
     }
 
+    /// Re-checks a token a connection authenticated with (a revoke may have raced its Hello).
+    func isStillValid(token: String, for principal: Principal) async -> Bool {
+        (try? await store.authenticate(token: token)) == principal
+    }
+
+    /// Delivers an AckObserverEvent to the Observe call it names; false when no such observer is
+    /// running or the sequence is not outstanding.
+    func acknowledgeObserverEvent(connection: UInt64, call: UInt64, serial: UInt64, sequence: UInt64) -> Bool {
+        observerAcks.acknowledge(connection: connection, call: call, serial: serial, sequence: sequence)
+    }
+
     /// The call's final answer, or nil when the call already sent it (paged and long-running calls).
-    private func route(_ call: ClientCall, session: Session, reply: CallReplier) async throws -> ServerResult? {
+    /// The call table (`ClientCall.kind`) says who may make the call; the access guard checks it
+    /// before any handler runs.
+    private func route(_ call: ClientCall, _ kind: CallKind, session: Session, reply: CallReplier) async throws -> ServerResult? {
+        switch kind.caller {
+        case .connection:
+            throw HealthError(.internalError, "\(kind.name) reached the dispatcher")
+        case .serverOperator:
+            try session.requireOperator(kind.name)
+            return try await routeOperator(call)
+        case .ownerStore, .owner:
+            return try await route(call, try await admit(kind, session: session), reply: reply)
+        }
+    }
+
+    private func routeOperator(_ call: ClientCall) async throws -> ServerResult {
         switch call {
-        case .hello, .ping, .cancel, .ackObserverEvent:
-            // Answered on the connection's loop; never routed here.
-            throw HealthError(.internalError, "\(call.name) reached the dispatcher")
+        case .addOwner(let name): try await addOwner(name: name)
+        case .listOwners: try await listOwners()
+        default: throw HealthError(.internalError, "\(call.name) is not an operator call")
+        }
+    }
+
+    private func route(_ call: ClientCall, _ access: Access, reply: CallReplier) async throws -> ServerResult? {
+        switch call {
+        case .hello, .ping, .cancel, .ackObserverEvent, .addOwner, .listOwners:
+            throw HealthError(.internalError, "\(call.name) is not a call on an owner's store")
         case .requestAuthorization(let share, let read):
-            return try await requestAuthorization(share: share, read: read, session: session)
+            return try await requestAuthorization(share: share, read: read, access)
         case .getAuthorizationStatus(let types):
-            return try await authorizationStatus(types: types, session: session)
+            return try authorizationStatus(types: types, access)
         case .getRequestStatusForAuthorization(let share, let read):
-            return try await requestStatus(share: share, read: read, session: session)
+            return try requestStatus(share: share, read: read, access)
         case .saveObjects(let objects):
-            return try await save(objects, session: session)
+            return try await save(objects, access)
         case .deleteObjects(let target):
-            return try await delete(target, session: session)
+            return try await delete(target, access)
         case .querySamples(let query):
-            return try await querySamples(query, session: session, reply: reply)
+            return try await querySamples(query, access, reply: reply)
         case .queryAnchored(let query):
-            return try await queryAnchored(query, session: session, reply: reply)
+            return try await queryAnchored(query, access, reply: reply)
         case .queryStatistics(let query):
-            return try await queryStatistics(query, session: session)
+            return try await queryStatistics(query, access)
         case .queryStatisticsCollection(let query):
-            return try await queryStatisticsCollection(query, session: session, reply: reply)
+            return try await queryStatisticsCollection(query, access, reply: reply)
         case .queryCorrelations(let query):
-            return try await queryCorrelations(query, session: session)
+            return try await queryCorrelations(query, access)
         case .querySources(let type, let predicate):
-            return try await querySources(type: type, predicate: predicate, session: session)
+            return try await querySources(type: type, predicate: predicate, access)
         case .observe(let types, let predicate, let frequency):
-            return try await observe(types: types, predicate: predicate, frequency: frequency, session: session, reply: reply)
+            return try await observe(types: types, predicate: predicate, frequency: frequency, access, reply: reply)
         case .queryActivitySummaries(let from, let to, let timeZone):
-            return try await queryActivitySummaries(from: from, to: to, timeZone: timeZone, session: session)
+            return try await queryActivitySummaries(from: from, to: to, timeZone: timeZone, access)
         case .queryDevices(let type):
-            return try await queryDevices(type: type, session: session)
+            return try await queryDevices(type: type, access)
         case .countSamples(let types, let predicate):
-            return try await countSamples(types: types, predicate: predicate, session: session)
+            return try await countSamples(types: types, predicate: predicate, access)
         case .readCharacteristics:
-            return try await readCharacteristics(session: session)
+            return try await readCharacteristics(access)
         case .writeCharacteristics(let update):
-            return try await writeCharacteristics(update, session: session)
+            return try await writeCharacteristics(update, access)
         case .registerApp(let bundleID, let name):
-            return try await registerApp(bundleID: bundleID, name: name, session: session)
+            return try await registerApp(bundleID: bundleID, name: name, access)
         case .listApps:
-            return try await listApps(session: session)
+            return try await listApps(access)
         case .revokeApp(let bundleID):
-            return try await revokeApp(bundleID: bundleID, session: session)
+            return try await revokeApp(bundleID: bundleID, access)
         case .rotateAppToken(let bundleID):
-            return try await rotateAppToken(bundleID: bundleID, session: session)
+            return try await rotateAppToken(bundleID: bundleID, access)
         case .listAuthorizationRequests(let bundleID, let updates):
-            return try await listAuthorizationRequests(bundleID: bundleID, updates: updates, session: session, reply: reply)
+            return try await listAuthorizationRequests(bundleID: bundleID, updates: updates, access, reply: reply)
         case .decideAuthorization(let bundleID, let decisions):
-            return try await decideAuthorization(bundleID: bundleID, decisions: decisions, session: session)
+            return try await decideAuthorization(bundleID: bundleID, decisions: decisions, access)
         case .listPermissions(let bundleID):
-            return try await listPermissions(bundleID: bundleID, session: session)
+            return try await listPermissions(bundleID: bundleID, access)
         case .setSourcePriority(let type, let bundleIDs):
-            return try await setSourcePriority(type: type, bundleIDs: bundleIDs, session: session)
+            return try await setSourcePriority(type: type, bundleIDs: bundleIDs, access)
         case .getSourcePriority(let type):
-            return try await sourcePriority(type: type, session: session)
-        case .addOwner(let name):
-            return try await addOwner(name: name, session: session)
-        case .listOwners:
-            return try await listOwners(session: session)
+            return try await sourcePriority(type: type, access)
         }
     }
 }

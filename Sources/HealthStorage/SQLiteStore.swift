@@ -141,13 +141,13 @@ public final class SQLiteStore: Store {
         try await write { context throws(HealthError) in try context.revokeApp(owner: owner, bundleID: bundleID) }
     }
 
-    public func listApps(owner: OwnerID) async throws -> [(source: Source, createdTime: Microseconds, revoked: Bool)] {
+    public func listApps(owner: OwnerID) async throws -> [AppInfo] {
         try await read { context throws(HealthError) in try context.listApps(owner: owner) }
     }
 
     // MARK: authorization state
 
-    public func permissions(owner: OwnerID, bundleID: String) async throws -> [AuthorizationUpdate] {
+    public func permissions(owner: OwnerID, bundleID: String) async throws -> [Permission] {
         try await read { context throws(HealthError) in try context.permissions(owner: owner, bundleID: bundleID) }
     }
 

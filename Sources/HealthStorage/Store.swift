@@ -160,22 +160,19 @@ public struct ChangeEvent: Sendable, Hashable {
     }
 }
 
-/// Authorization bookkeeping of one owner (the server applies the policy).
+/// A permission state to record for one app (the server applies the policy); the store stamps
+/// the time of the write.
 public struct AuthorizationUpdate: Sendable, Hashable {
     public let bundleID: String
     public let type: String
     public let direction: AccessDirection
     public let state: PermissionState
-    /// When the state was last recorded (the last request or decision). Filled in by the store's
-    /// reads; `setPermissions` ignores it and stamps the time of the write.
-    public let updatedTime: Microseconds
 
-    public init(bundleID: String, type: String, direction: AccessDirection, state: PermissionState, updatedTime: Microseconds = 0) {
+    public init(bundleID: String, type: String, direction: AccessDirection, state: PermissionState) {
         self.bundleID = bundleID
         self.type = type
         self.direction = direction
         self.state = state
-        self.updatedTime = updatedTime
     }
 }
 
@@ -192,12 +189,12 @@ public protocol Store: Sendable {
     func registerApp(owner: OwnerID, bundleID: String, name: String) async throws -> String
     func rotateAppToken(owner: OwnerID, bundleID: String) async throws -> String
     func revokeApp(owner: OwnerID, bundleID: String) async throws
-    func listApps(owner: OwnerID) async throws -> [(source: Source, createdTime: Microseconds, revoked: Bool)]
+    func listApps(owner: OwnerID) async throws -> [AppInfo]
 
     // MARK: authorization state
     /// Current permission state per (type, direction) for an app, with when it was last recorded;
     /// missing = never requested.
-    func permissions(owner: OwnerID, bundleID: String) async throws -> [AuthorizationUpdate]
+    func permissions(owner: OwnerID, bundleID: String) async throws -> [Permission]
     /// Records states (requests as .pending, decisions as .granted/.denied).
     func setPermissions(owner: OwnerID, _ updates: [AuthorizationUpdate]) async throws
     /// Pending requests of an owner, optionally of one app, with request times.

@@ -1,6 +1,5 @@
 import HealthClient
 import HealthModel
-import HealthWire
 
 /// `apps …` and `owners …`: credentials.
 enum AppCommands {

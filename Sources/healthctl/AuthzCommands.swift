@@ -2,7 +2,6 @@ import HealthCLI
 import Foundation
 import HealthClient
 import HealthModel
-import HealthWire
 
 /// `authz …`: the owner's side of authorization.
 enum AuthzCommands {

@@ -1,6 +1,5 @@
 import HealthClient
 import HealthModel
-import HealthWire
 
 /// `overview` (alias `count`): how many samples are stored per type, per source and per device.
 enum OverviewCommand {

@@ -9,8 +9,7 @@ final class PermissionTimeTests: XCTestCase {
 
     private func record(_ f: StoreFixture, _ type: String, _ state: PermissionState) async throws -> ClosedRange<Microseconds> {
         let before = Time.now()
-        try await f.store.setPermissions(owner: f.owner, [AuthorizationUpdate(bundleID: app, type: type, direction: .read, state: state,
-                                                                              updatedTime: 1)])
+        try await f.store.setPermissions(owner: f.owner, [AuthorizationUpdate(bundleID: app, type: type, direction: .read, state: state)])
         return before...Time.now()
     }
 

@@ -26,6 +26,11 @@ public struct CategoryStatInput: Sendable, Hashable {
 public enum ActivitySummaryCalculator {
     /// HKCategoryValueAppleStandHour.stood.
     public static let stood: Int64 = 0
+    /// The types summaries read: active energy, exercise time and stand hours.
+    public static let activeEnergyType = "HKQuantityTypeIdentifierActiveEnergyBurned"
+    public static let exerciseTimeType = "HKQuantityTypeIdentifierAppleExerciseTime"
+    public static let standHourType = "HKCategoryTypeIdentifierAppleStandHour"
+    public static let inputTypes = [activeEnergyType, exerciseTimeType, standHourType]
 
     /// Summaries for `from`…`to` inclusive. Sample values are in canonical units: kcal and min.
     public static func summaries(from: CalendarDay, to: CalendarDay, timeZone: String?,

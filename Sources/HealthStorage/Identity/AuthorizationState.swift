@@ -26,18 +26,17 @@ extension WriteContext {
 }
 
 extension ReadContext {
-    func permissions(owner: OwnerID, bundleID: String) throws(HealthError) -> [AuthorizationUpdate] {
+    func permissions(owner: OwnerID, bundleID: String) throws(HealthError) -> [Permission] {
         let statement = try db.prepare("""
             SELECT type, direction, state, updated FROM permissions WHERE owner = ? AND bundle_id = ? ORDER BY type, direction
             """)
         statement.bind(1, owner.rawValue)
         statement.bind(2, bundleID)
-        var result: [AuthorizationUpdate] = []
+        var result: [Permission] = []
         while try statement.step() {
             guard let direction = AccessDirection(rawValue: Int32(truncatingIfNeeded: statement.int(1))),
                   let state = PermissionState(rawValue: Int32(truncatingIfNeeded: statement.int(2))) else { continue }
-            result.append(AuthorizationUpdate(bundleID: bundleID, type: statement.text(0) ?? "", direction: direction, state: state,
-                                              updatedTime: statement.int(3)))
+            result.append(Permission(type: statement.text(0) ?? "", direction: direction, state: state, updatedTime: statement.int(3)))
         }
         return result
     }

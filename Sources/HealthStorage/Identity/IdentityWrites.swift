@@ -125,12 +125,13 @@ extension ReadContext {
         return owners
     }
 
-    func listApps(owner: OwnerID) throws(HealthError) -> [(source: Source, createdTime: Microseconds, revoked: Bool)] {
+    func listApps(owner: OwnerID) throws(HealthError) -> [AppInfo] {
         let statement = try db.prepare("SELECT bundle_id, name, created, revoked FROM apps WHERE owner = ? ORDER BY bundle_id")
         statement.bind(1, owner.rawValue)
-        var apps: [(source: Source, createdTime: Microseconds, revoked: Bool)] = []
+        var apps: [AppInfo] = []
         while try statement.step() {
-            apps.append((Source(name: statement.text(1) ?? "", bundleID: statement.text(0) ?? ""), statement.int(2), statement.int(3) != 0))
+            apps.append(AppInfo(source: Source(name: statement.text(1) ?? "", bundleID: statement.text(0) ?? ""),
+                                createdTime: statement.int(2), revoked: statement.int(3) != 0))
         }
         return apps
     }
