@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// HealthStore: a HealthKit-like health-data store server for Linux. See ../docs and DESIGN.md.
+// HealthStore: a HealthKit-like health-data store server for Linux. See docs/architecture.md and docs/semantics.md.
 import PackageDescription
 
 let package = Package(

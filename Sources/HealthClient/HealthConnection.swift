@@ -52,7 +52,7 @@ public final class HealthConnection: HealthCalling {
                 router.close(with: error)
                 return
             }
-            // The server holds an observer's next event until this one is acknowledged (§6.9).
+            // The server holds an observer's next event until this one is acknowledged (docs/semantics.md §6.9).
             // Sent off the reader queue, which serves every connection and must never block on a
             // full send buffer; the answer arrives under an id nobody waits for and is dropped.
             if case .observerEvent(_, let sequence) = message.result, sequence > 0 {

@@ -13,7 +13,7 @@ struct Access: Sendable {
     let scope: ReadScope
 }
 
-// The access guard: the checks every call shares, run once before its handler (SEMANTICS §3).
+// The access guard: the checks every call shares, run once before its handler (docs/semantics.md §3).
 extension Dispatcher {
     /// Admits a call to the owner's store, in a fixed order: the caller's role, the types the call
     /// touches, that an app asked about them, that an app may share what the call saves.
@@ -67,7 +67,7 @@ extension Dispatcher {
     }
 
     /// Throws AUTHORIZATION_NOT_DETERMINED when an app queries a type it never asked about
-    /// (§3.5: "before requesting"), or for `anyOf`, none of the types (a call reading several,
+    /// (docs/semantics.md §3.5: "before requesting"), or for `anyOf`, none of the types (a call reading several,
     /// like characteristics). Any request or decision, in either direction, counts: a write-only
     /// app reads its own data, and an undecided request reads like a denied one, so the error
     /// tells the app only what it did itself, never what the owner decided.
@@ -77,7 +77,7 @@ extension Dispatcher {
         case .each(let types, _, _): (types, false)
         case .anyOf(let types): (types, true)
         }
-        // A correlation type is authorized through its contents (§3.6).
+        // A correlation type is authorized through its contents (docs/semantics.md §3.6).
         let unasked = types.filter { type in
             !(TypeCatalog.type(type)?.correlationContents ?? [type]).contains { access.states[$0] != nil }
         }
@@ -96,7 +96,7 @@ extension Dispatcher {
         try predicate?.validate(forTypes: types)
     }
 
-    /// The types a sample writes: a correlation writes its children's types (§3.6), anything else its own.
+    /// The types a sample writes: a correlation writes its children's types (docs/semantics.md §3.6), anything else its own.
     func sharedTypes(of sample: Sample) -> [String] {
         if let children = sample.correlationObjects { return Array(Set(children.map(\.type))).sorted() }
         return [sample.type]

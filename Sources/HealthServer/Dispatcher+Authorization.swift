@@ -2,7 +2,7 @@ import HealthModel
 import HealthStorage
 import HealthWire
 
-// RequestAuthorization, GetAuthorizationStatus, GetRequestStatusForAuthorization (SEMANTICS §3.2–3.4).
+// RequestAuthorization, GetAuthorizationStatus, GetRequestStatusForAuthorization (docs/semantics.md §3.2–3.4).
 extension Dispatcher {
     func requestAuthorization(share: [String], read: [String], _ access: Access) async throws -> ServerResult {
         let (session, owner, states) = (access.session, access.owner, access.states)
@@ -28,7 +28,7 @@ extension Dispatcher {
             logger.info("'\(session.bundleID)' requested \(updates.count) permission(s) from \(owner)")
             hub.publish(owner: owner, topic: .authorizationRequests)
         }
-        // Decision 6: success says the request was recorded, never whether access was granted.
+        // docs/semantics.md decision 6: success says the request was recorded, never whether access was granted.
         return .requestAuthorization
     }
 

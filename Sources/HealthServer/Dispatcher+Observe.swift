@@ -3,7 +3,7 @@ import HealthModel
 import HealthStorage
 import HealthWire
 
-// Observe: HKObserverQuery as a long-running call (SEMANTICS §6.9, decisions 7 and 9).
+// Observe: HKObserverQuery as a long-running call (docs/semantics.md §6.9, decisions 7 and 9).
 extension Dispatcher {
     func observe(types: [String], predicate: QueryPredicate?, frequency: UpdateFrequency?, _ access: Access,
                  reply: CallReplier) async throws -> ServerResult? {
@@ -30,7 +30,7 @@ extension Dispatcher {
                     sequence += 1
                     acks.sending(sequence)
                     await reply.send(.observerEvent(changedTypes: visible.sorted(), sequence: sequence), more: true)
-                    // §6.9: the next event waits for this one's acknowledgement (changes meanwhile
+                    // docs/semantics.md §6.9: the next event waits for this one's acknowledgement (changes meanwhile
                     // merge into it); three missed in a row end the observer.
                     if await acks.wait(for: sequence, timeout: ackTimeout) {
                         missed = 0
@@ -42,7 +42,7 @@ extension Dispatcher {
                             return ServerResult.callEnded(.unacknowledged)
                         }
                     }
-                    // Decision 9: at most one event per period; changes meanwhile merge into the next one.
+                    // docs/semantics.md decision 9: at most one event per period; changes meanwhile merge into the next one.
                     if period > 0 { try await Task.sleep(for: .microseconds(period)) }
                 }
                 throw CancellationError()

@@ -3,7 +3,7 @@ import HealthModel
 import HealthStorage
 import HealthWire
 
-// Sample, anchored, correlation, source and device queries, and sample counts (SEMANTICS §6.3, §6.4, §6.7, §6.8).
+// Sample, anchored, correlation, source and device queries, and sample counts (docs/semantics.md §6.3, §6.4, §6.7, §6.8).
 extension Dispatcher {
     func querySamples(_ query: SampleQuery, _ access: Access, reply: CallReplier) async throws -> ServerResult? {
         let (owner, scope) = (access.owner, access.scope)
@@ -85,7 +85,7 @@ extension Dispatcher {
         let inCorrelation = PredicateContext(isInCorrelation: true)
         let matching = stored.filter { correlation in
             let children = correlation.correlationObjects ?? []
-            // §6.7: every keyed type is present, and each child of a keyed type matches its predicate.
+            // docs/semantics.md §6.7: every keyed type is present, and each child of a keyed type matches its predicate.
             return query.samplePredicates.allSatisfy { entry in
                 let ofType = children.filter { $0.type == entry.type }
                 guard !ofType.isEmpty else { return false }

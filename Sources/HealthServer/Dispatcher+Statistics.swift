@@ -2,7 +2,7 @@ import HealthModel
 import HealthStorage
 import HealthWire
 
-// Statistics, statistics collections and activity summaries (SEMANTICS §6.5, §6.6, §6.10).
+// Statistics, statistics collections and activity summaries (docs/semantics.md §6.5, §6.6, §6.10).
 extension Dispatcher {
     func queryStatistics(_ query: StatisticsQuery, _ access: Access) async throws -> ServerResult {
         let type = try quantityType(query.type, predicate: query.predicate, options: query.options)
@@ -123,7 +123,7 @@ extension Dispatcher {
         }
     }
 
-    /// The owner's source order for a type, then unordered sources newest first (decision 5).
+    /// The owner's source order for a type, then unordered sources newest first (docs/semantics.md decision 5).
     func priorityOrder(owner: OwnerID, type: String) async throws -> SourcePriorityOrder {
         let ordered = try await store.sourcePriority(owner: owner, type: type)
         let seen = try await store.sourcesFirstSeen(owner: owner, type: type)

@@ -1,7 +1,7 @@
 import HealthModel
 import HealthStorage
 
-// HKWorkout.allStatistics, derived from the samples associated with each workout (SEMANTICS §1.7).
+// HKWorkout.allStatistics, derived from the samples associated with each workout (docs/semantics.md §1.7).
 extension Dispatcher {
     /// Workouts as returned to a reader, with statistics derived from their associated samples.
     ///

@@ -34,9 +34,9 @@ extension Dispatcher {
         }
     }
 
-    /// An app may delete only while it holds share permission for what it deletes (§3.5): the
+    /// An app may delete only while it holds share permission for what it deletes (docs/semantics.md §3.5): the
     /// types of its own matching objects, a correlation's children included. A UUID it did not
-    /// save is "not stored" whether or not another source saved it (decision 7).
+    /// save is "not stored" whether or not another source saved it (docs/semantics.md decision 7).
     private func requireShareToDelete(types: [String], predicate: QueryPredicate?, _ access: Access,
                                       uuids: [UUID] = []) async throws {
         guard access.session.role == .app else { return }

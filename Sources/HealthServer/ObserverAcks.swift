@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Acknowledgements of one observer's events, HealthKit's HKObserverQueryCompletionHandler as a
-/// protocol call (SEMANTICS §6.9): the observer sends its next event only once the last one was
+/// protocol call (docs/semantics.md §6.9): the observer sends its next event only once the last one was
 /// acknowledged or its wait timed out.
 final class ObserverAcks: Sendable {
     private struct State {

@@ -1,7 +1,7 @@
 import Foundation
 import HealthWire
 
-/// How RequestAuthorization decides types nobody has decided yet (SEMANTICS decision 6).
+/// How RequestAuthorization decides types nobody has decided yet (docs/semantics.md decision 6).
 public enum AuthorizationPolicy: String, Sendable, CaseIterable {
     /// Requests wait for the owner's decision.
     case prompt
@@ -47,7 +47,7 @@ public struct ServerConfiguration: Sendable {
     public var outputHardLimit: Int = 64 << 20
     /// Seconds a client may stay above the high-water mark before it is dropped.
     public var slowClientTimeout: Double = 30
-    /// Seconds an observer event waits for its acknowledgement before it counts as missed (§6.9).
+    /// Seconds an observer event waits for its acknowledgement before it counts as missed (docs/semantics.md §6.9).
     public var observerAckTimeout: Double = 30
     /// Seconds SIGTERM waits for calls in flight before closing anyway.
     public var shutdownGrace: Double = 20

@@ -21,7 +21,7 @@ public final class SQLiteStore: Store {
         public var durability = Durability.processCrash
         /// Reader threads (each with its own connection).
         public var readerCount = 2
-        /// How long tombstones are kept (decision 4); an anchor that would miss a purged tombstone its
+        /// How long tombstones are kept (docs/semantics.md decision 4); an anchor that would miss a purged tombstone its
         /// holder could have been shown expires.
         public var tombstoneRetention: Microseconds = 90 * 86_400_000_000
         /// Page size for new files: larger pages mean fewer pages rewritten per group commit.

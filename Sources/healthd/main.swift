@@ -47,7 +47,7 @@ do {
     await store.close()
     exit(1)
 }
-// Deletion records older than the retention are purged hourly (decision 4). An anchor that would
+// Deletion records older than the retention are purged hourly (docs/semantics.md decision 4). An anchor that would
 // now miss a purged deletion its caller could have seen gets ANCHOR_EXPIRED instead of silently
 // missing it; the client then resyncs from no anchor.
 let purger = Task {

@@ -1,7 +1,7 @@
 import XCTest
 @testable import HealthModel
 
-/// The type catalog of SEMANTICS §4: contents, lookups, limits and flags.
+/// The type catalog of docs/semantics.md §4: contents, lookups, limits and flags.
 final class CatalogTests: XCTestCase {
     private let day: Microseconds = 86_400_000_000
 
@@ -10,7 +10,7 @@ final class CatalogTests: XCTestCase {
     }
 
     func testCountsPerKind() {
-        // 74 non-dietary identifiers in the §4.2 table + 7 iOS 18 distance/speed additions + 39 dietary types.
+        // 74 non-dietary identifiers + 7 iOS 18 distance/speed additions + 39 dietary types (docs/semantics.md §4.2).
         XCTAssertEqual(TypeCatalog.quantityTypes.count, 120)
         XCTAssertEqual(TypeCatalog.quantityTypes.filter { $0.identifier.contains("Dietary") }.count, 39)
         XCTAssertEqual(TypeCatalog.categoryTypes.count, 68)

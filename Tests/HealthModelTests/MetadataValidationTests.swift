@@ -16,7 +16,7 @@ final class MetadataValidationTests: XCTestCase {
         HealthModelTests.assertAccepted([sample(metadata)], file: file, line: line)
     }
 
-    // MARK: §7.1
+    // MARK: docs/semantics.md §7.1
 
     func testCustomKeysAcceptEveryValueKind() {
         assertAccepted(["com.example.note": .string("x"), "com.example.n": .int(-3), "com.example.d": .double(2.5),
@@ -42,7 +42,7 @@ final class MetadataValidationTests: XCTestCase {
         assertRejected(["custom": .quantity(Quantity(1, "furlongs"))], field: "metadata.custom", message: "Invalid unit")
     }
 
-    // MARK: §7.2 value kinds and constraints
+    // MARK: docs/semantics.md §7.2 value kinds and constraints
 
     func testWrongClassIsRejected() {
         assertRejected([MetadataKey.externalUUID: .int(5)], field: "metadata.HKExternalUUID",
@@ -111,7 +111,7 @@ final class MetadataValidationTests: XCTestCase {
             case .quantity(let unit): (good, bad) = (.quantity(Quantity(1, unit)), .double(1))
             }
             var metadata: Metadata = [key: good]
-            // The sync keys only come in pairs (§7.3).
+            // The sync keys only come in pairs (docs/semantics.md §7.3).
             if key == MetadataKey.syncIdentifier { metadata[MetadataKey.syncVersion] = .int(0) }
             if key == MetadataKey.syncVersion { metadata[MetadataKey.syncIdentifier] = .string("id") }
             assertAccepted(metadata)
@@ -120,7 +120,7 @@ final class MetadataValidationTests: XCTestCase {
         }
     }
 
-    // MARK: §7.3 sync identifier / version
+    // MARK: docs/semantics.md §7.3 sync identifier / version
 
     func testSyncKeysComeInPairs() {
         assertAccepted([MetadataKey.syncIdentifier: .string("a"), MetadataKey.syncVersion: .int(0)])
@@ -143,7 +143,7 @@ final class MetadataValidationTests: XCTestCase {
         }
     }
 
-    // MARK: §7.4 required keys
+    // MARK: docs/semantics.md §7.4 required keys
 
     func testMenstrualFlowRequiresCycleStart() {
         HealthModelTests.assertRejected([F.category(F.menstrualFlow, 2)], field: "metadata.HKMenstrualCycleStart",

@@ -10,9 +10,9 @@ final class PredicateEvaluatorTests: XCTestCase {
         F.quantity(start: start, end: end)
     }
 
-    // MARK: date range (§6.1)
+    // MARK: date range (docs/semantics.md §6.1)
 
-    /// Every strictness combination against the boundary cases of §6.1, for the window [S, E).
+    /// Every strictness combination against the boundary cases of docs/semantics.md §6.1, for the window [S, E).
     func testDateRangeBoundaryCasesForEveryStrictnessCombination() {
         let h = 3_600_000_000 as Microseconds
         // (name, sample, default, strictStart, strictEnd, both)

@@ -1,7 +1,7 @@
 import XCTest
 @testable import HealthModel
 
-/// Conversions checked against the exact legal definitions (SEMANTICS §5.3) to 1e-12 relative error.
+/// Conversions checked against the exact legal definitions (docs/semantics.md §5.3) to 1e-12 relative error.
 final class UnitConversionTests: XCTestCase {
     private func assertConverts(_ value: Double, _ from: String, _ expected: Double, _ to: String,
                                 file: StaticString = #filePath, line: UInt = #line) {

@@ -1,9 +1,9 @@
 import XCTest
 @testable import HealthModel
 
-/// Parsing, canonical form and compatibility of HealthKit unit strings (SEMANTICS §5).
+/// Parsing, canonical form and compatibility of HealthKit unit strings (docs/semantics.md §5).
 final class UnitTests: XCTestCase {
-    /// The valid examples of SEMANTICS §5.5.
+    /// The valid examples of docs/semantics.md §5.5.
     static let documentedValid = [
         "count", "count/min", "kg", "g", "mg/dL", "mmol<180.15588000005408>/L", "m/s^2", "kg.m^-1.s^-2",
         "kg/m.s^2", "ml/(kg*min)", "ml/kg*min", "kcal/(kg*hr)", "L/min", "mcg", "mcS", "ms", "dBASPL", "%",

@@ -83,7 +83,7 @@ final class ValidationTests: XCTestCase {
         assertAccepted([])
     }
 
-    // MARK: type and kind (§8.1 item 1)
+    // MARK: type and kind (docs/semantics.md §8.1 item 1)
 
     func testUnknownTypeIsRejected() {
         assertRejected([F.quantity(), F.quantity("HKQuantityTypeIdentifierStepCounts")], index: 1, field: "type",
@@ -102,7 +102,7 @@ final class ValidationTests: XCTestCase {
         assertRejected([F.quantity(F.sleep, 1, "count")], field: "type", message: "must be of type HKCategorySample")
     }
 
-    // MARK: dates (§1.3, §8.1 item 3)
+    // MARK: dates (docs/semantics.md §1.3, §8.1 item 3)
 
     func testMissingStartOrEndIsRejected() {
         assertRejected([F.quantity(start: 0, end: F.t0)], field: "start_time", message: "Missing start or end time")
@@ -130,7 +130,7 @@ final class ValidationTests: XCTestCase {
         assertAccepted([F.category(open.identifier, value, end: Time.distantFuture)])
     }
 
-    // MARK: duration limits (§8.2)
+    // MARK: duration limits (docs/semantics.md §8.2)
 
     func testMaximumDurationIsEnforced() {
         assertAccepted([F.quantity(start: F.t0, end: F.t0 + 4 * F.day)])
@@ -140,7 +140,7 @@ final class ValidationTests: XCTestCase {
         assertRejected([F.quantity(start: TimeRules.earliest, end: F.t0)], field: "end_time", message: "exceed the maximum")
     }
 
-    /// No catalog type is known to have a minimum (§8.2 names only unidentified internal codes), so
+    /// No catalog type is known to have a minimum (docs/semantics.md §8.2 names only unidentified internal codes), so
     /// the rule is exercised on a synthetic type.
     func testMinimumDurationIsEnforced() throws {
         let type = HealthType(identifier: "HKQuantityTypeIdentifierSynthetic", kind: .quantity, canonicalUnit: "count",
@@ -153,7 +153,7 @@ final class ValidationTests: XCTestCase {
         }
     }
 
-    // MARK: quantities (§1.4, §8.1 item 6, decision 8)
+    // MARK: quantities (docs/semantics.md §1.4, §8.1 item 6, decision 8)
 
     func testIncompatibleUnitIsRejected() {
         assertRejected([F.quantity(F.steps, 1, "kg")], field: "quantity.unit",
@@ -191,7 +191,7 @@ final class ValidationTests: XCTestCase {
         assertRejected([F.quantity(F.effortScore, -1, "appleEffortScore")], field: "quantity.value")
     }
 
-    // MARK: categories (§1.5, §4.3)
+    // MARK: categories (docs/semantics.md §1.5, §4.3)
 
     func testCategoryValueMustBeInTheTypesSet() {
         assertAccepted((0...5).map { F.category(F.sleep, Int64($0)) })
@@ -199,7 +199,7 @@ final class ValidationTests: XCTestCase {
                        message: "Value 7 is not compatible with type HKCategoryTypeIdentifierSleepAnalysis")
     }
 
-    // MARK: correlations (§1.6)
+    // MARK: correlations (docs/semantics.md §1.6)
 
     func testCorrelationNeedsObjects() {
         assertRejected([F.bloodPressure([])], field: "correlation.objects", message: "one or more HKSample")
@@ -230,7 +230,7 @@ final class ValidationTests: XCTestCase {
         assertRejected([F.bloodPressure([badMetadata])], field: "correlation.objects[0].metadata.HKTimeZone")
     }
 
-    // MARK: workouts (§1.7, §4.6)
+    // MARK: workouts (docs/semantics.md §1.7, §4.6)
 
     func testWorkoutActivityTypeMustBeKnown() {
         assertAccepted([3000, 1, 80, 82, 83].map { F.workout(Workout(activityType: $0)) })

@@ -3,7 +3,7 @@ import HealthModel
 import HealthWire
 import XCTest
 
-/// Identity and per-type authorization through a real server (SEMANTICS §3).
+/// Identity and per-type authorization through a real server (docs/semantics.md §3).
 final class AuthorizationTests: XCTestCase {
     private let hr = Fixtures.heartRate
 

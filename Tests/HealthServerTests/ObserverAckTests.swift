@@ -3,7 +3,7 @@ import HealthModel
 import HealthWire
 import XCTest
 
-/// Observer events are acknowledged like HKObserverQueryCompletionHandler calls (SEMANTICS §6.9):
+/// Observer events are acknowledged like HKObserverQueryCompletionHandler calls (docs/semantics.md §6.9):
 /// the next event waits for the last one's acknowledgement, and three misses in a row end the
 /// observer.
 final class ObserverAckTests: XCTestCase {

@@ -4,7 +4,7 @@ import HealthWire
 import XCTest
 
 /// Every call that touches data, for an app in every share state × every read state, through a
-/// real server: the exact error, or exactly the data it may see (SEMANTICS §3, decisions 6 and 7).
+/// real server: the exact error, or exactly the data it may see (docs/semantics.md §3, decisions 6 and 7).
 final class PermissionMatrixTests: XCTestCase {
     /// One direction's permission state for every type of the fixture.
     private enum State: String, CaseIterable {
@@ -20,7 +20,7 @@ final class PermissionMatrixTests: XCTestCase {
         let client: RawClient
         let index: Int64
         var label: String { "share \(share.rawValue), read \(read.rawValue)" }
-        /// Never asked about the fixture's types in either direction: typed queries are refused (§3.5).
+        /// Never asked about the fixture's types in either direction: typed queries are refused (docs/semantics.md §3.5).
         var neverAsked: Bool { share == .notRequested && read == .notRequested }
     }
 
@@ -82,7 +82,7 @@ final class PermissionMatrixTests: XCTestCase {
     private var readChecks: [Check] {
         let collection = StatisticsCollectionQuery(type: hr, options: .discreteMax, unit: "count/min", anchor: Authz.midnight,
                                                    interval: IntervalComponents(days: 1), from: Authz.midnight, to: Authz.midnight + Authz.dayLength)
-        // A query naming a type the app never asked about is AUTHORIZATION_NOT_DETERMINED (§3.5);
+        // A query naming a type the app never asked about is AUTHORIZATION_NOT_DETERMINED (docs/semantics.md §3.5);
         // once it asked, in either direction, it reads whatever it may, silently.
         let asked: (@escaping (Subject) -> Outcome) -> (Subject) -> Outcome = { expect in
             { $0.neverAsked ? .error(.authorizationNotDetermined) : expect($0) }

@@ -3,7 +3,7 @@ import HealthModel
 import HealthWire
 import XCTest
 
-/// Decision 7 on the paths a reviewer found leaking: correlations none of whose readings the app
+/// docs/semantics.md decision 7 on the paths a reviewer found leaking: correlations none of whose readings the app
 /// may read, anchors that moved with other sources' writes, and a Hello racing a revoke.
 final class PrivacyLeakTests: XCTestCase {
     private let app = "com.example.systolic-only"

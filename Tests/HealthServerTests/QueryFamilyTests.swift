@@ -3,7 +3,7 @@ import HealthModel
 import HealthWire
 import XCTest
 
-/// Every query kind of SEMANTICS §6 over the protocol against a real healthd, on hand-computed fixtures.
+/// Every query kind of docs/semantics.md §6 over the protocol against a real healthd, on hand-computed fixtures.
 final class QueryFamilyTests: XCTestCase {
     private let steps = Q.steps, hr = Q.heartRate
 
@@ -13,7 +13,7 @@ final class QueryFamilyTests: XCTestCase {
         return owner
     }
 
-    // MARK: QueryStatistics (§6.5, §4.1)
+    // MARK: QueryStatistics (docs/semantics.md §6.5, §4.1)
 
     func testStatisticsOptionsUnitsAndErrors() throws {
         let server = try ServerProcess()
@@ -68,7 +68,7 @@ final class QueryFamilyTests: XCTestCase {
         let noise = try owner.statistics(StatisticsQuery(type: "HKQuantityTypeIdentifierEnvironmentalAudioExposure", options: .discreteAverage)).get()
         XCTAssertEqual(noise.average?.value ?? 0, 10 * log10((1e6 + 1e8) / 2), accuracy: 1e-9)
 
-        // §4.1 compatibility, unknown units and non-quantity types are INVALID_ARGUMENT.
+        // docs/semantics.md §4.1 compatibility, unknown units and non-quantity types are INVALID_ARGUMENT.
         for (type, options, unit) in [(steps, StatisticsOptions.discreteAverage, nil), (steps, .discreteMin, nil), (steps, .discreteMax, nil),
                                       (hr, .cumulativeSum, nil), (steps, .cumulativeSum, "kg"),
                                       ("HKCategoryTypeIdentifierSleepAnalysis", .duration, nil), ("HKWorkoutTypeIdentifier", .duration, nil)] as [(String, StatisticsOptions, String?)] {
@@ -85,7 +85,7 @@ final class QueryFamilyTests: XCTestCase {
         XCTAssertEqual(none.code, .noData)
     }
 
-    // MARK: merging (decision 5, §6.5.1), QuerySources (§6.8), source priority
+    // MARK: merging (docs/semantics.md decision 5, §6.5.1), QuerySources (§6.8), source priority
 
     func testSourcesMergeByPriorityAndUserEnteredComesFirst() throws {
         let server = try ServerProcess(extraArguments: ["--authorization-policy", "allow-all"])
@@ -130,7 +130,7 @@ final class QueryFamilyTests: XCTestCase {
         XCTAssertEqual(gapSources.map(\.bundleID), ["com.example.phone"])
     }
 
-    // MARK: QueryStatisticsCollection (§6.6)
+    // MARK: QueryStatisticsCollection (docs/semantics.md §6.6)
 
     func testDayBucketsFollowLocalDaysAcrossDST() throws {
         let server = try ServerProcess()
@@ -179,7 +179,7 @@ final class QueryFamilyTests: XCTestCase {
         XCTAssertEqual(months.last?.end, Q.at("2024-05-31T00:00:00Z"))
         XCTAssertEqual(try months.map { try Q.value($0.sum, "count") }, [nil, 120, 360, nil])
 
-        // §6.1 on a day S…E: a ends at S, b inside, c crosses E, d ends at E.
+        // docs/semantics.md §6.1 on a day S…E: a ends at S, b inside, c crosses E, d ends at E.
         let s = Q.at("2024-06-03T00:00:00Z"), e = s + Q.day, h = Q.hour
         try owner.save([Q.stepSample(1, s - h, s), Q.stepSample(10, s, s + h), Q.stepSample(100, e - h / 2, e + h / 2), Q.stepSample(1000, e - h, e)])
         func sum(strictStart: Bool, strictEnd: Bool) throws -> Double? {
@@ -292,7 +292,7 @@ final class QueryFamilyTests: XCTestCase {
         XCTAssertEqual(try live.map { try Q.value($0.sum, "count") }, [40, 20, 10, nil, 15, 15])
     }
 
-    // MARK: QueryCorrelations (§6.7)
+    // MARK: QueryCorrelations (docs/semantics.md §6.7)
 
     func testCorrelationQueryAppliesTheThreeMatchingRules() throws {
         let server = try ServerProcess()
@@ -333,7 +333,7 @@ final class QueryFamilyTests: XCTestCase {
                                                                      samplePredicates: [TypedPredicate(type: hr)])))?.errorCode, .invalidArgument)
     }
 
-    // MARK: Observe (§6.9, decision 9)
+    // MARK: Observe (docs/semantics.md §6.9, decision 9)
 
     func testObserverEventsAndFrequencyCoalescing() throws {
         let server = try ServerProcess()
@@ -361,7 +361,7 @@ final class QueryFamilyTests: XCTestCase {
         XCTAssertEqual(watcher.receive(callID: hourly)?.result, .callEnded(.cancelled))
     }
 
-    // MARK: QueryActivitySummaries (§6.10)
+    // MARK: QueryActivitySummaries (docs/semantics.md §6.10)
 
     func testActivitySummariesPerLocalDayFromStoredSamples() throws {
         let server = try ServerProcess()
@@ -391,7 +391,7 @@ final class QueryFamilyTests: XCTestCase {
         XCTAssertEqual(try days.map { try $0.standHours.value(in: "count") }, [2, 1, 0])
     }
 
-    // MARK: workouts (§1.7)
+    // MARK: workouts (docs/semantics.md §1.7)
 
     func testWorkoutStatisticsAreDerivedFromAssociatedSamples() throws {
         let server = try ServerProcess()
@@ -426,7 +426,7 @@ final class QueryFamilyTests: XCTestCase {
         }
     }
 
-    // MARK: read denial stays invisible (decision 7)
+    // MARK: read denial stays invisible (docs/semantics.md decision 7)
 
     func testReadDeniedAppGetsStatisticsOfItsOwnSamplesOnly() throws {
         let server = try ServerProcess(extraArguments: ["--authorization-policy", "allow-all"])
@@ -463,7 +463,7 @@ final class QueryFamilyTests: XCTestCase {
         XCTAssertEqual(ownerView.first?.workout?.statistics.map(\.quantityType), [hr])
     }
 
-    // MARK: paging (§6.3, §6.4)
+    // MARK: paging (docs/semantics.md §6.3, §6.4)
 
     func testSampleAndAnchoredAnswersStreamInPages() throws {
         let server = try ServerProcess()

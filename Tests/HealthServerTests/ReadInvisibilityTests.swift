@@ -3,7 +3,7 @@ import HealthModel
 import HealthWire
 import XCTest
 
-/// Decision 7: an app denied read sees byte for byte what an app granted read sees on a store
+/// docs/semantics.md decision 7: an app denied read sees byte for byte what an app granted read sees on a store
 /// holding only what the first may read (its own data, and the readable part of others').
 final class ReadInvisibilityTests: XCTestCase {
     private let app = "com.example.subject"

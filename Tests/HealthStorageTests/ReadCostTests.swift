@@ -4,7 +4,7 @@ import HealthModel
 import XCTest
 @testable import HealthStorage
 
-/// Every query reads only the rows it needs, found through an index. Decision 7, timing class: a
+/// Every query reads only the rows it needs, found through an index. docs/semantics.md decision 7, timing class: a
 /// read-restricted query (the caller's own rows of a type it may not read) reads those rows
 /// through the source index, so the work it does cannot tell the caller how much other sources
 /// stored. And with the planner's statistics pinned, no query walks rows of types it does not
@@ -58,7 +58,7 @@ final class ReadCostTests: XCTestCase {
         // an anchored query of steps alone walks no heart rate.
         let mixed = ReadScope(callerBundleID: app.bundleID, readableTypes: [StoreFixture.steps])
         let both = [hr, StoreFixture.steps]
-        // Another source's blood pressures are visible only with a systolic reading (§3.6).
+        // Another source's blood pressures are visible only with a systolic reading (docs/semantics.md §3.6).
         let systolicOnly = ReadScope(callerBundleID: app.bundleID, readableTypes: [StoreFixture.systolic])
         let firstHours = QueryPredicate.dateRange(DateRange(start: 0, end: s(3_600)))
         let queries: [(String, () throws(HealthError) -> Void)] = [

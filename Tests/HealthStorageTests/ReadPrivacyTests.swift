@@ -3,7 +3,7 @@ import HealthModel
 @testable import HealthStorage
 import XCTest
 
-/// Decision 7 at the storage layer: nothing a read-restricted caller gets back depends on data it
+/// docs/semantics.md decision 7 at the storage layer: nothing a read-restricted caller gets back depends on data it
 /// may not read.
 final class ReadPrivacyTests: XCTestCase {
     func testDeletingAnotherSourcesObjectFailsLikeDeletingAnUnknownOne() async throws {

@@ -3,7 +3,7 @@ import Foundation
 import HealthModel
 @testable import HealthStorage
 
-/// SEMANTICS §7.3: a greater sync version replaces the old object, in its workouts and correlation too;
+/// docs/semantics.md §7.3: a greater sync version replaces the old object, in its workouts and correlation too;
 /// a deleted object leaves them, and they are reported again; a deleted workout stays findable by
 /// activity type for anchored queries.
 final class SyncReplacementTests: XCTestCase {

@@ -1,4 +1,4 @@
-/// Every category type of SEMANTICS §4.3 with its exact value set, duration limit (see
+/// Every category type of docs/semantics.md §4.3 with its exact value set, duration limit (see
 /// `DurationLimits`), required metadata and Apple-only flag.
 enum CategoryTypes {
     private static let notApplicable: [Int64: String] = [0: "notApplicable"]
@@ -23,7 +23,7 @@ enum CategoryTypes {
         "SkippedHeartbeat", "SoreThroat", "VaginalDryness", "Vomiting", "Wheezing",
     ]
 
-    /// Apple-only category types (§3.2): Apple Watch detections and stand hours. High/low heart rate
+    /// Apple-only category types (docs/semantics.md §3.2): Apple Watch detections and stand hours. High/low heart rate
     /// events are reported refused [2nd]; the other detections are the same kind of value [inf].
     static let appleOnly: Set<String> = [
         "AppleStandHour", "HighHeartRateEvent", "LowHeartRateEvent", "IrregularHeartRhythmEvent",
@@ -68,7 +68,7 @@ enum CategoryTypes {
         ("AppleWalkingSteadinessEvent", [1: "initialLow", 2: "initialVeryLow", 3: "repeatLow", 4: "repeatVeryLow"], .standard),
     ] + severitySymptoms.map { ($0, severity, cycleSymptoms.contains($0) ? .reproductive : .standard) }
 
-    /// Metadata keys some category types require (§7.4).
+    /// Metadata keys some category types require (docs/semantics.md §7.4).
     private static let requiredKeys: [String: [String]] = ["MenstrualFlow": ["HKMenstrualCycleStart"]]
 
     static let all: [HealthType] = rows.map { name, values, limit in

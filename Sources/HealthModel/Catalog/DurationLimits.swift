@@ -1,4 +1,4 @@
-/// Maximum sample durations (SEMANTICS §8.2). HealthKit maps internal type codes to limits and the
+/// Maximum sample durations (docs/semantics.md §8.2). HealthKit maps internal type codes to limits and the
 /// mapping is not public, so the per-type choices below are inferences, to confirm on a device with
 /// `HKSampleType.maximumAllowedDuration`:
 /// - 4 days for every quantity type and every category type not listed below (HealthKit's default;
@@ -9,7 +9,7 @@
 ///   consecutive codes). Symptoms added in iOS 14 keep the default.
 /// - Unrestricted for menstrual flow (code 95) and, sharing its value set and logging flow, bleeding
 ///   during/after pregnancy; and for the undetermined-duration types (pregnancy, lactation,
-///   contraceptive, §1.3).
+///   contraceptive, docs/semantics.md §1.3).
 /// - 365 days for the cycle-deviation detections (infrequent/irregular cycles, persistent
 ///   intermenstrual bleeding, prolonged periods), which summarise months of cycles; 8 days for the
 ///   headphone seven-day-limit event. These pick the closest limits HealthKit is known to use.

@@ -14,7 +14,7 @@ public enum AggregationStyle: Int, Sendable, Hashable {
     public var isDiscrete: Bool { self != .cumulative }
 }
 
-/// One entry of HealthKit's type catalog (SEMANTICS §4).
+/// One entry of HealthKit's type catalog (docs/semantics.md §4).
 public struct HealthType: Sendable, Hashable {
     /// Full identifier, e.g. "HKQuantityTypeIdentifierHeartRate".
     public let identifier: String
@@ -36,7 +36,7 @@ public struct HealthType: Sendable, Hashable {
     public let allowsUndeterminedDuration: Bool
     /// True for types only Apple may write: apps may not request share permission.
     public let appleOnlyWrite: Bool
-    /// Metadata keys every sample of this type must carry (§7.4).
+    /// Metadata keys every sample of this type must carry (docs/semantics.md §7.4).
     public let requiredMetadataKeys: [String]
     /// Correlation types: the sample types it may contain.
     public let correlationContents: Set<String>?
@@ -82,7 +82,7 @@ public struct HealthType: Sendable, Hashable {
     /// Quantity types: the dimension every accepted unit must have (that of the canonical unit).
     public var dimension: UnitDimension? { unit?.dimension }
 
-    /// Quantity types: true when `unit` parses and measures this type's dimension (§5.4).
+    /// Quantity types: true when `unit` parses and measures this type's dimension (docs/semantics.md §5.4).
     public func accepts(unit: String) -> Bool {
         guard let own = self.unit, let other = try? HealthUnit.parse(unit) else { return false }
         return own.isCompatible(with: other)
@@ -94,9 +94,9 @@ public struct HealthType: Sendable, Hashable {
     }
 
     /// True when an app may ask to share (write) this type: not Apple-only, not a correlation (apps
-    /// request each contained type instead, §3.6), not a characteristic (read-only, §1.9).
+    /// request each contained type instead, docs/semantics.md §3.6), not a characteristic (read-only, §1.9).
     public var isShareable: Bool { isSampleType && kind != .correlation && !appleOnlyWrite }
 
-    /// True when an app may ask to read this type: everything but correlations (§3.2, §3.6).
+    /// True when an app may ask to read this type: everything but correlations (docs/semantics.md §3.2, §3.6).
     public var isReadable: Bool { kind != .correlation }
 }

@@ -1,4 +1,4 @@
-/// The correlation, workout and characteristic types (SEMANTICS §4.4, §4.5, §1.7, §1.9).
+/// The correlation, workout and characteristic types (docs/semantics.md §4.4, §4.5, §1.7, §1.9).
 enum ObjectTypes {
     static let correlations: [HealthType] = [
         HealthType(identifier: "HKCorrelationTypeIdentifierBloodPressure", kind: .correlation,

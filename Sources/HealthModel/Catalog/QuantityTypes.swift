@@ -1,7 +1,7 @@
-/// Every quantity type of SEMANTICS §4.2 with its canonical unit (already in `HealthUnit` canonical
+/// Every quantity type of docs/semantics.md §4.2 with its canonical unit (already in `HealthUnit` canonical
 /// form) and aggregation style. All quantity types share the 4-day maximum duration (§8.2).
 enum QuantityTypes {
-    /// Types only Apple may write (§3.2): sharing them is refused. Evidence: the runtime raises for
+    /// Types only Apple may write (docs/semantics.md §3.2): sharing them is refused. Evidence: the runtime raises for
     /// appleExerciseTime, walkingHeartRateAverage and appleSleepingWristTemperature [2nd]; the other
     /// Apple Watch computations (stand/move time, walking steadiness, sleeping breathing disturbances,
     /// AFib burden) are the same kind of derived value [inf]. HeartRateRecoveryOneMinute stays
@@ -107,7 +107,7 @@ enum QuantityTypes {
         ("DietaryWater", "mL", .cumulative),
     ] + dietaryGrams.map { ("Dietary" + $0, "g", .cumulative) }
 
-    /// Metadata keys some quantity types require (§7.4).
+    /// Metadata keys some quantity types require (docs/semantics.md §7.4).
     private static let requiredKeys: [String: [String]] = ["InsulinDelivery": ["HKInsulinDeliveryReason"]]
 
     static let all: [HealthType] = rows.map { name, unit, style in

@@ -1,4 +1,4 @@
-/// HealthKit's type catalog (SEMANTICS §4): every type, lookup by identifier or short name.
+/// HealthKit's type catalog (docs/semantics.md §4): every type, lookup by identifier or short name.
 public enum TypeCatalog {
     public static let identifierPrefixes = [
         "HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKCorrelationTypeIdentifier",

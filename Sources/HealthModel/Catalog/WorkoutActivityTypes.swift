@@ -1,4 +1,4 @@
-/// HKWorkoutActivityType raw values and names (SEMANTICS §4.6), as a set: 81 is unused.
+/// HKWorkoutActivityType raw values and names (docs/semantics.md §4.6), as a set: 81 is unused.
 public enum WorkoutActivityTypes {
     /// Raw value → Swift case name.
     public static let names: [Int32: String] = [

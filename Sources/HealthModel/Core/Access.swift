@@ -53,6 +53,6 @@ public enum SaveOutcome: Int32, Sendable, Hashable {
 /// Why a call ended without an error.
 public enum EndReason: Int32, Sendable, Hashable {
     case cancelled = 1, shutdown = 2, slowConsumer = 3
-    /// An observer left three events in a row unacknowledged (SEMANTICS §6.9).
+    /// An observer left three events in a row unacknowledged (docs/semantics.md §6.9).
     case unacknowledged = 4
 }

@@ -26,7 +26,7 @@ public enum MetadataValue: Sendable, Hashable {
 /// Metadata by key.
 public typealias Metadata = [String: MetadataValue]
 
-/// Well-known metadata keys (the stored strings, SEMANTICS §7.2).
+/// Well-known metadata keys (the stored strings, docs/semantics.md §7.2).
 public enum MetadataKey {
     public static let syncIdentifier = "HKMetadataKeySyncIdentifier"
     public static let syncVersion = "HKMetadataKeySyncVersion"

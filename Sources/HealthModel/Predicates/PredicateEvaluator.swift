@@ -16,9 +16,9 @@ public struct PredicateContext: Sendable, Hashable {
 
 /// The in-memory evaluator: the reference semantics the store's SQL translation is tested against.
 ///
-/// Semantic choices (SEMANTICS §6.1–6.2; [inf] where HealthKit does not say):
+/// Semantic choices (docs/semantics.md §6.1–6.2; [inf] where HealthKit does not say):
 /// - `.allOf([])` is true and `.anyOf([])` false (NSCompoundPredicate); `validate()` rejects both.
-/// - `.dateRange` is exactly `DateRange.matches` (§6.1 clauses, start/end strictness).
+/// - `.dateRange` is exactly `DateRange.matches` (docs/semantics.md §6.1 clauses, start/end strictness).
 /// - `.sources` matches the bundle id of the sample's source revision; `.sourceRevisions` uses
 ///   `SourceRevisionPattern.matches`; both are false for a sample without a source revision.
 /// - `.devices` matches when any pattern matches (nil fields are wildcards, so an all-nil pattern

@@ -29,7 +29,7 @@ public enum ComparisonOperator: Int32, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// predicateForSamples(withStart:end:options:) — see SEMANTICS §6.1 for the exact clauses.
+/// predicateForSamples(withStart:end:options:) — see docs/semantics.md §6.1 for the exact clauses.
 public struct DateRange: Sendable, Hashable {
     public let start: Microseconds?
     public let end: Microseconds?
@@ -101,7 +101,7 @@ public struct SourceRevisionPattern: Sendable, Hashable {
     }
 }
 
-/// A predicate tree with exactly HealthKit's leaves (SEMANTICS §6.1–6.2).
+/// A predicate tree with exactly HealthKit's leaves (docs/semantics.md §6.1–6.2).
 public indirect enum QueryPredicate: Sendable, Hashable {
     case allOf([QueryPredicate])
     case anyOf([QueryPredicate])

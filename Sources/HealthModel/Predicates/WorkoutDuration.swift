@@ -1,6 +1,6 @@
 extension Workout {
     /// HKWorkout.duration: the explicit duration when one was saved, else the active time between
-    /// `start` and `end` (SEMANTICS §1.7). The workout starts active; pause and motion-paused events
+    /// `start` and `end` (docs/semantics.md §1.7). The workout starts active; pause and motion-paused events
     /// make it inactive, resume and motion-resumed events active again; redundant events are ignored
     /// (that the motion events count like pause/resume is [inf]). Event instants outside the
     /// workout's interval are clamped to it.

@@ -13,7 +13,7 @@ public struct CategoryStatInput: Sendable, Hashable {
     }
 }
 
-/// HKActivitySummary values derived from stored samples, one per local day (SEMANTICS §1.10, §6.10).
+/// HKActivitySummary values derived from stored samples, one per local day (docs/semantics.md §1.10, §6.10).
 ///
 /// Rules:
 /// - Days run from local midnight to midnight in the time zone (23 or 25 hours across DST).

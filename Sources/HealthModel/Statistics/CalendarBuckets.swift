@@ -10,7 +10,7 @@ public struct CalendarBucket: Sendable, Hashable {
     public var range: Range<Microseconds> { start..<end }
 }
 
-/// HKStatisticsCollectionQuery's buckets (SEMANTICS §6.6): bucket i spans
+/// HKStatisticsCollectionQuery's buckets (docs/semantics.md §6.6): bucket i spans
 /// [anchor + components×i, anchor + components×(i+1)) by calendar arithmetic in the given time zone,
 /// always computed from the anchor, so days last 23 or 25 hours across DST and a Jan 31 anchor with
 /// one-month buckets starts buckets on Feb 28/29, Mar 31, Apr 30…

@@ -1,4 +1,4 @@
-/// Sums of cumulative samples (SEMANTICS §6.5.1), optionally clipped to a bucket.
+/// Sums of cumulative samples (docs/semantics.md §6.5.1), optionally clipped to a bucket.
 ///
 /// Rules:
 /// - A sample's value is spread uniformly over [start, end); only the part inside the clip interval counts.

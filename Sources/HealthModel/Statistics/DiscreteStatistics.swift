@@ -1,6 +1,6 @@
 import Foundation
 
-/// Discrete statistics and duration (SEMANTICS §6.5.2) over samples clipped to an optional interval.
+/// Discrete statistics and duration (docs/semantics.md §6.5.2) over samples clipped to an optional interval.
 /// Every function takes only the samples that fall in the interval (see `CumulativeMerge.clipped`) and
 /// returns nil when there are none.
 enum DiscreteStatistics {

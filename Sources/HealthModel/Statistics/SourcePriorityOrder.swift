@@ -1,4 +1,4 @@
-/// Which source wins where samples overlap (SEMANTICS decision 5): bundle ids the owner ordered, then
+/// Which source wins where samples overlap (docs/semantics.md decision 5): bundle ids the owner ordered, then
 /// sources not ordered, the most recently first-seen above older ones. User-entered samples outrank all
 /// of these; that tier is a property of samples, so it is applied by `rank(of:)`.
 public struct SourcePriorityOrder: Sendable, Hashable {

@@ -7,7 +7,7 @@ public struct StatInput: Sendable, Hashable {
     public let value: Double
     public let sourceBundleID: String
     public let sourceName: String
-    /// The sample carries HKWasUserEntered = true: it outranks every source (decision 5).
+    /// The sample carries HKWasUserEntered = true: it outranks every source (docs/semantics.md decision 5).
     public let wasUserEntered: Bool
 
     public init(start: Microseconds, end: Microseconds, value: Double, sourceBundleID: String,

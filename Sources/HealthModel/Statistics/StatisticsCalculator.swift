@@ -1,8 +1,8 @@
-/// HKStatisticsQuery's math as a pure function over samples (SEMANTICS §6.5).
+/// HKStatisticsQuery's math as a pure function over samples (docs/semantics.md §6.5).
 ///
 /// Merging: cumulative sums are merged across sources by priority (`CumulativeMerge`). Discrete
 /// statistics (average, min, max, mostRecent) and duration use every source's samples without priority:
-/// SEMANTICS marks discrete merging as unverified [inf], and the union used for duration already counts
+/// docs/semantics.md §6.5.2 marks discrete merging as unverified [inf], and the union used for duration already counts
 /// overlapping time once. separateBySource adds per-source statistics, each computed independently
 /// (no de-duplication), while the top-level values stay merged.
 public enum StatisticsCalculator {

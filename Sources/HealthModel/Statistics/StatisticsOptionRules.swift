@@ -1,4 +1,4 @@
-/// Which statistics options a quantity type accepts (SEMANTICS §4.1).
+/// Which statistics options a quantity type accepts (docs/semantics.md §4.1).
 public enum StatisticsOptionRules {
     /// Names as HealthKit prints them in its exception text.
     static let names: [(StatisticsOptions, String)] = [

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A parsed HealthKit unit (HKUnit), reduced to a scale, an offset and an exponent map over base
-/// dimensions (SEMANTICS §5). Two units are equal when their canonical strings are equal.
+/// dimensions (docs/semantics.md §5). Two units are equal when their canonical strings are equal.
 public struct HealthUnit: Sendable, Hashable, CustomStringConvertible {
     /// Canonical unit string: factors merged and sorted, "l" written "L"; parse(unitString) == self.
     public let unitString: String

@@ -1,4 +1,4 @@
-/// A base dimension that units reduce to (SEMANTICS §5.4). HealthKit's own scalars (count, percent,
+/// A base dimension that units reduce to (docs/semantics.md §5.4). HealthKit's own scalars (count, percent,
 /// IU, hearing level, effort score) are separate dimensions so that they never convert into each other.
 public enum BaseDimension: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case mass, length, time, temperature, current, angle, illuminance

@@ -4,7 +4,7 @@ struct UnitFactor: Sendable, Hashable {
     let exponent: Int
 }
 
-/// Recursive-descent parser for HealthKit's unit grammar (SEMANTICS §5.1):
+/// Recursive-descent parser for HealthKit's unit grammar (docs/semantics.md §5.1):
 /// ```
 /// unit    := product [ "/" product ]
 /// product := factor { ("." | "*" | "·") factor }

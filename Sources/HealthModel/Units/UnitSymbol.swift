@@ -6,7 +6,7 @@ struct UnitSymbol: Sendable, Hashable {
     let text: String
     let definition: UnitDefinition
 
-    /// Resolves one atom of `unitString` the way HealthKit's tables do (SEMANTICS §5.1): a whole
+    /// Resolves one atom of `unitString` the way HealthKit's tables do (docs/semantics.md §5.1): a whole
     /// non-SI token first (so "min", "mi", "mmHg", "cmAq", "kcal", "d" are never split), then a bare
     /// prefixable unit, then `[prefix]mol<M>`, then prefix + prefixable unit ("mm", "ms", "mcg", "dL").
     static func resolve(_ atom: String, in unitString: String) throws(HealthError) -> UnitSymbol {

@@ -18,7 +18,7 @@ struct UnitDefinition: Sendable, Hashable {
     }
 }
 
-/// HealthKit's unit symbol tables (SEMANTICS §5.2, §5.3) with the exact legal definitions.
+/// HealthKit's unit symbol tables (docs/semantics.md §5.2, §5.3) with the exact legal definitions.
 enum UnitTables {
     static let mass = UnitDimension([.mass: 1])
     static let length = UnitDimension([.length: 1])

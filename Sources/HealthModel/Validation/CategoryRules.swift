@@ -1,4 +1,4 @@
-/// Rules for category samples (SEMANTICS §1.5, §4.3).
+/// Rules for category samples (docs/semantics.md §1.5, §4.3).
 enum CategoryRules {
     static func check(_ value: Int64, type: HealthType, path: FieldPath) throws(HealthError) {
         // A category type without a value table accepts any value; every catalog entry has one.

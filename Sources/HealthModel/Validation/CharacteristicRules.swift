@@ -1,6 +1,6 @@
 import Foundation
 
-/// The characteristic fields, their type identifiers and allowed values (SEMANTICS §1.9, §4.5).
+/// The characteristic fields, their type identifiers and allowed values (docs/semantics.md §1.9, §4.5).
 public enum CharacteristicRules {
     public static let biologicalSex = "HKCharacteristicTypeIdentifierBiologicalSex"
     public static let bloodType = "HKCharacteristicTypeIdentifierBloodType"

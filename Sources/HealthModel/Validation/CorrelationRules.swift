@@ -1,4 +1,4 @@
-/// Rules for correlations (SEMANTICS §1.6): non-empty, only quantity and category samples of the
+/// Rules for correlations (docs/semantics.md §1.6): non-empty, only quantity and category samples of the
 /// types the correlation type allows, each child valid on its own.
 enum CorrelationRules {
     static func check(_ children: [Sample], type: HealthType, path: FieldPath) throws(HealthError) {

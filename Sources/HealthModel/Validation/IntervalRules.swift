@@ -1,4 +1,4 @@
-/// Time-interval rules shared by samples, workout events and workout activities (SEMANTICS §1.3, §8.2).
+/// Time-interval rules shared by samples, workout events and workout activities (docs/semantics.md §1.3, §8.2).
 enum IntervalRules {
     /// The wire carries times as proto3 int64, where "absent" reads as 0; no real health data sits
     /// on the exact microsecond of the Unix epoch, so 0 is treated as missing (HealthKit's

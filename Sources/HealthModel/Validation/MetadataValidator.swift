@@ -1,6 +1,6 @@
 import Foundation
 
-/// Metadata rules of SEMANTICS §7.1–7.4: value kinds and constraints of the predefined keys, Apple's
+/// Metadata rules of docs/semantics.md §7.1–7.4: value kinds and constraints of the predefined keys, Apple's
 /// private keys and reserved HK prefix, finite numbers and supported dates, sync identifier/version
 /// pairing and per-type required keys.
 enum MetadataValidator {
@@ -26,7 +26,7 @@ enum MetadataValidator {
         }
     }
 
-    /// The object-level rules: entries, sync pairing (§7.3) and the type's required keys (§7.4).
+    /// The object-level rules: entries, sync pairing (docs/semantics.md §7.3) and the type's required keys (§7.4).
     static func checkObject(_ metadata: Metadata, type: HealthType, path: FieldPath) throws(HealthError) {
         try checkEntries(metadata, path: path)
         let hasIdentifier = metadata[MetadataKey.syncIdentifier] != nil

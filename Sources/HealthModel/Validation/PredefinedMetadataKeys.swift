@@ -1,4 +1,4 @@
-/// How the value of a predefined metadata key is checked (SEMANTICS §7.2).
+/// How the value of a predefined metadata key is checked (docs/semantics.md §7.2).
 enum MetadataValueRule: Sendable {
     case string
     /// String of at least one character (HKMetadataKeySyncIdentifier).
@@ -18,7 +18,7 @@ enum MetadataValueRule: Sendable {
     case quantity(compatibleWith: String)
 }
 
-/// The predefined keys HealthKit type-checks, by stored key string (SEMANTICS §7.2).
+/// The predefined keys HealthKit type-checks, by stored key string (docs/semantics.md §7.2).
 enum PredefinedMetadataKeys {
     static let rules: [String: MetadataValueRule] = [
         MetadataKey.syncIdentifier: .nonEmptyString,

@@ -1,4 +1,4 @@
-/// Rules for quantity samples (SEMANTICS §1.4, §8.1 item 6): a compatible unit, a positive count,
+/// Rules for quantity samples (docs/semantics.md §1.4, §8.1 item 6): a compatible unit, a positive count,
 /// and a finite value inside the type's range (`HealthType.valueRange`).
 enum QuantityRules {
     static func check(_ quantity: Quantity, count: Int64, type: HealthType, path: FieldPath) throws(HealthError) {
@@ -34,7 +34,7 @@ enum QuantityRules {
         return "\(value)"
     }
 
-    /// Decision 8: NaN and infinities are never stored.
+    /// docs/semantics.md decision 8: NaN and infinities are never stored.
     static func checkFinite(_ value: Double, field: String, path: FieldPath) throws(HealthError) {
         if !value.isFinite {
             throw path.invalid(field, "\(path(field)) must be a finite number; got \(value)")

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Save-time validation of a batch: every rule of SEMANTICS §8.1 that does not need the store
+/// Save-time validation of a batch: every rule of docs/semantics.md §8.1 that does not need the store
 /// (authorization, earliest permitted date, stored-UUID and sync-version checks are the store's).
 public enum SampleValidator {
     /// Validates a batch in order and throws for the first offending object, with its index in

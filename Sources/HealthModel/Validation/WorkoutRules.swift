@@ -1,6 +1,6 @@
 import Foundation
 
-/// Rules for workouts (SEMANTICS §1.7, §4.6), as HealthKit's workout validation has them: a known
+/// Rules for workouts (docs/semantics.md §1.7, §4.6), as HealthKit's workout validation has them: a known
 /// activity type; a duration no longer than the workout; events and activities inside the workout's
 /// interval (an activity's events inside the activity's); pause/resume sequences that start with a
 /// pause; statistics in range.

@@ -18,7 +18,7 @@ struct AnchorToken: Equatable {
     let sequence: Int64
     /// The holder's purge horizon when it last caught up: deletions at or below it that it may
     /// still need were purged after that only if the horizon has since moved past both this and
-    /// `sequence` (decision 4; see `ReadContext.purgeHorizon`).
+    /// `sequence` (docs/semantics.md decision 4; see `ReadContext.purgeHorizon`).
     let horizon: Int64
 
     init(owner: Int64, sequence: Int64, horizon: Int64) {

@@ -15,7 +15,7 @@ extension WriteContext {
             find.bind(1, owner)
             find.bind(2, uuid)
             // Another source's object is "not stored" for an app, exactly like an unknown UUID: a
-            // different answer would tell a read-restricted app that the object exists (decision 7).
+            // different answer would tell a read-restricted app that the object exists (docs/semantics.md decision 7).
             let stored = try find.step()
             guard stored, try deleter.isOwner ? true : registry.bundleID(find.int(1), db) == deleter.bundleID else {
                 throw HealthError(.invalidArgument, "object \(uuid) is not stored", objectIndex: index, field: "uuids")
@@ -54,7 +54,7 @@ extension WriteContext {
         return deleted
     }
 
-    /// Moves one sample to the tombstones (a correlation takes its children along, SEMANTICS §8.3);
+    /// Moves one sample to the tombstones (a correlation takes its children along, docs/semantics.md §8.3);
     /// false when it is already gone (a child deleted with its parent earlier in the same call).
     /// Unless `replaced` (a sync-version successor then takes its place, SaveOperation), the
     /// correlation and workouts that held it lose it and are reported again.

@@ -81,7 +81,7 @@ struct PredicateSQL {
         }
     }
 
-    /// SEMANTICS §6.1, clause for clause.
+    /// docs/semantics.md §6.1, clause for clause.
     private mutating func dateRange(_ range: DateRange) -> String {
         var clauses: [String] = []
         if let start = range.start {
@@ -95,7 +95,7 @@ struct PredicateSQL {
     }
 
     /// The redundant bound `start >= S − longest stored duration` that lets an overlap query (`end >= S`)
-    /// use the (owner, type, start) index (SEMANTICS §6.1 index hint, with the longest duration actually
+    /// use the (owner, type, start) index (docs/semantics.md §6.1 index hint, with the longest duration actually
     /// stored instead of the catalog maximum, kept in `type_extents`).
     mutating func indexHint(for predicate: QueryPredicate?, owner: Int64) -> String? {
         guard table == .samples, !types.isEmpty, let start = Self.overlapStart(predicate) else { return nil }

@@ -6,7 +6,7 @@ extension ReadContext {
     /// An owner's readable rows of `types` matching `predicate`: the table to read (`s`) and the
     /// WHERE clause (without the word). Each way of seeing a type is a part of its own, read through
     /// an index that holds nothing the caller may not see, so no query's cost depends on data it
-    /// may not read (decision 7): the types it reads in full; its own rows of the others; and other
+    /// may not read (docs/semantics.md decision 7): the types it reads in full; its own rows of the others; and other
     /// sources' correlations found through their readable readings (§3.6). Several parts are read
     /// as one UNION ALL.
     private func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,

@@ -41,9 +41,9 @@ private struct ObjectSaver {
         var parent = parent
         var replaced: (uuid: UUID, parent: Int64?)?
         if let sync = sample.syncKey, let existing = try syncMatch(sync.identifier), existing.uuid != sample.uuid {
-            // Decision 2: matched per (source, sync identifier); a greater version replaces.
+            // docs/semantics.md decision 2: matched per (source, sync identifier); a greater version replaces.
             guard sync.version > existing.version else { return .keptExisting }
-            // §7.3: the new object also takes the old one's place in its correlation, unless it is itself
+            // docs/semantics.md §7.3: the new object also takes the old one's place in its correlation, unless it is itself
             // a reading of a correlation saved now: it stays in that one (the old correlation loses the reading).
             if parent == nil, let oldParent = existing.parent {
                 guard try existing.type == context.typeID(type.identifier) else {
@@ -157,7 +157,7 @@ private struct ObjectSaver {
         let stored = try context.db.prepare("SELECT 1 FROM samples WHERE owner = ? AND uuid = ? AND source = ?")
         let link = try context.db.prepare("INSERT OR IGNORE INTO workout_samples (owner, workout, sample_uuid) VALUES (?, ?, ?)")
         for (index, uuid) in workout.associatedSampleUUIDs.enumerated() {
-            // Only the app's own saved samples: another source's UUID reads as not stored (decision 7).
+            // Only the app's own saved samples: another source's UUID reads as not stored (docs/semantics.md decision 7).
             stored.reset()
             stored.bind(1, owner)
             stored.bind(2, uuid)
@@ -174,7 +174,7 @@ private struct ObjectSaver {
         }
     }
 
-    /// Decision 1: the same UUID from the same source with identical content is a retry.
+    /// docs/semantics.md decision 1: the same UUID from the same source with identical content is a retry.
     private func compareWithStored(_ sample: Sample, device: Device?) throws(HealthError) -> SaveOutcome {
         let rows = SampleRows(db: context.db, registry: context.registry)
         guard let stored = try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE s.owner = ? AND s.uuid = ?",

@@ -1,7 +1,7 @@
 import Foundation
 import HealthModel
 
-/// The workouts and correlation holding an object when it is replaced (SEMANTICS §7.3) or deleted.
+/// The workouts and correlation holding an object when it is replaced (docs/semantics.md §7.3) or deleted.
 extension WriteContext {
     /// Every workout associated with `old` is associated with `new` instead (a workout already listing
     /// both keeps one association), or with nothing when `new` is nil; returns those workouts' anchors.

@@ -1,10 +1,10 @@
 import Foundation
 import HealthModel
 
-/// Decision 4: tombstones live for a retention period; purging moves the horizon of each type and
+/// docs/semantics.md decision 4: tombstones live for a retention period; purging moves the horizon of each type and
 /// source purged, so an anchor whose holder may need a purged deletion is answered with
 /// ANCHOR_EXPIRED instead of silently missing it. Horizons per type and source let an expiry
-/// depend only on deletions the holder could have been shown (decision 7).
+/// depend only on deletions the holder could have been shown (docs/semantics.md decision 7).
 extension WriteContext {
     func purgeTombstones(deletedBefore cutoff: Microseconds) throws(HealthError) -> Int {
         let horizons = try db.prepare("""

@@ -59,7 +59,7 @@ enum Schema {
 
     /// Every read touches only rows of the types it reads, and of a type the caller may not read only
     /// its own rows, so no query's cost depends on what it may not see: read denial stays invisible in
-    /// timing too (decision 7). With the primary key appended, `…_by_type` is (owner, type, anchor):
+    /// timing too (docs/semantics.md decision 7). With the primary key appended, `…_by_type` is (owner, type, anchor):
     /// anchored queries seek each type's changes after the anchor instead of walking every type's.
     /// `tombstones_by_source` is likewise (owner, type, source, anchor). Other sources' correlations
     /// are found from their readable readings (`samples_by_reading`, then by anchor or
@@ -80,7 +80,7 @@ enum Schema {
     """
 
     /// A sync-version replacement moves the old object's workout associations to the new object
-    /// (SEMANTICS §7.3): finding them by sample UUID must not scan every association of the owner.
+    /// (docs/semantics.md §7.3): finding them by sample UUID must not scan every association of the owner.
     private static let version5 = """
     CREATE INDEX workout_samples_by_sample ON workout_samples(owner, sample_uuid);
     """
@@ -88,7 +88,7 @@ enum Schema {
     /// Anchors are sealed with a secret key of the store (the epoch they carried in clear is no longer
     /// in them; anchors of format 1 are refused as not issued by this store). Purge horizons are kept
     /// per type and source instead of per owner (`owners.purged_anchor` is no longer used), so an
-    /// anchor expires only for purged deletions its holder could have been shown (decision 7).
+    /// anchor expires only for purged deletions its holder could have been shown (docs/semantics.md decision 7).
     private static let version4 = """
     ALTER TABLE store_info ADD COLUMN anchor_key BLOB;
     UPDATE store_info SET anchor_key = randomblob(32);
@@ -104,7 +104,7 @@ enum Schema {
     /// A tombstone keeps the anchor its object had while stored (`live_anchor`): the tombstones of a
     /// correlation's children point at it through `parent`, so a deleted correlation is shown to a
     /// read-restricted app only when one of its readings is readable, as it was while stored
-    /// (decision 7). Tombstones from before this step have none and count as having no readings.
+    /// (docs/semantics.md decision 7). Tombstones from before this step have none and count as having no readings.
     private static let version3 = """
     ALTER TABLE tombstones ADD COLUMN live_anchor INTEGER;
     CREATE INDEX tombstones_by_parent ON tombstones(owner, parent) WHERE parent IS NOT NULL;
@@ -213,7 +213,7 @@ enum Schema {
     -- makes large group commits pay off.
     CREATE UNIQUE INDEX samples_by_uuid ON samples(owner, uuid);
     -- Time-range queries and statistics per type: start-ordered scans bounded by the start of the
-    -- range (and start >= S - maximum duration for overlap queries, SEMANTICS §6.1).
+    -- range (and start >= S - maximum duration for overlap queries, docs/semantics.md §6.1).
     CREATE INDEX samples_by_time ON samples(owner, type, start_time);
     -- Sync identifier upserts: only rows carrying one are indexed.
     CREATE INDEX samples_by_sync_id ON samples(owner, sync_id) WHERE sync_id IS NOT NULL;
@@ -251,13 +251,13 @@ enum Schema {
         parent INTEGER,
         sync_id TEXT,
         sync_version INTEGER,
-        metadata BLOB,                -- only the sync keys survive deletion (SEMANTICS §1.8)
+        metadata BLOB,                -- only the sync keys survive deletion (docs/semantics.md §1.8)
         deleted INTEGER NOT NULL,     -- deletion time, for the retention purge
         PRIMARY KEY (owner, anchor)
     ) WITHOUT ROWID;
 
     -- Which sources saved which type, and when first: source queries without a predicate and
-    -- default source ordering (decision 5) without scanning samples.
+    -- default source ordering (docs/semantics.md decision 5) without scanning samples.
     CREATE TABLE type_sources (
         owner INTEGER NOT NULL,
         type INTEGER NOT NULL,

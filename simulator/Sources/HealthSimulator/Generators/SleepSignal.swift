@@ -1,7 +1,7 @@
 import HealthModel
 
 /// Sleep analysis: one in-bed sample spanning the night, and stage samples inside it that never
-/// overlap each other (SEMANTICS §4.3).
+/// overlap each other (docs/semantics.md §4.3).
 extension DayContext {
     func sleep(_ spec: SignalSpec) -> [Sample] {
         let night = plan.night

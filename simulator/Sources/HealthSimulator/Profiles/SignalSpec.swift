@@ -5,7 +5,7 @@ public enum SignalKind: String, Codable, Sendable, CaseIterable {
     case bodyMass, bodyFatPercentage, bloodPressure, bodyTemperature
 
     /// The sample types this signal saves (correlation contents, not the correlation type, are what
-    /// authorization covers — SEMANTICS §3.6).
+    /// authorization covers — docs/semantics.md §3.6).
     public var writtenTypes: [String] {
         switch self {
         case .heartRate: [HKType.heartRate]

@@ -427,7 +427,7 @@ typedef enum _Healthstore__V1__EndReason {
    */
   HEALTHSTORE__V1__END_REASON__END_REASON_SLOW_CONSUMER = 3,
   /*
-   * An observer left three events in a row unacknowledged (SEMANTICS §6.9).
+   * An observer left three events in a row unacknowledged (docs/semantics.md §6.9).
    */
   HEALTHSTORE__V1__END_REASON__END_REASON_UNACKNOWLEDGED = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(HEALTHSTORE__V1__END_REASON)
@@ -1387,7 +1387,7 @@ struct  Healthstore__V1__CategoryBody
 {
   ProtobufCMessage base;
   /*
-   * A raw value from the type's value enum (SEMANTICS §4.3).
+   * A raw value from the type's value enum (docs/semantics.md §4.3).
    */
   int64_t value;
 };
@@ -1546,7 +1546,7 @@ struct  Healthstore__V1__WorkoutBody
 {
   ProtobufCMessage base;
   /*
-   * HKWorkoutActivityType raw value (SEMANTICS §4.6).
+   * HKWorkoutActivityType raw value (docs/semantics.md §4.6).
    */
   int32_t activity_type;
   /*
@@ -1733,7 +1733,7 @@ struct  Healthstore__V1__PredicateList
 
 
 /*
- * A time window; see SEMANTICS §6.1 for the exact clauses.
+ * A time window; see docs/semantics.md §6.1 for the exact clauses.
  */
 struct  Healthstore__V1__DateRangePredicate
 {
@@ -3290,7 +3290,7 @@ struct  Healthstore__V1__QueryCorrelations
    */
   Healthstore__V1__Predicate *predicate;
   /*
-   * Per contained type predicates (see SEMANTICS §6.7).
+   * Per contained type predicates (see docs/semantics.md §6.7).
    */
   size_t n_sample_predicates;
   Healthstore__V1__TypedPredicate **sample_predicates;
