@@ -45,34 +45,63 @@ struct LiveServer {
         while iteration < start + iterations {
             let slot = Int(batchNumber % UInt64(connections))
             if batchNumber % UInt64(connections * reopenEvery) < UInt64(connections) { open[slot] = nil }
-            let connection: Connection
+            var connection: Connection
             if let reused = open[slot] { connection = reused } else { connection = try Connection(host: host, port: port, token: token) }
             let count = min(UInt64(batch), start + iterations - iteration)
             let inputs = (iteration..<iteration + count).map { mutator.input(seed: seed, iteration: $0) }
             recorder?.record(inputs.flatMap { $0 }, iteration: iteration)
-            var alive = true
-            for input in inputs where alive {
-                alive = connection.send(input)
-                if alive { alive = connection.drain(into: &tally) }
+            for input in inputs {
+                // After an undecodable frame or a bad length prefix the server must close the
+                // connection, and an incomplete frame would swallow the next input: those go over a
+                // connection of their own, so the batch's calls are not cut off and every input
+                // reaches a live connection.
+                let expected = Self.expectation(input)
+                if expected == .served {
+                    if !connection.drain(into: &tally) || !connection.send(input) {
+                        tally.accept("reconnects")
+                        connection = try Connection(host: host, port: port, token: token)
+                        _ = connection.send(input)
+                    }
+                    continue
+                }
+                tally.accept("reconnects")
+                let single = try Connection(host: host, port: port, token: token)
+                _ = single.send(input)
+                if expected == .closed && !single.awaitClose(into: &tally) {
+                    tally.record(stage: "server", HealthError(.internalError, "connection still open 30 s after a protocol error"))
+                }
             }
             tally.inputs += Int(count)
             iteration += count
             batchNumber += 1
             // The batch's connection if the server kept it, else a fresh one, must answer a Ping.
-            let pinger: Connection
-            if alive { pinger = connection } else { pinger = try Connection(host: host, port: port, token: token) }
-            if try !pinger.ping(id: Self.pingIDBase + batchNumber, tally: &tally) {
-                // Closed while we waited (a bad prefix late in the batch): a fresh connection must answer.
+            if try connection.ping(id: Self.pingIDBase + batchNumber, tally: &tally) {
+                open[slot] = connection
+            } else {
                 let fresh = try Connection(host: host, port: port, token: token)
                 guard try fresh.ping(id: Self.pingIDBase + batchNumber, tally: &tally) else {
                     throw .down("a fresh connection was closed before answering Ping")
                 }
                 open[slot] = fresh
-            } else {
-                open[slot] = pinger
             }
             progress(iteration - start, tally)
         }
+    }
+
+    private enum Expectation { case served, closed, incomplete }
+
+    /// What the server must do with an input, from the same decoders it uses.
+    private static func expectation(_ input: [UInt8]) -> Expectation {
+        var decoder = FrameDecoder()
+        decoder.append(contentsOf: input)
+        do throws(HealthError) {
+            while let payload = try decoder.nextFrame() {
+                guard (try? WireCodec.decodeClientMessage(payload)) != nil else { return .closed }
+            }
+        } catch {
+            return .closed
+        }
+        return decoder.bufferedByteCount > 0 ? .incomplete : .served
     }
 
     /// One authenticated connection with blocking I/O and a receive timeout.
@@ -120,6 +149,12 @@ struct LiveServer {
         func drain(into tally: inout Tally) -> Bool {
             if case .closed = receive(wait: false, tally: &tally, until: nil) { return false }
             return true
+        }
+
+        /// True once the server has closed the connection, false when it stayed open past the timeout.
+        func awaitClose(into tally: inout Tally) -> Bool {
+            if case .closed = receive(wait: true, tally: &tally, until: nil) { return true }
+            return false
         }
 
         /// True when the Ping was answered, false when the server closed the connection first.

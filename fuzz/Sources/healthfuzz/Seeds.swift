@@ -151,9 +151,9 @@ enum Seeds {
         ]
     }
 
-    /// The seed calls as `ClientMessage` payloads (no length prefix).
-    static func payloads(token: String) -> [[UInt8]] {
-        calls(token: token).enumerated().map { index, call in
+    /// The seed calls as `ClientMessage` payloads (no length prefix), without the kinds in `excluded`.
+    static func payloads(token: String, excluding excluded: Set<String> = []) -> [[UInt8]] {
+        calls(token: token).filter { !excluded.contains(ServerPath.kindName($0)) }.enumerated().map { index, call in
             WireCodec.encodeClientMessage(ClientMessage(callID: UInt64(index + 1), call: call))
         }
     }

@@ -9,7 +9,7 @@ struct Tally {
     /// "stage CODE field" → count; stage is "frame", "decode" or the call kind.
     private(set) var rejections: [String: Int] = [:]
     /// Errors a stage must never produce: a frame error other than FRAME_TOO_LARGE, a decode error
-    /// other than MALFORMED, or INTERNAL_ERROR anywhere.
+    /// other than MALFORMED, a validation error that is MALFORMED, or INTERNAL_ERROR anywhere.
     private(set) var unexpected: [String: Int] = [:]
 
     mutating func accept(_ kind: String) {
@@ -22,9 +22,11 @@ struct Tally {
         let expected: Bool = switch stage {
         case "frame": error.code == .frameTooLarge
         case "decode": error.code == .malformed
+        // A live server answers undecodable frames with MALFORMED itself.
+        case "server": error.code != .internalError
         default: error.code != .internalError && error.code != .malformed
         }
-        if !expected { unexpected["\(key): \(error.message.prefix(160))", default: 0] += 1 }
+        if !expected { unexpected["\(key): \(error.message.prefix(200))", default: 0] += 1 }
     }
 
     /// Count of rejections at `stage`.
