@@ -57,8 +57,8 @@ enum Seeds {
     /// The samples predicates are evaluated against in-process.
     static let samples = [heartRate, steps, sleep, bloodPressure, run]
 
-    /// Every predicate leaf at least once, under every compound kind.
-    static let predicate: QueryPredicate = .anyOf([
+    /// Leaves valid for any sample type.
+    static let commonLeaves: [QueryPredicate] = [
         .allOf([.dateRange(DateRange(start: 100, end: 1_800_000_000_000_000, strictStart: true)),
                 .not(.dateRange(DateRange(start: nil, end: 0, strictEnd: true)))]),
         .uuids([uuid(1), uuid(2)]),
@@ -70,14 +70,21 @@ enum Seeds {
         .metadataCompare(key: "custom.quantity", .greaterThanOrEqual, .quantity(Quantity(1, "count/min"))),
         .metadataCompare(key: "custom.date", .lessThan, .date(1_800_000_000_000_000)),
         .metadataIn(key: "custom.double", [.string("x"), .int(2), .double(-0.125), .bool(false), .date(9)]),
-        .quantity(.greaterThan, Quantity(50, "count/min")),
-        .categoryValue(.equal, 4),
-        .categoryValueIn([0, 4]),
-        .workoutActivityType(37),
         .noCorrelation,
         .workout(uuid(6)),
-        .workoutDuration(.greaterThan, 600_000_000),
-    ])
+    ]
+    static let quantityLeaves: [QueryPredicate] = [.quantity(.greaterThan, Quantity(50, "count/min"))]
+    static let categoryLeaves: [QueryPredicate] = [.categoryValue(.equal, 4), .categoryValueIn([0, 4])]
+    static let workoutLeaves: [QueryPredicate] = [.workoutActivityType(37), .workoutDuration(.greaterThan, 600_000_000)]
+
+    /// The common leaves and `specific` ones under every compound kind; valid for types the
+    /// specific leaves suit.
+    static func predicate(_ specific: [QueryPredicate]) -> QueryPredicate {
+        .anyOf(commonLeaves + [.not(.allOf(specific))] + specific)
+    }
+
+    /// Every leaf, valid for no type: evaluated against saved objects without validation.
+    static let everyLeaf = predicate(quantityLeaves + categoryLeaves + workoutLeaves)
 
     /// Predicates valid for one quantity type, as statistics queries need.
     static let quantityPredicate: QueryPredicate = .allOf([
@@ -105,7 +112,7 @@ enum Seeds {
             .saveObjects([run]),
             .deleteObjects(.uuids([uuid(1), uuid(3)])),
             .deleteObjects(.matching(type: heart, predicate: quantityPredicate)),
-            .querySamples(SampleQuery(types: [heart, "HKWorkoutTypeIdentifier"], predicate: predicate,
+            .querySamples(SampleQuery(types: ["HKWorkoutTypeIdentifier"], predicate: predicate(workoutLeaves),
                                       sort: [SampleSortDescriptor(.startDate, descending: true), SampleSortDescriptor(.workoutDuration)], limit: 10)),
             .queryAnchored(AnchoredQuery(types: [heart], predicate: quantityPredicate, anchor: Data([0, 0, 0, 1]), limit: 5)),
             .queryStatistics(StatisticsQuery(type: heart, predicate: quantityPredicate, options: allOptions, unit: "count/s")),
@@ -127,12 +134,12 @@ enum Seeds {
                 samplePredicates: [TypedPredicate(type: "HKQuantityTypeIdentifierBloodPressureSystolic",
                                                   predicate: .quantity(.greaterThan, Quantity(100, "mmHg"))),
                                    TypedPredicate(type: "HKQuantityTypeIdentifierBloodPressureDiastolic")])),
-            .querySources(type: heart, predicate: .metadataExists(key: "custom.date")),
-            .observe(types: [heart, stepCount], predicate: .noCorrelation, frequency: .hourly),
+            .querySources(type: heart, predicate: predicate(quantityLeaves)),
+            .observe(types: [heart, stepCount], predicate: .anyOf(commonLeaves), frequency: .hourly),
             .queryActivitySummaries(from: CalendarDay(year: 2023, month: 11, day: 1), to: CalendarDay(year: 2023, month: 11, day: 30),
                                     timeZone: "Europe/Berlin"),
             .queryDevices(type: heart),
-            .countSamples(types: [heart, "HKCategoryTypeIdentifierSleepAnalysis"], predicate: .categoryValueIn([4])),
+            .countSamples(types: ["HKCategoryTypeIdentifierSleepAnalysis"], predicate: predicate(categoryLeaves)),
             .readCharacteristics,
             .writeCharacteristics(Characteristics(biologicalSex: 2, bloodType: 3, dateOfBirth: CalendarDay(year: 1980, month: 2, day: 29),
                                                   fitzpatrickSkinType: 4, wheelchairUse: 1, activityMoveMode: 2)),

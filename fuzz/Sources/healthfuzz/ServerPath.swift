@@ -133,8 +133,8 @@ enum ServerPath {
         // What reads of the saved objects would compute: predicates over them, statistics of the quantities.
         let context = PredicateContext(associatedWorkouts: [Seeds.uuid(6)])
         for object in objects {
-            _ = Seeds.predicate.matches(object, context: context)
-            for child in object.correlationObjects ?? [] { _ = Seeds.predicate.matches(child, context: PredicateContext(isInCorrelation: true)) }
+            _ = Seeds.everyLeaf.matches(object, context: context)
+            for child in object.correlationObjects ?? [] { _ = Seeds.everyLeaf.matches(child, context: PredicateContext(isInCorrelation: true)) }
         }
         for object in objects {
             guard let type = TypeCatalog.type(object.type), type.kind == .quantity, let unit = type.canonicalUnit,

@@ -11,6 +11,7 @@ usage: healthfuzz [--seed S] [--start I] [--iterations N] [--current FILE] [--pr
        healthfuzz --replay FILE...      run saved inputs (frame bytes) in-process and report each
        healthfuzz --describe FILE...    print the messages a saved input decodes to, without running them
        healthfuzz --emit I --seed S --out FILE   write input I of seed S to FILE
+       healthfuzz --check-seeds yes     run the unmutated seeds: every call should be accepted
 """
 
 struct Arguments {
@@ -80,6 +81,12 @@ if !arguments.replay.isEmpty {
         ServerPath.run(Array(data), tally: &one)
         print("\(path): survived\n\(one.summary(top: 5))")
     }
+} else if arguments["check-seeds"] != nil {
+    for payload in mutator.seeds {
+        ServerPath.run(withUnsafeBytes(of: UInt32(payload.count).bigEndian, Array.init) + payload, tally: &tally)
+    }
+    tally.inputs = mutator.seeds.count
+    print(tally.summary())
 } else if let out = arguments["out"] {
     let input = mutator.input(seed: seed, iteration: arguments.number("emit", 0))
     guard FileManager.default.createFile(atPath: out, contents: Data(input)) else { fail("cannot write \(out)") }
