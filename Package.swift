@@ -68,3 +68,8 @@ package.targets.append(.executableTarget(name: "storage-bench", dependencies: ["
 package.products.append(.executable(name: "stats-bench", targets: ["stats-bench"]))
 package.targets.append(.executableTarget(name: "stats-bench", dependencies: ["HealthStorage", "HealthModel", "CSQLite"],
                                          path: "bench/stats"))
+
+// MARK: fuzzer (scripts/fuzz, fuzz/README.md) — a separate product, not shipped with the server.
+package.products.append(.executable(name: "healthfuzz", targets: ["healthfuzz"]))
+package.targets.append(.executableTarget(name: "healthfuzz", dependencies: ["HealthWire", "HealthModel", "HealthSimulator"],
+                                         path: "fuzz/Sources/healthfuzz"))
