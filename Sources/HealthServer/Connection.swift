@@ -14,7 +14,7 @@ final class Connection {
     unowned let loop: EventLoop
     private let core: ServerCore
     let peer: String
-    let transport: FrameTransport
+    private let transport: FrameTransport
     let sessionStage: SessionStage
     let calls: CallTable
     /// When a call was last handed to the call table (the transport tracks input).
@@ -51,7 +51,7 @@ final class Connection {
     }
 
     /// Closes at once, cancelling every call in flight.
-    func teardown(reason: String?, level: LogLevel = .info) {
+    private func teardown(reason: String?, level: LogLevel = .info) {
         guard !transport.isClosed else { return }
         transport.close()
         if let reason { core.logger.log(level, "connection \(id) from \(peer): \(reason)") }
