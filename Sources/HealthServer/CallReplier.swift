@@ -21,7 +21,7 @@ struct CallReplier: Sendable {
         await withCheckedContinuation { (room: CheckedContinuation<Void, Never>) in
             let posted = loop.post {
                 guard let connection = loop.connections[connectionID] else { return room.resume() }
-                connection.requestRoom(callID: callID, serial: serial, room: room)
+                connection.calls.requestRoom(callID: callID, serial: serial, room: room)
             }
             if !posted { room.resume() }
         }
@@ -62,12 +62,12 @@ struct CallReplier: Sendable {
     private func deliver(_ frame: [UInt8], final: Bool, endsTurn: Bool) {
         let (loop, connectionID, callID, serial) = (loop, connectionID, callID, serial)
         loop.post {
-            loop.connections[connectionID]?.deliver(frame, callID: callID, serial: serial, final: final, endsTurn: endsTurn)
+            loop.connections[connectionID]?.calls.deliver(frame, callID: callID, serial: serial, final: final, endsTurn: endsTurn)
         }
     }
 
     private func endTurn() {
         let (loop, connectionID, serial) = (loop, connectionID, serial)
-        loop.post { loop.connections[connectionID]?.endTurn(serial: serial) }
+        loop.post { loop.connections[connectionID]?.calls.endTurn(serial: serial) }
     }
 }

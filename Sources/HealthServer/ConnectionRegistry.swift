@@ -18,7 +18,7 @@ final class ConnectionRegistry: Sendable {
     private let output = Atomic<Int>(0)
     private let apps = Mutex<(byApp: [AppKey: [UInt64: EventLoop]], byConnection: [UInt64: AppKey])>(([:], [:]))
     /// Counts revocations and rotations: a Hello whose token was checked before one of them and
-    /// registered after it checks its token again (see `Connection.authenticated`).
+    /// registered after it checks its token again (see `SessionStage.authenticated`).
     private let revocations = Atomic<UInt64>(0)
 
     /// Connections currently open.

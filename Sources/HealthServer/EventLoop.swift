@@ -19,8 +19,8 @@ final class EventLoop: @unchecked Sendable {
     static let readBufferSize = 64 * 1024
     /// Connections owned by this loop (loop thread only).
     var connections: [UInt64: Connection] = [:]
-    /// Connections with output queued since the last flush (loop thread only).
-    private var pendingFlush: [Connection] = []
+    /// Transports with output queued since the last flush (loop thread only).
+    private var pendingFlush: [FrameTransport] = []
     private let finished = DispatchSemaphore(value: 0)
 
     init(name: String) {
@@ -107,9 +107,9 @@ final class EventLoop: @unchecked Sendable {
         }, interval, interval)
     }
 
-    /// Queues `connection` to have its output written at the end of this loop turn.
-    func scheduleFlush(_ connection: Connection) {
-        pendingFlush.append(connection)
+    /// Queues `transport` to have its output written at the end of this loop turn.
+    func scheduleFlush(_ transport: FrameTransport) {
+        pendingFlush.append(transport)
     }
 
     /// Writes all output queued during this turn: one uv_write per connection.
@@ -117,7 +117,7 @@ final class EventLoop: @unchecked Sendable {
         while !pendingFlush.isEmpty {
             let batch = pendingFlush
             pendingFlush.removeAll(keepingCapacity: true)
-            for connection in batch { connection.flush() }
+            for transport in batch { transport.flush() }
         }
     }
 

@@ -116,7 +116,7 @@ enum ServerPath {
         case .queryActivitySummaries(let from, let to, let timeZone):
             try activitySummaries(from: from, to: to, timeZone: timeZone)
         case .writeCharacteristics(let update):
-            try dateOfBirth(update.dateOfBirth)
+            try CharacteristicRules.validate(update)
         case .setSourcePriority(let type, _), .getSourcePriority(let type):
             _ = try knownType(type)
         }
@@ -142,7 +142,7 @@ enum ServerPath {
             let input = StatInput(start: object.start, end: object.end, value: value, sourceBundleID: "com.example.band")
             let options = allowedOptions(type)
             _ = try? StatisticsCalculator.compute(type: type, samples: [input] + syntheticInputs, options: options, priority: priority)
-            if CalendarBuckets.supportedRange.contains(object.start) {
+            if TimeRules.supported.contains(object.start) {
                 let days = try CalendarBuckets(anchor: 0, components: IntervalComponents(days: 1), timeZone: nil, calendar: nil)
                 _ = try StatisticsCalculator.collection(type: type, samples: [input], options: options, buckets: days,
                                                         from: object.start, to: object.start, priority: priority)
@@ -163,8 +163,7 @@ enum ServerPath {
 
     private static func collection(_ query: StatisticsCollectionQuery) throws(HealthError) {
         let type = try quantityType(query.type, predicate: query.predicate, options: query.options)
-        guard !query.interval.isEmpty else { throw HealthError.invalid("empty interval", field: "interval") }
-        guard query.from <= query.to else { throw HealthError.invalid("from after to", field: "from_time") }
+        try StatisticsCollectionRules.check(anchor: query.anchor, interval: query.interval, from: query.from, to: query.to)
         let buckets = try CalendarBuckets(anchor: query.anchor, components: query.interval, timeZone: query.timeZone,
                                           calendar: query.calendar)
         let enumerated = try buckets.buckets(from: query.from, to: query.to, limit: bucketLimit)
@@ -196,6 +195,8 @@ enum ServerPath {
     }
 
     private static func activitySummaries(from: CalendarDay, to: CalendarDay, timeZone: String?) throws(HealthError) {
+        try TimeRules.checkDay(from, field: "from_day")
+        try TimeRules.checkDay(to, field: "to_day")
         guard from <= to else { throw HealthError.invalid("from after to", field: "from_day") }
         let first = try CalendarBuckets.days(startingAt: from, timeZone: timeZone)
         let last = try CalendarBuckets.days(startingAt: to, timeZone: timeZone)
@@ -206,18 +207,6 @@ enum ServerPath {
         _ = try ActivitySummaryCalculator.summaries(from: from, to: to, timeZone: timeZone, activeEnergy: syntheticInputs,
                                                     energyPriority: priority, exerciseTime: syntheticInputs,
                                                     exercisePriority: priority, standHours: [stand])
-    }
-
-    /// The characteristics rule's date-of-birth check: Foundation calendar math on client numbers.
-    private static func dateOfBirth(_ day: CalendarDay?) throws(HealthError) {
-        guard let day else { return }
-        var components = DateComponents()
-        (components.year, components.month, components.day) = (day.year, day.month, day.day)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard components.isValidDate(in: calendar), let date = calendar.date(from: components), date <= Date() else {
-            throw HealthError.invalid("invalid date of birth", field: "date_of_birth")
-        }
     }
 
     // MARK: shared checks

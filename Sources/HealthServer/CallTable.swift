@@ -1,0 +1,188 @@
+import HealthModel
+import HealthWire
+
+/// What the call table needs from its connection (on the loop thread).
+protocol CallTableHost: AnyObject {
+    /// False once the connection closed: late answers are dropped.
+    var isClosed: Bool { get }
+    /// Below the connection's output bound and the server's.
+    var hasOutputRoom: Bool { get }
+    /// Answers a call from the loop thread.
+    func answer(_ callID: UInt64, _ result: ServerResult)
+    /// Queues an answer a call's task encoded.
+    func send(_ frame: [UInt8])
+    /// Draining and the last call ended.
+    func allCallsEnded()
+}
+
+/// The third stage of a connection: the calls in flight of an accepted session, their serials,
+/// Cancel, observer acknowledgements, long-running calls, draining, and the output room and turns
+/// that pace answer production. Each call runs in its own task through the `Dispatcher`.
+///
+/// Memory stays bounded: calls reading stored data produce an answer only while the connection's
+/// (and the server's) queued output is below its bound, and at most `answersInProduction` of them
+/// at once, so a client that does not read stops its answers being produced, not only being sent.
+final class CallTable {
+    private struct CallEntry {
+        let serial: UInt64
+        let task: Task<Void, Never>
+        let longRunning: Bool
+    }
+
+    /// Set by the owning `Connection` right after creating this table.
+    unowned var host: (any CallTableHost)!
+    private let id: UInt64
+    private unowned let loop: EventLoop
+    private let core: ServerCore
+    private var calls: [UInt64: CallEntry] = [:]
+    private var nextSerial: UInt64 = 1
+    /// Calls holding a turn to produce answers (serials); a turn ends with the answer (or page run).
+    private var producing: Set<UInt64> = []
+    /// Calls waiting for output room (see `requestRoom`), oldest first.
+    private var waiters: [(serial: UInt64, room: CheckedContinuation<Void, Never>)] = []
+    /// Set at shutdown: new calls are refused, and the connection closes once the last call ends.
+    var draining = false
+
+    private var config: ServerConfiguration { core.config }
+
+    init(id: UInt64, loop: EventLoop, core: ServerCore) {
+        self.id = id
+        self.loop = loop
+        self.core = core
+    }
+
+    var isEmpty: Bool { calls.isEmpty }
+
+    /// Answers a call of the accepted `session` on the loop, or starts its task.
+    func dispatch(_ message: ClientMessage, session: Session) {
+        let callID = message.callID
+        switch message.call {
+        case .hello:
+            host.answer(callID, .error(HealthError.invalid("Hello was already accepted on this connection", field: "hello")))
+        case .ping(let payload):
+            host.answer(callID, .pong(payload: payload, serverTime: Time.now()))
+        case .cancel(let target):
+            cancel(target, callID: callID)
+        case .ackObserverEvent(let target, let sequence):
+            let acknowledged = calls[target].map {
+                core.dispatcher.acknowledgeObserverEvent(connection: id, call: target, serial: $0.serial, sequence: sequence)
+            } ?? false
+            host.answer(callID, .ackObserverEvent(acknowledged: acknowledged))
+        default:
+            if draining {
+                return host.answer(callID, .error(HealthError(.unavailable, "the server is shutting down")))
+            }
+            guard calls[callID] == nil else {
+                return host.answer(callID, .error(HealthError.invalid("call_id \(callID) is already in flight on this connection", field: "call_id")))
+            }
+            guard calls.count < config.maxCallsInFlight else {
+                return host.answer(callID, .error(.tooManyCalls(limit: config.maxCallsInFlight)))
+            }
+            let serial = nextSerial
+            nextSerial += 1
+            let reply = CallReplier(loop: loop, connectionID: id, callID: callID, serial: serial, maxFrameBytes: config.maxFrameBytes)
+            let (dispatcher, call) = (core.dispatcher, message.call)
+            let task = Task { await dispatcher.handle(call, session: session, reply: reply) }
+            calls[callID] = CallEntry(serial: serial, task: task, longRunning: call.isLongRunning)
+        }
+    }
+
+    private func cancel(_ target: UInt64, callID: UInt64) {
+        guard let entry = calls.removeValue(forKey: target) else {
+            return host.answer(callID, .cancel(cancelled: false))
+        }
+        stop(entry)
+        host.answer(target, .callEnded(.cancelled))
+        host.answer(callID, .cancel(cancelled: true))
+        callFinished()
+    }
+
+    /// Stops a call's task; its turn and its waits for room end with it.
+    private func stop(_ entry: CallEntry) {
+        entry.task.cancel()
+        endTurn(serial: entry.serial)
+        resumeWaiters(serial: entry.serial)
+    }
+
+    /// An answer from a call's task; `endsTurn` = the call produces nothing more for now.
+    func deliver(_ frame: [UInt8], callID: UInt64, serial: UInt64, final: Bool, endsTurn: Bool) {
+        guard let entry = calls[callID], entry.serial == serial, !host.isClosed else { return }
+        host.send(frame)
+        if final {
+            calls.removeValue(forKey: callID)
+            callFinished()
+        }
+        if final || endsTurn { endTurn(serial: serial) }
+    }
+
+    /// A call's task asks to produce its next answer (see `CallReplier.room`). A call holding a
+    /// turn waits only for room; another also for a turn, so at most `answersInProduction` calls
+    /// hold query results at once.
+    func requestRoom(callID: UInt64, serial: UInt64, room: CheckedContinuation<Void, Never>) {
+        guard let entry = calls[callID], entry.serial == serial, !host.isClosed else { return room.resume() }
+        waiters.append((serial, room))
+        grantRoom()
+    }
+
+    func endTurn(serial: UInt64) {
+        guard producing.remove(serial) != nil else { return }
+        grantRoom()
+    }
+
+    /// Resumes waiting calls while there is room: those holding a turn first, then new ones while turns are free.
+    func grantRoom() {
+        while host.hasOutputRoom, let index = waiters.firstIndex(where: { producing.contains($0.serial) })
+                ?? (producing.count < config.answersInProduction ? waiters.indices.first : nil) {
+            let waiter = waiters.remove(at: index)
+            producing.insert(waiter.serial)
+            waiter.room.resume()
+        }
+    }
+
+    private func callFinished() {
+        if draining && calls.isEmpty { host.allCallsEnded() }
+    }
+
+    /// Shutdown: ends the long-running calls with SHUTDOWN; the others run to their answer.
+    func endLongRunningCalls() {
+        for (callID, entry) in calls where entry.longRunning {
+            calls.removeValue(forKey: callID)
+            stop(entry)
+            host.answer(callID, .callEnded(.shutdown))
+        }
+        callFinished()
+    }
+
+    /// The connection closed: cancels every call and releases every waiting task.
+    func cancelAll() {
+        for entry in calls.values { entry.task.cancel() }
+        calls.removeAll()
+        producing.removeAll()
+        resumeWaiters(serial: nil)
+    }
+
+    /// Resumes waiting tasks: those of one call, or all.
+    private func resumeWaiters(serial: UInt64?) {
+        let (release, keep) = waiters.partitioned { serial == nil || $0.serial == serial }
+        waiters = keep
+        for waiter in release { waiter.room.resume() }
+    }
+}
+
+extension HealthError {
+    /// A call beyond the per-connection cap, before or after Hello.
+    static func tooManyCalls(limit: Int) -> HealthError {
+        HealthError(.resourceExhausted, "more than \(limit) calls in flight on this connection")
+    }
+}
+
+extension Array {
+    /// (elements matching, elements not matching), each in order.
+    fileprivate func partitioned(_ matches: (Element) -> Bool) -> ([Element], [Element]) {
+        var yes: [Element] = [], no: [Element] = []
+        for element in self {
+            if matches(element) { yes.append(element) } else { no.append(element) }
+        }
+        return (yes, no)
+    }
+}
