@@ -29,6 +29,12 @@ public final class HealthConnection: HealthCalling {
 
     /// Connects to the first of `endpoints` that answers (a failed connection or an UNAVAILABLE
     /// answer moves on to the next); other errors, such as a refused token, end the attempt at once.
+    /// Connects as the holder of `token`, saving as `revision` (tools that need nothing else of Hello).
+    public static func connect(to endpoints: [Endpoint], token: String, revision: SourceRevision,
+                               tls: ClientTLS? = nil) async throws -> HealthConnection {
+        try await connect(to: endpoints, hello: Hello(token: token, sourceRevision: revision), tls: tls)
+    }
+
     public static func connect(to endpoints: [Endpoint], hello: Hello, tls: ClientTLS? = nil,
                                maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes) async throws -> HealthConnection {
         var lastError: (any Error)?

@@ -2,7 +2,6 @@ import HealthCLI
 import Foundation
 import HealthClient
 import HealthModel
-import HealthWire
 
 /// Reading what is stored: samples, sources, devices, correlations, live updates.
 enum BrowseCommands {

@@ -2,7 +2,6 @@ import Foundation
 import HealthCLI
 import HealthClient
 import HealthModel
-import HealthWire
 
 /// One healthctl command: its words, help, accepted options and what it does.
 struct Command: Sendable {
@@ -121,7 +120,7 @@ struct Invocation: Sendable {
         let token = try TokenSource.resolve(file: arguments.value("token-file"))
         let revision = SourceRevision(source: Source(name: "healthctl", bundleID: "org.healthstore.healthctl"),
                                       version: HealthStoreVersion.string)
-        return try await HealthConnection.connect(to: endpoints, hello: Hello(token: token, sourceRevision: revision),
+        return try await HealthConnection.connect(to: endpoints, token: token, revision: revision,
                                                   tls: try GlobalOptions.tls(arguments))
     }
 }

@@ -2,7 +2,6 @@ import HealthCLI
 import Foundation
 import HealthClient
 import HealthModel
-import HealthWire
 
 /// Moving samples in and out as JSON Lines: one sample per line in the form of SampleOutput.swift.
 ///

@@ -2,7 +2,6 @@ import HealthCLI
 import Foundation
 import HealthClient
 import HealthModel
-import HealthWire
 
 /// `stats` and `summary`: statistics, collections and activity summaries.
 enum StatsCommands {
