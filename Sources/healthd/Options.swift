@@ -1,5 +1,6 @@
 import Foundation
 import HealthServer
+import HealthStorage
 
 /// healthd's configuration: defaults, then a config file, then HEALTHD_* environment variables,
 /// then flags — each later source overriding the earlier ones.
@@ -8,6 +9,7 @@ struct Options {
     var dataDirectory = "./data"
     var logLevel = LogLevel.info
     var tombstoneRetentionDays = 90.0
+    var durability = SQLiteStore.Options.Durability.powerLoss
 
     static let usage = """
     usage: healthd [options]
@@ -27,6 +29,9 @@ struct Options {
       --log-level LEVEL             debug | info | warning | error (default info)
       --tombstone-retention-days N  keep deletion records this long (default 90); an anchor that
                                     would miss a purged one gets ANCHOR_EXPIRED and must resync
+      --durability D                power-loss | process-crash (default power-loss): what an acknowledged
+                                    save survives. power-loss fsyncs every commit; process-crash does not,
+                                    so saves survive healthd being killed but not an OS crash or power loss
       --config FILE                 read options from FILE first: one "name = value" per line
                                     (names as the flags without "--"; # starts a comment)
       --help                        show this help
@@ -37,7 +42,7 @@ struct Options {
     /// Options that take a value; the names a config file and HEALTHD_* variables may set.
     static let valued = ["listen", "unix", "data", "threads", "max-connections", "max-calls-in-flight", "hello-timeout",
                          "idle-timeout", "slow-client-timeout", "observer-ack-timeout", "authorization-policy", "log-level",
-                         "tombstone-retention-days"]
+                         "tombstone-retention-days", "durability"]
 
     /// Reads the config file (from --config or HEALTHD_CONFIG) and the environment, then the flags.
     init(arguments: [String], environment: [String: String]) throws(OptionError) {
@@ -125,6 +130,12 @@ struct Options {
                 }
                 configuration.authorizationPolicy = policy
             case "--tombstone-retention-days": tombstoneRetentionDays = try number(flag, 1...36_500)
+            case "--durability":
+                let text = try value(flag)
+                guard let mode = SQLiteStore.Options.Durability(rawValue: text) else {
+                    throw OptionError("--durability must be power-loss or process-crash, got '\(text)'")
+                }
+                durability = mode
             case "--log-level":
                 let text = try value(flag)
                 guard let level = LogLevel(name: text) else {
