@@ -47,12 +47,14 @@ final class DiskFullTests: XCTestCase {
         try await f.store.writerPragma("PRAGMA max_page_count = \(pages + 40)")
 
         let batches = (0..<24).map { heartRates(150, from: 1_000 * Int64($0 + 1)) }
+        let store = f.store
+        let saves = batches.map { f.batch($0) }
         let acknowledged = try await withThrowingTaskGroup(of: [UUID].self) { group in
-            for batch in batches {
+            for batch in saves {
                 group.addTask {
                     do {
-                        try await f.save(batch)
-                        return batch.map(\.uuid)
+                        _ = try await store.save(batch)
+                        return batch.objects.map(\.uuid)
                     } catch let error as HealthError where error.code == .resourceExhausted {
                         return []
                     }

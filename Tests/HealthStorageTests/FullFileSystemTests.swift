@@ -48,7 +48,7 @@ final class FullFileSystemTests: XCTestCase {
         var refusal: HealthError?
         for round in 0..<Int64(1_000) {
             do {
-                try await store.save(batch(round))
+                _ = try await store.save(batch(round))
                 acknowledged += 200
             } catch let error as HealthError {
                 refusal = error
@@ -64,14 +64,14 @@ final class FullFileSystemTests: XCTestCase {
         store = try SQLiteStore.open(path: path)
         try await expect(try await storedCount(), acknowledged, "restarted on the full disk, every acknowledged sample is there")
         do {
-            try await store.save(batch(5_000))
+            _ = try await store.save(batch(5_000))
             XCTFail("a save on the full disk succeeded")
         } catch let error as HealthError {
             XCTAssertEqual(error.code, .resourceExhausted, "\(error)")
         }
 
         XCTAssertTrue(try run("mount", ["-o", "remount,size=16m", directory]))
-        try await store.save(batch(5_000))
+        _ = try await store.save(batch(5_000))
         try await expect(try await storedCount(), acknowledged + 200, "saves go on once there is room, without a restart")
         await store.close()
     }

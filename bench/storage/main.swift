@@ -97,14 +97,14 @@ func rawBaseline(rows: Int, perTransaction: Int, durability: SQLiteStore.Options
 
 /// Rows of figures, one column per durability mode.
 var table: [(label: String, rates: [Double])] = []
-func record(_ label: String, _ count: Int, _ seconds: Double) {
+@MainActor func record(_ label: String, _ count: Int, _ seconds: Double) {
     if let row = table.firstIndex(where: { $0.label == label }) {
         table[row].rates.append(Double(count) / seconds)
     } else {
         table.append((label, [Double(count) / seconds]))
     }
 }
-func rates(_ label: String) -> [Double] { table.first { $0.label == label }?.rates ?? [] }
+@MainActor func rates(_ label: String) -> [Double] { table.first { $0.label == label }?.rates ?? [] }
 
 let modes: [SQLiteStore.Options.Durability] = [.powerLoss, .processCrash]
 let singles = min(20_000, total / 50), hundreds = min(200_000, total / 5)
