@@ -132,7 +132,7 @@ for durability in modes {
     if queryStore == nil { queryStore = (store, owner) } else { await store.close() }
 }
 
-func column(_ text: String) -> String { text.padding(toLength: 30, withPad: " ", startingAt: 0) }
+func column(_ text: String) -> String { text.padding(toLength: 32, withPad: " ", startingAt: 0) }
 func line(_ label: String, _ cells: [String]) { print(label.padding(toLength: 38, withPad: " ", startingAt: 0) + cells.map(column).joined()) }
 line("", modes.map { "\($0.rawValue) (synchronous=\($0.synchronous))" })
 for row in table { line(row.label, row.rates.map { String(format: "%9.0f /s", $0) }) }
