@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Storage benchmark: builds storage-bench in release and prints save rates (batch 1/100/1000, with
-# concurrent batches exercising group commit), time-range query latency over the stored heart-rate
-# samples, a raw-SQLite baseline on the same schema, and the ratio. Options: --samples N --concurrency N.
+# concurrent batches exercising group commit) in both durability modes (power-loss: synchronous=FULL,
+# process-crash: NORMAL) beside a raw-SQLite baseline on the same schema at the same synchronous
+# setting, the ratios, and time-range query latency. Options: --samples N (default 200000) --concurrency N.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"

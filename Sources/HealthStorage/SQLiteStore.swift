@@ -8,17 +8,21 @@ public final class SQLiteStore: Store {
     /// Tuning and durability knobs.
     public struct Options: Sendable {
         /// What an acknowledged save must survive.
-        public enum Durability: Sendable {
-            /// `synchronous=NORMAL`: a commit is written to the WAL file before `save` returns, so a killed
-            /// process (kill -9, crash) loses nothing acknowledged; only an OS crash or power loss before the
-            /// next checkpoint's fsync can lose the last transactions. The default: fsync per commit would cap
-            /// group commits at the disk's flush rate for no gain against process crashes.
-            case processCrash
-            /// `synchronous=FULL`: every commit is fsynced, surviving power loss too.
-            case powerLoss
+        public enum Durability: String, Sendable, CaseIterable {
+            /// `synchronous=FULL`: every commit is fsynced to the WAL file before `save` returns, so an
+            /// acknowledged save survives an OS crash or power loss too. The default; group commit shares
+            /// one fsync among every batch waiting for the writer.
+            case powerLoss = "power-loss"
+            /// `synchronous=NORMAL`: a commit is written to the WAL file (not fsynced) before `save`
+            /// returns, so a killed process (kill -9, crash) loses nothing acknowledged, but an OS crash or
+            /// power loss before the next checkpoint's fsync can lose the last transactions.
+            case processCrash = "process-crash"
+
+            /// The `PRAGMA synchronous` value it needs.
+            public var synchronous: String { self == .powerLoss ? "FULL" : "NORMAL" }
         }
 
-        public var durability = Durability.processCrash
+        public var durability = Durability.powerLoss
         /// Reader threads (each with its own connection).
         public var readerCount = 2
         /// How long tombstones are kept (docs/semantics.md decision 4); an anchor that would miss a purged tombstone its
@@ -38,12 +42,15 @@ public final class SQLiteStore: Store {
     private let readers: ReaderPool
     private let feed: ChangeFeed
     private let options: Options
+    /// Problems met at open that did not stop the store from serving, for the operator's log.
+    public let openWarnings: [String]
 
-    private init(writer: WriterThread, readers: ReaderPool, options: Options, feed: ChangeFeed) {
+    private init(writer: WriterThread, readers: ReaderPool, options: Options, feed: ChangeFeed, openWarnings: [String]) {
         self.writer = writer
         self.readers = readers
         self.options = options
         self.feed = feed
+        self.openWarnings = openWarnings
     }
 
     deinit {
@@ -51,18 +58,20 @@ public final class SQLiteStore: Store {
         readers.stop()
     }
 
-    /// Opens (creating and migrating as needed) the store at `path` and starts its threads.
+    /// Opens (creating and migrating as needed) the store at `path` and starts its threads. Opening an
+    /// up-to-date store writes nothing, so it works on a full disk; the store then serves reads and
+    /// answers saves with RESOURCE_EXHAUSTED until space is freed.
     public static func open(path: String, options: Options = Options()) throws -> SQLiteStore {
         let registry = Registry()
         let db = try SQLiteConnection(path: path, readOnly: false)
         try db.execute("PRAGMA page_size = \(options.pageSize)")
         try db.execute("PRAGMA journal_mode = WAL")
-        try db.execute("PRAGMA synchronous = \(options.durability == .powerLoss ? "FULL" : "NORMAL")")
+        try db.execute("PRAGMA synchronous = \(options.durability.synchronous)")
         try db.execute("PRAGMA wal_autocheckpoint = \(options.checkpointPages)")
         try db.execute("PRAGMA cache_size = -\(options.writerCacheMiB * 1024)")
         try db.execute("PRAGMA temp_store = MEMORY")
         try Schema.migrate(db)
-        try db.execute(Schema.plannerStatistics)
+        let warnings = try plannerStatisticsWarnings(db)
         let keyRow = try db.prepareOnce("SELECT anchor_key FROM store_info WHERE id = 1")
         guard try keyRow.step(), let anchorKey = keyRow.blob(0) else {
             throw HealthError(.databaseInaccessible, "store '\(path)' has no store_info row")
@@ -76,15 +85,26 @@ public final class SQLiteStore: Store {
         }
         let feed = ChangeFeed()
         let writer = WriterThread(context: context, feed: feed)
-        let store = SQLiteStore(writer: writer, readers: readers, options: options, feed: feed)
+        let store = SQLiteStore(writer: writer, readers: readers, options: options, feed: feed, openWarnings: warnings)
         writer.start()
         return store
+    }
+
+    /// Installs the planner statistics; a full disk only costs the rewrite (queries plan with the
+    /// statistics already in the file), so it is a warning rather than a reason to stay down.
+    private static func plannerStatisticsWarnings(_ db: SQLiteConnection) throws(HealthError) -> [String] {
+        do {
+            try PlannerStatistics.install(db)
+            return []
+        } catch where error.code == .resourceExhausted {
+            return ["the query planner statistics were not rewritten: \(error.message)"]
+        }
     }
 
     // MARK: plumbing
 
     /// Runs `body` as one job of the writer's next group commit and waits for the commit.
-    private func write<T: Sendable>(_ body: @escaping @Sendable (WriteContext) throws(HealthError) -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (WriteContext) throws(HealthError) -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let box = ResultBox<T>()
             let job = WriteJob(perform: { context throws(HealthError) in box.value = try body(context) },

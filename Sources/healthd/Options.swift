@@ -1,6 +1,7 @@
 import Foundation
 import HealthCLI
 import HealthServer
+import HealthStorage
 
 /// healthd's configuration: defaults, then a config file, then HEALTHD_* environment variables,
 /// then flags — each later source overriding the earlier ones.
@@ -9,6 +10,7 @@ struct Options {
     var dataDirectory = "./data"
     var logLevel = LogLevel.info
     var tombstoneRetentionDays = 90.0
+    var durability = SQLiteStore.Options.Durability.powerLoss
 
     private static func option(_ name: String, _ value: String, _ help: String, section: String) -> OptionSpec {
         .value(name, value, help, environment: "HEALTHD_" + name.uppercased().replacingOccurrences(of: "-", with: "_"),
@@ -27,6 +29,9 @@ struct Options {
         option("data", "DIR", "data directory (default ./data; the store is DIR/healthstore.sqlite)", section: "store"),
         option("tombstone-retention-days", "N", "keep deletion records this long (default 90); an anchor that would "
             + "miss a purged one gets ANCHOR_EXPIRED and must resync", section: "store"),
+        option("durability", "MODE", "power-loss | process-crash (default power-loss): what an acknowledged save "
+            + "survives. power-loss fsyncs every commit; process-crash does not, so saves survive healthd being killed "
+            + "but not an OS crash or power loss", section: "store"),
         option("authorization-policy", "POLICY", "prompt | allow-all | deny-all (default prompt)", section: "store"),
         option("max-connections", "N", "connection limit (default 1024)", section: "limits"),
         option("max-calls-in-flight", "N", "calls one connection may have in flight (default 128)", section: "limits"),
@@ -116,6 +121,9 @@ struct Options {
         }
         try set("tombstone-retention-days", { text throws(UsageError) in try Values.number(text, in: 1...36_500) }) {
             tombstoneRetentionDays = $0
+        }
+        try set("durability", { text throws(UsageError) in try Values.choice(text, SQLiteStore.Options.Durability.self) }) {
+            durability = $0
         }
         try set("log-level", { text throws(UsageError) in
             guard let level = LogLevel(name: text) else { throw UsageError("'\(text)' is not one of debug, info, warning, error") }

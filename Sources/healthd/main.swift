@@ -31,7 +31,9 @@ let store: SQLiteStore
 do {
     var storeOptions = SQLiteStore.Options()
     storeOptions.tombstoneRetention = Int64(options.tombstoneRetentionDays * 86_400_000_000)
+    storeOptions.durability = options.durability
     store = try SQLiteStore.open(path: data.storePath, options: storeOptions)
+    store.openWarnings.forEach { logger.warning($0) }
     try await data.initialize(store, logger: logger)
 } catch {
     logger.error("cannot open the store at \(data.storePath): \(error)")
@@ -41,7 +43,7 @@ do {
 let server = HealthServer(store: store, configuration: options.configuration, logger: logger)
 do {
     let addresses = try server.start()
-    logger.info("ready: listening on \(addresses.joined(separator: ", ")); store \(data.storePath); \(options.configuration.ioThreads) I/O thread(s); authorization policy \(options.configuration.authorizationPolicy.rawValue)")
+    logger.info("ready: listening on \(addresses.joined(separator: ", ")); store \(data.storePath); \(options.configuration.ioThreads) I/O thread(s); authorization policy \(options.configuration.authorizationPolicy.rawValue); durability \(options.durability.rawValue)")
 } catch {
     logger.error("cannot listen: \(error)")
     await store.close()

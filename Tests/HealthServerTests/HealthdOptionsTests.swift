@@ -137,4 +137,16 @@ final class HealthdOptionsTests: XCTestCase {
         process.waitUntilExit()
         return (process.terminationStatus, errors)
     }
+
+    func testDurabilityDefaultsToPowerLossAndComesFromEverySource() throws {
+        XCTAssertEqual(try Options(arguments: [], environment: [:]).durability, .powerLoss)
+        XCTAssertEqual(try Options(arguments: ["--durability", "process-crash"], environment: [:]).durability, .processCrash)
+        XCTAssertEqual(try Options(arguments: [], environment: ["HEALTHD_DURABILITY": "process-crash"]).durability, .processCrash)
+        let path = try configFile("durability = process-crash\n")
+        XCTAssertEqual(try Options(arguments: ["--config", path], environment: [:]).durability, .processCrash)
+        XCTAssertEqual(try Options(arguments: ["--config", path, "--durability", "power-loss"], environment: [:]).durability, .powerLoss)
+        XCTAssertThrowsError(try Options(arguments: ["--durability", "fsync"], environment: [:])) { error in
+            XCTAssertEqual((error as? UsageError)?.message, "--durability: 'fsync' is not one of power-loss, process-crash")
+        }
+    }
 }

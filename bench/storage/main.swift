@@ -1,6 +1,7 @@
 // Storage benchmark: SQLiteStore saves (batch sizes 1, 100, 1000, many concurrent batches so group
-// commit kicks in), time-range query latency over the stored heart-rate samples, and a raw-SQLite
-// baseline inserting the same rows with one prepared statement per transaction into the same schema.
+// commit kicks in) in each durability mode, beside a raw-SQLite baseline inserting the same rows with
+// one prepared statement into the same schema at the same `synchronous` setting; then time-range
+// query latency over the stored heart-rate samples.
 import CSQLite
 import Foundation
 import HealthModel
@@ -11,7 +12,7 @@ func option(_ name: String, _ fallback: Int) -> Int {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let value = Int(arguments[index + 1]) else { return fallback }
     return value
 }
-let total = option("--samples", 1_000_000)
+let total = option("--samples", 200_000)
 let concurrency = option("--concurrency", 64)
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("storage-bench-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -29,8 +30,6 @@ func sample(_ i: Int) -> Sample {
     let start = epochStart + Microseconds(i) * spacing
     return Sample(type: heartRate, start: start, end: start, body: .quantity(Quantity(Double(40 + i % 140), "count/min"), count: 1))
 }
-
-func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%9.0f samples/s", Double(count) / seconds) }
 
 /// Saves samples [from, from + count) in batches of `batchSize` from `concurrency` concurrent tasks.
 func timedSaves(_ store: SQLiteStore, owner: OwnerID, from: Int, count: Int, batchSize: Int) async throws -> Double {
@@ -54,9 +53,9 @@ func timedSaves(_ store: SQLiteStore, owner: OwnerID, from: Int, count: Int, bat
 }
 
 /// The same rows through one prepared statement, `perTransaction` rows per transaction, into a fresh
-/// file with the store's schema and settings.
-func rawBaseline(rows: Int, perTransaction: Int) async throws -> Double {
-    let path = directory.appendingPathComponent("raw-\(perTransaction).sqlite").path
+/// file with the store's schema and settings for `durability`.
+func rawBaseline(rows: Int, perTransaction: Int, durability: SQLiteStore.Options.Durability) async throws -> Double {
+    let path = directory.appendingPathComponent("raw-\(durability.rawValue)-\(perTransaction).sqlite").path
     let store = try SQLiteStore.open(path: path)
     _ = try await store.addOwner(name: "raw")
     await store.close()
@@ -64,7 +63,7 @@ func rawBaseline(rows: Int, perTransaction: Int) async throws -> Double {
     guard sqlite3_open(path, &db) == SQLITE_OK, let db else { fatalError("cannot open \(path)") }
     defer { sqlite3_close(db) }
     let options = SQLiteStore.Options()
-    for pragma in ["journal_mode = WAL", "synchronous = NORMAL", "wal_autocheckpoint = \(options.checkpointPages)",
+    for pragma in ["journal_mode = WAL", "synchronous = \(durability.synchronous)", "wal_autocheckpoint = \(options.checkpointPages)",
                    "cache_size = -\(options.writerCacheMiB * 1024)"] {
         sqlite3_exec(db, "PRAGMA \(pragma)", nil, nil, nil)
     }
@@ -95,25 +94,55 @@ func rawBaseline(rows: Int, perTransaction: Int) async throws -> Double {
     return Date().timeIntervalSince(started)
 }
 
-print("storage bench: \(total) heart-rate samples, \(concurrency) concurrent savers, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-let path = directory.appendingPathComponent("store.sqlite").path
-let store = try SQLiteStore.open(path: path)
-let (owner, _) = try await store.addOwner(name: "bench")
 
-var saved = 0
-var storeRates: [Int: Double] = [:]
-for (batchSize, count) in [(1, min(20_000, total / 50)), (100, min(200_000, total / 5))] {
-    let seconds = try await timedSaves(store, owner: owner, from: saved, count: count, batchSize: batchSize)
-    storeRates[batchSize] = Double(count) / seconds
-    print("save  batch \(String(batchSize).padding(toLength: 5, withPad: " ", startingAt: 0)) \(rate(count, seconds))  (\(count) samples)")
-    saved += count
+/// Rows of figures, one column per durability mode.
+var table: [(label: String, rates: [Double])] = []
+@MainActor func record(_ label: String, _ count: Int, _ seconds: Double) {
+    if let row = table.firstIndex(where: { $0.label == label }) {
+        table[row].rates.append(Double(count) / seconds)
+    } else {
+        table.append((label, [Double(count) / seconds]))
+    }
 }
-let rest = total - saved
-let seconds1000 = try await timedSaves(store, owner: owner, from: saved, count: rest, batchSize: 1000)
-storeRates[1000] = Double(rest) / seconds1000
-print("save  batch 1000  \(rate(rest, seconds1000))  (\(rest) samples, store now holds \(total))")
+@MainActor func rates(_ label: String) -> [Double] { table.first { $0.label == label }?.rates ?? [] }
+
+let modes: [SQLiteStore.Options.Durability] = [.powerLoss, .processCrash]
+let singles = min(20_000, total / 50), hundreds = min(200_000, total / 5)
+print("""
+    storage bench: \(total) heart-rate samples per durability mode (\(singles) in batches of 1, \(hundreds) of 100, the rest of 1000), \
+    \(concurrency) concurrent savers, \(ProcessInfo.processInfo.activeProcessorCount) cores; raw SQLite: \(singles) rows 1 per transaction, \
+    \(total) rows 1000 and 20000 per transaction
+    """)
+var queryStore: (store: SQLiteStore, owner: OwnerID)?
+for durability in modes {
+    var options = SQLiteStore.Options()
+    options.durability = durability
+    let store = try SQLiteStore.open(path: directory.appendingPathComponent("store-\(durability.rawValue).sqlite").path, options: options)
+    let (owner, _) = try await store.addOwner(name: "bench")
+    var saved = 0
+    for (batchSize, count) in [(1, singles), (100, hundreds), (1000, total - singles - hundreds)] {
+        record("save, batch \(batchSize)", count,
+               try await timedSaves(store, owner: owner, from: saved, count: count, batchSize: batchSize))
+        saved += count
+    }
+    for (perTransaction, count) in [(1, singles), (1_000, total), (20_000, total)] {
+        record("raw, \(perTransaction) rows/txn", count,
+               try await rawBaseline(rows: count, perTransaction: perTransaction, durability: durability))
+    }
+    if queryStore == nil { queryStore = (store, owner) } else { await store.close() }
+}
+
+func column(_ text: String) -> String { text.padding(toLength: 32, withPad: " ", startingAt: 0) }
+func line(_ label: String, _ cells: [String]) { print(label.padding(toLength: 38, withPad: " ", startingAt: 0) + cells.map(column).joined()) }
+line("", modes.map { "\($0.rawValue) (synchronous=\($0.synchronous))" })
+for row in table { line(row.label, row.rates.map { String(format: "%9.0f /s", $0) }) }
+for (store, raw) in [("save, batch 1", "raw, 1 rows/txn"), ("save, batch 1000", "raw, 1000 rows/txn"),
+                     ("save, batch 1000", "raw, 20000 rows/txn")] {
+    line("\(store) / \(raw)", zip(rates(store), rates(raw)).map { String(format: "%8.0f %%", $0 / $1 * 100) })
+}
 
 // Time-range queries at random positions: one hour (720 samples) and one day (17,280 samples).
+let (store, owner) = queryStore!
 var generator = SystemRandomNumberGenerator()
 let scope = ReadScope.everything(callerBundleID: "bench")
 for (label, window) in [("1 hour", Microseconds(3_600_000_000)), ("1 day ", Microseconds(86_400_000_000))] {
@@ -132,11 +161,3 @@ for (label, window) in [("1 hour", Microseconds(3_600_000_000)), ("1 day ", Micr
                  latencies[latencies.count * 9 / 10], returned))
 }
 await store.close()
-
-let rawRows = total
-for perTransaction in [1_000, 20_000] {
-    let seconds = try await rawBaseline(rows: rawRows, perTransaction: perTransaction)
-    let raw = Double(rawRows) / seconds
-    print("raw   \(String(perTransaction).padding(toLength: 6, withPad: " ", startingAt: 0)) rows/txn \(rate(rawRows, seconds))")
-    print(String(format: "ratio store batch-1000 / raw %d-row txn: %.0f%%", perTransaction, storeRates[1000]! / raw * 100))
-}

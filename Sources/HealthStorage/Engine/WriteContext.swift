@@ -218,7 +218,7 @@ final class WriteContext {
         upsert.bind(1, owner)
         upsert.bind(2, type)
         upsert.bind(3, duration)
-        guard try upsert.step() else { throw db.error("type_extents upsert") }
+        guard try upsert.step() else { throw HealthError(.internalError, "the type_extents upsert returned no row") }
         extents.insert(upsert.int(0), for: key)
         upsert.reset()
     }

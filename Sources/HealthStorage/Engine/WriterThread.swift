@@ -59,44 +59,62 @@ final class WriterThread: @unchecked Sendable {
         finished.unlock()
     }
 
+    /// Commits `jobs` in as few transactions as SQLite lets it.
     private func commit(_ jobs: [WriteJob]) {
+        var pending = jobs[...]
+        while !pending.isEmpty { pending = commitGroup(pending) }
+    }
+
+    /// Runs `jobs` in one transaction and completes them. SQLite may roll the whole transaction back
+    /// under a failing statement (on SQLITE_FULL, IOERR, BUSY or NOMEM): then the jobs run so far are
+    /// undone too and get that error, and the ones not yet run are returned for a fresh transaction.
+    private func commitGroup(_ jobs: ArraySlice<WriteJob>) -> ArraySlice<WriteJob> {
         let db = context.db
-        var failures = [HealthError?](repeating: nil, count: jobs.count)
         do {
             try db.execute("BEGIN IMMEDIATE")
         } catch {
             jobs.forEach { $0.complete(error) }
-            return
+            return []
         }
         context.beginTransaction()
-        for (index, job) in jobs.enumerated() {
+        var failures: [HealthError?] = []
+        for job in jobs {
             do {
                 try db.execute("SAVEPOINT job")
                 try job.perform(context)
                 try context.finishJobWrites()
                 try db.execute("RELEASE job")
                 context.finishJob(success: true)
+                failures.append(nil)
             } catch {
-                try? db.execute("ROLLBACK TO job")
-                try? db.execute("RELEASE job")
+                if db.inTransaction {
+                    try? db.execute("ROLLBACK TO job")
+                    try? db.execute("RELEASE job")
+                }
                 context.finishJob(success: false)
-                failures[index] = error
+                failures.append(error)
+                if !db.inTransaction {
+                    _ = context.finishTransaction(success: false)
+                    jobs.prefix(failures.count).forEach { $0.complete(error) }
+                    return jobs.dropFirst(failures.count)
+                }
             }
         }
         db.resetAll()
         do {
             try db.execute("COMMIT")
         } catch {
-            try? db.execute("ROLLBACK")
+            if db.inTransaction { try? db.execute("ROLLBACK") }
             _ = context.finishTransaction(success: false)
             jobs.forEach { $0.complete(error) }
-            return
+            return []
         }
         let changes = context.finishTransaction(success: true)
         for (job, failure) in zip(jobs, failures) { job.complete(failure) }
         feed.publish(changes.map { change in
             ChangeEvent(owner: OwnerID(change.owner), spans: change.changes.spans, sources: change.changes.sources)
         })
+        return []
     }
 }
 

@@ -8,6 +8,7 @@ let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 /// One SQLite connection with a prepared-statement cache; used by exactly one thread at a time.
 final class SQLiteConnection {
     let handle: OpaquePointer
+    let path: String
     private var statements: [String: Statement] = [:]
 
     init(path: String, readOnly: Bool) throws(HealthError) {
@@ -16,10 +17,12 @@ final class SQLiteConnection {
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let code = db.map { sqlite3_extended_errcode($0) } ?? rc
             if let db { sqlite3_close_v2(db) }
-            throw HealthError(.databaseInaccessible, "cannot open store '\(path)': \(message)")
+            throw SQLiteFailure(code: code, message: message, path: path, context: "opening").healthError
         }
         handle = db
+        self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 10_000)
         MetadataSQLFunctions.register(on: db)
@@ -35,9 +38,10 @@ final class SQLiteConnection {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {
-            let message = errorMessage.map { String(cString: $0) } ?? "code \(rc)"
+            let message = errorMessage.map { String(cString: $0) } ?? lastError
             sqlite3_free(errorMessage)
-            throw HealthError(.internalError, "SQLite: \(message) (in \(sql.prefix(80)))")
+            throw SQLiteFailure(code: sqlite3_extended_errcode(handle), message: message, path: path,
+                                context: "in \(sql.prefix(80))").healthError
         }
     }
 
@@ -66,16 +70,20 @@ final class SQLiteConnection {
         try Statement(connection: self, sql: sql)
     }
 
-    var lastError: String { String(cString: sqlite3_errmsg(handle)) }
+    private var lastError: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// The last call's failure as a HealthError.
+    func failure(_ context: String) -> HealthError {
+        SQLiteFailure(code: sqlite3_extended_errcode(handle), message: lastError, path: path, context: context).healthError
+    }
+
+    /// False once SQLite has rolled back the open transaction (or none was open).
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes64(handle)) }
-
-    func error(_ context: String) -> HealthError {
-        HealthError(.internalError, "SQLite \(context): \(lastError)")
-    }
 }
 
 /// A prepared statement with 1-based binding and 0-based column access.
@@ -87,7 +95,7 @@ final class Statement {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
               let statement else {
-            throw HealthError(.internalError, "SQLite prepare: \(connection.lastError) (in \(sql.prefix(120)))")
+            throw connection.failure("preparing \(sql.prefix(120))")
         }
         pointer = statement
         self.connection = connection
@@ -149,7 +157,7 @@ final class Statement {
         let rc = sqlite3_step(pointer)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
-        throw StepFailure(code: rc, message: connection.lastError).healthError
+        throw failure()
     }
 
     /// Steps once, for statements without results; returns the primary result code on constraint failure.
@@ -166,7 +174,11 @@ final class Statement {
             sqlite3_reset(pointer)
             return false
         }
-        throw StepFailure(code: rc, message: connection.lastError).healthError
+        throw failure()
+    }
+
+    private func failure() -> HealthError {
+        connection.failure("in \(String(cString: sqlite3_sql(pointer)).prefix(80))")
     }
 
     // MARK: columns
@@ -208,21 +220,6 @@ enum SQLValue {
     case blob(Data)
 
     static func uuid(_ uuid: UUID) -> SQLValue { .blob(uuid.bytes) }
-}
-
-/// A failed step, mapped to a HealthError.
-private struct StepFailure {
-    let code: Int32
-    let message: String
-
-    var healthError: HealthError {
-        switch code & 0xff {
-        case SQLITE_FULL: HealthError(.resourceExhausted, "store is full: \(message)")
-        case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_CANTOPEN, SQLITE_IOERR:
-            HealthError(.databaseInaccessible, "store unavailable: \(message)")
-        default: HealthError(.internalError, "SQLite error \(code): \(message)")
-        }
-    }
 }
 
 extension UUID {

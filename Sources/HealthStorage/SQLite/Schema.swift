@@ -4,35 +4,6 @@ import HealthModel
 /// The schema, versioned by `PRAGMA user_version`; `migrate` runs every step above the file's version
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
-    /// What the query planner assumes about the data, instead of SQLite's defaults, which take
-    /// `owner = ?` for as selective as any other equality and so prefer scanning an owner's whole
-    /// primary-key range to every index (children by parent, UUID lists, one type's rows). These
-    /// figures describe the shape the indexes are made for: many rows per owner, tens of types,
-    /// a few sources per type, unique UUIDs and anchors, a handful of readings per correlation.
-    /// Pinned rather than measured, so plans do not change with the data; rewritten at every open
-    /// (after a manual ANALYZE too), and `ANALYZE sqlite_schema` makes this connection reload them.
-    static let plannerStatistics = """
-    ANALYZE store_info;
-    DELETE FROM sqlite_stat1;
-    INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
-        ('samples', 'samples', '1000000 1000000 1'),
-        ('samples', 'samples_by_uuid', '1000000 1000000 1'),
-        ('samples', 'samples_by_time', '1000000 1000000 20000 2 1'),
-        ('samples', 'samples_by_type', '1000000 1000000 20000 1'),
-        ('samples', 'samples_by_source', '1000000 1000000 20000 5000 2 1'),
-        ('samples', 'samples_by_sync_id', '100000 100000 1 1'),
-        ('samples', 'samples_by_parent', '100000 100000 3 1'),
-        ('samples', 'samples_by_reading', '100000 100000 5000 1 1'),
-        ('tombstones', 'tombstones', '100000 100000 1'),
-        ('tombstones', 'tombstones_by_type', '100000 100000 2000 1'),
-        ('tombstones', 'tombstones_by_source', '100000 100000 2000 500 1'),
-        ('tombstones', 'tombstones_by_parent', '10000 10000 3 1'),
-        ('tombstones', 'tombstones_by_live_anchor', '10000 10000 1 1'),
-        ('workout_samples', 'workout_samples', '100000 100000 20 1'),
-        ('workout_samples', 'workout_samples_by_sample', '100000 100000 1 1');
-    ANALYZE sqlite_schema;
-    """
-
     /// Step n (1-based) brings the file from version n-1 to n.
     static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7]
 
