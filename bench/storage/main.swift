@@ -158,7 +158,9 @@ func streamRun() async throws {
           + String(format: "  %5.1f µs CPU per sample", (cpuSeconds() - startCPU) / Double(total) * 1e6))
     await store.close()
     let bytes = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-    print(String(format: "stream file size: %.1f bytes per sample", Double(bytes) / Double(total)))
+    let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+    print(String(format: "stream file size: %.1f bytes per sample, and %.1f in the WAL left after close",
+                 Double(bytes) / Double(total), Double(wal) / Double(total)))
     var db: OpaquePointer?
     guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { return }
     defer { sqlite3_close(db) }
