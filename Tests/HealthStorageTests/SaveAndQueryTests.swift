@@ -39,6 +39,17 @@ final class SaveAndQueryTests: XCTestCase {
         await f.store.close()
     }
 
+    func testClosedStoreLeavesNoWAL() async throws {
+        let f = try await StoreFixture()
+        try await f.save((0..<2_000).map { StoreFixture.heartRate(s(Int64($0))) })
+        await f.store.close()
+        let wal = (try? FileManager.default.attributesOfItem(atPath: f.path + "-wal")[.size] as? Int) ?? 0
+        XCTAssertEqual(wal, 0, "the WAL is checkpointed into the file and truncated when the writer stops")
+        try await f.reopen()
+        try await expect(await f.query().count, 2_000)
+        await f.store.close()
+    }
+
     func testCorrelationIsStoredWithChildrenAndChildrenAreSamples() async throws {
         let f = try await StoreFixture()
         let systolic = Sample(type: StoreFixture.systolic, start: s(10), end: s(10), body: .quantity(Quantity(120, "mmHg"), count: 1))

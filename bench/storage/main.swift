@@ -2,6 +2,7 @@
 // commit kicks in) in each durability mode, beside a raw-SQLite baseline inserting the same rows with
 // one prepared statement into the same schema at the same `synchronous` setting; then time-range
 // query latency over the stored heart-rate samples.
+// With --stream, the peer benchmark's stream instead (see streamRun).
 import CSQLite
 import Foundation
 import HealthModel
@@ -70,9 +71,9 @@ func rawBaseline(rows: Int, perTransaction: Int, durability: SQLiteStore.Options
     sqlite3_exec(db, "INSERT INTO types (id, identifier) VALUES (1, '\(heartRate)'); INSERT INTO sources (id, bundle_id) VALUES (1, 'b')", nil, nil, nil)
     var statement: OpaquePointer?
     sqlite3_prepare_v2(db, """
-        INSERT INTO samples (owner, anchor, uuid, type, start_time, end_time, value, unit, raw_value, count, category, source,
-                             revision, device, created, flags, sync_id, sync_version, parent, metadata)
-        VALUES (1, ?, ?, 1, ?, ?, ?, 'count/min', ?, NULL, NULL, 1, 1, 1, ?, 0, NULL, NULL, NULL, NULL)
+        INSERT INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count, category, source,
+                             revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
+        VALUES (1, ?, ?, 1, ?, ?, ?, NULL, NULL, NULL, NULL, 1, 1, 1, ?, 0, NULL, NULL, NULL, NULL)
         """, -1, &statement, nil)
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     let started = Date()
@@ -83,15 +84,101 @@ func rawBaseline(rows: Int, perTransaction: Int, durability: SQLiteStore.Options
         sqlite3_bind_int64(statement, 1, Int64(i + 1))
         withUnsafeBytes(of: s.uuid.uuid) { _ = sqlite3_bind_blob(statement, 2, $0.baseAddress, 16, transient) }
         sqlite3_bind_int64(statement, 3, s.start)
-        sqlite3_bind_int64(statement, 4, s.end)
-        sqlite3_bind_double(statement, 5, (s.quantity?.value ?? 0) / 60)
-        sqlite3_bind_double(statement, 6, s.quantity?.value ?? 0)
-        sqlite3_bind_int64(statement, 7, s.start)
+        sqlite3_bind_int64(statement, 4, s.end - s.start)
+        sqlite3_bind_double(statement, 5, s.quantity?.value ?? 0)
+        sqlite3_bind_int64(statement, 6, Time.now() - s.start)
         guard sqlite3_step(statement) == SQLITE_DONE else { fatalError(String(cString: sqlite3_errmsg(db))) }
         if i % perTransaction == perTransaction - 1 || i == rows - 1 { sqlite3_exec(db, "COMMIT", nil, nil, nil) }
     }
     sqlite3_finalize(statement)
     return Date().timeIntervalSince(started)
+}
+
+func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%9.0f samples/s", Double(count) / seconds) }
+
+/// User and system CPU time of this process: on a shared machine a steadier figure than wall time.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// The peer benchmark's stream at the storage level: 8 quantity types, 20 devices, one reading per device
+/// and type per second, random UUIDs, 4 concurrent savers of 5,000 samples. Prints the rate of each tenth of
+/// the run (a store that slows as it grows shows it here) and the settled bytes per sample.
+func streamRun() async throws {
+    let types: [(String, String, Double)] = [
+        ("HKQuantityTypeIdentifierHeartRate", "count/min", 70), ("HKQuantityTypeIdentifierStepCount", "count", 12),
+        ("HKQuantityTypeIdentifierActiveEnergyBurned", "kcal", 0.8), ("HKQuantityTypeIdentifierDistanceWalkingRunning", "m", 1.2),
+        ("HKQuantityTypeIdentifierOxygenSaturation", "%", 0.97), ("HKQuantityTypeIdentifierRespiratoryRate", "count/min", 15),
+        ("HKQuantityTypeIdentifierBodyTemperature", "degC", 36.8), ("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", "ms", 45),
+    ]
+    let devices = (0..<20).map { Device(name: "Bench Watch \($0)", manufacturer: "HealthStore", model: "BW-1") }
+    let perSecond = types.count * devices.count
+    func reading(_ i: Int) -> Sample {
+        let (type, unit, mean) = types[i % types.count]
+        let start = epochStart + Microseconds(i / perSecond) * 1_000_000
+        let value = (mean * (0.9 + Double((i &* 2_654_435_761) % 1000) / 5000) * 1000).rounded() / 1000
+        return Sample(type: type, start: start, end: start, device: devices[(i / types.count) % devices.count],
+                      body: .quantity(Quantity(value, unit), count: 1))
+    }
+    let batch = 5_000, writers = 4, tenth = max(batch, total / 10 / batch * batch)
+    let path = directory.appendingPathComponent("stream.sqlite").path
+    var options = SQLiteStore.Options()
+    options.pageSize = option("--page-size", options.pageSize)
+    options.checkpointPages = option("--checkpoint-pages", options.checkpointPages)
+    options.writerCacheMiB = option("--cache-mib", options.writerCacheMiB)
+    let store = try SQLiteStore.open(path: path, options: options)
+    let (owner, _) = try await store.addOwner(name: "stream")
+    print("stream: \(total) samples, 8 types, 20 devices, random UUIDs, \(writers) savers × \(batch) per save")
+    var done = 0
+    let started = Date(), startCPU = cpuSeconds()
+    while done < total {
+        let count = min(tenth, total - done)
+        let sliceStart = Date(), sliceCPU = cpuSeconds()
+        let from = done
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<writers {
+                group.addTask {
+                    var lower = from + worker * batch
+                    while lower < from + count {
+                        let objects = (lower..<min(from + count, lower + batch)).map(reading)
+                        _ = try await store.save(SaveBatch(owner: owner, revision: revision, defaultDevice: nil, objects: objects))
+                        lower += writers * batch
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        done += count
+        let cpu = cpuSeconds() - sliceCPU
+        print("  to \(String(done).padding(toLength: 9, withPad: " ", startingAt: 0)) \(rate(count, Date().timeIntervalSince(sliceStart)))"
+              + String(format: "  %5.1f µs CPU per sample", cpu / Double(count) * 1e6))
+    }
+    print("stream total       \(rate(total, Date().timeIntervalSince(started)))"
+          + String(format: "  %5.1f µs CPU per sample", (cpuSeconds() - startCPU) / Double(total) * 1e6))
+    await store.close()
+    let bytes = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+    let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+    print(String(format: "stream file size: %.1f bytes per sample, and %.1f in the WAL left after close",
+                 Double(bytes) / Double(total), Double(wal) / Double(total)))
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { return }
+    defer { sqlite3_close(db) }
+    var statement: OpaquePointer?
+    // dbstat is optional in SQLite builds: without it only the total above is printed.
+    guard sqlite3_prepare_v2(db, "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name HAVING SUM(pgsize) > \(total) ORDER BY 2 DESC",
+                             -1, &statement, nil) == SQLITE_OK else { return }
+    defer { sqlite3_finalize(statement) }
+    while sqlite3_step(statement) == SQLITE_ROW {
+        print(String(format: "  %-22@ %5.1f bytes per sample", String(cString: sqlite3_column_text(statement, 0)),
+                     Double(sqlite3_column_int64(statement, 1)) / Double(total)))
+    }
+}
+
+if arguments.contains("--stream") {
+    try await streamRun()
+    exit(0)
 }
 
 

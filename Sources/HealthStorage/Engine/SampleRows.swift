@@ -26,7 +26,11 @@ struct SampleRows {
             body = .correlation(try children(owner: owner, parent: anchor, filter: childFilter))
         } else if flags & Self.workout != 0 {
             body = .workout(try workout(owner: owner, anchor: anchor))
-        } else if let canonical = row.optionalDouble(6), let unit = row.text(7) {
+        } else if let canonical = row.optionalDouble(6) {
+            // No unit stored: the client used the type's canonical unit.
+            guard let unit = row.text(7) ?? TypeCatalog.type(type)?.canonicalUnit else {
+                throw HealthError(.internalError, "store is inconsistent: quantity of '\(type)' without a unit at anchor \(anchor)")
+            }
             body = .quantity(Quantity(row.optionalDouble(8) ?? canonical, unit), count: row.optionalInt(9) ?? 1)
         } else {
             body = .category(row.optionalInt(10) ?? 0)

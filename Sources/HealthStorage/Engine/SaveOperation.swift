@@ -9,10 +9,10 @@ extension WriteContext {
         let source = try sourceID(batch.revision.source.bundleID)
         var outcomes: [SaveOutcome] = []
         outcomes.reserveCapacity(batch.objects.count)
+        let saver = ObjectSaver(context: self, owner: owner, source: source, revision: revision,
+                                bundleID: batch.revision.source.bundleID, insertRow: try db.prepare(ObjectSaver.insertSQL))
         for (index, object) in batch.objects.enumerated() {
             do {
-                let saver = ObjectSaver(context: self, owner: owner, source: source, revision: revision,
-                                        bundleID: batch.revision.source.bundleID)
                 outcomes.append(try saver.save(object, device: object.device ?? batch.defaultDevice, parent: nil))
             } catch {
                 throw error.objectIndex == nil ? error.at(index: index) : error
@@ -29,6 +29,14 @@ private struct ObjectSaver {
     let source: Int64
     let revision: Int64
     let bundleID: String
+    /// `insertSQL`, prepared once per batch: looking it up per sample hashed the whole statement text.
+    let insertRow: Statement
+
+    static let insertSQL = """
+        INSERT INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count,
+                             category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
 
     func save(_ sample: Sample, device: Device?, parent: Int64?) throws(HealthError) -> SaveOutcome {
         guard let type = TypeCatalog.type(sample.type), type.isSampleType else {
@@ -37,6 +45,7 @@ private struct ObjectSaver {
         // The store computes durations from these; in range, no difference of two can overflow.
         try TimeRules.checkInstant(sample.start, field: "start_time")
         try TimeRules.checkInstant(sample.end, field: "end_time")
+        let typeID = try context.typeID(type.identifier)
         var outcome = SaveOutcome.stored
         var parent = parent
         var replaced: (uuid: UUID, parent: Int64?)?
@@ -46,7 +55,7 @@ private struct ObjectSaver {
             // docs/semantics.md §7.3: the new object also takes the old one's place in its correlation, unless it is itself
             // a reading of a correlation saved now: it stays in that one (the old correlation loses the reading).
             if parent == nil, let oldParent = existing.parent {
-                guard try existing.type == context.typeID(type.identifier) else {
+                guard existing.type == typeID else {
                     let oldType = try context.registry.type(existing.type, context.db)
                     throw HealthError.invalid("sync identifier '\(sync.identifier)' belongs to a '\(oldType)' reading of a correlation; "
                                               + "its replacement must have that type, not '\(type.identifier)'", field: "metadata")
@@ -58,7 +67,7 @@ private struct ObjectSaver {
             outcome = .replaced
         }
         let anchor = try context.nextAnchor(owner: owner)
-        guard try insert(sample, type: type, anchor: anchor, device: device, parent: parent) else {
+        guard try insert(sample, type: type, typeID: typeID, anchor: anchor, device: device, parent: parent) else {
             return try compareWithStored(sample, device: device)
         }
         if let replaced {
@@ -68,7 +77,6 @@ private struct ObjectSaver {
                 try context.reanchor(owner: owner, holder, bundleID: bundleID)
             }
         }
-        let typeID = try context.typeID(type.identifier)
         try context.noteTypeSource(owner: owner, type: typeID, source: source)
         try context.noteDuration(owner: owner, type: typeID, duration: sample.end - sample.start)
         context.noteChange(owner: owner, type: type.identifier, span: TimeSpan(start: sample.start, end: sample.end), bundleID: bundleID)
@@ -100,27 +108,37 @@ private struct ObjectSaver {
     }
 
     /// Inserts the row; false when the UUID is already stored for this owner.
-    private func insert(_ sample: Sample, type: HealthType, anchor: Int64, device: Device?, parent: Int64?) throws(HealthError) -> Bool {
-        let statement = try context.db.prepare("""
-            INSERT INTO samples (owner, anchor, uuid, type, start_time, end_time, value, unit, raw_value, count,
-                                 category, source, revision, device, created, flags, sync_id, sync_version, parent, metadata)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+    /// The unit is stored only when it is not the type's canonical one (the row then keeps the client's value too).
+    private func insert(_ sample: Sample, type: HealthType, typeID: Int64, anchor: Int64, device: Device?,
+                        parent: Int64?) throws(HealthError) -> Bool {
+        // The row keeps the end and creation time as offsets from the start; they must fit in 64 bits.
+        let (duration, durationOverflow) = sample.end.subtractingReportingOverflow(sample.start)
+        let (createdOffset, createdOverflow) = context.now.subtractingReportingOverflow(sample.start)
+        guard !durationOverflow, !createdOverflow else {
+            throw HealthError.invalid("start_time \(sample.start) is too far from end_time \(sample.end) or from now to be stored",
+                                      field: "start_time")
+        }
+        let statement = insertRow
+        statement.reset()
         statement.bind(1, owner)
         statement.bind(2, anchor)
         statement.bind(3, sample.uuid)
-        statement.bind(4, try context.typeID(type.identifier))
+        statement.bind(4, typeID)
         statement.bind(5, sample.start)
-        statement.bind(6, sample.end)
+        statement.bind(6, duration)
         var flags: Int64 = sample.wasUserEntered ? SampleRows.userEntered : 0
         switch sample.body {
         case .quantity(let quantity, let count):
             guard let canonical = type.canonicalUnit else {
                 throw HealthError.invalid("type '\(type.identifier)' does not hold quantities", field: "quantity")
             }
-            statement.bind(7, try quantity.value(in: canonical))
-            statement.bind(8, quantity.unit)
-            statement.bind(9, quantity.unit == canonical ? nil : quantity.value)
+            if quantity.unit == canonical {
+                statement.bind(7, quantity.value)
+            } else {
+                statement.bind(7, try quantity.value(in: canonical))
+                statement.bind(8, quantity.unit)
+                statement.bind(9, quantity.value)
+            }
             statement.bind(10, count == 1 ? nil : count)
         case .category(let value):
             statement.bind(11, value)
@@ -132,7 +150,7 @@ private struct ObjectSaver {
         statement.bind(12, source)
         statement.bind(13, revision)
         statement.bind(14, try context.deviceID(device))
-        statement.bind(15, context.now)
+        statement.bind(15, createdOffset)
         statement.bind(16, flags)
         if let sync = sample.syncKey {
             statement.bind(17, sync.identifier)

@@ -36,6 +36,10 @@ final class WriterThread: @unchecked Sendable {
                 if jobs.isEmpty { break }
                 commit(jobs)
             }
+            // Leaves the data in the main file and an empty WAL: otherwise a stopped server keeps a WAL as
+            // large as its last checkpoint interval on disk (more than the samples' own size for 1M).
+            // A reader still in a query only makes this checkpoint partial; the next open finishes it.
+            try? context.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finished.lock()
             running = false
             finished.broadcast()
