@@ -1,3 +1,5 @@
+import HealthModel
+
 /// "Did you mean" suggestions for mistyped names.
 public enum Suggestion {
     /// The candidate nearest to `word` by edit distance, when it is plausibly a typo of it, or the
@@ -8,24 +10,8 @@ public enum Suggestion {
             .min(by: { ($0.count, $0) < ($1.count, $1) }) {
             return completion
         }
-        let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
+        let scored = candidates.map { ($0, EditDistance.between(lowered, $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }) else { return nil }
         return best.1 <= max(2, word.count / 3) ? best.0 : nil
-    }
-
-    /// Levenshtein distance.
-    public static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }

@@ -175,9 +175,9 @@ final class CatalogTests: XCTestCase {
     }
 
     func testEditDistance() {
-        XCTAssertEqual(TypeNameMatching.editDistance("kitten", "sitting"), 3)
-        XCTAssertEqual(TypeNameMatching.editDistance("", "abc"), 3)
-        XCTAssertEqual(TypeNameMatching.editDistance("abc", "abc"), 0)
+        XCTAssertEqual(EditDistance.between("kitten", "sitting"), 3)
+        XCTAssertEqual(EditDistance.between("", "abc"), 3)
+        XCTAssertEqual(EditDistance.between("abc", "abc"), 0)
     }
 
     func testWorkoutActivityTypes() {

@@ -111,7 +111,7 @@ final class HealthdOptionsTests: XCTestCase {
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &length) } }
         let port = Int(UInt16(bigEndian: address.sin_port))
         let data = NSTemporaryDirectory() + "healthd-\(UUID().uuidString)"
-        let busy = try runHealthd(["--listen", "127.0.0.1:\(port)", "--data", data])
+        let busy = try ServerProcess.run("healthd", ["--listen", "127.0.0.1:\(port)", "--data", data])
         XCTAssertEqual(busy.status, 1)
         XCTAssertTrue(busy.errors.contains("cannot listen on 127.0.0.1:\(port): the port is in use"), busy.errors)
         XCTAssertFalse(FileManager.default.fileExists(atPath: data), "nothing is created before the port is known to be free")
@@ -119,23 +119,10 @@ final class HealthdOptionsTests: XCTestCase {
         let file = NSTemporaryDirectory() + "healthd-file-\(UUID().uuidString)"
         XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data()))
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let notDirectory = try runHealthd(["--listen", "127.0.0.1:0", "--data", file + "/data"])
+        let notDirectory = try ServerProcess.run("healthd", ["--listen", "127.0.0.1:0", "--data", file + "/data"])
         XCTAssertEqual(notDirectory.status, 1)
         XCTAssertTrue(notDirectory.errors.contains("\(file) exists and is not a directory"), notDirectory.errors)
         XCTAssertFalse(notDirectory.errors.contains("NSCocoaErrorDomain"), notDirectory.errors)
-    }
-
-    private func runHealthd(_ arguments: [String]) throws -> (status: Int32, errors: String) {
-        let process = Process()
-        process.executableURL = try ServerProcess.binary()
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let errors = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, errors)
     }
 
     func testDurabilityDefaultsToPowerLossAndComesFromEverySource() throws {

@@ -70,6 +70,20 @@ final class ServerProcess {
 
     /// An executable of the package next to the test bundle (both live in the build's bin
     /// directory); healthd may come from $HEALTHD_PATH instead.
+    /// Runs one of the package's executables to its end; its exit status and what it wrote to stderr.
+    static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, errors: String) {
+        let process = Process()
+        process.executableURL = try binary(name)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
     static func binary(_ name: String = "healthd") throws -> URL {
         if name == "healthd", let path = ProcessInfo.processInfo.environment["HEALTHD_PATH"] { return URL(fileURLWithPath: path) }
         // On Linux the .xctest is an executable in the bin directory; on macOS a bundle inside it.

@@ -138,24 +138,11 @@ final class TLSTests: XCTestCase {
         let tokenFile = certificates.path("owner.token")
         try server.ownerToken.write(toFile: tokenFile, atomically: true, encoding: .utf8)
         let common = ["apps", "list", "--server", "127.0.0.1:\(server.port)", "--token-file", tokenFile]
-        let secure = try healthctl(common + ["--tls", "--ca", certificates.path("ca.pem")])
+        let secure = try ServerProcess.run("healthctl", common + ["--tls", "--ca", certificates.path("ca.pem")])
         XCTAssertEqual(secure.status, 0, secure.errors)
-        let plain = try healthctl(common)
+        let plain = try ServerProcess.run("healthctl", common)
         XCTAssertEqual(plain.status, 1)
         XCTAssertTrue(plain.errors.contains("this port requires TLS; connect with --tls"), plain.errors)
-    }
-
-    private func healthctl(_ arguments: [String]) throws -> (status: Int32, errors: String) {
-        let process = Process()
-        process.executableURL = try ServerProcess.binary("healthctl")
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
     }
 
     /// Sends SIGHUP and waits for a log line containing `line`.
