@@ -55,6 +55,16 @@ final class SampleJSONRoundTripTests: XCTestCase {
         }
     }
 
+    func testLinesAreWhatJSONEncoderWrites() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let tricky: JSON = .object(["B": .string("a/\"\\\n\r\t\u{8}\u{C}\u{1}é"), "a_b": .double(1e-7), "aB": .double(1e20),
+                                    "Zed": .double(.nan), "_": .array([.bool(false), .null, .double(-2.5), .int(.min)])])
+        for value in ExportFixtures.samples.map({ SampleJSON.sample($0) }) + [tricky] {
+            XCTAssertEqual(value.text(pretty: false), String(decoding: try encoder.encode(value), as: UTF8.self))
+        }
+    }
+
     func testIntegralDoublesStayDoublesAndIntsStayInts() throws {
         let sample = try SampleJSON.decode(line: SampleJSON.sample(ExportFixtures.samples[0]).text(pretty: false))
         XCTAssertEqual(sample.metadata["whole double"], .double(3))
