@@ -13,10 +13,13 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/scripts/healthd-fixture.sh"
 samples="${1:-1000000}"
-build_all
+for product in healthd healthctl; do swift build -c "$config" --scratch-path "$scratch" --product "$product" >&2; done
+bin="$scratch/$config"
 client() { python3 "$root/bench/sync/sync_bench.py" "$@" --address "$server_addr" --token-file "$server_data/owner.token"; }
 field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['$1'])" "$2"; }
-ctl() { "$bin/healthctl" --server "$server_addr" --token-file "$server_data/owner.token" "$@"; }
+# ctl: sets the array `ctl` to healthctl as the last started server's owner (an array, not a
+# function, so /usr/bin/time can run it).
+ctl() { ctl=("$bin/healthctl" --server "$server_addr" --token-file "$server_data/owner.token"); }
 # timed OUT CMD…: runs CMD, stores "seconds peak-KiB cpu-seconds" in OUT.
 timed() { local out="$1"; shift; /usr/bin/time -f "%e %M %U %S" -o "$out" "$@"; }
 # cpu_seconds PID: user + system CPU the process used so far. On a machine shared with other work,
@@ -39,13 +42,13 @@ if [ "${PERF:-0}" = 1 ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; f
 sync_rate="$(field per_second "$sync")"
 synced_rss="$(peak_rss_kib "$server_pid")"
 
-timed "$work/export.time" ctl export --output "$work/export.jsonl" >/dev/null 2>"$work/export.log"
+ctl; timed "$work/export.time" "${ctl[@]}" export --output "$work/export.jsonl" >/dev/null 2>"$work/export.log"
 read -r export_seconds export_rss export_user export_sys < "$work/export.time"
 exported="$(wc -l < "$work/export.jsonl")"
 export_bytes="$(stat -c %s "$work/export.jsonl")"
 
 start_healthd target
-timed "$work/import.time" ctl --format json import "$work/export.jsonl" >"$work/import.json" 2>"$work/import.log"
+ctl; timed "$work/import.time" "${ctl[@]}" --format json import "$work/export.jsonl" >"$work/import.json" 2>"$work/import.log"
 read -r import_seconds import_rss import_user import_sys < "$work/import.time"
 imported="$(field stored "$(cat "$work/import.json")")"
 import_server_rss="$(peak_rss_kib "$server_pid")"
@@ -57,7 +60,7 @@ echo "read throughput: $samples samples (8 types, 20 devices), $config healthd, 
 printf "%-42s %11s  %s\n" measurement "samples/s" "beside it"
 printf "%-42s %11s  %s\n" "ingest (4 writers × 5,000, pre-encoded)" "$(rate "$samples" "$(field seconds "$fill")")" ""
 printf "%-42s %11s  %s\n" "anchored sync, all 8 types, no anchor" "$(rate "$synced" "$(field seconds "$sync")")" \
-  "client decodes the same bytes at $(rate "$synced" "$synced / $(field client_decode_per_second "$sync")")/s; server $(rate "$synced" "$sync_cpu")/CPU-s; $(field frames "$sync") frames, $(rate "$(field bytes "$sync")" "$synced") B/sample; server peak RSS $((synced_rss / 1024)) MiB"
+  "client decodes the same bytes at $(rate "$(field client_decode_per_second "$sync")" 1)/s; server $(rate "$synced" "$sync_cpu")/CPU-s; $(field frames "$sync") frames, $(rate "$(field bytes "$sync")" "$synced") B/sample; server peak RSS $((synced_rss / 1024)) MiB"
 printf "%-42s %11s  %s\n" "healthctl export ($exported lines)" "$(rate "$exported" "$export_seconds")" \
   "$(share "$exported / $export_seconds" "$sync_rate") of the sync; healthctl $(rate "$exported" "$export_user + $export_sys")/CPU-s, peak RSS $((export_rss / 1024)) MiB; $((export_bytes / exported)) B/line"
 printf "%-42s %11s  %s\n" "healthctl import ($imported stored)" "$(rate "$exported" "$import_seconds")" \
