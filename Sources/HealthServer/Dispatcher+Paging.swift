@@ -11,19 +11,24 @@ extension Dispatcher {
     /// answers follow (long-running calls). Each page waits for output room, keeping the call's
     /// turn until the last.
     func sendPaged<T>(_ items: [T], reply: CallReplier, final: Bool, page: ([T], _ isLast: Bool) -> ServerResult) async throws {
+        try await sendPaged(count: items.count, reply: reply, final: final) { range, isLast in page(Array(items[range]), isLast) }
+    }
+
+    /// `sendPaged` over `count` items that `page` takes by position, for answers kept in more than one list.
+    func sendPaged(count: Int, reply: CallReplier, final: Bool, page: (Range<Int>, _ isLast: Bool) -> ServerResult) async throws {
         var start = 0
         var size = Self.firstPageSize
         repeat {
             try await reply.room()
-            let end = min(items.count, start + size)
-            let more = !(final && end == items.count)
-            if await reply.trySend(page(Array(items[start..<end]), end == items.count), more: more, pageFollows: end < items.count) {
+            let end = min(count, start + size)
+            let more = !(final && end == count)
+            if await reply.trySend(page(start..<end, end == count), more: more, pageFollows: end < count) {
                 start = end
             } else if end - start > 1 {
                 size = max(1, (end - start) / 2)
             } else {
                 throw HealthError(.dataSizeExceeded, "one object of the answer is larger than the \(config.maxFrameBytes)-byte frame limit")
             }
-        } while start < items.count
+        } while start < count
     }
 }

@@ -46,26 +46,17 @@ extension Dispatcher {
         }
     }
 
-    private enum AnchoredItem {
-        case sample(Sample)
-        case deleted(DeletedObject)
-    }
-
-    /// One anchored answer in pages; every page carries the new anchor.
+    /// One anchored answer in pages, samples first, then deletions; every page carries the new anchor.
     private func sendAnchored(_ result: AnchoredResult, owner: OwnerID, scope: ReadScope, initial: Bool, final: Bool,
                               reply: CallReplier) async throws {
         let samples = try await withDerivedWorkoutStatistics(result.samples, owner: owner, scope: scope)
-        let items = samples.map(AnchoredItem.sample) + result.deleted.map(AnchoredItem.deleted)
-        try await sendPaged(items, reply: reply, final: final) { page, isLast in
-            var samples: [Sample] = [], deleted: [DeletedObject] = []
-            for item in page {
-                switch item {
-                case .sample(let sample): samples.append(sample)
-                case .deleted(let object): deleted.append(object)
-                }
-            }
-            return .anchored(samples: samples, deleted: deleted, newAnchor: result.newAnchor, initial: initial,
-                             initialComplete: initial && isLast)
+        let deleted = result.deleted
+        try await sendPaged(count: samples.count + deleted.count, reply: reply, final: final) { range, isLast in
+            let ofSamples = range.clamped(to: 0..<samples.count)
+            let ofDeleted = range.clamped(to: samples.count..<samples.count + deleted.count)
+            return .anchored(samples: Array(samples[ofSamples]),
+                             deleted: Array(deleted[(ofDeleted.lowerBound - samples.count)..<(ofDeleted.upperBound - samples.count)]),
+                             newAnchor: result.newAnchor, initial: initial, initialComplete: initial && isLast)
         }
     }
 

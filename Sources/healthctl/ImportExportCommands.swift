@@ -9,8 +9,8 @@ import HealthModel
 /// source revision (an owner token saves as Health), so sources are not preserved; UUIDs, devices,
 /// metadata and every kind-specific field are. UUIDs make a re-import store nothing.
 enum ImportExportCommands {
-    /// Samples per anchored page when exporting: bounds memory to one page.
-    static let exportPageSize = 500
+    /// Samples per anchored page when exporting: bounds memory to two pages (one written, one read).
+    static let exportPageSize = 5000
 
     static let all: [Command] = [
         Command(["export"], usage: "export [--type T ...] [--since T] [--until T] [--source BUNDLE] [--output FILE]",
@@ -54,15 +54,21 @@ enum ImportExportCommands {
         let status = LiveStatus()
         var written = 0
         for type in types {
+            @Sendable func fetch(after anchor: Data?) async throws -> AnchoredBatch {
+                try await connection.anchored(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor, limit: exportPageSize))
+            }
             var anchor: Data?
+            var next = Task { try await fetch(after: nil) }
             while true {
-                let page = try await connection.anchored(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor,
-                                                                      limit: exportPageSize))
+                let page = try await next.value
+                // Deletions count toward the limit too; a short page is the last one.
+                let last = page.samples.count + page.deleted.count < exportPageSize || page.anchor == anchor
+                // The server reads the next page while this one is written.
+                if !last { next = Task { [anchor = page.anchor] in try await fetch(after: anchor) } }
                 writer.write(page.samples.map { SampleJSON.sample($0, zone: inv.zone).text(pretty: false) })
                 written += page.samples.count
                 status.update("export: \(written) samples, \(shortName(type)), \(formatRate(status.rate(written)))")
-                // Deletions count toward the limit too; a short page is the last one.
-                guard page.samples.count + page.deleted.count >= exportPageSize, page.anchor != anchor else { break }
+                if last { break }
                 anchor = page.anchor
             }
         }
@@ -97,12 +103,13 @@ enum ImportExportCommands {
                 run.fail(lines: [lineNumber], error)
             }
             if pending.count >= batchSize {
-                try await run.save(pending)
+                try await run.submit(pending)
                 pending.removeAll(keepingCapacity: true)
             }
             run.status.update(run.counts.line(rate: run.status.rate(run.counts.read)))
         }
-        try await run.save(pending)
+        try await run.submit(pending)
+        try await run.settleAll()
         let counts = run.counts
         run.status.finish(counts.line(rate: run.status.rate(counts.read)))
         if inv.format == .json {
@@ -174,17 +181,49 @@ struct ImportCounts: Sendable, Hashable {
 /// Saves batches of an import, counting outcomes; the first lines refused for each reason are
 /// also noted on stderr as they happen.
 private struct ImportRun {
+    typealias Batch = [(line: Int, sample: Sample)]
+
     let connection: HealthConnection
     var counts = ImportCounts()
     let status = LiveStatus()
+    /// Saves sent and not yet answered, oldest first: the server stores one while the next ones
+    /// travel and the file is read on.
+    private var inFlight: [(batch: Batch, save: Task<[SaveOutcome], any Error>)] = []
+    private static let maxInFlight = 3
 
-    /// Saves `batch` atomically. When the server names the offending object, that line is
-    /// counted and the rest of the batch is saved again without it.
-    mutating func save(_ batch: [(line: Int, sample: Sample)]) async throws {
+    init(connection: HealthConnection) {
+        self.connection = connection
+    }
+
+    /// Sends `batch`, first waiting for the oldest save when enough are in flight.
+    mutating func submit(_ batch: Batch) async throws {
+        guard !batch.isEmpty else { return }
+        let (connection, samples) = (connection, batch.map(\.sample))
+        inFlight.append((batch, Task { try await connection.save(samples) }))
+        if inFlight.count >= Self.maxInFlight { try await settleOldest() }
+    }
+
+    /// Waits for every save sent.
+    mutating func settleAll() async throws {
+        while !inFlight.isEmpty { try await settleOldest() }
+    }
+
+    private mutating func settleOldest() async throws {
+        let (batch, save) = inFlight.removeFirst()
+        try await self.save(batch, sent: save)
+    }
+
+    /// Counts the outcome of `batch`, saved atomically by `sent`. When the server names the
+    /// offending object, that line is counted and the rest of the batch is saved again without it.
+    private mutating func save(_ batch: Batch, sent: Task<[SaveOutcome], any Error>) async throws {
         var batch = batch
+        var sent: Task<[SaveOutcome], any Error>? = sent
         while !batch.isEmpty {
+            let attempt = sent
+            sent = nil
             do {
-                for outcome in try await connection.save(batch.map(\.sample)) {
+                let outcomes = if let attempt { try await attempt.value } else { try await connection.save(batch.map(\.sample)) }
+                for outcome in outcomes {
                     switch outcome {
                     case .stored, .replaced: counts.stored += 1
                     case .alreadyStored: counts.alreadyPresent += 1

@@ -1,37 +1,6 @@
 import Foundation
 import HealthModel
 
-extension JSON: Decodable {
-    /// Numbers become `.int` when they have no fraction; readers that expect a Double accept both.
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let v = try? container.decode(Bool.self) {
-            self = .bool(v)
-        } else if let v = try? container.decode(Int64.self) {
-            self = .int(v)
-        } else if let v = try? container.decode(Double.self) {
-            self = .double(v)
-        } else if let v = try? container.decode(String.self) {
-            self = .string(v)
-        } else if let v = try? container.decode([JSON].self) {
-            self = .array(v)
-        } else {
-            self = .object(try container.decode([String: JSON].self))
-        }
-    }
-
-    /// Parses one JSON text (a JSON Lines line).
-    static func parse(_ text: String) throws(HealthError) -> JSON {
-        do {
-            return try JSONDecoder().decode(JSON.self, from: Data(text.utf8))
-        } catch {
-            throw HealthError(.malformed, "not valid JSON: \(error)")
-        }
-    }
-}
-
 /// Typed access to the fields of a JSON object, with errors naming the field path.
 struct JSONFields {
     let fields: [String: JSON]

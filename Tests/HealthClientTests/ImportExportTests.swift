@@ -55,6 +55,28 @@ final class SampleJSONRoundTripTests: XCTestCase {
         }
     }
 
+    func testLinesAreWhatJSONEncoderWrites() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let tricky: JSON = .object(["B": .string("a/\"\\\n\r\t\u{8}\u{C}\u{1}é"), "a_b": .double(1e-7), "aB": .double(1e20),
+                                    "Zed": .double(.nan), "_": .array([.bool(false), .null, .double(-2.5), .int(.min)])])
+        for value in ExportFixtures.samples.map({ SampleJSON.sample($0) }) + [tricky] {
+            XCTAssertEqual(value.text(pretty: false), String(decoding: try encoder.encode(value), as: UTF8.self))
+        }
+    }
+
+    func testParsingReadsBackWhatIsWrittenAndEveryEscape() throws {
+        let value: JSON = .object(["B": .string("a/\"\\\n\r\t\u{8}\u{C}\u{1}é😀"), "a_b": .double(1e-7), "aB": .double(-2.5),
+                                   "": .array([.bool(false), .null, .int(.min), .int(.max), .object([:]), .array([])])])
+        XCTAssertEqual(try JSON.parse(value.text(pretty: false)), value)
+        XCTAssertEqual(try JSON.parse(value.text(pretty: true)), value)
+        XCTAssertEqual(try JSON.parse(#" ["\u00e9\ud83d\ude00\/", 1E2, 3.0, 9223372036854775808] "#),
+                       .array([.string("é😀/"), .double(100), .double(3), .double(9_223_372_036_854_775_808)]))
+        for bad in ["", "{", #"{"a":1,}"#, "[1] x", #""\ud83d""#, "tru", "01x", "-", #"{"a" 1}"#, "[" + String(repeating: "[", count: 100)] {
+            XCTAssertThrowsError(try JSON.parse(bad), bad) { XCTAssertEqual(($0 as? HealthError)?.code, .malformed, bad) }
+        }
+    }
+
     func testIntegralDoublesStayDoublesAndIntsStayInts() throws {
         let sample = try SampleJSON.decode(line: SampleJSON.sample(ExportFixtures.samples[0]).text(pretty: false))
         XCTAssertEqual(sample.metadata["whole double"], .double(3))

@@ -130,16 +130,16 @@ extension ReadContext {
         let sampleRows = try db.prepareOnce("SELECT \(SampleRows.columns) FROM \(live.from) WHERE \(live.sql) ORDER BY s.anchor" + limitSQL)
         sampleRows.bind(all: live.arguments)
         let children = try childFilter(scope)
-        var samples: [(anchor: Int64, sample: Sample)] = []
-        while try sampleRows.step() { samples.append((sampleRows.int(1), try rows.sample(from: sampleRows, childFilter: children))) }
+        var samples = Anchored<Sample>()
+        while try sampleRows.step() { samples.append(sampleRows.int(1), try rows.sample(from: sampleRows, childFilter: children)) }
 
         let gone = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .tombstones, afterAnchor: start.sequence)
         let tombstoneRows = try db.prepareOnce("SELECT s.anchor, s.uuid, s.type, s.metadata FROM \(gone.from) WHERE \(gone.sql) ORDER BY s.anchor" + limitSQL)
         tombstoneRows.bind(all: gone.arguments)
-        var deleted: [(anchor: Int64, object: DeletedObject)] = []
+        var deleted = Anchored<DeletedObject>()
         while try tombstoneRows.step() {
-            deleted.append((tombstoneRows.int(0), DeletedObject(uuid: tombstoneRows.uuid(1), type: try registry.type(tombstoneRows.int(2), db),
-                                                                metadata: try MetadataCoding.decode(tombstoneRows.blob(3)))))
+            deleted.append(tombstoneRows.int(0), DeletedObject(uuid: tombstoneRows.uuid(1), type: try registry.type(tombstoneRows.int(2), db),
+                                                               metadata: try MetadataCoding.decode(tombstoneRows.blob(3))))
         }
 
         let page = Self.merge(samples, deleted, limit: limit)
@@ -156,23 +156,37 @@ extension ReadContext {
                               scannedThrough: scanned)
     }
 
+    /// Objects read in anchor order, with their anchors beside them (kept apart, so the objects
+    /// themselves are handed on without copying).
+    private struct Anchored<Object> {
+        var anchors: [Int64] = []
+        var objects: [Object] = []
+
+        mutating func append(_ anchor: Int64, _ object: Object) {
+            anchors.append(anchor)
+            objects.append(object)
+        }
+    }
+
     /// Takes the first `limit` (0: all) of both lists in anchor order; `lastTaken` is the anchor of the
     /// last object taken, `complete` whether nothing was left out.
-    private static func merge(_ samples: [(anchor: Int64, sample: Sample)], _ deleted: [(anchor: Int64, object: DeletedObject)],
+    private static func merge(_ samples: Anchored<Sample>, _ deleted: Anchored<DeletedObject>,
                               limit: Int) -> (samples: [Sample], deleted: [DeletedObject], lastTaken: Int64?, complete: Bool) {
-        let total = samples.count + deleted.count
+        let total = samples.objects.count + deleted.objects.count
         let count = limit > 0 ? min(limit, total) : total
-        var takenSamples: [Sample] = [], takenDeleted: [DeletedObject] = []
         var i = 0, j = 0
-        var lastTaken: Int64?
-        while i + j < count {
-            if j >= deleted.count || (i < samples.count && samples[i].anchor < deleted[j].anchor) {
-                takenSamples.append(samples[i].sample); lastTaken = samples[i].anchor; i += 1
-            } else {
-                takenDeleted.append(deleted[j].object); lastTaken = deleted[j].anchor; j += 1
+        if count == total {
+            (i, j) = (samples.anchors.count, deleted.anchors.count)
+        } else {
+            while i + j < count {
+                if j >= deleted.anchors.count || (i < samples.anchors.count && samples.anchors[i] < deleted.anchors[j]) { i += 1 } else { j += 1 }
             }
         }
-        return (takenSamples, takenDeleted, lastTaken, limit == 0 || total < limit)
+        // Each list is in anchor order, so the last taken is the larger of the two last taken.
+        let lastTaken = count == 0 ? nil : max(i > 0 ? samples.anchors[i - 1] : .min, j > 0 ? deleted.anchors[j - 1] : .min)
+        let complete = limit == 0 || total < limit
+        if count == total { return (samples.objects, deleted.objects, lastTaken, complete) }
+        return (Array(samples.objects[..<i]), Array(deleted.objects[..<j]), lastTaken, complete)
     }
 
     func statisticsSamples(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [StatisticsSample] {
