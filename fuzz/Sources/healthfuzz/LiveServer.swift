@@ -96,7 +96,9 @@ struct LiveServer {
         decoder.append(contentsOf: input)
         do throws(HealthError) {
             while let payload = try decoder.nextFrame() {
-                guard (try? WireCodec.decodeClientMessage(payload)) != nil else { return .closed }
+                // Only a frame that is no ClientMessage at all closes the connection; a call that
+                // decodes but breaks the contract is answered under its call_id (docs/protocol.md).
+                guard (try? WireCodec.decodeClientFrame(payload)) != nil else { return .closed }
             }
         } catch {
             return .closed
