@@ -6,7 +6,7 @@ import Synchronization
 
 /// The server's version string, sent in HelloResult.
 public enum ServerInfo {
-    public static let version = "healthd 0.1.0"
+    public static let version = "healthd \(HealthStoreVersion.string)"
 }
 
 /// Serves calls: authenticates Hello, checks the caller's role and permissions, and runs each
