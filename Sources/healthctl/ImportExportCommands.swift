@@ -183,7 +183,7 @@ struct ImportCounts: Sendable, Hashable {
 private struct ImportRun {
     typealias Batch = [(line: Int, sample: Sample)]
 
-    let connection: HealthConnection
+    let connection: any HealthCalling
     var counts = ImportCounts()
     let status = LiveStatus()
     /// Saves sent and not yet answered, oldest first: the server stores one while the next ones
@@ -191,7 +191,7 @@ private struct ImportRun {
     private var inFlight: [(batch: Batch, save: Task<[SaveOutcome], any Error>)] = []
     private static let maxInFlight = 3
 
-    init(connection: HealthConnection) {
+    init(connection: any HealthCalling) {
         self.connection = connection
     }
 
