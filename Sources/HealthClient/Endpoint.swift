@@ -19,8 +19,9 @@ public enum Endpoint: Sendable, Hashable, CustomStringConvertible {
         return .tcp(host: host.isEmpty ? "127.0.0.1" : host, port: port)
     }
 
-    /// Parses "unix:PATH" or a TCP address as `parse(hostPort:)` does.
+    /// Parses "unix:PATH", or a TCP address as `parse(hostPort:)` does, optionally written "tcp:HOST:PORT".
     public static func parse(_ text: String) throws(HealthError) -> Endpoint {
+        if text.hasPrefix("tcp:") { return try parse(hostPort: String(text.dropFirst(4))) }
         if text.hasPrefix("unix:") {
             let path = String(text.dropFirst(5))
             guard !path.isEmpty else { throw HealthError.invalid("'\(text)' names no socket path after unix:", field: "server") }

@@ -11,6 +11,7 @@ final class ServerListTests: XCTestCase {
     func testAddressListsAreRepeatedOrCommaSeparatedInOrder() throws {
         XCTAssertEqual(try Endpoint.list(["unix:/run/a.sock, 10.0.0.2:7420", "[::1]:7421"]), [a, b, c])
         XCTAssertEqual(try Endpoint.list(["unix:/run/a.sock,,"]), [a])
+        XCTAssertEqual(try Endpoint.list(["tcp:10.0.0.2:7420"]), [b])
         XCTAssertThrowsError(try Endpoint.list([" , "])) { error in
             XCTAssertEqual((error as? HealthError)?.field, "server")
         }

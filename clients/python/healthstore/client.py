@@ -7,6 +7,7 @@ import queue
 import socket
 import ssl
 import threading
+import time
 from types import TracebackType
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union
 
@@ -14,7 +15,8 @@ from google.protobuf.message import DecodeError
 
 from . import errors
 from .calls import Calls, Plan, SyncRunner
-from .connection import first_reachable, connect_socket, resolve_servers, resolve_token, tls_context
+from .connection import (NOT_REPEATABLE, Address, Servers, ServerList, connect_socket, resolve_servers, resolve_token,
+                         tls_context, unreachable)
 from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, decode_server_message
 from .protocol import ack_frame, call_frame, cancel_frame, hello_message, is_connection_error, raise_for_error, stream_ended
 from .results import HelloInfo
@@ -52,13 +54,27 @@ class Pending:
         return self._extract(getattr(self.next_message(timeout), self._field))
 
 
+class Failover:
+    """How a client moves to another node of the store when its connection is lost: the nodes in
+    dialing order, how to open a socket to one, the Hello to say, and how long to keep trying."""
+
+    def __init__(self, servers: ServerList, open_socket: Callable[[Address], socket.socket], hello: Any,
+                 reconnect_timeout: float) -> None:
+        self.servers, self.open_socket, self.hello = servers, open_socket, hello
+        self.reconnect_timeout = reconnect_timeout
+        self.lock = threading.Lock()
+
+
 class Client(Calls, SyncRunner):
-    """Blocking HealthStore client: `with Client.connect(...) as client:`. Safe to share between threads."""
+    """Blocking HealthStore client: `with Client.connect(...) as client:`. Safe to share between threads.
+
+    Connected through `Client.connect` to several nodes of one store, a client whose connection is
+    lost (the node died, or refuses connections) reconnects to the next node and repeats the calls
+    that were cut off when they are safe to repeat; the others fail with Unavailable."""
 
     def __init__(self, sock: socket.socket, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, timeout: Optional[float] = 30.0) -> None:
         """Wraps a connected socket (Hello not yet sent); most code calls `Client.connect` instead."""
-        self._sock = sock
-        self._decoder = FrameDecoder(max_frame_bytes)
+        self._max_frame_bytes = max_frame_bytes
         self._ids = itertools.count(1)
         self._pending: Dict[int, Pending] = {}
         self._lock = threading.Lock()
@@ -66,21 +82,37 @@ class Client(Calls, SyncRunner):
         self.timeout = timeout
         self.closed_error: Optional[errors.HealthStoreError] = None
         self.hello_result: Optional[HelloInfo] = None
-        self._reader = threading.Thread(target=self._read_loop, name="healthstore-reader", daemon=True)
+        #: The node this client is connected to (set by `connect`).
+        self.server: Optional[Address] = None
+        self._failover: Optional[Failover] = None
+        self._closed_by_user = False
+        self._generation = 0
+        self._attach(sock)
+
+    def _attach(self, sock: socket.socket) -> None:
+        """Makes `sock` the connection, with a fresh frame decoder and its own reader thread."""
+        with self._lock:
+            self._sock = sock
+            self._decoder = FrameDecoder(self._max_frame_bytes)
+            self.closed_error = None
+            self._generation += 1
+        self._reader = threading.Thread(target=self._read_loop, args=(sock,), name="healthstore-reader", daemon=True)
         self._reader.start()
 
     @classmethod
-    def connect(cls, token: Optional[str] = None, *, server: Optional[str] = None, host: Optional[str] = None,
+    def connect(cls, token: Optional[str] = None, *, server: Optional[Servers] = None, host: Optional[str] = None,
                 port: Optional[int] = None, unix_path: Optional[str] = None, token_file: Optional[str] = None,
                 tls: Union[bool, ssl.SSLContext] = False, ca: Optional[str] = None, cert: Optional[str] = None,
                 key: Optional[str] = None, server_hostname: Optional[str] = None, timeout: Optional[float] = 30.0,
                 connect_timeout: Optional[float] = 10.0, bundle_id: str = "", name: str = "", version: str = "",
                 product_type: str = "", os_version: Sequence[int] = (0, 0, 0),
-                default_device: Optional[Union[Any, Mapping[str, str]]] = None) -> Client:
+                default_device: Optional[Union[Any, Mapping[str, str]]] = None, reconnect_timeout: float = 30.0) -> Client:
         """Connects, says Hello and returns the ready client.
 
-        The server is `unix_path`, else `host`/`port`, else `server` ("HOST:PORT", "unix:PATH", or a
-        comma-separated list tried in order), else $HEALTHSTORE_SERVER, else 127.0.0.1:7420. The
+        The server is `unix_path`, else `host`/`port`, else `server` ("HOST:PORT", "tcp:HOST:PORT",
+        "unix:PATH", a comma-separated list of them or a Python list: several nodes of one store,
+        tried in order), else $HEALTHSTORE_SERVER, else 127.0.0.1:7420. After a lost connection the
+        client reconnects, to the next node first, for up to `reconnect_timeout` seconds. The
         token is `token`, else `token_file`, else $HEALTHSTORE_TOKEN_FILE, else $HEALTHSTORE_TOKEN,
         else ./data/owner.token. `tls=True` (or `ca=`) verifies the server's certificate and host
         name against `ca` or the system trust store; `cert`/`key` present a client certificate.
@@ -90,16 +122,59 @@ class Client(Calls, SyncRunner):
         """
         credential = resolve_token(token, token_file)
         context = client_tls(tls, ca, cert, key)
-        addresses = resolve_servers(server, host, port, unix_path)
-        sock = first_reachable(addresses, lambda address: connect_socket(address, connect_timeout, context, server_hostname))
+        servers = ServerList(resolve_servers(server, host, port, unix_path))
+
+        def open_socket(address: Address) -> socket.socket:
+            return connect_socket(address, connect_timeout, context, server_hostname)
+
+        sock, client_server = servers.dial(open_socket)
         client = cls(sock, timeout=timeout)
+        client.server = client_server
         try:
             hello = hello_message(credential, bundle_id, name, version, product_type, os_version, default_device)
             client.hello_result = HelloInfo.from_pb(client.call_raw("hello", hello, "hello"))
         except BaseException:
             client.close()
             raise
+        client._failover = Failover(servers, open_socket, hello, reconnect_timeout)
         return client
+
+    # -- failover -----------------------------------------------------------------------------------
+    def _connection_lost(self, since: int) -> bool:
+        """True when the connection of generation `since` is gone (this one ended, or another thread
+        already replaced it) and the client may fail over."""
+        if self._failover is None or self._closed_by_user:
+            return False
+        return self.closed_error is not None or self._generation != since
+
+    def _reconnect(self, generation: int) -> None:
+        """Connects to the next node that answers, unless another thread already did since `generation`."""
+        failover = self._failover
+        assert failover is not None
+        with failover.lock:
+            if self._generation != generation:
+                return
+            self._sock.close()
+            deadline = time.monotonic() + failover.reconnect_timeout
+            delay = 0.05
+            while True:
+                failures: List[errors.Unavailable] = []
+                for address in failover.servers.dial_order():
+                    try:
+                        self._attach(failover.open_socket(address))
+                        self.hello_result = HelloInfo.from_pb(self.call_raw("hello", failover.hello, "hello"))
+                    except errors.TLSError:
+                        raise
+                    except (errors.Unavailable, errors.ConnectionClosed) as exc:
+                        failures.append(exc if isinstance(exc, errors.Unavailable) else errors.Unavailable(f"{address}: {exc.message}"))
+                        continue
+                    failover.servers.connected(address)
+                    self.server = address
+                    return
+                if time.monotonic() + delay > deadline:
+                    raise unreachable(failures)
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
 
     # -- running calls ------------------------------------------------------------------------------
     def submit(self, call_field: str, request: Any, result_field: str, extract: Callable[[Any], Any] = lambda m: m) -> Pending:
@@ -138,6 +213,22 @@ class Client(Calls, SyncRunner):
     def _execute(self, plan: Plan[Any]) -> Any:
         if plan.kind == "stream":
             return self._stream(plan)
+        while True:
+            generation = self._generation
+            if self._connection_lost(generation):
+                self._reconnect(generation)
+                continue
+            try:
+                return self._run(plan)
+            except (errors.ConnectionClosed, errors.Unavailable) as exc:
+                if not self._connection_lost(generation):
+                    raise
+                self._reconnect(generation)
+                if plan.call_field in NOT_REPEATABLE:
+                    raise errors.Unavailable(f"the connection was lost during {plan.call_field}, which is not repeated "
+                                             f"(it is not safe to send twice): {exc.message}") from exc
+
+    def _run(self, plan: Plan[Any]) -> Any:
         pending = self.submit(plan.call_field, plan.request, plan.result_field)
         try:
             if plan.kind == "unary":
@@ -182,21 +273,24 @@ class Client(Calls, SyncRunner):
             self._pending.pop(call_id, None)
 
     # -- reading ------------------------------------------------------------------------------------
-    def _read_loop(self) -> None:
+    def _read_loop(self, sock: socket.socket) -> None:
         error: errors.HealthStoreError
+        decoder = self._decoder
         try:
             while True:
-                data = self._sock.recv(65536)
+                data = sock.recv(65536)
                 if not data:
-                    error = self._decoder.end_of_stream()
+                    error = decoder.end_of_stream()
                     break
-                for payload in self._decoder.feed(data):
+                for payload in decoder.feed(data):
                     self._dispatch(decode_server_message(payload))
         except (ValueError, DecodeError) as exc:
             error = errors.ConnectionClosed(f"unreadable frame from the server: {exc}")
         except OSError as exc:
             error = errors.connection_lost(exc)
         with self._lock:
+            if sock is not self._sock:
+                return
             if self.closed_error is None:
                 self.closed_error = error
             pending, self._pending = list(self._pending.values()), {}
@@ -219,6 +313,7 @@ class Client(Calls, SyncRunner):
     # -- lifetime -----------------------------------------------------------------------------------
     def close(self) -> None:
         """Closes the connection; calls still waiting fail with ConnectionClosed."""
+        self._closed_by_user = True
         with self._lock:
             if self.closed_error is None:
                 self.closed_error = errors.ConnectionClosed("the client closed the connection")
