@@ -18,7 +18,7 @@ final class ClientConnector: StoreConnector {
     init(servers: [Endpoint], tls: ClientTLS?, ownerTokenFile: String) {
         self.servers = servers
         self.tls = tls
-        owner = OwnerSession(rotation: ServerRotation(ServerList(servers)), tls: tls, tokenFile: ownerTokenFile)
+        owner = OwnerSession(servers: ServerList(servers), tls: tls, tokenFile: ownerTokenFile)
     }
 
     func connect(token: String, revision: SourceRevision, device: Device) async throws -> any StoreLink {
@@ -47,25 +47,25 @@ final class ClientConnector: StoreConnector {
     }
 }
 
-/// The owner's connection, opened on first use with the owner token file.
+/// The owner's client, made on first use with the owner token file: it fails over between the
+/// nodes and repeats approvals cut off by a node's death (registrations are never repeated).
 actor OwnerSession {
-    private let rotation: ServerRotation
+    private let servers: ServerList
     private let tls: ClientTLS?
     private let tokenFile: String
-    private var current: HealthConnection?
+    private var client: ReconnectingClient?
 
-    init(rotation: ServerRotation, tls: ClientTLS?, tokenFile: String) {
-        self.rotation = rotation
+    init(servers: ServerList, tls: ClientTLS?, tokenFile: String) {
+        self.servers = servers
         self.tls = tls
         self.tokenFile = tokenFile
     }
 
-    func connection() async throws -> HealthConnection {
-        if let current, !current.isClosed { return current }
-        let token = try TokenSource.read(tokenFile)
-        let opened = try await rotation.dial(hello: Hello(token: token), tls: tls)
-        current = opened
-        return opened
+    func connection() throws -> ReconnectingClient {
+        if let client { return client }
+        let made = ReconnectingClient(servers: servers, hello: Hello(token: try TokenSource.read(tokenFile)), tls: tls)
+        client = made
+        return made
     }
 }
 
