@@ -13,7 +13,7 @@ from google.protobuf.message import DecodeError
 from . import errors
 from .calls import AsyncRunner, Calls, Plan
 from .client import client_tls
-from .connection import Address, resolve_servers, resolve_token, unreachable
+from .connection import Address, Servers, resolve_servers, resolve_token, unreachable
 from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, decode_server_message
 from .protocol import ack_frame, call_frame, cancel_frame, hello_message, is_connection_error, raise_for_error, stream_ended
 from .results import HelloInfo
@@ -72,7 +72,7 @@ class AsyncClient(Calls, AsyncRunner):
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
 
     @classmethod
-    def connect(cls, token: Optional[str] = None, *, server: Optional[str] = None, host: Optional[str] = None,
+    def connect(cls, token: Optional[str] = None, *, server: Optional[Servers] = None, host: Optional[str] = None,
                 port: Optional[int] = None, unix_path: Optional[str] = None, token_file: Optional[str] = None,
                 tls: Union[bool, ssl.SSLContext] = False, ca: Optional[str] = None, cert: Optional[str] = None,
                 key: Optional[str] = None, server_hostname: Optional[str] = None, timeout: Optional[float] = 30.0,

@@ -78,6 +78,9 @@ class Client(Calls, SyncRunner):
         self._ids = itertools.count(1)
         self._pending: Dict[int, Pending] = {}
         self._lock = threading.Lock()
+        # While a new connection's Hello is on its way, other calls wait: Hello must come first.
+        self._greeting = False
+        self._greeted = threading.Condition(self._lock)
         self._send_lock = threading.Lock()
         self.timeout = timeout
         self.closed_error: Optional[errors.HealthStoreError] = None
@@ -89,9 +92,11 @@ class Client(Calls, SyncRunner):
         self._generation = 0
         self._attach(sock)
 
-    def _attach(self, sock: socket.socket) -> None:
-        """Makes `sock` the connection, with a fresh frame decoder and its own reader thread."""
+    def _attach(self, sock: socket.socket, greeting: bool = False) -> None:
+        """Makes `sock` the connection, with a fresh frame decoder and its own reader thread; with
+        `greeting`, calls other than Hello wait until `_greeting_done`."""
         with self._lock:
+            self._greeting = greeting
             self._sock = sock
             self._decoder = FrameDecoder(self._max_frame_bytes)
             self.closed_error = None
@@ -161,8 +166,13 @@ class Client(Calls, SyncRunner):
                 failures: List[errors.Unavailable] = []
                 for address in failover.servers.dial_order():
                     try:
-                        self._attach(failover.open_socket(address))
-                        self.hello_result = HelloInfo.from_pb(self.call_raw("hello", failover.hello, "hello"))
+                        self._attach(failover.open_socket(address), greeting=True)
+                        try:
+                            self.hello_result = HelloInfo.from_pb(self.call_raw("hello", failover.hello, "hello"))
+                        finally:
+                            with self._lock:
+                                self._greeting = False
+                                self._greeted.notify_all()
                     except errors.TLSError:
                         raise
                     except (errors.Unavailable, errors.ConnectionClosed) as exc:
@@ -181,6 +191,8 @@ class Client(Calls, SyncRunner):
         """Sends a call without waiting and returns its Pending (pipelining); `call_field` and
         `result_field` name the ClientMessage and ServerMessage oneof fields."""
         with self._lock:
+            while self._greeting and call_field != "hello":
+                self._greeted.wait()
             if self.closed_error is not None:
                 raise self.closed_error
             call_id = next(self._ids)
