@@ -17,7 +17,7 @@ final class FailoverTests: XCTestCase {
     private func twoNodes() throws -> (a: ServerProcess, b: ServerProcess, token: String) {
         let seed = try ServerProcess()
         let token = seed.ownerToken
-        XCTAssertEqual(seed.terminate(), 0)
+        _ = seed.terminate()  // only the files matter, copied once the process is gone
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("healthd-node-b-\(UUID().uuidString.prefix(8))")
         try FileManager.default.copyItem(at: seed.dataDirectory, to: copy)
         return (try ServerProcess(dataDirectory: seed.dataDirectory), try ServerProcess(dataDirectory: copy), token)
@@ -80,6 +80,20 @@ final class FailoverTests: XCTestCase {
         let stored = try await uuids(on: restartedA, token: token).union(try await uuids(on: b, token: token))
         XCTAssertEqual(acknowledged.count, 6 * 15 * 50)
         XCTAssertTrue(acknowledged.all.isSubset(of: stored), "\(acknowledged.all.subtracting(stored).count) acknowledged samples are stored nowhere")
+    }
+
+    func testHealthctlMovesPastANodeThatRefusesConnections() throws {
+        let node = try ServerProcess()
+        let tokenFile = node.dataDirectory.appendingPathComponent("owner.token").path
+        let gone = node.dataDirectory.appendingPathComponent("gone.sock").path
+        let listed = try ServerProcess.run("healthctl", ["apps", "list", "--server", "unix:\(gone)", "--server",
+                                                         "127.0.0.1:\(node.port)", "--token-file", tokenFile])
+        XCTAssertEqual(listed.status, 0, listed.errors)
+        let none = try ServerProcess.run("healthctl", ["apps", "list", "--server", "unix:\(gone),127.0.0.1:1",
+                                                       "--token-file", tokenFile])
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.errors.contains("no server answered: cannot connect to unix:\(gone)"), none.errors)
+        XCTAssertTrue(none.errors.contains("cannot connect to 127.0.0.1:1"), none.errors)
     }
 
     func testACredentialCallCutOffByTheNodesDeathIsReportedNotRepeated() async throws {
