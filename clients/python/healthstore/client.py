@@ -15,8 +15,8 @@ from google.protobuf.message import DecodeError
 
 from . import errors
 from .calls import Calls, Plan, SyncRunner
-from .connection import (NOT_REPEATABLE, Address, Servers, ServerList, connect_socket, resolve_servers, resolve_token,
-                         tls_context, unreachable)
+from .connection import Address, Servers, ServerList, connect_socket, resolve_servers, resolve_token, tls_context
+from .failover import FailoverState, Reconnection, not_repeated
 from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, decode_server_message
 from .protocol import ack_frame, call_frame, cancel_frame, hello_message, is_connection_error, raise_for_error, stream_ended
 from .results import HelloInfo
@@ -65,7 +65,7 @@ class Failover:
         self.lock = threading.Lock()
 
 
-class Client(Calls, SyncRunner):
+class Client(FailoverState, Calls, SyncRunner):
     """Blocking HealthStore client: `with Client.connect(...) as client:`. Safe to share between threads.
 
     Connected through `Client.connect` to several nodes of one store, a client whose connection is
@@ -145,13 +145,6 @@ class Client(Calls, SyncRunner):
         return client
 
     # -- failover -----------------------------------------------------------------------------------
-    def _connection_lost(self, since: int) -> bool:
-        """True when the connection of generation `since` is gone (this one ended, or another thread
-        already replaced it) and the client may fail over."""
-        if self._failover is None or self._closed_by_user:
-            return False
-        return self.closed_error is not None or self._generation != since
-
     def _reconnect(self, generation: int) -> None:
         """Connects to the next node that answers, unless another thread already did since `generation`."""
         failover = self._failover
@@ -159,32 +152,32 @@ class Client(Calls, SyncRunner):
         with failover.lock:
             if self._generation != generation:
                 return
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)  # wakes a reader still blocked on the old socket
+            except OSError:
+                pass
             self._sock.close()
-            deadline = time.monotonic() + failover.reconnect_timeout
-            delay = 0.05
-            while True:
-                failures: List[errors.Unavailable] = []
-                for address in failover.servers.dial_order():
+            reconnection = Reconnection(failover.servers, failover.reconnect_timeout)
+            for step in reconnection.steps():
+                if isinstance(step, float):
+                    time.sleep(step)
+                    continue
+                try:
+                    self._attach(failover.open_socket(step), greeting=True)
                     try:
-                        self._attach(failover.open_socket(address), greeting=True)
-                        try:
-                            self.hello_result = HelloInfo.from_pb(self.call_raw("hello", failover.hello, "hello"))
-                        finally:
-                            with self._lock:
-                                self._greeting = False
-                                self._greeted.notify_all()
-                    except errors.TLSError:
-                        raise
-                    except (errors.Unavailable, errors.ConnectionClosed) as exc:
-                        failures.append(exc if isinstance(exc, errors.Unavailable) else errors.Unavailable(f"{address}: {exc.message}"))
-                        continue
-                    failover.servers.connected(address)
-                    self.server = address
-                    return
-                if time.monotonic() + delay > deadline:
-                    raise unreachable(failures)
-                time.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                        self.hello_result = HelloInfo.from_pb(self.call_raw("hello", failover.hello, "hello"))
+                    finally:
+                        with self._lock:
+                            self._greeting = False
+                            self._greeted.notify_all()
+                except errors.TLSError:
+                    raise
+                except (errors.Unavailable, errors.ConnectionClosed) as exc:
+                    reconnection.failed(step, exc)
+                    continue
+                reconnection.reached(step)
+                self.server = step
+                return
 
     # -- running calls ------------------------------------------------------------------------------
     def submit(self, call_field: str, request: Any, result_field: str, extract: Callable[[Any], Any] = lambda m: m) -> Pending:
@@ -216,10 +209,15 @@ class Client(Calls, SyncRunner):
 
     def send_raw(self, data: bytes) -> None:
         """Writes bytes as they are (tests use this to send malformed frames); ConnectionClosed when the connection is gone."""
+        sock = self._sock
         try:
             with self._send_lock:
-                self._sock.sendall(data)
+                sock.sendall(data)
         except OSError as exc:
+            # A write can notice the loss before the reader does: the connection is over either way.
+            with self._lock:
+                if sock is self._sock and self.closed_error is None:
+                    self.closed_error = errors.connection_lost(exc)
             raise self.closed_error or errors.connection_lost(exc) from None
 
     def _execute(self, plan: Plan[Any]) -> Any:
@@ -236,9 +234,9 @@ class Client(Calls, SyncRunner):
                 if not self._connection_lost(generation):
                     raise
                 self._reconnect(generation)
-                if plan.call_field in NOT_REPEATABLE:
-                    raise errors.Unavailable(f"the connection was lost during {plan.call_field}, which is not repeated "
-                                             f"(it is not safe to send twice): {exc.message}") from exc
+                refused = not_repeated(plan.call_field, exc)
+                if refused is not None:
+                    raise refused from exc
 
     def _run(self, plan: Plan[Any]) -> Any:
         pending = self.submit(plan.call_field, plan.request, plan.result_field)

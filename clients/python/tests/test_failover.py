@@ -2,6 +2,7 @@
 own store (node B starts from a copy of A's data directory, so both accept the same owner token):
 these tests assert where the calls go and what the client answers, not shared data."""
 
+import asyncio
 import shutil
 import signal
 import tempfile
@@ -12,7 +13,7 @@ import uuid
 import pytest
 
 from conftest import Server
-from healthstore import Client, errors, values
+from healthstore import AsyncClient, Client, errors, values
 
 
 @pytest.fixture()
@@ -112,3 +113,32 @@ def test_a_credential_call_cut_off_by_the_nodes_death_is_reported_not_repeated(n
         assert "not repeated" in outcome[0].message
         assert client.list_apps() == [], "node B never got the RegisterApp"
         assert client.server.port == b.port
+
+
+def test_the_asyncio_client_fails_over_with_saves_in_flight(nodes):
+    a, b, token = nodes
+
+    async def run():
+        async with AsyncClient.connect(token, server=f"unix:{a.unix_path},tcp:127.0.0.1:{b.port}") as client:
+            assert client.server.unix_path == a.unix_path
+            acknowledged = set()
+
+            async def writer(index):
+                for batch in range(10):
+                    samples = [heart_rate(1 + i + 40 * batch + 600 * index) for i in range(40)]
+                    outcomes = await client.save(samples)
+                    assert set(outcomes) <= {"STORED", "ALREADY_STORED"}, outcomes
+                    acknowledged.update(uuid.UUID(bytes=s.uuid) for s in samples)
+
+            writers = asyncio.gather(*(writer(i) for i in range(4)))
+            while len(acknowledged) < 400:
+                await asyncio.sleep(0.005)
+            a.process.send_signal(signal.SIGKILL)
+            await writers
+            assert client.server.port == b.port
+            assert len(acknowledged) == 4 * 10 * 40
+            with pytest.raises(errors.Unavailable):
+                await AsyncClient.connect(token, server=f"unix:{a.unix_path}")
+
+    asyncio.run(run())
+    a.process.wait(15)
