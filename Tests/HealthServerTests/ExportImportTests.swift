@@ -19,12 +19,7 @@ final class ExportImportTests: XCTestCase {
         let tokenFileB = directory.appendingPathComponent("b.token").path
         try tokenB.write(toFile: tokenFileB, atomically: true, encoding: .utf8)
 
-        let samples = everyKind()
-        let types = [Authz.heartRate, Authz.systolic, Authz.diastolic, Authz.activeEnergy, sleep, workout]
-        let appClient = try RawClient.session(server, token: try ownerA.registerApp(app), device: Device(name: "Band"))
-        XCTAssertEqual(appClient.call(.requestAuthorization(share: types, read: [])), .requestAuthorization)
-        try ownerA.decide(app, types, .share, grant: true)
-        try appClient.save(samples)
+        let samples = try appSavesEveryKind(server, owner: ownerA)
 
         let file = directory.appendingPathComponent("export.jsonl").path
         let export = try healthctl(["export", "--output", file, "--format", "json"], server: server,
@@ -80,12 +75,7 @@ final class ExportImportTests: XCTestCase {
     func testAnExportImportedWithKeepSourcesIntoAFreshStoreKeepsSourcesVersionsAndDevices() throws {
         let server = try ServerProcess()
         let owner = try RawClient.session(server, token: server.ownerToken)
-        let samples = everyKind()
-        let types = [Authz.heartRate, Authz.systolic, Authz.diastolic, Authz.activeEnergy, sleep, workout]
-        let appClient = try RawClient.session(server, token: try owner.registerApp(app), device: Device(name: "Band"))
-        XCTAssertEqual(appClient.call(.requestAuthorization(share: types, read: [])), .requestAuthorization)
-        try owner.decide(app, types, .share, grant: true)
-        try appClient.save(samples)
+        let samples = try appSavesEveryKind(server, owner: owner)
         let imported = SourceRevision(source: Source(name: "Old Watch", bundleID: ""), version: "9.0", productType: "Watch5,1",
                                       osMajor: 9, osMinor: 3, osPatch: 1)
         let older = Authz.quantity(Authz.heartRate, 61, "count/min", at: 300, device: Device(name: "Old Watch", model: "Watch"))
@@ -131,6 +121,17 @@ final class ExportImportTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.errors)
         XCTAssertEqual(try summary(again.output)["already_present"] as? Int, samples.count + 1)
         XCTAssertEqual(try summary(again.output)["stored"] as? Int, 0)
+    }
+
+    /// The app (registered by `owner`, default device "Band") saves `everyKind()`; returns what it saved.
+    private func appSavesEveryKind(_ server: ServerProcess, owner: RawClient) throws -> [Sample] {
+        let samples = everyKind()
+        let types = [Authz.heartRate, Authz.systolic, Authz.diastolic, Authz.activeEnergy, sleep, workout]
+        let appClient = try RawClient.session(server, token: try owner.registerApp(app), device: Device(name: "Band"))
+        XCTAssertEqual(appClient.call(.requestAuthorization(share: types, read: [])), .requestAuthorization)
+        try owner.decide(app, types, .share, grant: true)
+        try appClient.save(samples)
+        return samples
     }
 
     /// A quantity with every metadata kind, a category, a correlation and workouts with every part.
