@@ -15,6 +15,7 @@ extension Dispatcher {
         try SampleValidator.validate(objects)
         let outcomes = try await store.save(SaveBatch(owner: access.owner, revision: access.session.revision,
                                                       defaultDevice: access.session.defaultDevice, objects: objects))
+        metrics.samplesStored.add(outcomes.reduce(0) { $0 + ($1 == .stored || $1 == .replaced ? 1 : 0) })
         return .saveObjects(outcomes)
     }
 
