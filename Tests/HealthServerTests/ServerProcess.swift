@@ -31,7 +31,7 @@ final class ServerProcess {
         while Date() < deadline {
             if let port = readyPort() {
                 self.port = port
-                httpPort = readyPort(after: "http 127.0.0.1:") ?? 0
+                httpPort = readyPort(after: "http 127.0.0.1:") ?? readyPort(after: "https 127.0.0.1:") ?? 0
                 return
             }
             guard process.isRunning else { break }
