@@ -161,6 +161,45 @@ final class HTTPEndpointTests: XCTestCase {
                                         json: #"{"decisions": [{"type": "StepCount", "direction": "share", "grant": true}]}"#).status, 404)
     }
 
+    func testAppsSourcePrioritySourcesDevicesAndCharacteristics() throws {
+        let server = try ServerProcess(extraArguments: ["--authorization-policy", "allow-all"])
+        let owner = try RawClient.session(server, token: server.ownerToken, device: Device(name: "Scale"))
+        let token = try owner.registerApp(app)
+        let client = try RawClient.session(server, token: token, device: Device(name: "Band"))
+        XCTAssertEqual(client.call(.requestAuthorization(share: [Authz.steps], read: [])), .requestAuthorization)
+        try client.save([Authz.quantity(Authz.steps, 5, "count", at: 0)])
+        try owner.save([Authz.quantity(Authz.steps, 7, "count", at: 1)])
+        XCTAssertEqual(owner.call(.writeCharacteristics(Authz.storedCharacteristics)), .writeCharacteristics)
+        var http = HTTPTestClient(server)
+        _ = try http.signIn(server.ownerToken)
+
+        let sources = try http.request("GET", "/api/sources?type=StepCount").json["sources"] as? [[String: Any]]
+        XCTAssertEqual(Set(sources?.compactMap { $0["bundle_id"] as? String } ?? []), [app, "com.apple.Health"])
+        let devices = try http.request("GET", "/api/devices?type=StepCount").json["devices"] as? [[String: Any]]
+        XCTAssertEqual(Set(devices?.compactMap { $0["name"] as? String } ?? []), ["Band", "Scale"])
+        let characteristics = try http.request("GET", "/api/characteristics").json
+        XCTAssertEqual(characteristics["date_of_birth"] as? String, "1980-05-17")
+        XCTAssertEqual(characteristics["blood_type"] as? Int, 2)
+
+        let order = try http.request("PUT", "/api/source-priority", json: #"{"type": "StepCount", "bundle_ids": ["\#(app)", "com.apple.Health"]}"#)
+        XCTAssertEqual(order.status, 200, order.body)
+        let priority = try http.request("GET", "/api/source-priority?type=StepCount").json["sources"] as? [[String: Any]]
+        XCTAssertEqual(priority?.compactMap { $0["bundle_id"] as? String }.prefix(2), [app, "com.apple.Health"])
+        guard case .sourcePriority(_, let binaryOrder)? = owner.call(.getSourcePriority(type: Authz.steps)) else { return XCTFail("GetSourcePriority") }
+        XCTAssertEqual(priority?.compactMap { $0["bundle_id"] as? String }, binaryOrder.map(\.bundleID))
+
+        let rotated = try http.request("POST", "/api/apps/\(app)/token")
+        let newToken = try XCTUnwrap(rotated.json["token"] as? String)
+        XCTAssertNotEqual(newToken, token)
+        XCTAssertThrowsError(try RawClient.session(server, token: token), "the old token stops working")
+        _ = try RawClient.session(server, token: newToken)
+        let revoked = try http.request("DELETE", "/api/apps/\(app)")
+        XCTAssertEqual(revoked.status, 200, revoked.body)
+        XCTAssertNotNil(revoked.json["connections_closed"] as? Int)
+        XCTAssertThrowsError(try RawClient.session(server, token: newToken), "a revoked app's token stops working")
+        XCTAssertEqual(try http.request("DELETE", "/api/apps/com.example.nobody").status, 404)
+    }
+
     func testTheEventStreamDeliversASampleAnAppSaves() throws {
         let server = try ServerProcess(extraArguments: ["--authorization-policy", "allow-all"])
         let owner = try RawClient.session(server, token: server.ownerToken)
