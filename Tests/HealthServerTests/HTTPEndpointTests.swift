@@ -216,6 +216,10 @@ final class HTTPEndpointTests: XCTestCase {
         XCTAssertTrue(events.waitFor(sample.uuid.uuidString), events.text)
         XCTAssertTrue(events.text.contains("event: samples"), events.text)
         XCTAssertTrue(events.text.contains(#""bundle_id":"\#(app)""#), events.text)
+
+        XCTAssertEqual(try http.request("DELETE", "/api/session").status, 204)
+        XCTAssertTrue(events.waitFor("event: error"), "signing out ends the stream: \(events.text)")
+        XCTAssertTrue(events.text.contains("UNAUTHENTICATED"), events.text)
     }
 
     func testBodiesAndSignInFailuresAreLimited() throws {

@@ -123,17 +123,17 @@ final class HTTPRouter: Sendable {
     // MARK: the owner's API
 
     private func api(_ request: HTTPRequest, path: [Substring]) async throws(HealthError) -> HTTPResponse {
-        let entry = try await signedIn(request).entry
+        let (id, entry) = try await signedIn(request)
         if request.method != "GET" && request.method != "HEAD" { try checkCSRF(request, entry) }
-        if path == ["events"] && request.method == "GET" { return events(entry.session) }
+        if path == ["events"] && request.method == "GET" { return events(id, entry) }
         let api = OwnerAPI(dispatcher: core.dispatcher, session: entry.session, loop: loop)
         guard let answer = try await api.respond(request, path: path) else { throw Self.notFound(request) }
         return answer
     }
 
     /// The live stream: new and deleted samples, and pending authorization requests (docs/http.md).
-    private func events(_ session: Session) -> HTTPResponse {
-        let (dispatcher, loop) = (core.dispatcher, loop)
+    private func events(_ id: String, _ entry: BrowserSessions.Entry) -> HTTPResponse {
+        let (dispatcher, loop, session) = (core.dispatcher, loop, entry.session)
         var response = HTTPResponse(status: 200, contentType: "text/event-stream", body: [])
         response.stream = EventStream(loop: loop) { stream in
             let receiver = LiveEvents(stream: stream)
@@ -146,7 +146,8 @@ final class HTTPRouter: Sendable {
                 async let samples: Void = dispatcher.stream(.queryAnchored(everything), session: session, loop: loop, to: receiver)
                 async let requests: Void = dispatcher.stream(.listAuthorizationRequests(bundleID: nil, updates: true),
                                                              session: session, loop: loop, to: receiver)
-                _ = await (samples, requests)
+                async let ended: Void = self.endWhenSignedOut(id, entry, receiver)
+                _ = await (samples, requests, ended)
             } catch {
                 await receiver.receive(.error(error as? HealthError ?? HealthError(.internalError, "\(error)")), more: false)
             }
@@ -154,6 +155,20 @@ final class HTTPRouter: Sendable {
         }
         return response
     }
+
+    /// Ends a stream once its session does: sign-out, expiry, or an owner token that no longer authenticates.
+    private func endWhenSignedOut(_ id: String, _ entry: BrowserSessions.Entry, _ receiver: LiveEvents) async {
+        while (try? await Task.sleep(for: Self.sessionRecheck)) != nil {
+            let valid = await core.dispatcher.isStillValid(token: entry.token, for: entry.session.principal)
+            if sessions.entry(id) == nil || !valid {
+                await receiver.receive(.error(HealthError(.unauthenticated, "the session ended: sign in again")), more: false)
+                return
+            }
+        }
+    }
+
+    /// How often an open event stream checks that its session is still signed in.
+    private static let sessionRecheck = Duration.seconds(2)
 
     private static func notFound(_ request: HTTPRequest) -> HealthError {
         HealthError(.notFound, "no \(request.method) \(request.path) here (see docs/http.md)", field: "path")
