@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // protobuf-c code generated from proto/ by scripts/generate-proto (checked by scripts/check-proto).
         .target(name: "HealthProto", dependencies: ["CProtobufC"], cSettings: [.headerSearchPath("include")]),
 
@@ -26,12 +27,17 @@ let package = Package(
         .target(name: "HealthModel"),
         // Framing and protobuf-c ⇄ Swift mapping; the only module that touches protobuf-c structs.
         .target(name: "HealthWire", dependencies: ["HealthModel", "HealthProto", "CProtobufC"]),
+        // Lock-free counters and histograms, written as Prometheus text.
+        .target(name: "HealthMetrics"),
         // The store: `Store` protocol and the SQLite engine.
-        .target(name: "HealthStorage", dependencies: ["HealthModel", "CSQLite", "CCrypto"]),
+        .target(name: "HealthStorage", dependencies: ["HealthModel", "HealthMetrics", "CSQLite", "CCrypto"]),
         // TLS over memory buffers (OpenSSL), shared by the server's connections and the client.
         .target(name: "HealthTLS", dependencies: ["HealthModel", "CSSL"]),
-        // libuv server: connections, sessions, dispatch, subscriptions.
-        .target(name: "HealthServer", dependencies: ["HealthStorage", "HealthWire", "HealthModel", "HealthTLS", "CLibUV"]),
+        // libuv server: connections, sessions, dispatch, subscriptions; the HTTP listener (HTTP/: dashboard
+        // API, operator endpoints) on libmicrohttpd, with the dashboard's files as resources.
+        .target(name: "HealthServer", dependencies: ["HealthStorage", "HealthWire", "HealthModel", "HealthTLS", "HealthMetrics",
+                                                     "CLibUV", "CMicroHTTPD"],
+                resources: [.copy("HTTP/Assets")]),
         // async/await client over the protocol.
         .target(name: "HealthClient", dependencies: ["HealthWire", "HealthModel", "HealthTLS"]),
 

@@ -98,17 +98,9 @@ public struct TimeParser: Sendable {
 
     /// "1d", "6h", "15m", "30s", "1w", "1mo", "1y" as calendar components.
     public static func interval(_ text: String) throws(UsageError) -> IntervalComponents {
-        guard let m = text.wholeMatch(of: /(\d+)(s|m|h|d|w|mo|y)/), let n = Int(m.1), n > 0 else {
+        guard let interval = IntervalComponents(text: text) else {
             throw UsageError("'\(text)' is not an interval: use a count and unit like 1d, 6h, 15m, 1w, 1mo, 1y")
         }
-        switch m.2 {
-        case "s": return IntervalComponents(seconds: n)
-        case "m": return IntervalComponents(minutes: n)
-        case "h": return IntervalComponents(hours: n)
-        case "d": return IntervalComponents(days: n)
-        case "w": return IntervalComponents(weeks: n)
-        case "mo": return IntervalComponents(months: n)
-        default: return IntervalComponents(years: n)
-        }
+        return interval
     }
 }

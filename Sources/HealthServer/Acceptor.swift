@@ -29,12 +29,7 @@ final class Acceptor {
     func listenTCP(host: String, port: Int) throws(HealthError) -> String {
         let tcp = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
         uv_tcp_init(mainLoop.loop, tcp)
-        var storage = sockaddr_storage()
-        let parsed = withUnsafeMutablePointer(to: &storage) { pointer in
-            pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { uv_ip4_addr(host, Int32(port), $0) } == 0
-                || pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { uv_ip6_addr(host, Int32(port), $0) } == 0
-        }
-        guard parsed else { throw HealthError.invalid("cannot parse listen host '\(host)'", field: "listen") }
+        var storage = try Self.address(host: host, port: port, field: "listen")
         let bound = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_bind(tcp, $0, 0) }
         }
@@ -47,6 +42,17 @@ final class Acceptor {
         }
         let actualPort = Self.port(of: name)
         return host.contains(":") ? "[\(host)]:\(actualPort)" : "\(host):\(actualPort)"
+    }
+
+    /// An IPv4 or IPv6 literal address and port as a socket address.
+    static func address(host: String, port: Int, field: String) throws(HealthError) -> sockaddr_storage {
+        var storage = sockaddr_storage()
+        let parsed = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { uv_ip4_addr(host, Int32(port), $0) } == 0
+                || pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { uv_ip6_addr(host, Int32(port), $0) } == 0
+        }
+        guard parsed else { throw HealthError.invalid("cannot parse listen host '\(host)'", field: field) }
+        return storage
     }
 
     /// Listens on a Unix domain socket, replacing a stale socket file.
@@ -162,25 +168,27 @@ final class Acceptor {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
         }
         guard status == 0 else { return "unknown" }
+        return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { hostText($0) } }
+    }
+
+    /// The numeric host of an IPv4 or IPv6 socket address.
+    static func hostText(_ address: UnsafePointer<sockaddr>) -> String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        let family = Int32(storage.ss_family)
-        withUnsafePointer(to: &storage) { pointer in
-            if family == AF_INET {
-                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
-                    var raw = address.pointee.sin_addr
-                    _ = inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
-                }
-            } else {
-                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
-                    var raw = address.pointee.sin6_addr
-                    _ = inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
-                }
+        if Int32(address.pointee.sa_family) == AF_INET {
+            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                var raw = address.pointee.sin_addr
+                _ = inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
+            }
+        } else {
+            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                var raw = address.pointee.sin6_addr
+                _ = inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
             }
         }
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func port(of storage: sockaddr_storage) -> Int {
+    static func port(of storage: sockaddr_storage) -> Int {
         var storage = storage
         let family = Int32(storage.ss_family)
         return withUnsafePointer(to: &storage) { pointer in

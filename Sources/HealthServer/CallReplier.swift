@@ -1,12 +1,20 @@
 import HealthModel
 import HealthWire
 
+/// Takes a call's answers in process instead of a connection (the HTTP API runs the same calls).
+protocol AnswerReceiver: Sendable {
+    /// One answer; `more` = further answers follow. A receiver that can take no more cancels the call.
+    func receive(_ result: ServerResult, more: Bool) async
+}
+
 /// How a call's task answers. Messages are encoded on the calling thread, then handed to the
 /// connection's loop, which writes them. A call whose answers can be large asks for `room` before
 /// it produces each of them, so a client that does not read stops its answers being produced.
+/// With a `receiver`, answers go to it unencoded, without frame limits or turns.
 struct CallReplier: Sendable {
     let loop: EventLoop
     let connectionID: UInt64
+    var receiver: (any AnswerReceiver)? = nil
     let callID: UInt64
     /// Distinguishes this call from a later one reusing the same call id.
     let serial: UInt64
@@ -17,6 +25,7 @@ struct CallReplier: Sendable {
     /// turns to produce. The turn lasts until the call sends an answer that ends it (see `send`).
     /// Throws CancellationError when the call was cancelled meanwhile.
     func room() async throws {
+        guard receiver == nil else { return try Task.checkCancellation() }
         let (loop, connectionID, callID, serial) = (loop, connectionID, callID, serial)
         await withCheckedContinuation { (room: CheckedContinuation<Void, Never>) in
             let posted = loop.post {
@@ -48,6 +57,10 @@ struct CallReplier: Sendable {
     /// so pagers can retry with a smaller page. `pageFollows` keeps the call's turn for the next
     /// page of the same answer.
     func trySend(_ result: ServerResult, more: Bool, pageFollows: Bool = false) async -> Bool {
+        if let receiver {
+            await receiver.receive(result, more: more)
+            return true
+        }
         let frame = WireCodec.encodeServerFrame(ServerMessage(callID: callID, more: more, result: result))
         guard frame.count - FrameEncoder.prefixBytes <= maxFrameBytes else { return false }
         deliver(frame, final: !more, endsTurn: !pageFollows)
@@ -56,6 +69,7 @@ struct CallReplier: Sendable {
 
     /// Ends the call with an error.
     func fail(_ error: HealthError) async {
+        if let receiver { return await receiver.receive(.error(error), more: false) }
         deliver(WireCodec.encodeServerFrame(ServerMessage(callID: callID, result: .error(error))), final: true, endsTurn: true)
     }
 
@@ -67,6 +81,7 @@ struct CallReplier: Sendable {
     }
 
     private func endTurn() {
+        guard receiver == nil else { return }
         let (loop, connectionID, serial) = (loop, connectionID, serial)
         loop.post { loop.connections[connectionID]?.calls.endTurn(serial: serial) }
     }

@@ -36,6 +36,7 @@ final class Connection {
             return nil
         }
         lastCallAt = transport.now
+        core.metrics.connectionOpened()
         sessionStage = SessionStage(id: id, loop: loop, core: core, peer: peer, openedAt: lastCallAt)
         calls = CallTable(id: id, loop: loop, core: core)
         transport.delegate = self
@@ -56,6 +57,7 @@ final class Connection {
         transport.close()
         if let reason { core.logger.log(level, "connection \(id) from \(peer): \(reason)") }
         calls.cancelAll()
+        core.metrics.connectionClosed(role: sessionStage.session?.role)
         core.registry.unbind(connection: id)
         loop.connections.removeValue(forKey: id)
         core.registry.connectionClosed(id)

@@ -13,17 +13,20 @@ extension Dispatcher {
             throw HealthError(.dataSizeExceeded, "SaveObjects holds \(objects.count) objects; at most \(config.maxBatchObjects) per call", field: "objects")
         }
         try SampleValidator.validate(objects)
-        guard keepingSources else {
-            return .saveObjects(try await store.save(SaveBatch(owner: access.owner, revision: access.session.revision,
-                                                               defaultDevice: access.session.defaultDevice, objects: objects)))
-        }
-        // An import: each object is saved as its own source and device, never the connection's.
-        let kept = try SourceRules.keptSources(objects)
-        let outcomes = try await store.save(SaveBatch(owner: access.owner, revision: access.session.revision, defaultDevice: nil,
+        let outcomes: [SaveOutcome]
+        if keepingSources {
+            // An import: each object is saved as its own source and device, never the connection's.
+            let kept = try SourceRules.keptSources(objects)
+            outcomes = try await store.save(SaveBatch(owner: access.owner, revision: access.session.revision, defaultDevice: nil,
                                                       objects: kept, keepsSources: true))
-        let sources = Set(kept.compactMap { $0.sourceRevision?.source.bundleID }).sorted()
-        logger.info("audit: owner '\(access.session.principal.ownerName)' saved \(kept.count) objects keeping their sources "
-                    + "(\(outcomes.filter { $0 == .stored || $0 == .replaced }.count) stored): \(sources.joined(separator: ", "))")
+            let sources = Set(kept.compactMap { $0.sourceRevision?.source.bundleID }).sorted()
+            logger.info("audit: owner '\(access.session.principal.ownerName)' saved \(kept.count) objects keeping their sources "
+                        + "(\(outcomes.filter { $0 == .stored || $0 == .replaced }.count) stored): \(sources.joined(separator: ", "))")
+        } else {
+            outcomes = try await store.save(SaveBatch(owner: access.owner, revision: access.session.revision,
+                                                      defaultDevice: access.session.defaultDevice, objects: objects))
+        }
+        metrics.samplesStored.add(outcomes.reduce(0) { $0 + ($1 == .stored || $1 == .replaced ? 1 : 0) })
         return .saveObjects(outcomes)
     }
 

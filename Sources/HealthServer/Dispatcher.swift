@@ -19,11 +19,13 @@ final class Dispatcher: Sendable {
     let permissions: PermissionBook
     let hub = ChangeHub()
     let observerAcks = ObserverAckBook()
+    let metrics: ServerMetrics
     private let throttle = AuthThrottle()
     private let feed = Mutex<Int?>(nil)
 
-    init(store: any Store, config: ServerConfiguration, logger: Logger, registry: ConnectionRegistry) {
+    init(store: any Store, config: ServerConfiguration, logger: Logger, registry: ConnectionRegistry, metrics: ServerMetrics) {
         self.store = store
+        self.metrics = metrics
         self.config = config
         self.logger = logger
         self.registry = registry
@@ -101,16 +103,29 @@ final class Dispatcher: Sendable {
     /// Runs one call and sends its final answer (errors included).
     func handle(_ call: ClientCall, session: Session, reply: CallReplier) async {
         let kind = call.kind
+        let started = ContinuousClock.now
+        var failure: HealthErrorCode?
+        if kind.isLongRunning { metrics.longRunningOpen.add() }
+        if case .observe = call { metrics.observersOpen.add() }
+        defer {
+            if kind.isLongRunning { metrics.longRunningOpen.subtract() }
+            if case .observe = call { metrics.observersOpen.subtract() }
+            // A long-running call lasts as long as its caller wants: its time says nothing about the server.
+            metrics.recordCall(kind.name, failure: failure, seconds: kind.isLongRunning ? nil : (ContinuousClock.now - started) / .seconds(1))
+        }
         do {
             if kind.waitsForOutputRoom { try await reply.room() }
             if let result = try await route(call, kind, session: session, reply: reply) {
                 await reply.send(result, more: false)
             }
         } catch let error as HealthError {
+            failure = error.code
+            if case .saveObjects(let objects, _) = call { metrics.samplesRejected.add(objects.count) }
             await reply.fail(error)
         } catch is CancellationError {
             await reply.send(.callEnded(.cancelled), more: false)
         } catch {
+            failure = .internalError
             logger.error("\(kind.name) failed: \(error)")
             await reply.fail(HealthError(.internalError, "\(kind.name) failed inside the server: \(error)"))
         }

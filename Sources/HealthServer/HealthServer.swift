@@ -15,6 +15,7 @@ public final class HealthServer {
     private let mainLoop = EventLoop(name: "healthd-main")
     private let ioLoops: [EventLoop]
     private let acceptor: Acceptor
+    private var http: (listener: HTTPListener, router: HTTPRouter)?
     private var shuttingDown = false
 
     public init(store: any Store, configuration: ServerConfiguration, logger: Logger) {
@@ -38,7 +39,36 @@ public final class HealthServer {
             addresses.append("unix \(path)")
         }
         guard !addresses.isEmpty else { throw HealthError.invalid("no listener configured", field: "listen") }
+        if let settings = config.http, let address = try startHTTP(settings) { addresses.append(address) }
         return addresses
+    }
+
+    /// The HTTP listener on the main loop, with the TCP listener's certificate when it has one. A busy
+    /// default port costs only the HTTP listener; a port the operator chose must be free.
+    private func startHTTP(_ settings: HTTPSettings) throws(HealthError) -> String? {
+        let assets = StaticAssets(directory: settings.assetsDirectory)
+        let router = HTTPRouter(core: core, loop: mainLoop, settings: settings, assets: assets)
+        let listener = HTTPListener(loop: mainLoop, router: router, settings: settings)
+        var tls: (certificate: String, key: String)?
+        if let files = core.config.tls {
+            do {
+                tls = (try String(contentsOfFile: files.certificate, encoding: .utf8), try String(contentsOfFile: files.privateKey, encoding: .utf8))
+            } catch {
+                throw HealthError.invalid("cannot read the TLS certificate or key for HTTPS: \(error)", field: "tls-cert")
+            }
+        }
+        let address: String
+        do {
+            address = try listener.start(tls: tls)
+        } catch where settings.isDefault && error.code == .unavailable {
+            // Worded without HOST:PORT: scripts read the first address in the log as the binary listener's.
+            core.logger.warning("the default HTTP port \(settings.port) is not available; the dashboard and /metrics are off "
+                + "(choose a port with --http)")
+            return nil
+        }
+        if assets.directory == nil { core.logger.warning("the dashboard's files were not found; / answers 404") }
+        http = (listener, router)
+        return (tls == nil ? "http " : "https ") + address
     }
 
     /// Serves until SIGTERM/SIGINT, then drains, closes the store and returns.
@@ -81,6 +111,8 @@ public final class HealthServer {
         shuttingDown = true
         core.logger.info("signal \(signal): stopping; finishing \(core.registry.openCount) connection(s)")
         acceptor.close()
+        http?.router.beginShutdown()
+        http?.listener.close()
         for loop in ioLoops {
             loop.post {
                 for connection in Array(loop.connections.values) { connection.beginDrain() }

@@ -54,6 +54,8 @@ public struct ServerConfiguration: Sendable {
     public var authorizationPolicy: AuthorizationPolicy = .prompt
     /// TLS on the TCP listener; nil = plaintext. The Unix socket is always plaintext.
     public var tls: TLSFiles?
+    /// The HTTP listener (dashboard and operator endpoints); nil = none.
+    public var http: HTTPSettings? = HTTPSettings()
 
     public init() {}
 }
@@ -71,4 +73,24 @@ public struct TLSFiles: Sendable, Equatable {
         self.privateKey = privateKey
         self.clientCA = clientCA
     }
+}
+
+/// The HTTP listener's address and options. It serves HTTPS with the TCP listener's `tls` files.
+public struct HTTPSettings: Sendable, Equatable {
+    public var host = "127.0.0.1"
+    /// 0 picks an ephemeral port.
+    public var port = 7480
+    /// True when the address is the default rather than the operator's choice: then a busy port
+    /// only costs the HTTP listener (with a warning), not the server.
+    public var isDefault = true
+    /// Serves the dashboard's files from this directory instead of the bundled ones.
+    public var assetsDirectory: String?
+    /// /metrics answers only with `Authorization: Bearer <operator token>`.
+    public var metricsTokenRequired = false
+    /// Largest request body accepted; larger ones get 413.
+    public var maxBodyBytes = 64 * 1024
+    /// A browser session lasts this long after sign-in.
+    public var sessionSeconds: Double = 12 * 3600
+
+    public init() {}
 }

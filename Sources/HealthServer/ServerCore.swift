@@ -5,6 +5,7 @@ final class ServerCore: Sendable {
     let config: ServerConfiguration
     let logger: Logger
     let registry = ConnectionRegistry()
+    let metrics = ServerMetrics()
     let dispatcher: Dispatcher
     /// The TCP listener's TLS identity; nil when TCP is plaintext.
     let tls: ServerTLS?
@@ -13,6 +14,6 @@ final class ServerCore: Sendable {
         self.config = config
         self.logger = logger
         tls = config.tls.map(ServerTLS.init)
-        dispatcher = Dispatcher(store: store, config: config, logger: logger, registry: registry)
+        dispatcher = Dispatcher(store: store, config: config, logger: logger, registry: registry, metrics: metrics)
     }
 }

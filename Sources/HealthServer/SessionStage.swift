@@ -58,6 +58,11 @@ final class SessionStage {
         if case .ready = phase { true } else { false }
     }
 
+    /// The accepted session; nil before the Hello is accepted.
+    var session: Session? {
+        if case .ready(let session) = phase { session } else { nil }
+    }
+
     /// A call that decoded but breaks the contract fails alone; before Hello it still closes.
     func refused(_ callID: UInt64, _ error: HealthError) {
         host.answer(callID, .error(error))
@@ -130,6 +135,7 @@ final class SessionStage {
     private func accept(_ session: Session, _ result: HelloResult, callID: UInt64) {
         phase = .ready(session)
         core.registry.helloAccepted(connection: id)
+        core.metrics.connectionAuthenticated(as: session.role)
         host.resumeInput()
         core.logger.debug("connection \(id) from \(peer): hello as \(session.roleName)")
         host.answer(callID, .hello(result))

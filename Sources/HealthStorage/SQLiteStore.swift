@@ -44,8 +44,11 @@ public final class SQLiteStore: Store {
     private let options: Options
     /// Problems met at open that did not stop the store from serving, for the operator's log.
     public let openWarnings: [String]
+    public let metrics: StoreMetrics?
 
-    private init(writer: WriterThread, readers: ReaderPool, options: Options, feed: ChangeFeed, openWarnings: [String]) {
+    private init(writer: WriterThread, readers: ReaderPool, options: Options, feed: ChangeFeed, openWarnings: [String],
+                 metrics: StoreMetrics) {
+        self.metrics = metrics
         self.writer = writer
         self.readers = readers
         self.options = options
@@ -84,8 +87,10 @@ public final class SQLiteStore: Store {
             return ReadContext(db: connection, registry: registry, anchorKey: anchorKey)
         }
         let feed = ChangeFeed()
-        let writer = WriterThread(context: context, feed: feed)
-        let store = SQLiteStore(writer: writer, readers: readers, options: options, feed: feed, openWarnings: warnings)
+        let metrics = StoreMetrics(files: [path, path + "-wal"])
+        let writer = WriterThread(context: context, feed: feed, metrics: metrics)
+        let store = SQLiteStore(writer: writer, readers: readers, options: options, feed: feed, openWarnings: warnings,
+                                metrics: metrics)
         writer.start()
         return store
     }

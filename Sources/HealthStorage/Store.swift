@@ -242,4 +242,10 @@ public protocol Store: Sendable {
     func unsubscribe(_ token: Int)
     /// Finishes queued writes and closes.
     func close() async
+    /// Group commits and file sizes for the operator's metrics; nil when the engine keeps none.
+    var metrics: StoreMetrics? { get }
+}
+
+extension Store {
+    public var metrics: StoreMetrics? { nil }
 }

@@ -35,7 +35,7 @@ enum StatsCommands {
         var options: StatisticsOptions = arguments.has("by-source") ? .separateBySource : []
         let names = arguments.list("stat")
         if names.isEmpty {
-            return options.union(type.aggregation == .cumulative ? .cumulativeSum : [.discreteAverage, .discreteMin, .discreteMax])
+            return options.union(.natural(for: type))
         }
         let known: [String: StatisticsOptions] = ["sum": .cumulativeSum, "avg": .discreteAverage, "min": .discreteMin,
                                                   "max": .discreteMax, "recent": .mostRecent, "duration": .duration]
@@ -48,15 +48,6 @@ enum StatsCommands {
         return options
     }
 
-    /// Units people read instead of a canonical unit that is awkward to read (heart rate in beats
-    /// per second); types not listed are shown in their canonical unit.
-    private static let displayUnits = ["count/s": "count/min"]
-
-    /// The unit results are shown in when no --unit is given; nil = the type's canonical unit.
-    static func displayUnit(_ type: HealthType) -> String? {
-        type.canonicalUnit.flatMap { displayUnits[$0] }
-    }
-
     private static func stats(_ inv: Invocation) async throws {
         let type = try inv.type()
         let parser = inv.timeParser()
@@ -65,7 +56,7 @@ enum StatsCommands {
             ?? parser.startOfDay(to - 7 * TimeParser.day)
         guard from < to else { throw UsageError("--from (\(inv.time(from))) is not before --to (\(inv.time(to)))", option: "from") }
         let options = try options(inv.arguments, type: type)
-        let unit = inv.arguments.value("unit") ?? displayUnit(type)
+        let unit = inv.arguments.value("unit") ?? type.displayUnit
         let interval = try inv.arguments.parse("interval") { text throws(UsageError) in try TimeParser.interval(text) }
         let connection = try await inv.connect()
         guard let interval else {

@@ -25,6 +25,12 @@ struct Options {
             + "then intermediates); needs --tls-key. SIGHUP reloads certificate and key for new connections", section: "listening"),
         option("tls-key", "FILE", "the certificate's PEM private key", section: "listening"),
         option("tls-client-ca", "FILE", "with TLS, require client certificates signed by a CA in FILE", section: "listening"),
+        option("http", "HOST:PORT", "the owner's dashboard, its JSON API and the operator endpoints (/healthz, /readyz, "
+            + "/metrics) over HTTP (default 127.0.0.1:7480; port 0 picks one; \"off\" = none); HTTPS with --tls-cert and "
+            + "--tls-key. See docs/http.md", section: "http"),
+        option("http-assets", "DIR", "serve the dashboard's files from DIR instead of the bundled ones", section: "http"),
+        option("metrics-auth", "MODE", "none | operator (default none): with operator, /metrics needs "
+            + "Authorization: Bearer <operator token>", section: "http"),
         option("threads", "N", "I/O threads, each with its own event loop (default: one per core)", section: "listening"),
         option("data", "DIR", "data directory (default ./data; the store is DIR/healthstore.sqlite)", section: "store"),
         option("tombstone-retention-days", "N", "keep deletion records this long (default 90); an anchor that would "
@@ -77,6 +83,11 @@ struct Options {
         try self.init(try Self.parse(arguments, environment: environment))
     }
 
+    /// Who may read /metrics.
+    enum MetricsAuth: String, CaseIterable {
+        case none, `operator`
+    }
+
     /// Checks every value and builds the configuration.
     init(_ arguments: ParsedArguments) throws(UsageError) {
         _ = try arguments.positionals()
@@ -100,6 +111,20 @@ struct Options {
         }
         func bytes(_ range: ClosedRange<Int>) -> (String) throws(UsageError) -> Int {
             { text throws(UsageError) in try Values.size(text, in: range) }
+        }
+        if let http = arguments.value("http") {
+            if http == "off" {
+                configuration.http = nil
+            } else {
+                let (host, port) = try arguments.parse("http") { text throws(UsageError) in try Values.hostPort(text, allowEphemeral: true) }!
+                configuration.http?.host = host
+                configuration.http?.port = Int(port)
+                configuration.http?.isDefault = false
+            }
+        }
+        configuration.http?.assetsDirectory = arguments.value("http-assets")
+        try set("metrics-auth", { text throws(UsageError) in try Values.choice(text, MetricsAuth.self) }) {
+            configuration.http?.metricsTokenRequired = $0 == .operator
         }
         configuration.unixPath = arguments.value("unix") ?? configuration.unixPath
         dataDirectory = arguments.value("data") ?? dataDirectory

@@ -25,9 +25,9 @@ final class OverviewAndStatsUnitTests: XCTestCase {
     }
 
     func testStatsShowRatesPerSecondPerMinuteUnlessAUnitIsGiven() throws {
-        XCTAssertEqual(StatsCommands.displayUnit(try TypeCatalog.resolve("HeartRate")), "count/min")
-        XCTAssertEqual(StatsCommands.displayUnit(try TypeCatalog.resolve("RespiratoryRate")), "count/min")
-        XCTAssertNil(StatsCommands.displayUnit(try TypeCatalog.resolve("StepCount")))
-        XCTAssertNil(StatsCommands.displayUnit(try TypeCatalog.resolve("RestingHeartRate")), "already per minute")
+        XCTAssertEqual((try TypeCatalog.resolve("HeartRate")).displayUnit, "count/min")
+        XCTAssertEqual((try TypeCatalog.resolve("RespiratoryRate")).displayUnit, "count/min")
+        XCTAssertNil((try TypeCatalog.resolve("StepCount")).displayUnit)
+        XCTAssertNil((try TypeCatalog.resolve("RestingHeartRate")).displayUnit, "already per minute")
     }
 }

@@ -76,6 +76,12 @@ public struct HealthType: Sendable, Hashable {
     /// True for types that can be saved as samples (quantity, category, correlation, workout).
     public var isSampleType: Bool { kind != .characteristic }
 
+    /// The unit people read instead of a canonical unit that is awkward to read (heart rate in beats
+    /// per minute, not per second); nil = the canonical unit (healthctl stats and the dashboard).
+    public var displayUnit: String? { canonicalUnit.flatMap { Self.displayUnits[$0] } }
+
+    private static let displayUnits = ["count/s": "count/min"]
+
     /// Quantity types: the parsed canonical unit.
     public var unit: HealthUnit? { canonicalUnit.flatMap { try? HealthUnit.parse($0) } }
 

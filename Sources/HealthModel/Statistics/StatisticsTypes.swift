@@ -10,11 +10,30 @@ public struct StatisticsOptions: OptionSet, Sendable, Hashable {
     public static let cumulativeSum = StatisticsOptions(rawValue: 1 << 4)
     public static let mostRecent = StatisticsOptions(rawValue: 1 << 5)
     public static let duration = StatisticsOptions(rawValue: 1 << 6)
+
+    /// What people ask of a type by default: a cumulative type's sum, a discrete type's average, minimum and maximum.
+    public static func natural(for type: HealthType) -> StatisticsOptions {
+        type.aggregation == .cumulative ? .cumulativeSum : [.discreteAverage, .discreteMin, .discreteMax]
+    }
 }
 
 /// Calendar interval of a statistics collection (DateComponents).
 public struct IntervalComponents: Sendable, Hashable {
     public var seconds = 0, minutes = 0, hours = 0, days = 0, weeks = 0, months = 0, years = 0
+
+    /// A count and unit: 30s, 15m, 6h, 1d, 1w, 1mo, 1y; nil for anything else.
+    public init?(text: String) {
+        guard let m = text.wholeMatch(of: /(\d+)(s|m|h|d|w|mo|y)/), let n = Int(m.1), n > 0 else { return nil }
+        switch m.2 {
+        case "s": self.init(seconds: n)
+        case "m": self.init(minutes: n)
+        case "h": self.init(hours: n)
+        case "d": self.init(days: n)
+        case "w": self.init(weeks: n)
+        case "mo": self.init(months: n)
+        default: self.init(years: n)
+        }
+    }
 
     public init(seconds: Int = 0, minutes: Int = 0, hours: Int = 0, days: Int = 0, weeks: Int = 0,
                 months: Int = 0, years: Int = 0) {

@@ -21,12 +21,14 @@ final class WriterThread: @unchecked Sendable {
     private let queue = JobQueue<WriteJob>()
     private let context: WriteContext
     private let feed: ChangeFeed
+    private let metrics: StoreMetrics
     private let finished = NSCondition()
     private var running = true
 
-    init(context: WriteContext, feed: ChangeFeed) {
+    init(context: WriteContext, feed: ChangeFeed, metrics: StoreMetrics) {
         self.context = context
         self.feed = feed
+        self.metrics = metrics
     }
 
     func start() {
@@ -74,6 +76,7 @@ final class WriterThread: @unchecked Sendable {
     /// undone too and get that error, and the ones not yet run are returned for a fresh transaction.
     private func commitGroup(_ jobs: ArraySlice<WriteJob>) -> ArraySlice<WriteJob> {
         let db = context.db
+        let began = ContinuousClock.now
         do {
             try db.execute("BEGIN IMMEDIATE")
         } catch {
@@ -114,6 +117,8 @@ final class WriterThread: @unchecked Sendable {
             return []
         }
         let changes = context.finishTransaction(success: true)
+        metrics.commitJobs.observe(Double(jobs.count))
+        metrics.commitSeconds.observe((ContinuousClock.now - began) / .seconds(1))
         for (job, failure) in zip(jobs, failures) { job.complete(failure) }
         feed.publish(changes.map { change in
             ChangeEvent(owner: OwnerID(change.owner), spans: change.changes.spans, sources: change.changes.sources)

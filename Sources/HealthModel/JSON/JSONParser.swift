@@ -1,9 +1,9 @@
-import HealthModel
+import Foundation
 
 extension JSON {
     /// Parses one JSON text (a JSON Lines line). Numbers without a fraction or exponent that fit
     /// an Int64 become `.int`, all others `.double`; readers that expect a Double accept both.
-    static func parse(_ text: String) throws(HealthError) -> JSON {
+    public static func parse(_ text: String) throws(HealthError) -> JSON {
         var text = text
         let parsed = text.withUTF8 { bytes -> Result<JSON, HealthError> in
             var parser = JSONParser(bytes: bytes)
