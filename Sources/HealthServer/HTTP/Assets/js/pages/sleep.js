@@ -1,0 +1,45 @@
+// Sleep: one night (18:00 to 12:00 in the owner's zone) as a timeline with a row per stage.
+import { get } from "../api.js";
+import { timeline } from "../charts.js";
+import { h, section } from "../dom.js";
+import { formatClock, micros } from "../format.js";
+import { samplesTable } from "./samples.js";
+
+// HKCategoryValueSleepAnalysis: the raw values as stored.
+const stages = [
+  { key: 0, label: "In bed" }, { key: 2, label: "Awake" }, { key: 5, label: "REM" },
+  { key: 3, label: "Core" }, { key: 4, label: "Deep" }, { key: 1, label: "Asleep" },
+];
+
+function night(offset) {
+  const now = new Date();
+  const morning = new Date(now.getFullYear(), now.getMonth(), now.getDate() + offset, 12);
+  return [new Date(morning.getFullYear(), morning.getMonth(), morning.getDate() - 1, 18), morning];
+}
+
+export async function render(page) {
+  let offset = 0;
+  const body = h("div", { id: "night" });
+  async function redraw() {
+    const [from, to] = night(offset);
+    const { samples } = await get("/api/samples", { type: "SleepAnalysis", from: micros(from), to: micros(to), limit: 2000 });
+    const label = stages.reduce((names, stage) => ({ ...names, [stage.key]: stage.label }), {});
+    const spans = samples.map((sample) => ({
+      row: sample.category_value, start: sample.start_micros, end: sample.end_micros,
+      title: `${label[sample.category_value] || sample.category_value}: ${formatClock(sample.start_micros)}–${formatClock(sample.end_micros)}`,
+    }));
+    const asleep = spans.filter((span) => [1, 3, 4, 5].includes(span.row)).reduce((total, span) => total + span.end - span.start, 0);
+    body.replaceChildren(
+      h("div", { class: "toolbar" },
+        h("button", { type: "button", "aria-label": "previous night", onclick: () => { offset -= 1; redraw(); } }, "◀"),
+        h("strong", {}, `Night of ${from.toLocaleDateString()}`),
+        h("button", { type: "button", "aria-label": "next night", onclick: () => { offset = Math.min(offset + 1, 0); redraw(); } }, "▶")),
+      samples.length ? h("p", {}, `Asleep ${Math.floor(asleep / 3.6e9)} h ${Math.round((asleep % 3.6e9) / 6e7)} min`)
+        : h("p", { class: "hint" }, "No sleep recorded this night."),
+      timeline(stages, spans, micros(from), micros(to), formatClock),
+      samplesTable(samples));
+  }
+  page.replaceChildren(h("h1", {}, "Sleep"), section("Night", body));
+  await redraw();
+  return null;
+}

@@ -1,0 +1,245 @@
+"""The owner's dashboard in a real browser (headless Chromium from Debian, driven by selenium) against a
+real healthd serving this tree's dashboard files: sign in, the overview, a type page's chart against the
+statistics the binary protocol answers, approving a pending request, live samples, sign out."""
+
+import os
+import re
+import shutil
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import Server
+from healthstore import errors, values as v
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (scripts/setup installs it)")
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+CHROMIUM = shutil.which("chromium")
+CHROMEDRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
+                                reason="chromium and chromium-driver are not installed (scripts/setup installs them)")
+
+ASSETS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "Sources", "HealthServer", "HTTP", "Assets")
+HR = "HKQuantityTypeIdentifierHeartRate"
+STEPS = "HKQuantityTypeIdentifierStepCount"
+HOUR = 3_600_000_000
+WAIT = 15
+
+
+class Dashboard:
+    """A healthd with the dashboard on an ephemeral HTTP port; `url` is its address."""
+
+    def __init__(self):
+        self.server = Server("prompt", "--http", "127.0.0.1:0", "--http-assets", os.path.abspath(ASSETS))
+        found = [re.search(r"http 127\.0\.0\.1:(\d+)", line) for line in self.server.log]
+        ports = [int(match.group(1)) for match in found if match]
+        assert ports, "healthd did not report its HTTP address; log:\n" + "\n".join(self.server.log)
+        self.url = f"http://127.0.0.1:{ports[0]}"
+
+    def api_status(self, path, cookie):
+        request = urllib.request.Request(self.url + path, headers={"Cookie": f"healthstore_session={cookie}"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+
+@pytest.fixture(scope="module")
+def dashboard():
+    d = Dashboard()
+    yield d
+    d.server.stop()
+
+
+@pytest.fixture(scope="module")
+def fleet(dashboard):
+    """A watch app granted heart rate and steps, with a week of samples saved through the binary protocol."""
+    server = dashboard.server
+    with server.connect() as owner:
+        token = owner.register_app("org.dashboard.watch", "Dashboard Watch")
+        watch = server.connect(token, bundle_id="org.dashboard.watch", name="Dashboard Watch", version="2.1",
+                               product_type="Watch7,1", os_version=(11, 0, 0),
+                               default_device={"name": "Test Watch", "manufacturer": "Acme", "model": "W1"})
+        watch.request_authorization(share=[HR, STEPS], read=[HR, STEPS])
+        owner.decide_authorization("org.dashboard.watch", share=[HR, STEPS], read=[HR, STEPS], grant=True)
+    now = v.now_micros()
+    samples = []
+    for hour in range(1, 24 * 7, 5):
+        start = now - hour * HOUR
+        samples.append(v.quantity_sample(STEPS, 100 + hour, "count", start, start + HOUR // 2))
+        samples.append(v.quantity_sample(HR, 60 + hour % 40, "count/min", start, start, metadata={"HKMetadataKeyHeartRateMotionContext": 1}))
+    assert set(watch.save(samples)) == {"STORED"}
+    yield watch
+    watch.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,1000"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+    yield driver
+    driver.quit()
+
+
+def wait_for(browser, css, present=True):
+    """The first element matching `css` once it is there (or None once it is gone)."""
+    def check(driver):
+        found = driver.find_elements(By.CSS_SELECTOR, css)
+        if present:
+            return found[0] if found and found[0].is_displayed() else False
+        return not found or not found[0].is_displayed()
+
+    # A live update may redraw the element between finding and reading it: look again.
+    return WebDriverWait(browser, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(check, f"{css} {'did not appear' if present else 'did not go away'}")
+
+
+def page_errors(browser):
+    """Console errors: failed loads, Content-Security-Policy refusals, uncaught exceptions."""
+    signed_out = re.compile(r"/api/session - Failed to load resource: .* 401")  # the who-am-I check before sign-in
+    return [entry["message"] for entry in browser.get_log("browser")
+            if entry["level"] == "SEVERE" and not signed_out.search(entry["message"])]
+
+
+def sign_in(browser, dashboard, token):
+    browser.get(dashboard.url + "/")
+    field = wait_for(browser, "#token")
+    field.clear()
+    field.send_keys(token)
+    browser.find_element(By.CSS_SELECTOR, "#sign-in button[type=submit]").click()
+
+
+@pytest.fixture()
+def signed_in(browser, dashboard, fleet):
+    if not browser.find_elements(By.CSS_SELECTOR, "#nav:not([hidden])"):
+        sign_in(browser, dashboard, dashboard.server.owner_token)
+        wait_for(browser, "#nav")
+    return browser
+
+
+def test_a_wrong_token_is_refused_and_the_owner_token_signs_in(browser, dashboard, fleet):
+    sign_in(browser, dashboard, "not-a-token")
+    assert "not valid" in wait_for(browser, "#sign-in-error").text
+    sign_in(browser, dashboard, dashboard.server.owner_token)
+    wait_for(browser, "#nav")
+    assert browser.find_element(By.ID, "owner").text != ""
+    assert browser.get_cookie("healthstore_session")["httpOnly"] is True
+    assert page_errors(browser) == []
+
+
+def test_the_overview_lists_the_types_and_sources_the_fleet_wrote(signed_in):
+    signed_in.get(signed_in.current_url.split("#")[0] + "#/")
+    wait_for(signed_in, f'#types tr[data-type="{HR}"]')
+    types = [row.get_attribute("data-type") for row in signed_in.find_elements(By.CSS_SELECTOR, "#types tbody tr")]
+    assert set(types) >= {HR, STEPS}
+    assert "Dashboard Watch" in signed_in.find_element(By.ID, "sources").text
+    assert "Test Watch" in signed_in.find_element(By.ID, "devices").text
+    wait_for(signed_in, f'#types tr[data-type="{STEPS}"] svg.sparkline polyline')
+    assert page_errors(signed_in) == []
+
+
+@pytest.mark.parametrize("type_id, unit, field", [(STEPS, "count", "sum"), (HR, "count/min", "average")])
+def test_a_type_page_draws_the_numbers_of_the_statistics_collection(signed_in, dashboard, type_id, unit, field):
+    signed_in.get(signed_in.current_url.split("#")[0] + f"#/type/{type_id}")
+    area = wait_for(signed_in, "#chart-area[data-period=week]")
+    wait_for(signed_in, "#chart-area .bucket")
+    time_zone = signed_in.execute_script("return Intl.DateTimeFormat().resolvedOptions().timeZone")
+    start, end = int(area.get_attribute("data-from-micros")), int(area.get_attribute("data-to-micros"))
+    drawn = [(int(b.get_attribute("data-start-micros")), b.get_attribute("data-value"))
+             for b in signed_in.find_elements(By.CSS_SELECTOR, "#chart-area .bucket")]
+    with dashboard.server.connect() as owner:
+        options = ("cumulative_sum",) if field == "sum" else ("discrete_average", "discrete_min", "discrete_max")
+        answer = owner.statistics_collection(type_id, *options, anchor=start, interval={"days": 1}, start=start, end=end,
+                                             time_zone=time_zone, unit=unit)
+    expected = [(bucket.start_time, getattr(bucket, field)) for bucket in answer]
+    assert len(drawn) == len(expected) == 7
+    assert [start for start, _ in drawn] == [start for start, _ in expected]
+    for (_, shown), (_, quantity) in zip(drawn, expected):
+        if quantity is None:
+            assert shown == ""
+        else:
+            assert float(shown) == pytest.approx(quantity.value, rel=1e-9)
+    assert sum(1 for _, quantity in expected if quantity is not None) >= 6
+    # The chosen bucket lists its samples with their source revision and device.
+    samples = wait_for(signed_in, "#bucket-details table.samples")
+    assert "Dashboard Watch · v2.1 · Watch7,1" in samples.text and "Test Watch" in samples.text
+    assert "Dashboard Watch" in signed_in.find_element(By.ID, "by-source").text
+    assert page_errors(signed_in) == []
+
+
+def test_approving_a_pending_request_in_the_page_lets_the_waiting_app_save(signed_in, dashboard):
+    server = dashboard.server
+    with server.connect() as owner:
+        token = owner.register_app("org.dashboard.scale", "Dashboard Scale")
+    with server.connect(token, bundle_id="org.dashboard.scale", name="Dashboard Scale", version="1.0") as scale:
+        weight = v.quantity_sample("HKQuantityTypeIdentifierBodyMass", 71.5, "kg", v.now_micros())
+        scale.request_authorization(share=["HKQuantityTypeIdentifierBodyMass"])
+        with pytest.raises(errors.HealthStoreError):
+            scale.save([weight])
+        signed_in.get(signed_in.current_url.split("#")[0] + "#/apps")
+        row = '#pending [data-bundle-id="org.dashboard.scale"][data-direction="share"]'
+        wait_for(signed_in, row + " button.approve").click()
+        wait_for(signed_in, row, present=False)
+        assert scale.save([weight]) == ["STORED"]
+        grants = wait_for(signed_in, 'article.app[data-bundle-id="org.dashboard.scale"] table.grants')
+        assert "granted" in grants.text
+    assert page_errors(signed_in) == []
+
+
+def test_a_pending_request_shows_up_live_and_a_rotated_token_is_shown_once(signed_in, dashboard):
+    signed_in.get(signed_in.current_url.split("#")[0] + "#/apps")
+    wait_for(signed_in, "#pending-area")
+    wait_for(signed_in, "body.live")
+    server = dashboard.server
+    with server.connect() as owner:
+        token = owner.register_app("org.dashboard.band", "Dashboard Band")
+    with server.connect(token, bundle_id="org.dashboard.band", name="Dashboard Band", version="1.0") as band:
+        band.request_authorization(read=[HR])
+        wait_for(signed_in, '#pending [data-bundle-id="org.dashboard.band"]')
+    wait_for(signed_in, 'article.app[data-bundle-id="org.dashboard.band"] button.rotate').click()
+    new_token = wait_for(signed_in, "#new-token").text
+    assert new_token and new_token != token
+    with server.connect(new_token, bundle_id="org.dashboard.band", name="Dashboard Band") as band:
+        assert band.ping(b"ok").payload == b"ok"
+
+
+def test_a_sample_saved_by_a_client_appears_live(signed_in, fleet):
+    signed_in.get(signed_in.current_url.split("#")[0] + "#/")
+    wait_for(signed_in, "#types")
+    wait_for(signed_in, "body.live")
+    sample = v.quantity_sample(HR, 88, "count/min", v.now_micros())
+    assert fleet.save([sample]) == ["STORED"]
+    item = wait_for(signed_in, f'#live-feed li[data-uuid="{v.uuid_string(sample.uuid).upper()}"]')
+    assert "88 count/min" in item.text
+    assert page_errors(signed_in) == []
+
+
+def test_signing_out_returns_to_the_sign_in_page_and_ends_the_session(signed_in, dashboard):
+    cookie = signed_in.get_cookie("healthstore_session")["value"]
+    assert dashboard.api_status("/api/session", cookie) == 200
+    signed_in.find_element(By.ID, "sign-out").click()
+    wait_for(signed_in, "#token")
+    assert signed_in.find_elements(By.CSS_SELECTOR, "#nav:not([hidden])") == []
+    assert dashboard.api_status("/api/session", cookie) == 401
+    assert dashboard.api_status("/api/overview", cookie) == 401
+    signed_in.refresh()
+    wait_for(signed_in, "#token")
+
+
+def test_the_page_loads_only_from_healthd_under_a_strict_policy(browser, dashboard):
+    with urllib.request.urlopen(dashboard.url + "/", timeout=10) as answer:
+        policy = answer.headers["Content-Security-Policy"]
+        page = answer.read().decode()
+    assert "default-src 'self'" in policy
+    assert re.findall(r"<script(?![^>]*\bsrc=)", page) == [], "no inline scripts"
+    assert re.findall(r"<[^>]*\son[a-z]+=", page) == [], "no inline event handlers"
+    assert re.findall(r'(?:src|href)="(?:https?:)?//', page) == [], "nothing from another host"
+    assert page_errors(browser) == []
