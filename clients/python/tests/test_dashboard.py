@@ -5,12 +5,13 @@ statistics the binary protocol answers, approving a pending request, live sample
 import os
 import re
 import shutil
+import subprocess
 import urllib.error
 import urllib.request
 
 import pytest
 
-from conftest import Server
+from conftest import Server, binary
 from healthstore import errors, values as v
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (scripts/setup installs it)")
@@ -58,8 +59,12 @@ def dashboard():
 
 @pytest.fixture(scope="module")
 def fleet(dashboard):
-    """A watch app granted heart rate and steps, with a week of samples saved through the binary protocol."""
+    """The simulated fleet's last two days (healthsim backfill), and a watch app of the test's own granted
+    heart rate and steps, with a week of samples saved through the binary protocol."""
     server = dashboard.server
+    subprocess.run([binary("healthsim"), "--server", f"127.0.0.1:{server.port}", "--owner-token-file",
+                    os.path.join(server.data, "owner.token"), "--approve", "--mode", "backfill", "--days", "2",
+                    "--state-dir", ""], check=True, capture_output=True, timeout=120)
     with server.connect() as owner:
         token = owner.register_app("org.dashboard.watch", "Dashboard Watch")
         watch = server.connect(token, bundle_id="org.dashboard.watch", name="Dashboard Watch", version="2.1",
@@ -102,6 +107,14 @@ def wait_for(browser, css, present=True):
     return WebDriverWait(browser, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(check, f"{css} {'did not appear' if present else 'did not go away'}")
 
 
+def read_all(browser, css, attribute=None):
+    """An attribute (or the text) of every element matching `css`, read in one step, so a redraw between
+    finding and reading can't get in the way."""
+    return browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((e) => arguments[1] ? e.getAttribute(arguments[1]) : e.textContent)",
+        css, attribute)
+
+
 def page_errors(browser):
     """Console errors: failed loads, Content-Security-Policy refusals, uncaught exceptions."""
     signed_out = re.compile(r"/api/session - Failed to load resource: .* 401")  # the who-am-I check before sign-in
@@ -138,10 +151,11 @@ def test_a_wrong_token_is_refused_and_the_owner_token_signs_in(browser, dashboar
 def test_the_overview_lists_the_types_and_sources_the_fleet_wrote(signed_in):
     signed_in.get(signed_in.current_url.split("#")[0] + "#/")
     wait_for(signed_in, f'#types tr[data-type="{HR}"]')
-    types = [row.get_attribute("data-type") for row in signed_in.find_elements(By.CSS_SELECTOR, "#types tbody tr")]
-    assert set(types) >= {HR, STEPS}
-    assert "Dashboard Watch" in signed_in.find_element(By.ID, "sources").text
-    assert "Test Watch" in signed_in.find_element(By.ID, "devices").text
+    types = read_all(signed_in, "#types tbody tr", "data-type")
+    assert set(types) >= {HR, STEPS, "HKCategoryTypeIdentifierSleepAnalysis", "HKCorrelationTypeIdentifierBloodPressure",
+                          "HKWorkoutTypeIdentifier", "HKQuantityTypeIdentifierBodyTemperature"}
+    assert "Dashboard Watch" in read_all(signed_in, "#sources")[0]
+    assert "Test Watch" in read_all(signed_in, "#devices")[0]
     wait_for(signed_in, f'#types tr[data-type="{STEPS}"] svg.sparkline polyline')
     assert page_errors(signed_in) == []
 
@@ -149,12 +163,12 @@ def test_the_overview_lists_the_types_and_sources_the_fleet_wrote(signed_in):
 @pytest.mark.parametrize("type_id, unit, field", [(STEPS, "count", "sum"), (HR, "count/min", "average")])
 def test_a_type_page_draws_the_numbers_of_the_statistics_collection(signed_in, dashboard, type_id, unit, field):
     signed_in.get(signed_in.current_url.split("#")[0] + f"#/type/{type_id}")
-    area = wait_for(signed_in, "#chart-area[data-period=week]")
+    area = wait_for(signed_in, f'#chart-area[data-type="{type_id}"][data-period=week]')
     wait_for(signed_in, "#chart-area .bucket")
     time_zone = signed_in.execute_script("return Intl.DateTimeFormat().resolvedOptions().timeZone")
     start, end = int(area.get_attribute("data-from-micros")), int(area.get_attribute("data-to-micros"))
-    drawn = [(int(b.get_attribute("data-start-micros")), b.get_attribute("data-value"))
-             for b in signed_in.find_elements(By.CSS_SELECTOR, "#chart-area .bucket")]
+    drawn = list(zip(map(int, read_all(signed_in, "#chart-area .bucket", "data-start-micros")),
+                     read_all(signed_in, "#chart-area .bucket", "data-value")))
     with dashboard.server.connect() as owner:
         options = ("cumulative_sum",) if field == "sum" else ("discrete_average", "discrete_min", "discrete_max")
         answer = owner.statistics_collection(type_id, *options, anchor=start, interval={"days": 1}, start=start, end=end,
@@ -172,6 +186,17 @@ def test_a_type_page_draws_the_numbers_of_the_statistics_collection(signed_in, d
     samples = wait_for(signed_in, "#bucket-details table.samples")
     assert "Dashboard Watch · v2.1 · Watch7,1" in samples.text and "Test Watch" in samples.text
     assert "Dashboard Watch" in signed_in.find_element(By.ID, "by-source").text
+    assert page_errors(signed_in) == []
+
+
+@pytest.mark.parametrize("page, drawn", [("sleep", "svg.timeline rect.span"), ("blood-pressure", "svg.pairs g.pair"),
+                                          ("workouts", "#workouts tbody tr")])
+def test_sleep_blood_pressure_and_workouts_have_pages_of_their_own(signed_in, page, drawn):
+    signed_in.get(signed_in.current_url.split("#")[0] + f"#/{page}")
+    wait_for(signed_in, drawn)  # sleep opens on the newest night with data
+    if page == "blood-pressure":
+        pair = signed_in.find_element(By.CSS_SELECTOR, drawn)
+        assert float(pair.get_attribute("data-high")) > float(pair.get_attribute("data-low"))
     assert page_errors(signed_in) == []
 
 

@@ -17,8 +17,19 @@ function night(offset) {
   return [new Date(morning.getFullYear(), morning.getMonth(), morning.getDate() - 1, 18), morning];
 }
 
+/** The night holding the newest sleep sample (0 = last night), so the page opens on data. */
+async function latestNight() {
+  const { samples } = await get("/api/samples", { type: "SleepAnalysis", order: "desc", limit: 1 });
+  if (samples.length === 0) return 0;
+  const start = new Date(samples[0].start_micros / 1000);
+  const morning = new Date(start.getFullYear(), start.getMonth(), start.getDate() + (start.getHours() >= 18 ? 1 : 0));
+  const today = new Date();
+  const days = Math.round((morning - new Date(today.getFullYear(), today.getMonth(), today.getDate())) / 864e5);
+  return Math.min(days, 0);
+}
+
 export async function render(page) {
-  let offset = 0;
+  let offset = await latestNight();
   const body = h("div", { id: "night" });
   async function redraw() {
     const [from, to] = night(offset);

@@ -68,6 +68,7 @@ async function quantityPage(page, entry) {
         cumulative, unit: answer.unit || unit, selected, onSelect: showBucket,
         label: (bucket, short) => bucketLabel(state.period, bucket, short),
       }));
+    chartArea.dataset.type = entry.type;
     chartArea.dataset.period = state.period;
     chartArea.dataset.fromMicros = micros(from);
     chartArea.dataset.toMicros = to;
