@@ -28,6 +28,24 @@ final class HealthdOptionsTests: XCTestCase {
         XCTAssertEqual(options.configuration.maxConnections, 70)
     }
 
+    func testHTTPListenerFromEverySource() throws {
+        let defaults = try Options(arguments: [], environment: [:]).configuration.http
+        XCTAssertEqual(defaults?.host, "127.0.0.1")
+        XCTAssertEqual(defaults?.port, 7480)
+        XCTAssertEqual(defaults?.isDefault, true)
+        let path = try configFile("http = 0.0.0.0:8080\nmetrics-auth = operator\n")
+        let fromFile = try Options(arguments: ["--config", path], environment: [:]).configuration.http
+        XCTAssertEqual(fromFile?.host, "0.0.0.0")
+        XCTAssertEqual(fromFile?.port, 8080)
+        XCTAssertEqual(fromFile?.isDefault, false)
+        XCTAssertEqual(fromFile?.metricsTokenRequired, true)
+        XCTAssertEqual(try Options(arguments: [], environment: ["HEALTHD_HTTP": "[::1]:0"]).configuration.http?.host, "::1")
+        XCTAssertNil(try Options(arguments: ["--config", path, "--http", "off"], environment: [:]).configuration.http)
+        XCTAssertThrowsError(try Options(arguments: ["--metrics-auth", "everyone"], environment: [:])) { error in
+            XCTAssertEqual((error as? UsageError)?.message, "--metrics-auth: 'everyone' is not one of none, operator")
+        }
+    }
+
     func testConfigFileFromTheEnvironmentAndRetention() throws {
         let path = try configFile("tombstone-retention-days = 30\n")
         let options = try Options(arguments: [], environment: ["HEALTHD_CONFIG": path])

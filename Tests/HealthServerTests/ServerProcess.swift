@@ -8,6 +8,8 @@ final class ServerProcess {
     let unixPath: String
     let logFile: URL
     private(set) var port: UInt16 = 0
+    /// The HTTP listener's port; 0 when it is off.
+    private(set) var httpPort: UInt16 = 0
 
     /// Starts healthd and waits for its ready line.
     init(extraArguments: [String] = [], dataDirectory: URL? = nil) throws {
@@ -18,8 +20,10 @@ final class ServerProcess {
         logFile = base.appendingPathComponent("healthd.log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process.executableURL = try Self.binary()
+        // An ephemeral HTTP port unless the test chooses: servers of tests running together must not collide.
+        let http = extraArguments.contains("--http") ? [] : ["--http", "127.0.0.1:0"]
         process.arguments = ["--listen", "127.0.0.1:0", "--unix", unixPath, "--data", self.dataDirectory.path,
-                             "--threads", "2"] + extraArguments
+                             "--threads", "2"] + http + extraArguments
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -27,6 +31,7 @@ final class ServerProcess {
         while Date() < deadline {
             if let port = readyPort() {
                 self.port = port
+                httpPort = readyPort(after: "http 127.0.0.1:") ?? readyPort(after: "https 127.0.0.1:") ?? 0
                 return
             }
             guard process.isRunning else { break }
@@ -62,9 +67,10 @@ final class ServerProcess {
         }
     }
 
-    private func readyPort() -> UInt16? {
+    /// The port after `listener` (e.g. "http 127.0.0.1:") in the ready line.
+    private func readyPort(after listener: String = "tcp 127.0.0.1:") -> UInt16? {
         guard let line = log.split(separator: "\n").first(where: { $0.contains("ready: listening on tcp 127.0.0.1:") }),
-              let range = line.range(of: "tcp 127.0.0.1:") else { return nil }
+              let range = line.range(of: listener) else { return nil }
         return UInt16(line[range.upperBound...].prefix { $0.isNumber })
     }
 

@@ -34,6 +34,12 @@ final class TLSTests: XCTestCase {
         }
     }
 
+    func testTheHTTPListenerServesHTTPSWithTheSameCertificate() throws {
+        let server = try tlsServer()
+        XCTAssertTrue(server.log.contains("https 127.0.0.1:\(server.httpPort)"), server.log)
+        XCTAssertEqual(try certificates.servedSubject(port: server.httpPort), try certificates.servedSubject(port: server.port))
+    }
+
     func testHelloSaveAndQueryOverTLS() async throws {
         let server = try tlsServer()
         XCTAssertTrue(server.log.contains("ready: listening on tcp 127.0.0.1:\(server.port) (TLS)"), server.log)
