@@ -17,7 +17,7 @@ from healthstore import errors, values as v
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (scripts/setup installs it)")
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -234,6 +234,19 @@ def test_a_pending_request_shows_up_live_and_a_rotated_token_is_shown_once(signe
     assert new_token and new_token != token
     with server.connect(new_token, bundle_id="org.dashboard.band", name="Dashboard Band") as band:
         assert band.ping(b"ok").payload == b"ok"
+
+
+def test_moving_a_source_in_the_page_changes_the_priority_the_server_applies(signed_in, dashboard):
+    signed_in.get(signed_in.current_url.split("#")[0] + "#/apps")
+    Select(wait_for(signed_in, "#priority-type")).select_by_value(HR)
+    wait_for(signed_in, "#priority li:nth-child(2)")
+    before = read_all(signed_in, "#priority li", "data-bundle-id")
+    assert len(before) >= 2
+    wait_for(signed_in, "#priority li:first-child button:last-of-type").click()
+    expected = [before[1], before[0], *before[2:]]
+    WebDriverWait(signed_in, WAIT).until(lambda driver: read_all(driver, "#priority li", "data-bundle-id") == expected)
+    with dashboard.server.connect() as owner:
+        assert owner.get_source_priority(HR)[:len(expected)] == expected
 
 
 def test_a_sample_saved_by_a_client_appears_live(signed_in, fleet):

@@ -62,12 +62,26 @@ async function route() {
   page.removeAttribute("aria-busy");
 }
 
+function openStream() {
+  connect({ onResume: route, onEnded: streamEnded });
+}
+
+/** The live stream ended: a gone session shows the sign-in page, else the stream opens again shortly. */
+async function streamEnded() {
+  const again = await currentSession().catch(() => null);
+  if (!again) {
+    showSignIn("Your session ended: sign in again.");
+    return;
+  }
+  setTimeout(() => { if (session) openStream(); }, 1000);
+}
+
 function enter(answer) {
   session = answer;
   document.getElementById("owner").textContent = answer.owner;
   signInForm.hidden = true;
   nav.hidden = false;
-  connect();
+  openStream();
   route();
 }
 

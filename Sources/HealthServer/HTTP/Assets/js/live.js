@@ -14,13 +14,29 @@ function deliver(event) {
   };
 }
 
-/** Opens the stream (EventSource reconnects by itself after a drop; `ready` then says to reload). */
-export function connect() {
+/**
+ * Opens the stream. EventSource reconnects by itself after a drop, and each `ready` after the
+ * first means events may have been missed: `onResume` redraws. `onEnded` runs when the server ended
+ * the stream for good (an `error` event, or a refused reconnect: the session is gone).
+ */
+export function connect({ onResume, onEnded }) {
   if (source) return;
-  source = new EventSource("/api/events");
-  for (const event of Object.keys(listeners)) source.addEventListener(event, deliver(event));
-  source.addEventListener("open", () => document.body.classList.add("live"));
-  source.addEventListener("error", () => document.body.classList.remove("live"));
+  const stream = new EventSource("/api/events");
+  source = stream;
+  let readies = 0;
+  for (const event of Object.keys(listeners)) stream.addEventListener(event, deliver(event));
+  stream.addEventListener("ready", () => {
+    document.body.classList.add("live");
+    if (readies++ > 0) onResume();
+  });
+  stream.addEventListener("error", (event) => {
+    document.body.classList.remove("live");
+    if (event.data || stream.readyState === EventSource.CLOSED) {
+      stream.close();
+      if (source === stream) source = null;
+      onEnded();
+    }
+  });
 }
 
 export function disconnect() {
