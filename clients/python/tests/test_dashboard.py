@@ -132,7 +132,8 @@ def sign_in(browser, dashboard, token):
 
 @pytest.fixture()
 def signed_in(browser, dashboard, fleet):
-    if not browser.find_elements(By.CSS_SELECTOR, "#nav:not([hidden])"):
+    nav = browser.find_elements(By.ID, "nav")
+    if not (nav and nav[0].is_displayed()):
         sign_in(browser, dashboard, dashboard.server.owner_token)
         wait_for(browser, "#nav")
     return browser
@@ -143,6 +144,7 @@ def test_a_wrong_token_is_refused_and_the_owner_token_signs_in(browser, dashboar
     assert "not valid" in wait_for(browser, "#sign-in-error").text
     sign_in(browser, dashboard, dashboard.server.owner_token)
     wait_for(browser, "#nav")
+    wait_for(browser, "#sign-in", present=False)
     assert browser.find_element(By.ID, "owner").text != ""
     assert browser.get_cookie("healthstore_session")["httpOnly"] is True
     assert page_errors(browser) == []
@@ -265,7 +267,8 @@ def test_signing_out_returns_to_the_sign_in_page_and_ends_the_session(signed_in,
     assert dashboard.api_status("/api/session", cookie) == 200
     signed_in.find_element(By.ID, "sign-out").click()
     wait_for(signed_in, "#token")
-    assert signed_in.find_elements(By.CSS_SELECTOR, "#nav:not([hidden])") == []
+    wait_for(signed_in, "#nav", present=False)
+    assert read_all(signed_in, "#page") == [""]
     assert dashboard.api_status("/api/session", cookie) == 401
     assert dashboard.api_status("/api/overview", cookie) == 401
     signed_in.refresh()

@@ -1,9 +1,9 @@
 // Small SVG charts. Every drawn value also sits in data-* attributes, so tests (and curious owners)
 // can read the exact numbers the server answered.
 import { s } from "./dom.js";
-import { formatNumber } from "./format.js";
+import { formatCompact, formatNumber, formatValue } from "./format.js";
 
-const WIDTH = 720, HEIGHT = 220, LEFT = 48, BOTTOM = 24, TOP = 8;
+const WIDTH = 720, HEIGHT = 220, LEFT = 56, BOTTOM = 24, TOP = 8;
 
 function scale(domainMin, domainMax, rangeMin, rangeMax) {
   const span = domainMax - domainMin || 1;
@@ -26,7 +26,7 @@ function axis(maximum, unit) {
   const y = scale(0, maximum, HEIGHT - BOTTOM, TOP);
   return s("g", { class: "axis" },
     s("line", { x1: LEFT, x2: WIDTH, y1: HEIGHT - BOTTOM, y2: HEIGHT - BOTTOM }),
-    [0, maximum / 2, maximum].map((value) => s("text", { x: LEFT - 4, y: y(value) + 4, "text-anchor": "end" }, formatNumber(value))),
+    [0, maximum / 2, maximum].map((value) => s("text", { x: LEFT - 4, y: y(value) + 4, "text-anchor": "end" }, formatCompact(value))),
     s("text", { x: LEFT - 4, y: HEIGHT - 4, "text-anchor": "end" }, unit));
 }
 
@@ -46,7 +46,7 @@ export function statisticsChart(buckets, { cumulative, unit, label, onSelect, se
   buckets.forEach((bucket, index) => {
     const x = LEFT + index * slot + (slot - width) / 2;
     const shown = value(bucket);
-    const text = `${label(bucket)}: ${shown ? `${formatNumber(shown.value)} ${unit}` : "no data"}`;
+    const text = `${label(bucket)}: ${shown ? formatValue(shown.value, unit) : "no data"}`;
     const group = s("g", {
       class: `bucket${index === selected ? " selected" : ""}`, tabindex: 0, role: "button", "aria-label": text,
       dataset: {

@@ -12,13 +12,20 @@ function addDays(date, days) {
   return new Date(date.getFullYear(), date.getMonth(), date.getDate() + days);
 }
 
-/** `offset` 0 is the period holding now, -1 the one before. */
+/** The `count` days ending tonight; `offset` -1 is the `count` days before those. */
+export function lastDays(count) {
+  return (offset) => {
+    const to = addDays(startOfDay(new Date()), 1 + count * offset);
+    return [addDays(to, -count), to];
+  };
+}
+
 export const periods = {
-  day: { interval: "hour", range(offset) { const from = addDays(startOfDay(new Date()), offset); return [from, addDays(from, 1)]; }, tick: hourName },
-  week: { interval: "day", range(offset) { const to = addDays(startOfDay(new Date()), 1 + 7 * offset); return [addDays(to, -7), to]; }, tick: dayName },
-  month: { interval: "day", range(offset) { const to = addDays(startOfDay(new Date()), 1 + 30 * offset); return [addDays(to, -30), to]; }, tick: monthDay },
-  // A year of daily buckets from one call: each day's bar, as the issue asks of steps.
-  year: { interval: "day", range(offset) { const to = addDays(startOfDay(new Date()), 1 + 365 * offset); return [addDays(to, -365), to]; }, tick: monthDay },
+  day: { interval: "hour", range: lastDays(1), tick: hourName },
+  week: { interval: "day", range: lastDays(7), tick: dayName },
+  month: { interval: "day", range: lastDays(30), tick: monthDay },
+  // A year of daily buckets, all from one statistics call.
+  year: { interval: "day", range: lastDays(365), tick: monthDay },
 };
 
 /** A bucket's name: short for the axis, full for the title. */

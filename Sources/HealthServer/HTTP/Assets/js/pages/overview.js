@@ -6,12 +6,13 @@ import { h, section, table } from "../dom.js";
 import { deviceLabel, formatTime, micros, sampleValue, shortName, timeZone, typeLabel } from "../format.js";
 import { subscribe } from "../live.js";
 import { loadCatalog } from "../catalog.js";
+import { lastDays } from "../periods.js";
 
 const FEED_LENGTH = 30;
 
 function typeRow(row) {
   const latest = row.latest;
-  return h("tr", { dataset: { type: row.type } },
+  return h("tr", { dataset: { type: row.type, latestMicros: latest ? latest.end_micros : 0 } },
     h("th", { scope: "row" }, h("a", { href: `#/type/${row.short_name}` }, typeLabel(row.short_name))),
     h("td", { class: "number count" }, String(row.count)),
     h("td", {}, latest ? sampleValue(latest) : "—"),
@@ -21,9 +22,7 @@ function typeRow(row) {
 
 /** Two weeks of daily statistics for a quantity type, drawn once the table is on screen. */
 async function fillSparkline(cell, entry) {
-  const today = new Date();
-  const from = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 13);
-  const to = new Date(today.getFullYear(), today.getMonth(), today.getDate() + 1);
+  const [from, to] = lastDays(14)(0);
   const answer = await get("/api/statistics/collection", {
     type: entry.type, interval: "day", from: micros(from), to: micros(to) - 1, tz: timeZone,
   });
@@ -62,16 +61,26 @@ export async function render(page) {
     }
   }
 
-  return subscribe("samples", ({ samples }) => {
+  const countCell = (type) => types.querySelector(`tr[data-type="${type}"] .count`);
+  return subscribe("samples", ({ samples, deleted }) => {
+    for (const gone of deleted || []) {
+      const count = countCell(gone.type);
+      if (count) count.textContent = String(Math.max(Number(count.textContent) - 1, 0));
+      feed.querySelectorAll(`li[data-uuid="${gone.uuid}"]`).forEach((item) => item.remove());
+    }
     for (const sample of samples) {
       feed.prepend(feedItem(sample));
-      const row = types.querySelector(`tr[data-type="${sample.type}"]`);
-      if (row) {
-        const count = row.querySelector(".count");
+      const count = countCell(sample.type);
+      if (count) {
+        const row = count.parentElement;
         count.textContent = String(Number(count.textContent) + 1);
-        row.children[2].textContent = sampleValue(sample);
-        row.children[3].textContent = formatTime(sample.end_micros);
+        if (sample.end_micros >= Number(row.dataset.latestMicros)) {  // a device catching up sends older samples too
+          row.dataset.latestMicros = sample.end_micros;
+          row.children[2].textContent = sampleValue(sample);
+          row.children[3].textContent = formatTime(sample.end_micros);
+        }
       } else {
+        page.querySelector("#no-data")?.remove();
         const entry = catalog.get(sample.type);
         types.tBodies[0].append(typeRow({ type: sample.type, short_name: entry ? entry.short_name : sample.type, count: 1, latest: sample }));
       }

@@ -2,14 +2,11 @@
 import { get } from "../api.js";
 import { timeline } from "../charts.js";
 import { h, section } from "../dom.js";
-import { formatClock, micros } from "../format.js";
+import { formatClock, micros, sleepStages } from "../format.js";
 import { samplesTable } from "./samples.js";
 
-// HKCategoryValueSleepAnalysis: the raw values as stored.
-const stages = [
-  { key: 0, label: "In bed" }, { key: 2, label: "Awake" }, { key: 5, label: "REM" },
-  { key: 3, label: "Core" }, { key: 4, label: "Deep" }, { key: 1, label: "Asleep" },
-];
+// Rows top to bottom: out of sleep first, then from light to deep.
+const stages = [0, 2, 5, 3, 4, 1].map((key) => ({ key, label: sleepStages[key] }));
 
 function night(offset) {
   const now = new Date();
@@ -34,10 +31,9 @@ export async function render(page) {
   async function redraw() {
     const [from, to] = night(offset);
     const { samples } = await get("/api/samples", { type: "SleepAnalysis", from: micros(from), to: micros(to), limit: 2000 });
-    const label = stages.reduce((names, stage) => ({ ...names, [stage.key]: stage.label }), {});
     const spans = samples.map((sample) => ({
       row: sample.category_value, start: sample.start_micros, end: sample.end_micros,
-      title: `${label[sample.category_value] || sample.category_value}: ${formatClock(sample.start_micros)}–${formatClock(sample.end_micros)}`,
+      title: `${sleepStages[sample.category_value] || sample.category_value}: ${formatClock(sample.start_micros)}–${formatClock(sample.end_micros)}`,
     }));
     const asleep = spans.filter((span) => [1, 3, 4, 5].includes(span.row)).reduce((total, span) => total + span.end - span.start, 0);
     body.replaceChildren(

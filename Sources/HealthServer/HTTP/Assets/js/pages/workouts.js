@@ -2,13 +2,7 @@
 // so no map is drawn.
 import { get } from "../api.js";
 import { h, section, table } from "../dom.js";
-import { formatQuantity, formatTime, shortName, sourceLabel, typeLabel } from "../format.js";
-
-// HKWorkoutActivityType raw values for the activities devices commonly record.
-const activities = {
-  13: "Cycling", 16: "Elliptical", 20: "Functional strength", 24: "Hiking", 35: "Rowing", 37: "Running",
-  46: "Swimming", 50: "Strength training", 52: "Walking", 57: "Yoga", 63: "HIIT",
-};
+import { activityName, formatQuantity, formatTime, shortName, sourceLabel, typeLabel, workoutMicros } from "../format.js";
 
 function statistics(workout) {
   return (workout.statistics || []).map((entry) =>
@@ -21,8 +15,7 @@ export async function render(page) {
     ? h("p", { class: "hint" }, "No workouts stored.")
     : table(["Start", "Activity", "Duration", "Statistics", "Source"], samples.map((sample) => [
       formatTime(sample.start_micros),
-      activities[sample.workout.activity_type] || `Activity ${sample.workout.activity_type}`,
-      `${Math.round((sample.workout.duration_micros ?? sample.end_micros - sample.start_micros) / 6e7)} min`,
+      activityName(sample.workout.activity_type), `${Math.round(workoutMicros(sample) / 6e7)} min`,
       statistics(sample.workout), sourceLabel(sample.source),
     ]), { id: "workouts" })));
   return null;
