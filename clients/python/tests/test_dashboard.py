@@ -221,7 +221,7 @@ def test_approving_a_pending_request_in_the_page_lets_the_waiting_app_save(signe
     assert page_errors(signed_in) == []
 
 
-def test_a_pending_request_shows_up_live_and_a_rotated_token_is_shown_once(signed_in, dashboard):
+def test_a_pending_request_shows_up_live_a_rotated_token_is_shown_once_and_revoking_ends_the_app(signed_in, dashboard):
     signed_in.get(signed_in.current_url.split("#")[0] + "#/apps")
     wait_for(signed_in, "#pending-area")
     wait_for(signed_in, "body.live")
@@ -236,6 +236,11 @@ def test_a_pending_request_shows_up_live_and_a_rotated_token_is_shown_once(signe
     assert new_token and new_token != token
     with server.connect(new_token, bundle_id="org.dashboard.band", name="Dashboard Band") as band:
         assert band.ping(b"ok").payload == b"ok"
+    wait_for(signed_in, 'article.app[data-bundle-id="org.dashboard.band"] button.revoke').click()
+    signed_in.switch_to.alert.accept()
+    wait_for(signed_in, 'article.app[data-bundle-id="org.dashboard.band"] button.revoke', present=False)
+    with pytest.raises(errors.HealthStoreError):
+        server.connect(new_token, bundle_id="org.dashboard.band", name="Dashboard Band").ping()
 
 
 def test_moving_a_source_in_the_page_changes_the_priority_the_server_applies(signed_in, dashboard):

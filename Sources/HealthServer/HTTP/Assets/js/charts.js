@@ -22,12 +22,11 @@ export function sparkline(values, label) {
   return svg;
 }
 
-function axis(maximum, unit) {
+function axis(maximum) {
   const y = scale(0, maximum, HEIGHT - BOTTOM, TOP);
   return s("g", { class: "axis" },
     s("line", { x1: LEFT, x2: WIDTH, y1: HEIGHT - BOTTOM, y2: HEIGHT - BOTTOM }),
-    [0, maximum / 2, maximum].map((value) => s("text", { x: LEFT - 4, y: y(value) + 4, "text-anchor": "end" }, formatCompact(value))),
-    s("text", { x: LEFT - 4, y: HEIGHT - 4, "text-anchor": "end" }, unit));
+    [0, maximum / 2, maximum].map((value) => s("text", { x: LEFT - 4, y: y(value) + 4, "text-anchor": "end" }, formatCompact(value))));
 }
 
 /**
@@ -41,7 +40,7 @@ export function statisticsChart(buckets, { cumulative, unit, label, onSelect, se
   const y = scale(0, maximum, HEIGHT - BOTTOM, TOP);
   const slot = (WIDTH - LEFT) / Math.max(buckets.length, 1);
   const width = Math.max(slot * 0.7, 1);
-  const svg = s("svg", { class: "chart", viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "group", "aria-label": `${unit} per bucket` }, axis(maximum, unit));
+  const svg = s("svg", { class: "chart", viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "group", "aria-label": `${unit} per bucket` }, axis(maximum));
   const step = Math.ceil(buckets.length / 8);
   buckets.forEach((bucket, index) => {
     const x = LEFT + index * slot + (slot - width) / 2;

@@ -8,6 +8,17 @@ import { samplesTable } from "./samples.js";
 // Rows top to bottom: out of sleep first, then from light to deep.
 const stages = [0, 2, 5, 3, 4, 1].map((key) => ({ key, label: sleepStages[key] }));
 
+/** The time the spans cover together: devices of several sources record the same sleep. */
+function coveredMicros(spans) {
+  let total = 0, reached = -Infinity;
+  for (const span of spans.slice().sort((a, b) => a.start - b.start)) {
+    const start = Math.max(span.start, reached);
+    if (span.end > start) total += span.end - start;
+    reached = Math.max(reached, span.end);
+  }
+  return total;
+}
+
 function night(offset) {
   const now = new Date();
   const morning = new Date(now.getFullYear(), now.getMonth(), now.getDate() + offset, 12);
@@ -35,7 +46,8 @@ export async function render(page) {
       row: sample.category_value, start: sample.start_micros, end: sample.end_micros,
       title: `${sleepStages[sample.category_value] || sample.category_value}: ${formatClock(sample.start_micros)}–${formatClock(sample.end_micros)}`,
     }));
-    const asleep = spans.filter((span) => [1, 3, 4, 5].includes(span.row)).reduce((total, span) => total + span.end - span.start, 0);
+    const asleep = coveredMicros(spans.filter((span) => [1, 3, 4, 5].includes(span.row))
+      .map((span) => ({ start: Math.max(span.start, micros(from)), end: Math.min(span.end, micros(to)) })));
     body.replaceChildren(
       h("div", { class: "toolbar" },
         h("button", { type: "button", "aria-label": "previous night", onclick: () => { offset -= 1; redraw(); } }, "◀"),

@@ -77,7 +77,7 @@ async function quantityPage(page, entry) {
   }
 
   page.replaceChildren(h("h1", {}, typeLabel(entry.short_name)),
-    section(`${cumulative ? "Total" : "Average, minimum and maximum"} per bucket (${timeZone})`, chartArea), section("Chosen bucket", details));
+    section(`${cumulative ? "Total" : "Average, minimum and maximum"} per bucket (${unit === "%" ? "fraction" : unit}, ${timeZone})`, chartArea), section("Chosen bucket", details));
   await redraw();
   let pending = null;
   return subscribe("samples", ({ samples }) => {
