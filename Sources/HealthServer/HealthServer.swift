@@ -61,7 +61,9 @@ public final class HealthServer {
         do {
             address = try listener.start(tls: tls)
         } catch where settings.isDefault && error.code == .unavailable {
-            core.logger.warning("\(error.message); the dashboard and /metrics are off (choose a port with --http)")
+            // Worded without HOST:PORT: scripts read the first address in the log as the binary listener's.
+            core.logger.warning("the default HTTP port \(settings.port) is not available; the dashboard and /metrics are off "
+                + "(choose a port with --http)")
             return nil
         }
         if assets.directory == nil { core.logger.warning("the dashboard's files were not found; / answers 404") }

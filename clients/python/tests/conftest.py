@@ -43,7 +43,7 @@ class Server:
         def pump():
             for line in self.process.stdout:
                 self.log.append(line.rstrip())
-                match = re.search(r"127\.0\.0\.1:(\d+)", line)
+                match = re.search(r"listening on tcp 127\.0\.0\.1:(\d+)", line)
                 if match and self.port is None and int(match.group(1)) != 0:
                     self.port = int(match.group(1))
                     ready.set()
