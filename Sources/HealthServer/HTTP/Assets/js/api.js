@@ -4,7 +4,7 @@ let csrfToken = null;
 const signedOutListeners = [];
 
 /** An answer that was not 2xx; `code`, `field` and `status` as the server gave them. */
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(status, body) {
     const error = (body && body.error) || {};
     super(error.message || `HTTP ${status}`);

@@ -35,7 +35,8 @@ function showSignIn(reason) {
   document.getElementById("token").focus();
 }
 
-async function route() {
+async function route(event) {
+  const movedByLink = event instanceof HashChangeEvent;
   if (!session) return;
   const [name, argument] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   const load = routes[name || ""];
@@ -60,6 +61,8 @@ async function route() {
   leave = stop;
   page.replaceChildren(view);
   page.removeAttribute("aria-busy");
+  // Screen readers follow a navigation to the new page's content, as after a page load.
+  if (movedByLink) page.focus({ preventScroll: true });
 }
 
 function openStream() {

@@ -7,7 +7,7 @@ const number = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
 
 export const micros = (date) => date.getTime() * 1000;
-export const toDate = (value) => new Date(Math.floor(value / 1000));
+const toDate = (value) => new Date(Math.floor(value / 1000));
 export const formatTime = (value) => dateTime.format(toDate(value));
 export const formatClock = (value) => timeOnly.format(toDate(value));
 export const formatNumber = (value) => number.format(value);
