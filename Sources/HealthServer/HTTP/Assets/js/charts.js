@@ -104,8 +104,7 @@ export function pairs(readings, unit, tickLabel) {
   const x = scale(Math.min(...times), Math.max(...times) + 1, LEFT + 8, WIDTH - 8);
   const svg = s("svg", { class: "chart pairs", viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": `readings in ${unit}` },
     s("g", { class: "axis" }, [minimum, (minimum + maximum) / 2, maximum].map((value) =>
-      s("text", { x: LEFT - 4, y: y(value) + 4, "text-anchor": "end" }, formatNumber(Math.round(value)))),
-    s("text", { x: LEFT - 4, y: HEIGHT - 4, "text-anchor": "end" }, unit)));
+      s("text", { x: LEFT - 4, y: y(value) + 4, "text-anchor": "end" }, formatNumber(Math.round(value))))));
   for (const reading of readings) {
     const at = x(reading.at);
     svg.append(s("g", { class: "pair", dataset: { high: reading.high, low: reading.low, micros: reading.at } },

@@ -17,7 +17,7 @@ export async function render(page) {
   const readings = samples.map(reading).filter(Boolean);
   const unit = readings.length ? readings[0].unit : "mmHg";
   page.replaceChildren(h("h1", {}, "Blood pressure"),
-    section("Last 30 days", readings.length ? pairs(readings, unit, formatTime) : h("p", { class: "hint" }, "No readings in the last 30 days.")),
+    section(`Last 30 days (${unit})`, readings.length ? pairs(readings, unit, formatTime) : h("p", { class: "hint" }, "No readings in the last 30 days.")),
     section("Readings", table(["When", "Systolic", "Diastolic", "Source"], readings.slice().reverse().map((r) => [
       formatTime(r.at), `${r.high} ${r.unit}`, `${r.low} ${r.unit}`, sourceLabel(r.sample.source),
     ]), { id: "readings" })));
