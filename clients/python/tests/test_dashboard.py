@@ -17,6 +17,7 @@ from healthstore import errors, values as v
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (scripts/setup installs it)")
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 CHROMIUM = shutil.which("chromium")
@@ -209,6 +210,16 @@ def test_sleep_blood_pressure_and_workouts_have_pages_of_their_own(signed_in, pa
     assert page_errors(signed_in) == []
 
 
+def test_a_bucket_is_chosen_from_the_keyboard(signed_in):
+    signed_in.get(signed_in.current_url.split("#")[0] + f"#/type/{STEPS}")
+    first = wait_for(signed_in, f'#chart-area[data-type="{STEPS}"] .bucket[data-index="0"]')
+    signed_in.execute_script("arguments[0].focus()", first)
+    first.send_keys(Keys.ENTER)
+    WebDriverWait(signed_in, WAIT).until(lambda driver: read_all(driver, "#chart-area .bucket.selected", "data-index") == ["0"])
+    label = read_all(signed_in, '#chart-area .bucket[data-index="0"] title')[0]
+    WebDriverWait(signed_in, WAIT).until(lambda driver: label.startswith(read_all(driver, "#bucket-details h3")[0]))
+
+
 def test_approving_a_pending_request_in_the_page_lets_the_waiting_app_save(signed_in, dashboard):
     server = dashboard.server
     with server.connect() as owner:
@@ -295,4 +306,6 @@ def test_the_page_loads_only_from_healthd_under_a_strict_policy(browser, dashboa
     assert re.findall(r"<script(?![^>]*\bsrc=)", page) == [], "no inline scripts"
     assert re.findall(r"<[^>]*\son[a-z]+=", page) == [], "no inline event handlers"
     assert re.findall(r'(?:src|href)="(?:https?:)?//', page) == [], "nothing from another host"
+    loaded = browser.execute_script("return performance.getEntriesByType('resource').map((entry) => entry.name)")
+    assert loaded and [name for name in loaded if not name.startswith(dashboard.url + "/")] == []
     assert page_errors(browser) == []
