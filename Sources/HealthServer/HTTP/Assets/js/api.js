@@ -1,0 +1,75 @@
+// The dashboard's only door to healthd: JSON calls with the session cookie, and the CSRF header on
+// every state-changing request. A 401 means the session is gone: listeners show the sign-in page.
+let csrfToken = null;
+const signedOutListeners = [];
+
+/** An answer that was not 2xx; `code`, `field` and `status` as the server gave them. */
+class ApiError extends Error {
+  constructor(status, body) {
+    const error = (body && body.error) || {};
+    super(error.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = error.code || null;
+    this.field = error.field || null;
+  }
+}
+
+export function onSignedOut(listener) {
+  signedOutListeners.push(listener);
+}
+
+export async function call(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
+  const response = await fetch(path, {
+    method, headers, credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = response.status === 204 ? {} : await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = new ApiError(response.status, answer);
+    if (response.status === 401 && path !== "/api/session") {
+      csrfToken = null;
+      signedOutListeners.forEach((listener) => listener(error));
+    }
+    throw error;
+  }
+  return answer;
+}
+
+/** `GET path?params`, leaving out parameters that are null or undefined. */
+export function get(path, params = {}) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== null && value !== undefined) query.set(key, String(value));
+  }
+  const text = query.toString();
+  return call("GET", text ? `${path}?${text}` : path);
+}
+
+/** Who is signed in, or null. */
+export async function currentSession() {
+  try {
+    const session = await call("GET", "/api/session");
+    csrfToken = session.csrf_token;
+    return session;
+  } catch (error) {
+    if (error.status === 401) return null;
+    throw error;
+  }
+}
+
+export async function signIn(token) {
+  const session = await call("POST", "/api/session", { token });
+  csrfToken = session.csrf_token;
+  return session;
+}
+
+export async function signOut() {
+  try {
+    await call("DELETE", "/api/session");
+  } finally {
+    csrfToken = null;
+  }
+}

@@ -1,0 +1,79 @@
+// How values, times, sources and devices read on the page, in the owner's (the browser's) time zone.
+export const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const timeOnly = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+const number = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
+const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
+
+export const micros = (date) => date.getTime() * 1000;
+const toDate = (value) => new Date(Math.floor(value / 1000));
+export const formatTime = (value) => dateTime.format(toDate(value));
+export const formatClock = (value) => timeOnly.format(toDate(value));
+export const formatNumber = (value) => number.format(value);
+export const formatCompact = (value) => compact.format(value);
+
+/** A value in its unit; HealthKit's "%" holds a fraction (0.97), read as 97 %. */
+export function formatValue(value, unit) {
+  return unit === "%" ? `${number.format(value * 100)} %` : `${number.format(value)} ${unit}`;
+}
+
+export function formatQuantity(quantity) {
+  return quantity ? formatValue(quantity.value, quantity.unit) : "—";
+}
+
+// HKCategoryValueSleepAnalysis and HKWorkoutActivityType raw values, for the ones devices commonly record.
+export const sleepStages = { 0: "In bed", 1: "Asleep", 2: "Awake", 3: "Core", 4: "Deep", 5: "REM" };
+const activities = {
+  13: "Cycling", 16: "Elliptical", 20: "Functional strength", 24: "Hiking", 35: "Rowing", 37: "Running",
+  46: "Swimming", 50: "Strength training", 52: "Walking", 57: "Yoga", 63: "HIIT",
+};
+
+export const activityName = (raw) => activities[raw] || `Activity ${raw}`;
+
+function categoryText(sample) {
+  const stage = sample.type.endsWith("SleepAnalysis") && sleepStages[sample.category_value];
+  return stage || `value ${sample.category_value}`;
+}
+
+/** A type's readable name: "HeartRate" → "Heart Rate". */
+export function typeLabel(shortName) {
+  return String(shortName || "").replace(/([a-z])([A-Z0-9])/g, "$1 $2");
+}
+
+export function shortName(identifier) {
+  return String(identifier).replace(/^HK[A-Za-z]*?TypeIdentifier/, "");
+}
+
+export function sourceLabel(source) {
+  if (!source) return "—";
+  return source.version ? `${source.name} ${source.version}` : source.name;
+}
+
+export function deviceLabel(device) {
+  if (!device) return "no device";
+  return [device.name, device.model].filter(Boolean).join(" · ") || device.manufacturer || "device";
+}
+
+/** A workout's duration, else its time span. */
+export function workoutMicros(sample) {
+  return sample.workout.duration_micros ?? sample.end_micros - sample.start_micros;
+}
+
+/** What a sample says, in a few words: its value, category value, readings or workout. */
+export function sampleValue(sample) {
+  switch (sample.kind) {
+    case "quantity": return formatValue(sample.value, sample.unit);
+    case "category": return categoryText(sample);
+    case "correlation": return (sample.objects || []).map(sampleValue).join(" / ");
+    case "workout": return `${activityName(sample.workout.activity_type)} · ${Math.round(workoutMicros(sample) / 6e7)} min`;
+    default: return "";
+  }
+}
+
+export function metadataText(metadata) {
+  return Object.entries(metadata || {}).map(([key, value]) => {
+    if (value && typeof value === "object") return `${key}=${"micros" in value ? formatTime(value.micros) : formatQuantity(value)}`;
+    return `${key}=${value}`;
+  }).join(", ");
+}
