@@ -19,6 +19,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CLibZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         // protobuf-c code generated from proto/ by scripts/generate-proto (checked by scripts/check-proto).
         .target(name: "HealthProto", dependencies: ["CProtobufC"], cSettings: [.headerSearchPath("include")]),
 
@@ -39,7 +41,9 @@ let package = Package(
         .target(name: "HealthCLI", dependencies: ["HealthModel"]),
 
         .executableTarget(name: "healthd", dependencies: ["HealthCLI", "HealthServer", "HealthStorage"]),
-        .executableTarget(name: "healthctl", dependencies: ["HealthCLI", "HealthClient", "HealthModel"]),
+        // Apple Health exports (export.zip, its folder, or export.xml) streamed into samples with provenance.
+        .target(name: "AppleHealthImport", dependencies: ["HealthModel", "CLibXML2", "CLibZip", "CCrypto"]),
+        .executableTarget(name: "healthctl", dependencies: ["HealthCLI", "HealthClient", "HealthModel", "AppleHealthImport"]),
         // Device simulator: profiles, signal generators and the upload flow behind a connection protocol
         // (a library so tests can import it); the executable plugs HealthClient into that protocol.
         .target(name: "HealthSimulator", dependencies: ["HealthCLI", "HealthModel"], path: "simulator/Sources/HealthSimulator"),
@@ -51,6 +55,7 @@ let package = Package(
         .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel", "HealthSimulator"]),
         .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel", "CSQLite"]),
         .testTarget(name: "HealthCLITests", dependencies: ["HealthCLI"]),
+        .testTarget(name: "AppleHealthImportTests", dependencies: ["AppleHealthImport", "HealthModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["HealthCLI", "HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthClientTests", dependencies: ["HealthCLI", "HealthClient", "healthctl", "HealthWire", "HealthModel"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthServer", "HealthStorage", "HealthWire", "HealthModel",
