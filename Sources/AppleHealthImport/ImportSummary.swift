@@ -35,6 +35,21 @@ public struct ImportSummary: Sendable {
         if let source { bySource[source, default: ImportTally()].skipped[reason, default: 0] += count }
     }
 
+    /// Adds `other`'s counts to these (the reader's skips and the saves' outcomes).
+    public mutating func merge(_ other: ImportSummary) {
+        func add(_ rows: [String: ImportTally], into target: inout [String: ImportTally]) {
+            for (key, tally) in rows {
+                target[key, default: ImportTally()].stored += tally.stored
+                target[key, default: ImportTally()].alreadyPresent += tally.alreadyPresent
+                target[key, default: ImportTally()].skipped.merge(tally.skipped, uniquingKeysWith: +)
+            }
+        }
+        add(other.byType, into: &byType)
+        add(other.bySource, into: &bySource)
+        invalid += other.invalid.prefix(max(0, 10 - invalid.count))
+        invalidCount += other.invalidCount
+    }
+
     mutating func noteInvalid(_ place: String) {
         invalidCount += 1
         if invalid.count < 10 { invalid.append(place) }

@@ -16,7 +16,9 @@ enum WorkoutMapping {
         let events = try element.children("WorkoutEvent").map { child throws(MappingFailure) in try event(child) }
         var activities: [(ExportElement, Int)] = []
         for (index, child) in element.children("WorkoutActivity").enumerated() { activities.append((child, index)) }
-        let duration = try durationMicros(element)
+        // Dates are written to the second and the duration to the microsecond, so a workout that ran
+        // to its end can show up to a second more than end − start: that is the whole interval.
+        let duration = try durationMicros(element).map { min($0, header.end - header.start) }
         let provisional = Workout(activityType: activityType, duration: duration, events: events, statistics: statistics)
         let owner = header.sample(type: TypeCatalog.workoutType.identifier, body: .workout(provisional))
         let mapped = try activities.map { pair throws(MappingFailure) in
