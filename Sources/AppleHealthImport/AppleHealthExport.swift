@@ -5,7 +5,6 @@ import HealthModel
 public struct ExportOrigin: Sendable, Hashable {
     public let element: String
     public let line: Int
-    public let column: Int
 }
 
 /// One thing to save from an export.
@@ -89,7 +88,7 @@ public final class AppleHealthExport {
     }
 
     private func read(_ element: ExportElement) throws(ImportError) {
-        let origin = ExportOrigin(element: element.name, line: element.line, column: element.column)
+        let origin = ExportOrigin(element: element.name, line: element.line)
         let type = element["type"] ?? element["workoutActivityType"].map { _ in TypeCatalog.workoutType.identifier } ?? element.name
         let sourceName = element["sourceName"] ?? element["source"]
         currentType = type
@@ -139,10 +138,9 @@ public final class AppleHealthExport {
                 summary.skip(type: type, source: sourceName, reason: reason)
             case .malformed(let reason):
                 guard skipInvalid else {
-                    throw .invalidElement(file: archive.documentName, line: element.line, column: element.column,
-                                          element: element.name, reason: reason)
+                    throw .invalidElement(file: archive.documentName, line: element.line, element: element.name, reason: reason)
                 }
-                summary.noteInvalid("\(archive.documentName):\(element.line):\(element.column): <\(element.name)>: \(reason)")
+                summary.noteInvalid("\(archive.documentName):\(element.line): <\(element.name)>: \(reason)")
                 summary.skip(type: type, source: sourceName, reason: "invalid element skipped (--skip-invalid)")
             }
         }

@@ -5,18 +5,16 @@ struct ExportElement: Sendable {
     var attributes: [(name: String, value: String)]
     var children: [ExportElement] = []
     var text = ""
-    /// Where the element starts in its file (1-based).
+    /// The line of the file the element starts on (1-based).
     let line: Int
-    let column: Int
 
     init(name: String, attributes: [(name: String, value: String)] = [], children: [ExportElement] = [],
-         text: String = "", line: Int = 0, column: Int = 0) {
+         text: String = "", line: Int = 0) {
         self.name = name
         self.attributes = attributes
         self.children = children
         self.text = text
         self.line = line
-        self.column = column
     }
 
     subscript(attribute: String) -> String? {

@@ -6,7 +6,7 @@ public enum ImportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The document is not well-formed XML at this place.
     case malformed(file: String, line: Int, column: Int, message: String)
     /// An element breaks the format (a date that does not parse, a required attribute missing).
-    case invalidElement(file: String, line: Int, column: Int, element: String, reason: String)
+    case invalidElement(file: String, line: Int, element: String, reason: String)
     /// The export declares a format version newer than this importer knows.
     case newerVersion(found: Int, known: Int)
 
@@ -15,9 +15,9 @@ public enum ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cannotOpen(let path, let reason):
             return "cannot read \(path): \(reason)"
         case .malformed(let file, let line, let column, let message):
-            return "\(file):\(line):\(column): malformed XML: \(message) (--skip-invalid skips past bad elements)"
-        case .invalidElement(let file, let line, let column, let element, let reason):
-            return "\(file):\(line):\(column): invalid <\(element)>: \(reason) (--skip-invalid skips past bad elements)"
+            return "\(file):\(line):\(column): malformed XML: \(message); what was read before it is stored, the rest is not read"
+        case .invalidElement(let file, let line, let element, let reason):
+            return "\(file):\(line): invalid <\(element)>: \(reason) (--skip-invalid skips past bad elements)"
         case .newerVersion(let found, let known):
             return "this export is HealthKit export version \(found); the importer knows versions up to \(known) "
                 + "(--force tries anyway)"

@@ -15,6 +15,8 @@ final class XMLElementStream {
     private var firstError: ImportError?
     /// Well-formedness errors passed over in recovery mode.
     private(set) var recoveredErrors: [ImportError] = []
+    /// Recovery mode: errors that libxml2 can read past are collected instead of stopping; a
+    /// document that stops being XML still ends the read with its place.
     private let recover: Bool
     /// The root element's attributes (HealthData's locale), once the root was read.
     private(set) var rootAttributes: [(name: String, value: String)] = []
@@ -25,7 +27,7 @@ final class XMLElementStream {
         self.fileName = fileName
         self.yieldDepth = Int32(yieldDepth)
         self.recover = recover
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue | XML_PARSE_NOCDATA.rawValue
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_BIG_LINES.rawValue
                             | (recover ? XML_PARSE_RECOVER.rawValue : 0))
         let context = Unmanaged.passUnretained(source).toOpaque()
         guard let reader = xmlReaderForIO({ context, buffer, length in
@@ -56,7 +58,6 @@ final class XMLElementStream {
             let status = xmlTextReaderRead(reader)
             if status == 0 { return nil }
             if status < 0 {
-                if recover { return nil }
                 throw firstError ?? .malformed(file: fileName, line: Int(xmlTextReaderGetParserLineNumber(reader)),
                                                column: Int(xmlTextReaderGetParserColumnNumber(reader)),
                                                message: "the XML reader stopped")
@@ -70,9 +71,9 @@ final class XMLElementStream {
                     rootAttributes = attributes()
                 }
                 guard depth >= yieldDepth else { continue }
+                // The node's own line: the parser's position is already further on.
                 let element = ExportElement(name: name(xmlTextReaderConstName(reader)), attributes: attributes(),
-                                            line: Int(xmlTextReaderGetParserLineNumber(reader)),
-                                            column: Int(xmlTextReaderGetParserColumnNumber(reader)))
+                                            line: Int(xmlGetLineNo(xmlTextReaderCurrentNode(reader))))
                 if xmlTextReaderIsEmptyElement(reader) == 1 {
                     if let done = close(element) { return done }
                 } else {
