@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "SimulatorTests", dependencies: ["HealthCLI", "HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthClientTests", dependencies: ["HealthCLI", "HealthClient", "healthctl", "HealthWire", "HealthModel"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthServer", "HealthStorage", "HealthWire", "HealthModel",
-                                                            "HealthSimulator", "healthd", "HealthCLI"]),
+                                                            "HealthSimulator", "healthd", "HealthCLI", "AppleHealthImport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -55,20 +55,33 @@ enum AppleHealthImportCommand {
         let status = LiveStatus(forced: inv.arguments.has("progress"))
         var run = ImportRun(connection: connection, keepingSources: true, status: status, observe: tally.record)
         var pending: ImportRun.Batch = []
+        // Exports repeat some objects word for word; one batch may not name a UUID twice.
+        var pendingUUIDs = Set<UUID>()
         var failure: HealthError?
         do {
             while let item = try export.next() {
                 switch item {
                 case .sample(let sample, let origin):
-                    pending.append((origin.line, sample))
                     run.counts.read += 1
+                    if pendingUUIDs.insert(sample.uuid).inserted {
+                        pending.append((origin.line, sample))
+                    } else {
+                        run.counts.alreadyPresent += 1
+                        tally.record(sample, .alreadyPresent)
+                    }
                 case .characteristics(let characteristics, _):
-                    try await connection.writeCharacteristics(characteristics)
-                    tally.summary.stored(type: "Me", source: "")
+                    let current = try await connection.characteristics()
+                    if current.merged(with: characteristics) == current {
+                        tally.summary.alreadyPresent(type: "Me", source: "")
+                    } else {
+                        try await connection.writeCharacteristics(characteristics)
+                        tally.summary.stored(type: "Me", source: "")
+                    }
                 }
                 if pending.count >= batchSize {
                     try await run.submit(pending)
                     pending.removeAll(keepingCapacity: true)
+                    pendingUUIDs.removeAll(keepingCapacity: true)
                 }
                 status.update(progress(export, read: run.counts.read, rate: status.rate(run.counts.read)))
             }
