@@ -78,3 +78,8 @@ package.targets.append(.executableTarget(name: "stats-bench", dependencies: ["He
 package.products.append(.executable(name: "healthfuzz", targets: ["healthfuzz"]))
 package.targets.append(.executableTarget(name: "healthfuzz", dependencies: ["HealthWire", "HealthModel", "HealthSimulator"],
                                          path: "fuzz/Sources/healthfuzz"))
+
+// MARK: Apple Health import benchmark (bench/apple-import/run.sh) — a separate product, not shipped with the server.
+package.products.append(.executable(name: "apple-import-bench", targets: ["apple-import-bench"]))
+package.targets.append(.executableTarget(name: "apple-import-bench", dependencies: ["AppleHealthImport", "CLibXML2"],
+                                         path: "bench/apple-import/Sources"))
