@@ -6,7 +6,7 @@ intervals, steps and distance from phone and watch, stand hours, exercise minute
 heart-rate variability with beat series, blood pressure as a correlation repeated at top level, and
 a workout with statistics, events and a GPX route. `--days 365` is about 130 MB of export.xml.
 
-usage: generate.py OUT_DIR [--days N] [--zip] [--seed S]
+usage: generate.py OUT_DIR [--days N] [--start YYYY-MM-DD] [--zip] [--seed S]
 Writes OUT_DIR/apple_health_export/export.xml and workout-routes/*.gpx (and OUT_DIR/export.zip).
 """
 import argparse
@@ -134,13 +134,14 @@ def main():
     p.add_argument("--days", type=int, default=365)
     p.add_argument("--zip", action="store_true", help="also write OUT/export.zip as the Health app does")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--start", default="2024-01-01", help="first day (UTC), e.g. a year ago for the demo")
     p.add_argument("--no-routes", action="store_true", help="reference GPX files without writing them")
     a = p.parse_args()
     rng = random.Random(a.seed)
     folder = os.path.join(a.out, "apple_health_export")
     routes = os.path.join(folder, "workout-routes")
     os.makedirs(routes, exist_ok=True)
-    first = dt.datetime(2024, 1, 1) - dt.timedelta(days=0)
+    first = dt.datetime.strptime(a.start, "%Y-%m-%d")
     with open(os.path.join(folder, "export.xml"), "w") as out:
         out.write(HEADER.format(now=stamp(first + dt.timedelta(days=a.days))))
         w = Writer(out, rng)
