@@ -1,4 +1,5 @@
 import HealthModel
+import Synchronization
 
 /// Devices as exports describe them: the `device` attribute's HKDevice description, or the
 /// HKDevice… metadata keys third-party apps write.
@@ -9,9 +10,19 @@ enum DeviceDescription {
     /// three addresses is one device. Values may hold commas ("Watch6,7"), so fields are split at the
     /// known labels only.
     static func parse(_ text: String) -> Device? {
+        guard text.hasPrefix("<<HKDevice"), let close = text.firstIndex(of: ">") else { return nil }
+        // Exports repeat each description under many addresses; what follows the address repeats exactly.
+        let key = String(text[text.index(after: close)...])
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let device = fields(key)
+        cache.withLock { if $0.count < 4096 { $0[key] = device } }
+        return device
+    }
+
+    private static let cache = Mutex<[String: Device?]>([:])
+
+    private static func fields(_ text: String) -> Device? {
         var body = Substring(text)
-        guard body.hasPrefix("<<HKDevice"), let close = body.firstIndex(of: ">") else { return nil }
-        body = body[body.index(after: close)...]
         if body.hasSuffix(">") { body = body.dropLast() }
         var fields: [String: String] = [:]
         var rest = String(body)

@@ -5,39 +5,38 @@ import HealthModel
 enum ExportDates {
     /// "2024-01-01 01:01:36 +0200" (every export since iOS 10), the legacy compact
     /// "20151107171924+0100" (iOS 8/9), or GPX's "2019-06-11T22:00:42Z" / "…T22:00:42.5+02:00".
-    static func instant(_ text: String) -> Microseconds? {
+    static func instant(_ text: String) -> Microseconds? { instantAndOffset(text)?.instant }
+
+    /// The instant and the UTC offset (seconds east) it was written with.
+    static func instantAndOffset(_ text: String) -> (instant: Microseconds, offset: Int)? {
         var scanner = DigitScanner(text)
         guard let year = scanner.number(4) else { return nil }
         let compact = scanner.peek != UInt8(ascii: "-")
-        if !compact { _ = scanner.skip("-") }
-        guard let month = scanner.number(2), compact || scanner.skip("-"), let day = scanner.number(2) else { return nil }
-        if !compact { guard scanner.skip(" ") || scanner.skip("T") else { return nil } }
-        guard let hour = scanner.number(2), compact || scanner.skip(":"), let minute = scanner.number(2),
-              compact || scanner.skip(":"), let second = scanner.number(2) else { return nil }
+        if !compact { _ = scanner.skip(UInt8(ascii: "-")) }
+        guard let month = scanner.number(2), compact || scanner.skip(UInt8(ascii: "-")), let day = scanner.number(2) else { return nil }
+        if !compact { guard scanner.skip(UInt8(ascii: " ")) || scanner.skip(UInt8(ascii: "T")) else { return nil } }
+        guard let hour = scanner.number(2), compact || scanner.skip(UInt8(ascii: ":")), let minute = scanner.number(2),
+              compact || scanner.skip(UInt8(ascii: ":")), let second = scanner.number(2) else { return nil }
         let fraction = scanner.fraction()
-        _ = scanner.skip(" ")
+        _ = scanner.skip(UInt8(ascii: " "))
         guard let offset = scanner.offset(), scanner.atEnd, (1...12).contains(month), (1...31).contains(day),
               hour < 24, minute < 60, second < 61 else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset)
-        return seconds * Time.microsPerSecond + fraction
+        return (seconds * Time.microsPerSecond + fraction, offset)
     }
 
     /// The UTC offset in seconds a date string was written with.
-    static func offset(_ text: String) -> Int? {
-        guard let sign = text.lastIndex(where: { $0 == "+" || $0 == "-" || $0 == "Z" }) else { return nil }
-        var scanner = DigitScanner(String(text[sign...]))
-        return scanner.offset()
-    }
+    static func offset(_ text: String) -> Int? { instantAndOffset(text)?.offset }
 
     /// A beat's time of day ("08:33:44,67" in French exports, "08:33:44.67", "8:33:44.67 AM" in US
     /// ones), as the first such instant at or after `start` in the offset of `start`'s date string.
     static func timeOfDay(_ text: String, onOrAfter start: Microseconds, offset: Int) -> Microseconds? {
         var scanner = DigitScanner(text.replacingOccurrences(of: "\u{202F}", with: " "))
-        guard var hour = scanner.number(2, minimumDigits: 1), scanner.skip(":"), let minute = scanner.number(2),
-              scanner.skip(":"), let second = scanner.number(2) else { return nil }
+        guard var hour = scanner.number(2, minimumDigits: 1), scanner.skip(UInt8(ascii: ":")), let minute = scanner.number(2),
+              scanner.skip(UInt8(ascii: ":")), let second = scanner.number(2) else { return nil }
         let fraction = scanner.fraction()
-        _ = scanner.skip(" ")
+        _ = scanner.skip(UInt8(ascii: " "))
         if scanner.skip("PM") || scanner.skip("pm") {
             if hour < 12 { hour += 12 }
         } else if scanner.skip("AM") || scanner.skip("am") {
@@ -57,7 +56,7 @@ enum ExportDates {
     /// "2016-11-15" (ActivitySummary's dateComponents, Me's date of birth).
     static func day(_ text: String) -> CalendarDay? {
         var scanner = DigitScanner(text)
-        guard let year = scanner.number(4), scanner.skip("-"), let month = scanner.number(2), scanner.skip("-"),
+        guard let year = scanner.number(4), scanner.skip(UInt8(ascii: "-")), let month = scanner.number(2), scanner.skip(UInt8(ascii: "-")),
               let day = scanner.number(2), scanner.atEnd, (1...12).contains(month), (1...31).contains(day) else { return nil }
         return CalendarDay(year: year, month: month, day: day)
     }
@@ -94,9 +93,15 @@ private struct DigitScanner {
         return count >= (minimumDigits ?? digits) ? value : nil
     }
 
+    mutating func skip(_ byte: UInt8) -> Bool {
+        guard peek == byte else { return false }
+        position += 1
+        return true
+    }
+
     mutating func skip(_ literal: String) -> Bool {
         let literal = Array(literal.utf8)
-        guard bytes.count - position >= literal.count, Array(bytes[position..<position + literal.count]) == literal else { return false }
+        guard bytes.count - position >= literal.count, bytes[position..<position + literal.count].elementsEqual(literal) else { return false }
         position += literal.count
         return true
     }
@@ -117,11 +122,11 @@ private struct DigitScanner {
 
     /// "+0200", "-0700", "+02:00" or "Z" as seconds east of UTC.
     mutating func offset() -> Int? {
-        if skip("Z") { return 0 }
+        if skip(UInt8(ascii: "Z")) { return 0 }
         guard let sign = peek, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
         position += 1
         guard let hours = number(2) else { return nil }
-        _ = skip(":")
+        _ = skip(UInt8(ascii: ":"))
         guard let minutes = number(2), hours <= 14, minutes < 60 else { return nil }
         return (sign == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import HealthModel
 
 /// What every sample element carries: source, device, times and metadata, in HealthStore's terms.
@@ -24,11 +25,11 @@ struct SampleHeader {
         revision = SourceRevision(source: Source(name: name, bundleID: ""), version: element["sourceVersion"])
         let startText = try Self.attribute(element, "startDate")
         let endText = try Self.attribute(element, "endDate")
-        guard let start = ExportDates.instant(startText) else { throw .malformed("startDate '\(startText)' is not a date") }
+        guard let (start, offset) = ExportDates.instantAndOffset(startText) else { throw .malformed("startDate '\(startText)' is not a date") }
         guard let end = ExportDates.instant(endText) else { throw .malformed("endDate '\(endText)' is not a date") }
         self.start = start
         self.end = end
-        startOffset = ExportDates.offset(startText) ?? 0
+        startOffset = offset
         let entries = element.children("MetadataEntry").map { (key: $0["key"] ?? "", value: $0["value"] ?? "") }
         let mapped = MetadataMapping.map(entries)
         metadata = mapped.metadata
@@ -41,9 +42,13 @@ struct SampleHeader {
         return value
     }
 
+    private static let placeholder = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
     /// A sample with this header and `body`, its UUID derived from its content.
     func sample(type: String, body: SampleBody) -> Sample {
-        let unsaved = Sample(type: type, start: start, end: end, metadata: metadata, device: device, sourceRevision: revision, body: body)
+        // A fixed placeholder UUID: the default would draw a random one per sample, for nothing.
+        let unsaved = Sample(uuid: Self.placeholder, type: type, start: start, end: end, metadata: metadata, device: device,
+                             sourceRevision: revision, body: body)
         return Sample(uuid: SampleIdentity.uuid(of: unsaved, sourceName: sourceName), type: type, start: start, end: end,
                       metadata: metadata, device: device, sourceRevision: revision, body: body)
     }

@@ -18,6 +18,7 @@ import HealthModel
 enum SampleIdentity {
     static func uuid(of sample: Sample, sourceName: String) -> UUID {
         var text = CanonicalText()
+        text.bytes.reserveCapacity(512)
         text.field("scheme", "healthstore.apple-import.v1")
         text.field("type", sample.type)
         text.field("source", sourceName)
@@ -57,10 +58,15 @@ enum SampleIdentity {
 
 /// The canonical text `SampleIdentity` hashes.
 private struct CanonicalText {
-    private(set) var bytes: [UInt8] = []
+    var bytes: [UInt8] = []
 
     mutating func field(_ label: String, _ value: String) {
-        bytes += Array("\(label)=\(value.utf8.count):".utf8) + Array(value.utf8) + [10]
+        bytes.append(contentsOf: label.utf8)
+        bytes.append(UInt8(ascii: "="))
+        bytes.append(contentsOf: String(value.utf8.count).utf8)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: value.utf8)
+        bytes.append(10)
     }
 
     mutating func quantity(_ label: String, _ quantity: Quantity?) {
