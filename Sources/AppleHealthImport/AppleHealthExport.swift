@@ -21,8 +21,12 @@ public final class AppleHealthExport {
     public static let knownVersion = 14
 
     private let archive: ExportArchive
-    private let source: ByteSource
-    private let stream: XMLElementStream
+    private var source: ByteSource
+    private var stream: XMLElementStream
+    /// For going on past bad XML: the line of the last element handed out, and the bad line the
+    /// current (cut short) read stops before.
+    private var lastElementLine = 0
+    private var stopsBefore: Int?
     private let skipInvalid: Bool
     private var ready: [ExportItem] = []
     /// Top-level records of types that correlations hold, kept back until the end: exports repeat
@@ -52,7 +56,7 @@ public final class AppleHealthExport {
         if let version = exportVersion, version > Self.knownVersion, !force {
             throw .newerVersion(found: version, known: Self.knownVersion)
         }
-        stream = try XMLElementStream(source: source, fileName: archive.documentName, yieldDepth: 1, recover: skipInvalid)
+        stream = try XMLElementStream(source: source, fileName: archive.documentName, yieldDepth: 1)
     }
 
     /// "<!-- HealthKit Export Version: 11 -->" inside the DTD.
@@ -66,13 +70,69 @@ public final class AppleHealthExport {
     public func next() throws(ImportError) -> ExportItem? {
         while ready.isEmpty {
             guard !finished else { return nil }
-            guard let element = try stream.next() else {
-                finish()
+            let element: ExportElement?
+            do {
+                element = try stream.next()
+            } catch {
+                guard skipInvalid, case .malformed(_, let line, _, _) = error else { throw error }
+                if let bad = stopsBefore {
+                    // The read cut before the bad line ended inside the bad element.
+                    try resume(afterLine: bad)
+                } else {
+                    summary.noteInvalid(error.description)
+                    summary.skip(type: "XML", source: nil, reason: "malformed XML skipped to the next element (--skip-invalid)")
+                    try readAgain(upTo: line)
+                }
                 continue
             }
+            guard let element else {
+                if let bad = stopsBefore {
+                    try resume(afterLine: bad)
+                } else {
+                    finish()
+                }
+                continue
+            }
+            lastElementLine = element.line
             try read(element)
         }
         return ready.removeFirst()
+    }
+
+    /// Elements a resumed read looks for at the start of a line.
+    private static let topLevelStarts = ["Record", "Correlation", "Workout", "ActivitySummary", "ClinicalRecord", "Audiogram",
+                                         "VisionPrescription", "Me", "ExportDate"].map { Array("<\($0) ".utf8) } + [Array("</HealthData".utf8)]
+
+    /// Going on past XML that is not well-formed (--skip-invalid), step 1: libxml2 had parsed ahead
+    /// when it met the bad line, so the elements after the last one handed out are read again, from
+    /// a fresh copy of the document cut short before the bad line.
+    private func readAgain(upTo bad: Int) throws(ImportError) {
+        if try reopen(after: lastElementLine, before: bad) {
+            stopsBefore = bad
+        } else {
+            try resume(afterLine: bad)
+        }
+    }
+
+    /// Step 2: the read goes on from the first element after the bad line.
+    private func resume(afterLine bad: Int) throws(ImportError) {
+        stopsBefore = nil
+        if try !reopen(after: bad, before: nil) { finish() }
+    }
+
+    /// Reads the document again, inside a fresh root, from the first line after `after` that starts
+    /// an element, up to line `before` when given; false when no element starts in that range.
+    private func reopen(after: Int, before: Int?) throws(ImportError) -> Bool {
+        let fresh = try archive.openDocument()
+        source = fresh
+        guard let start = fresh.skipLines(after: after, toLineStartingWith: Self.topLevelStarts), start < before ?? Int.max else {
+            return false
+        }
+        let root = Array("<HealthData>\n".utf8)
+        fresh.prepend(root)
+        if let before { fresh.end(beforeLine: before, nextByteOnLine: start - 1, suffix: Array("</HealthData>\n".utf8)) }
+        stream = try XMLElementStream(source: fresh, fileName: archive.documentName, yieldDepth: 1, lineOffset: start - 2)
+        return true
     }
 
     private func finish() {
@@ -81,7 +141,6 @@ public final class AppleHealthExport {
             if let (sample, origin) = heldBack[uuid] { ready.append(.sample(sample, origin)) }
         }
         heldBack = [:]
-        for error in stream.recoveredErrors { summary.noteInvalid(error.description) }
         if stream.rootName != nil, stream.rootName != "HealthData" {
             summary.skip(type: stream.rootName ?? "", source: nil, reason: "the document is not an Apple Health export (root <\(stream.rootName ?? "")>)")
         }

@@ -15,7 +15,7 @@ public enum ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cannotOpen(let path, let reason):
             return "cannot read \(path): \(reason)"
         case .malformed(let file, let line, let column, let message):
-            return "\(file):\(line):\(column): malformed XML: \(message); what was read before it is stored, the rest is not read"
+            return "\(file):\(line):\(column): malformed XML: \(message); what was read before it is stored (--skip-invalid goes on past it)"
         case .invalidElement(let file, let line, let element, let reason):
             return "\(file):\(line): invalid <\(element)>: \(reason) (--skip-invalid skips past bad elements)"
         case .newerVersion(let found, let known):

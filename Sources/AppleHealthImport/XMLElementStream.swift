@@ -13,22 +13,19 @@ final class XMLElementStream {
     /// Element and attribute names are interned by libxml2's dictionary: decode each pointer once.
     private var names: [UnsafePointer<xmlChar>: String] = [:]
     private var firstError: ImportError?
-    /// Well-formedness errors passed over in recovery mode.
-    private(set) var recoveredErrors: [ImportError] = []
-    /// Recovery mode: errors that libxml2 can read past are collected instead of stopping; a
-    /// document that stops being XML still ends the read with its place.
-    private let recover: Bool
     /// The root element's attributes (HealthData's locale), once the root was read.
     private(set) var rootAttributes: [(name: String, value: String)] = []
     private(set) var rootName: String?
 
-    init(source: ByteSource, fileName: String, yieldDepth: Int, recover: Bool = false) throws(ImportError) {
+    /// Added to every line reported: a stream resumed past bad XML starts mid-file.
+    private let lineOffset: Int
+
+    init(source: ByteSource, fileName: String, yieldDepth: Int, lineOffset: Int = 0) throws(ImportError) {
         self.source = source
+        self.lineOffset = lineOffset
         self.fileName = fileName
         self.yieldDepth = Int32(yieldDepth)
-        self.recover = recover
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_BIG_LINES.rawValue
-                            | (recover ? XML_PARSE_RECOVER.rawValue : 0))
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_BIG_LINES.rawValue)
         let context = Unmanaged.passUnretained(source).toOpaque()
         guard let reader = xmlReaderForIO({ context, buffer, length in
             guard let context, let buffer else { return -1 }
@@ -47,9 +44,8 @@ final class XMLElementStream {
 
     private func noteError(_ error: xmlError) {
         let message = error.message.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown error"
-        let found = ImportError.malformed(file: fileName, line: Int(error.line), column: Int(error.int2), message: message)
-        if recover, error.level != XML_ERR_FATAL || firstError == nil { recoveredErrors.append(found) }
-        if firstError == nil { firstError = found }
+        guard error.level.rawValue >= XML_ERR_ERROR.rawValue, firstError == nil else { return }
+        firstError = ImportError.malformed(file: fileName, line: Int(error.line) + lineOffset, column: Int(error.int2), message: message)
     }
 
     /// The next complete element at the yield depth; nil at the end of the document.
@@ -58,11 +54,11 @@ final class XMLElementStream {
             let status = xmlTextReaderRead(reader)
             if status == 0 { return nil }
             if status < 0 {
-                throw firstError ?? .malformed(file: fileName, line: Int(xmlTextReaderGetParserLineNumber(reader)),
+                throw firstError ?? .malformed(file: fileName, line: Int(xmlTextReaderGetParserLineNumber(reader)) + lineOffset,
                                                column: Int(xmlTextReaderGetParserColumnNumber(reader)),
                                                message: "the XML reader stopped")
             }
-            if !recover, let firstError { throw firstError }
+            if let firstError { throw firstError }
             let depth = xmlTextReaderDepth(reader)
             switch xmlTextReaderNodeType(reader) {
             case Int32(XML_READER_TYPE_ELEMENT.rawValue):
@@ -73,7 +69,7 @@ final class XMLElementStream {
                 guard depth >= yieldDepth else { continue }
                 // The node's own line: the parser's position is already further on.
                 let element = ExportElement(name: name(xmlTextReaderConstName(reader)), attributes: attributes(),
-                                            line: Int(xmlGetLineNo(xmlTextReaderCurrentNode(reader))))
+                                            line: Int(xmlGetLineNo(xmlTextReaderCurrentNode(reader))) + lineOffset)
                 if xmlTextReaderIsEmptyElement(reader) == 1 {
                     if let done = close(element) { return done }
                 } else {

@@ -155,8 +155,22 @@ final class ElementMappingTests: XCTestCase {
             XCTAssertEqual(line, 9)
             XCTAssertGreaterThan(column, 1)
         }
-        // Recovery cannot read past a document that stops being XML: it stops there too, never quietly.
-        XCTAssertThrowsError(try SyntheticExport.read(path, skipInvalid: true))
+        let skipped = try SyntheticExport.read(path, skipInvalid: true)
+        XCTAssertEqual(skipped.samples.count, 1)
+        XCTAssertEqual(skipped.summary.invalidCount, 1)
+    }
+
+    func testSkipInvalidGoesOnPastBadXMLWithoutLosingWhatTheReaderHadParsedAhead() throws {
+        let good = (0..<3000).map { SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: String($0)) }
+        let bad = "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" Withings Link=\"x\">\n"
+            + "  <MetadataEntry key=\"a\" value=\"b\"/>\n</Record>"
+        let path = try SyntheticExport.write((good[..<1500] + [bad] + good[1500...] + [bad] + good[..<1]).joined(separator: "\n"))
+        XCTAssertThrowsError(try SyntheticExport.read(path))
+        let read = try SyntheticExport.read(path, skipInvalid: true)
+        XCTAssertEqual(Set(read.samples.map { $0.quantity?.value ?? -1 }), Set((0..<3000).map(Double.init)))
+        XCTAssertEqual(read.samples.count, 3001)
+        XCTAssertEqual(read.summary.invalidCount, 2)
+        XCTAssertEqual(read.summary.byType["XML"]?.skippedTotal, 2)
     }
 
     func testANewerExportVersionNeedsForce() throws {
