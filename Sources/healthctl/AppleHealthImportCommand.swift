@@ -110,12 +110,12 @@ enum AppleHealthImportCommand {
         }
     }
 
-    /// "12.3 of 130.0 MB (9%), 20500 read, 4567/s, ETA 0:25, HKQuantityTypeIdentifierHeartRate".
+    /// "12.3 of 130.0 MB (9%), 20500 records read, 4567/s, ETA 0:25, HKQuantityTypeIdentifierHeartRate".
     private static func progress(_ export: AppleHealthExport, read: Int, rate: Double) -> String {
         let done = Double(export.bytesRead), total = Double(export.totalBytes)
         var line = String(format: "import-apple-health: %.1f of %.1f MB", done / 1_048_576, total / 1_048_576)
         if total > 0 { line += String(format: " (%.0f%%)", 100 * done / total) }
-        line += ", \(read) read, \(formatRate(rate)) records"
+        line += ", \(read) records read, \(formatRate(rate))"
         if done > 0, total > done, rate > 0 {
             let seconds = Int((total - done) / done * Double(read) / rate)
             line += String(format: ", ETA %d:%02d", seconds / 60, seconds % 60)
