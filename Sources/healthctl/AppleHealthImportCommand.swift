@@ -53,7 +53,7 @@ enum AppleHealthImportCommand {
         let connection = try await inv.connect()
         let tally = Tally(ImportSummary())
         let status = LiveStatus(forced: inv.arguments.has("progress"))
-        var run = ImportRun(connection: connection, keepingSources: true, status: status, observe: tally.record)
+        var run = ImportRun(connection: connection, keepSources: true, status: status, observe: tally.record)
         var pending: ImportRun.Batch = []
         // Exports repeat some objects word for word; one batch may not name a UUID twice.
         var pendingUUIDs = Set<UUID>()

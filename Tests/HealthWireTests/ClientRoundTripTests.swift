@@ -35,6 +35,7 @@ final class ClientRoundTripTests: XCTestCase {
     func testSaveObjectsWithEveryKindOfSample() {
         assertRoundTrip(.saveObjects(Fixtures.allSamples))
         assertRoundTrip(.saveObjects([]))
+        assertRoundTrip(.saveObjects(Fixtures.allSamples, keepSources: true))
     }
 
     func testDeleteObjects() {

@@ -16,12 +16,14 @@ extension WriteContext {
             savers[revision] = saver
             return saver
         }
+        // An ordinary batch has one saver, found once rather than hashed per object.
+        let connectionSaver = batch.keepsSources ? nil : try saver(for: batch.revision)
         var outcomes: [SaveOutcome] = []
         outcomes.reserveCapacity(batch.objects.count)
         for (index, object) in batch.objects.enumerated() {
             do {
-                let revision = batch.keepsSources ? try Self.keptRevision(object) : batch.revision
-                outcomes.append(try saver(for: revision).save(object, device: object.device ?? batch.defaultDevice, parent: nil))
+                let objectSaver = if let connectionSaver { connectionSaver } else { try saver(for: Self.keptRevision(object)) }
+                outcomes.append(try objectSaver.save(object, device: object.device ?? batch.defaultDevice, parent: nil))
             } catch {
                 throw error.objectIndex == nil ? error.at(index: index) : error
             }
