@@ -180,9 +180,14 @@ public final class AppleHealthExport {
                 noteDropped(header, type: type)
                 for route in element.children("WorkoutRoute") {
                     let routeSource = route["sourceName"] ?? sourceName
-                    summary.skip(type: "WorkoutRoute", source: routeSource, reason: SeriesMapping.notStored)
-                    summary.skip(type: "WorkoutRoute points", source: routeSource, reason: SeriesMapping.notStored,
-                                 count: try SeriesMapping.routePoints(route, archive: archive))
+                    // A route that cannot be read costs only the route, not its workout.
+                    do {
+                        let points = try SeriesMapping.routePoints(route, archive: archive)
+                        summary.skip(type: "WorkoutRoute", source: routeSource, reason: SeriesMapping.notStored)
+                        summary.skip(type: "WorkoutRoute points", source: routeSource, reason: SeriesMapping.notStored, count: points)
+                    } catch {
+                        summary.skip(type: "WorkoutRoute", source: routeSource, reason: "unreadable: " + error.reason)
+                    }
                 }
                 ready.append(.sample(sample, origin))
             case "ActivitySummary":

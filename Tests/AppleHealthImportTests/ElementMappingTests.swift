@@ -85,7 +85,8 @@ final class ElementMappingTests: XCTestCase {
             + "startDate=\"2019-06-11 15:00:00 -0700\" endDate=\"2019-06-11 15:30:00 -0700\">"
             + "<WorkoutRoute sourceName=\"Phone\"><FileReference path=\"/workout-routes/gone.gpx\"/></WorkoutRoute></Workout>"
         let read = try SyntheticExport.read(try SyntheticExport.write(workout))
-        XCTAssertEqual(read.summary.byType["HKWorkoutTypeIdentifier"]?.skipped, ["route file /workout-routes/gone.gpx is not in the export": 1])
+        XCTAssertEqual(read.samples.count, 1, "the workout is kept")
+        XCTAssertEqual(read.summary.byType["WorkoutRoute"]?.skipped, ["unreadable: route file /workout-routes/gone.gpx is not in the export": 1])
     }
 
     func testBeatSeriesAreCountedAndReported() throws {
