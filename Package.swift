@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CLibZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         // protobuf-c code generated from proto/ by scripts/generate-proto (checked by scripts/check-proto).
         .target(name: "HealthProto", dependencies: ["CProtobufC"], cSettings: [.headerSearchPath("include")]),
 
@@ -45,7 +47,9 @@ let package = Package(
         .target(name: "HealthCLI", dependencies: ["HealthModel"]),
 
         .executableTarget(name: "healthd", dependencies: ["HealthCLI", "HealthServer", "HealthStorage"]),
-        .executableTarget(name: "healthctl", dependencies: ["HealthCLI", "HealthClient", "HealthModel"]),
+        // Apple Health exports (export.zip, its folder, or export.xml) streamed into samples with provenance.
+        .target(name: "AppleHealthImport", dependencies: ["HealthModel", "CLibXML2", "CLibZip", "CCrypto"]),
+        .executableTarget(name: "healthctl", dependencies: ["HealthCLI", "HealthClient", "HealthModel", "AppleHealthImport"]),
         // Device simulator: profiles, signal generators and the upload flow behind a connection protocol
         // (a library so tests can import it); the executable plugs HealthClient into that protocol.
         .target(name: "HealthSimulator", dependencies: ["HealthCLI", "HealthModel"], path: "simulator/Sources/HealthSimulator"),
@@ -57,10 +61,11 @@ let package = Package(
         .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel", "HealthSimulator"]),
         .testTarget(name: "HealthStorageTests", dependencies: ["HealthStorage", "HealthModel", "CSQLite"]),
         .testTarget(name: "HealthCLITests", dependencies: ["HealthCLI"]),
+        .testTarget(name: "AppleHealthImportTests", dependencies: ["AppleHealthImport", "HealthModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["HealthCLI", "HealthSimulator", "HealthModel"]),
         .testTarget(name: "HealthClientTests", dependencies: ["HealthCLI", "HealthClient", "healthctl", "HealthWire", "HealthModel"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthServer", "HealthStorage", "HealthWire", "HealthModel",
-                                                            "HealthSimulator", "healthd", "HealthCLI"]),
+                                                            "HealthSimulator", "healthd", "HealthCLI", "AppleHealthImport"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -79,3 +84,8 @@ package.targets.append(.executableTarget(name: "stats-bench", dependencies: ["He
 package.products.append(.executable(name: "healthfuzz", targets: ["healthfuzz"]))
 package.targets.append(.executableTarget(name: "healthfuzz", dependencies: ["HealthWire", "HealthModel", "HealthSimulator"],
                                          path: "fuzz/Sources/healthfuzz"))
+
+// MARK: Apple Health import benchmark (bench/apple-import/run.sh) — a separate product, not shipped with the server.
+package.products.append(.executable(name: "apple-import-bench", targets: ["apple-import-bench"]))
+package.targets.append(.executableTarget(name: "apple-import-bench", dependencies: ["AppleHealthImport", "CLibXML2"],
+                                         path: "bench/apple-import/Sources"))

@@ -40,6 +40,10 @@ public final class HealthServer {
         }
         guard !addresses.isEmpty else { throw HealthError.invalid("no listener configured", field: "listen") }
         if let settings = config.http, let address = try startHTTP(settings) { addresses.append(address) }
+        // Watched before the caller announces readiness: a SIGTERM that follows the ready line must
+        // shut down gracefully, not kill the process with the default action.
+        for signal in [SIGTERM, SIGINT] { watch(signal) }
+        if core.tls != nil { watch(SIGHUP) }
         return addresses
     }
 
@@ -78,8 +82,6 @@ public final class HealthServer {
             loop.startThread()
         }
         core.dispatcher.startChangeFeed()
-        for signal in [SIGTERM, SIGINT] { watch(signal) }
-        if core.tls != nil { watch(SIGHUP) }
         mainLoop.runHere()
         for loop in ioLoops {
             loop.stop()

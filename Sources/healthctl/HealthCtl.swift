@@ -7,6 +7,7 @@ import HealthModel
 enum HealthCtl {
     static let commands: [Command] = AppCommands.all + OwnerCommands.all + AuthzCommands.all + BrowseCommands.all
         + StatsCommands.all + [CharacteristicsCommand.command] + OverviewCommand.all + ImportExportCommands.all
+        + [AppleHealthImportCommand.command]
 
     /// Runs `words`; returns the exit status: 0 done, 1 the operation failed, 2 bad usage.
     static func run(_ words: [String], output: @escaping @Sendable (String) -> Void,

@@ -183,24 +183,35 @@ struct ImportCounts: Sendable, Hashable {
     static let exampleLines = 5
 }
 
+/// What became of one sample of an import.
+enum ImportOutcome: Sendable, Hashable {
+    case stored, alreadyPresent, keptExisting
+    case refused(reason: String)
+}
+
 /// Saves batches of an import, counting outcomes; the first lines refused for each reason are
 /// also noted on stderr as they happen.
-private struct ImportRun {
+struct ImportRun {
     typealias Batch = [(line: Int, sample: Sample)]
 
     let connection: any HealthCalling
     /// Save each sample as the source its line names (SaveObjects with keep_sources).
     let keepSources: Bool
     var counts = ImportCounts()
-    let status = LiveStatus()
+    let status: LiveStatus
+    /// Told the outcome of every sample, for imports that tally by type or source.
+    private let observe: ((Sample, ImportOutcome) -> Void)?
     /// Saves sent and not yet answered, oldest first: the server stores one while the next ones
     /// travel and the file is read on.
     private var inFlight: [(batch: Batch, save: Task<[SaveOutcome], any Error>)] = []
     private static let maxInFlight = 3
 
-    init(connection: any HealthCalling, keepSources: Bool) {
+    init(connection: any HealthCalling, keepSources: Bool, status: LiveStatus = LiveStatus(),
+         observe: ((Sample, ImportOutcome) -> Void)? = nil) {
         self.connection = connection
         self.keepSources = keepSources
+        self.status = status
+        self.observe = observe
     }
 
     /// Sends `batch`, first waiting for the oldest save when enough are in flight.
@@ -235,23 +246,25 @@ private struct ImportRun {
                 } else {
                     try await connection.save(batch.map(\.sample), keepingSources: keepSources)
                 }
-                for outcome in outcomes {
+                for (outcome, item) in zip(outcomes, batch) {
                     switch outcome {
                     case .stored, .replaced: counts.stored += 1
                     case .alreadyStored: counts.alreadyPresent += 1
                     case .keptExisting: counts.keptExisting += 1
                     }
+                    observe?(item.sample, outcome == .alreadyStored ? .alreadyPresent : outcome == .keptExisting ? .keptExisting : .stored)
                 }
                 return
             } catch let error as HealthError where error.code != .unavailable {
                 guard let index = error.objectIndex, batch.indices.contains(index) else {
-                    fail(lines: batch.map(\.line), error)
+                    fail(lines: batch.map(\.line), error, samples: batch.map(\.sample))
                     return
                 }
                 if Self.isPresentElsewhere(error) {
                     counts.alreadyPresent += 1
+                    observe?(batch[index].sample, .alreadyPresent)
                 } else {
-                    fail(lines: [batch[index].line], error)
+                    fail(lines: [batch[index].line], error, samples: [batch[index].sample])
                 }
                 batch.remove(at: index)
             }
@@ -265,10 +278,11 @@ private struct ImportRun {
             && error.message.contains("already used by an object saved by another source")
     }
 
-    mutating func fail(lines: [Int], _ error: any Error) {
+    mutating func fail(lines: [Int], _ error: any Error, samples: [Sample] = []) {
         guard let first = lines.first, let last = lines.last else { return }
         let message = (error as? HealthError)?.message ?? "\(error)"
         let reason = Self.reason(message)
+        for sample in samples { observe?(sample, .refused(reason: reason)) }
         if counts.refusals[reason]?.count ?? 0 < ImportCounts.exampleLines {
             status.note(lines.count == 1 ? "line \(first): \(message)" : "lines \(first)-\(last): \(message)")
         }

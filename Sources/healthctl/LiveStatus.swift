@@ -3,10 +3,15 @@ import Foundation
 /// A one-line status on stderr, redrawn in place (at most five times a second) when stderr is a
 /// terminal and silent otherwise; `finish` always writes the summary line.
 final class LiveStatus {
-    private let live = isatty(STDERR_FILENO) == 1
+    private let live: Bool
     private let started = ContinuousClock.now
     private var lastDrawn: ContinuousClock.Instant?
     private var drawn = false
+
+    /// `forced` draws the line even when stderr is not a terminal (--progress).
+    init(forced: Bool = false) {
+        live = forced || isatty(STDERR_FILENO) == 1
+    }
 
     /// Seconds since the status was created.
     var elapsed: Double {

@@ -175,8 +175,11 @@ final class ExportImportTests: XCTestCase {
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], output)
     }
 
+}
+
+extension XCTestCase {
     /// Runs the healthctl binary built next to the server's healthd; returns its exit status, stdout and stderr.
-    private func healthctl(_ arguments: [String], server: ServerProcess, tokenFile: String, stdin: String? = nil) throws
+    func healthctl(_ arguments: [String], server: ServerProcess, tokenFile: String, stdin: String? = nil) throws
         -> (status: Int32, output: String, errors: String) {
         let process = Process()
         let healthd = try XCTUnwrap(server.process.executableURL)

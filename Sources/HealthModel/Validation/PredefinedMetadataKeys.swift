@@ -1,5 +1,5 @@
 /// How the value of a predefined metadata key is checked (docs/semantics.md §7.2).
-enum MetadataValueRule: Sendable {
+public enum MetadataValueRule: Sendable {
     case string
     /// String of at least one character (HKMetadataKeySyncIdentifier).
     case nonEmptyString
@@ -19,8 +19,8 @@ enum MetadataValueRule: Sendable {
 }
 
 /// The predefined keys HealthKit type-checks, by stored key string (docs/semantics.md §7.2).
-enum PredefinedMetadataKeys {
-    static let rules: [String: MetadataValueRule] = [
+public enum PredefinedMetadataKeys {
+    public static let rules: [String: MetadataValueRule] = [
         MetadataKey.syncIdentifier: .nonEmptyString,
         MetadataKey.syncVersion: .integer(0...Int64.max),
         MetadataKey.externalUUID: .string,
@@ -84,7 +84,7 @@ enum PredefinedMetadataKeys {
 extension PredefinedMetadataKeys {
     /// HealthKit's other public keys: any value is stored, but they are HealthKit keys, so the reserved
     /// HK prefix does not refuse them.
-    static let unchecked: Set<String> = [
+    public static let unchecked: Set<String> = [
         "HKActivityType", "HKAlgorithmVersion", "HKDateOfEarliestDataUsedForEstimate", "HKHeartRateEventThreshold",
         "HKSWOLFScore", "HKMetadataKeyAppleDeviceCalibrated", "HKMetadataKeyAppleFitnessPlusSession",
         "HKMetadataKeyBarometricPressure", "HKMetadataKeyGlassesPrescriptionDescription",

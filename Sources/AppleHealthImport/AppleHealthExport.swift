@@ -1,0 +1,234 @@
+import Foundation
+import HealthModel
+
+/// Where in the export an object to save came from.
+public struct ExportOrigin: Sendable, Hashable {
+    public let element: String
+    public let line: Int
+}
+
+/// One thing to save from an export.
+public enum ExportItem: Sendable {
+    case sample(Sample, ExportOrigin)
+    /// The owner's characteristics from `<Me>`.
+    case characteristics(Characteristics, ExportOrigin)
+}
+
+/// Reads an Apple Health export element by element and hands out what HealthStore can store; what
+/// it cannot is counted in `summary` with the reason, never dropped silently.
+public final class AppleHealthExport {
+    /// The newest "HealthKit Export Version" this importer was built against.
+    public static let knownVersion = 14
+
+    private let archive: ExportArchive
+    private var source: ByteSource
+    private var stream: XMLElementStream
+    /// For going on past bad XML: the line of the last element handed out, and the bad line the
+    /// current (cut short) read stops before.
+    private var lastElementLine = 0
+    private var stopsBefore: Int?
+    private let skipInvalid: Bool
+    private var ready: [ExportItem] = []
+    /// Top-level records of types that correlations hold, kept back until the end: exports repeat
+    /// a correlation's records at top level (before the correlation), and they are stored once,
+    /// inside it. Only blood pressure and food types wait here, a small part of an export.
+    private var heldBack: [UUID: (Sample, ExportOrigin)] = [:]
+    private var heldBackOrder: [UUID] = []
+    /// UUIDs of records already seen inside a correlation.
+    private var nested: Set<UUID> = []
+    private let correlationMemberTypes = Set(TypeCatalog.correlationTypes.flatMap { $0.correlationContents ?? [] })
+    private var finished = false
+
+    public private(set) var summary = ImportSummary()
+    /// The "HealthKit Export Version" the document declares (none before iOS 10-era DTDs).
+    public let exportVersion: Int?
+    /// The type (or element) being read, for progress.
+    public private(set) var currentType = ""
+    public var bytesRead: Int64 { source.bytesRead }
+    public var totalBytes: Int64 { source.totalBytes }
+    public var documentName: String { archive.documentName }
+
+    public init(archive: ExportArchive, force: Bool = false, skipInvalid: Bool = false) throws(ImportError) {
+        self.archive = archive
+        self.skipInvalid = skipInvalid
+        source = try archive.openDocument()
+        exportVersion = Self.declaredVersion(source.peek(16_384))
+        if let version = exportVersion, version > Self.knownVersion, !force {
+            throw .newerVersion(found: version, known: Self.knownVersion)
+        }
+        stream = try XMLElementStream(source: source, fileName: archive.documentName, yieldDepth: 1)
+    }
+
+    /// "<!-- HealthKit Export Version: 11 -->" inside the DTD.
+    static func declaredVersion(_ prefix: [UInt8]) -> Int? {
+        let text = String(decoding: prefix, as: UTF8.self)
+        guard let match = text.firstMatch(of: /HealthKit Export Version:\s*(\d+)/) else { return nil }
+        return Int(match.1)
+    }
+
+    /// The next object to save; nil when the export is read.
+    public func next() throws(ImportError) -> ExportItem? {
+        while ready.isEmpty {
+            guard !finished else { return nil }
+            let element: ExportElement?
+            do {
+                element = try stream.next()
+            } catch {
+                guard skipInvalid, case .malformed(_, let line, _, _) = error else { throw error }
+                if let bad = stopsBefore {
+                    // The read cut before the bad line ended inside the bad element.
+                    try resume(afterLine: bad)
+                } else {
+                    summary.noteInvalid(error.description)
+                    summary.skip(type: "XML", source: nil, reason: "malformed XML skipped to the next element (--skip-invalid)")
+                    try readAgain(upTo: line)
+                }
+                continue
+            }
+            guard let element else {
+                if let bad = stopsBefore {
+                    try resume(afterLine: bad)
+                } else {
+                    finish()
+                }
+                continue
+            }
+            lastElementLine = element.line
+            try read(element)
+        }
+        return ready.removeFirst()
+    }
+
+    /// Elements a resumed read looks for at the start of a line.
+    private static let topLevelStarts = ["Record", "Correlation", "Workout", "ActivitySummary", "ClinicalRecord", "Audiogram",
+                                         "VisionPrescription", "Me", "ExportDate"].map { Array("<\($0) ".utf8) } + [Array("</HealthData".utf8)]
+
+    /// Going on past XML that is not well-formed (--skip-invalid), step 1: libxml2 had parsed ahead
+    /// when it met the bad line, so the elements after the last one handed out are read again, from
+    /// a fresh copy of the document cut short before the bad line.
+    private func readAgain(upTo bad: Int) throws(ImportError) {
+        if try reopen(after: lastElementLine, before: bad) {
+            stopsBefore = bad
+        } else {
+            try resume(afterLine: bad)
+        }
+    }
+
+    /// Step 2: the read goes on from the first element after the bad line.
+    private func resume(afterLine bad: Int) throws(ImportError) {
+        stopsBefore = nil
+        if try !reopen(after: bad, before: nil) { finish() }
+    }
+
+    /// Reads the document again, inside a fresh root, from the first line after `after` that starts
+    /// an element, up to line `before` when given; false when no element starts in that range.
+    private func reopen(after: Int, before: Int?) throws(ImportError) -> Bool {
+        let fresh = try archive.openDocument()
+        source = fresh
+        guard let start = fresh.skipLines(after: after, toLineStartingWith: Self.topLevelStarts), start < before ?? Int.max else {
+            return false
+        }
+        let root = Array("<HealthData>\n".utf8)
+        fresh.prepend(root)
+        if let before { fresh.end(beforeLine: before, nextByteOnLine: start - 1, suffix: Array("</HealthData>\n".utf8)) }
+        stream = try XMLElementStream(source: fresh, fileName: archive.documentName, yieldDepth: 1, lineOffset: start - 2)
+        return true
+    }
+
+    private func finish() {
+        finished = true
+        for uuid in heldBackOrder {
+            if let (sample, origin) = heldBack[uuid] { ready.append(.sample(sample, origin)) }
+        }
+        heldBack = [:]
+        if stream.rootName != nil, stream.rootName != "HealthData" {
+            summary.skip(type: stream.rootName ?? "", source: nil, reason: "the document is not an Apple Health export (root <\(stream.rootName ?? "")>)")
+        }
+    }
+
+    private func read(_ element: ExportElement) throws(ImportError) {
+        let origin = ExportOrigin(element: element.name, line: element.line)
+        let type = element["type"] ?? element["workoutActivityType"].map { _ in TypeCatalog.workoutType.identifier } ?? element.name
+        let sourceName = element["sourceName"] ?? element["source"]
+        currentType = type
+        do {
+            switch element.name {
+            case "ExportDate":
+                break
+            case "Me":
+                let (characteristics, unsupported) = try CharacteristicsMapping.map(element)
+                for field in unsupported {
+                    summary.skip(type: "Me." + field, source: nil, reason: "characteristic HealthStore has no field for")
+                }
+                ready.append(.characteristics(characteristics, origin))
+            case "Record":
+                let (sample, header) = try RecordMapping.record(element)
+                noteDropped(header, type: type)
+                summary.skip(type: "InstantaneousBeatsPerMinute", source: sourceName, reason: SeriesMapping.notStored,
+                             count: try SeriesMapping.beats(element, header: header))
+                take(sample, origin)
+            case "Correlation":
+                let (sample, header) = try RecordMapping.correlation(element)
+                noteDropped(header, type: type)
+                for child in sample.correlationObjects ?? [] {
+                    nested.insert(child.uuid)
+                    if heldBack.removeValue(forKey: child.uuid) != nil { countDuplicate(child) }
+                }
+                ready.append(.sample(sample, origin))
+            case "Workout":
+                let (sample, header) = try WorkoutMapping.workout(element)
+                noteDropped(header, type: type)
+                for route in element.children("WorkoutRoute") {
+                    let routeSource = route["sourceName"] ?? sourceName
+                    // A route that cannot be read costs only the route, not its workout.
+                    do {
+                        let points = try SeriesMapping.routePoints(route, archive: archive)
+                        summary.skip(type: "WorkoutRoute", source: routeSource, reason: SeriesMapping.notStored)
+                        summary.skip(type: "WorkoutRoute points", source: routeSource, reason: SeriesMapping.notStored, count: points)
+                    } catch {
+                        summary.skip(type: "WorkoutRoute", source: routeSource, reason: "unreadable: " + error.reason)
+                    }
+                }
+                ready.append(.sample(sample, origin))
+            case "ActivitySummary":
+                summary.skip(type: "ActivitySummary", source: nil,
+                             reason: "not stored: HealthStore computes activity summaries from samples and cannot save them")
+            default:
+                summary.skip(type: element.name, source: sourceName, reason: "not representable in HealthStore")
+            }
+        } catch {
+            switch error {
+            case .refused(let reason):
+                summary.skip(type: type, source: sourceName, reason: reason)
+            case .malformed(let reason):
+                guard skipInvalid else {
+                    throw .invalidElement(file: archive.documentName, line: element.line, element: element.name, reason: reason)
+                }
+                summary.noteInvalid("\(archive.documentName):\(element.line): <\(element.name)>: \(reason)")
+                summary.skip(type: type, source: sourceName, reason: "invalid element skipped (--skip-invalid)")
+            }
+        }
+    }
+
+    /// A top-level record: held back when a correlation may hold it too, dropped when one did.
+    private func take(_ sample: Sample, _ origin: ExportOrigin) {
+        if nested.contains(sample.uuid) {
+            countDuplicate(sample)
+        } else if correlationMemberTypes.contains(sample.type) {
+            if heldBack.updateValue((sample, origin), forKey: sample.uuid) == nil { heldBackOrder.append(sample.uuid) }
+        } else {
+            ready.append(.sample(sample, origin))
+        }
+    }
+
+    private func countDuplicate(_ sample: Sample) {
+        summary.skip(type: sample.type, source: sample.sourceRevision?.source.name,
+                     reason: "stored once, inside its correlation (repeated at top level)")
+    }
+
+    private func noteDropped(_ header: SampleHeader, type: String) {
+        for reason in header.droppedMetadata {
+            summary.skip(type: "MetadataEntry", source: header.sourceName, reason: "not stored: " + reason)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import HealthModel
+
+/// What every sample element carries: source, device, times and metadata, in HealthStore's terms.
+struct SampleHeader {
+    let sourceName: String
+    let revision: SourceRevision
+    let device: Device?
+    let start: Microseconds
+    let end: Microseconds
+    /// The UTC offset the start date was written with (beat times are local times of day).
+    let startOffset: Int
+    let metadata: Metadata
+    /// Metadata entries HealthStore refuses to store, by reason.
+    let droppedMetadata: [String]
+
+    /// Reads the shared attributes; iOS 8/9 exports name the source `source=` instead of `sourceName=`.
+    init(_ element: ExportElement) throws(MappingFailure) {
+        guard let name = element["sourceName"] ?? element["source"], !name.isEmpty else {
+            throw .malformed("\(element.name) has no sourceName")
+        }
+        sourceName = name
+        // The bundle id is left empty: exports name sources only by display name, and the server
+        // derives the same id from the same name on every import.
+        revision = SourceRevision(source: Source(name: name, bundleID: ""), version: element["sourceVersion"])
+        let startText = try Self.attribute(element, "startDate")
+        let endText = try Self.attribute(element, "endDate")
+        guard let (start, offset) = ExportDates.instantAndOffset(startText) else { throw .malformed("startDate '\(startText)' is not a date") }
+        guard let end = ExportDates.instant(endText) else { throw .malformed("endDate '\(endText)' is not a date") }
+        self.start = start
+        self.end = end
+        startOffset = offset
+        let entries = element.children("MetadataEntry").map { (key: $0["key"] ?? "", value: $0["value"] ?? "") }
+        let mapped = MetadataMapping.map(entries)
+        metadata = mapped.metadata
+        droppedMetadata = mapped.dropped
+        device = element["device"].flatMap(DeviceDescription.parse) ?? DeviceDescription.fromMetadata(entries)
+    }
+
+    static func attribute(_ element: ExportElement, _ name: String) throws(MappingFailure) -> String {
+        guard let value = element[name], !value.isEmpty else { throw .malformed("\(element.name) has no \(name)") }
+        return value
+    }
+
+    private static let placeholder = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// A sample with this header and `body`, its UUID derived from its content.
+    func sample(type: String, body: SampleBody) -> Sample {
+        // A fixed placeholder UUID: the default would draw a random one per sample, for nothing.
+        let unsaved = Sample(uuid: Self.placeholder, type: type, start: start, end: end, metadata: metadata, device: device,
+                             sourceRevision: revision, body: body)
+        return Sample(uuid: SampleIdentity.uuid(of: unsaved, sourceName: sourceName), type: type, start: start, end: end,
+                      metadata: metadata, device: device, sourceRevision: revision, body: body)
+    }
+}

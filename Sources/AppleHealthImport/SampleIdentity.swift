@@ -1,0 +1,131 @@
+import CCrypto
+import Foundation
+import HealthModel
+
+/// Deterministic UUIDs for exported objects, which carry none: the same object in any later export
+/// of the same phone gets the same UUID, so a re-import stores nothing and a newer export stores
+/// only what is new.
+///
+/// The UUID is SHA-256 over a canonical text of the object, truncated to 128 bits with the version
+/// set to 8 and the RFC 9562 variant (a "name-based, SHA-256" UUIDv8). The text is the scheme name
+/// `healthstore.apple-import.v1`, then each field as `label=` + length-prefixed UTF-8
+/// (`<bytes>:<text>`, so no value can forge a separator): type, source name, every device field,
+/// start and end in microseconds since the epoch (UTC, so the offset a date was written with does
+/// not matter), the body (quantity value and unit as written; category raw value; a correlation's
+/// children's UUIDs in order; a workout's activity type, duration, events, statistics and
+/// activities) and the metadata sorted by key with each value's kind. Source version and creation
+/// date are left out: an app update re-exports the same samples.
+enum SampleIdentity {
+    static func uuid(of sample: Sample, sourceName: String) -> UUID {
+        var text = CanonicalText()
+        text.bytes.reserveCapacity(512)
+        text.field("scheme", "healthstore.apple-import.v1")
+        text.field("type", sample.type)
+        text.field("source", sourceName)
+        let device = sample.device ?? Device()
+        for (label, value) in [("device.name", device.name), ("device.manufacturer", device.manufacturer),
+                               ("device.model", device.model), ("device.hardware", device.hardwareVersion),
+                               ("device.firmware", device.firmwareVersion), ("device.software", device.softwareVersion),
+                               ("device.local", device.localIdentifier), ("device.udi", device.udiDeviceIdentifier)] {
+            text.field(label, value ?? "")
+        }
+        text.field("start", String(sample.start))
+        text.field("end", String(sample.end))
+        text.body(sample.body)
+        text.metadata(sample.metadata, label: "metadata")
+        return digestUUID(text.bytes)
+    }
+
+    /// A sub-object's UUID (a workout activity) from its parent's UUID and its position.
+    static func uuid(within parent: UUID, index: Int) -> UUID {
+        var text = CanonicalText()
+        text.field("parent", parent.uuidString)
+        text.field("index", String(index))
+        return digestUUID(text.bytes)
+    }
+
+    private static func digestUUID(_ bytes: [UInt8]) -> UUID {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = EVP_Digest(bytes, bytes.count, &digest, &length, EVP_sha256(), nil)
+        precondition(ok == 1, "EVP_Digest(SHA-256) failed")
+        digest[6] = (digest[6] & 0x0F) | 0x80
+        digest[8] = (digest[8] & 0x3F) | 0x80
+        return UUID(uuid: (digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7],
+                           digest[8], digest[9], digest[10], digest[11], digest[12], digest[13], digest[14], digest[15]))
+    }
+}
+
+/// The canonical text `SampleIdentity` hashes.
+private struct CanonicalText {
+    var bytes: [UInt8] = []
+
+    mutating func field(_ label: String, _ value: String) {
+        bytes.append(contentsOf: label.utf8)
+        bytes.append(UInt8(ascii: "="))
+        bytes.append(contentsOf: String(value.utf8.count).utf8)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: value.utf8)
+        bytes.append(10)
+    }
+
+    mutating func quantity(_ label: String, _ quantity: Quantity?) {
+        guard let quantity else { return }
+        field(label, "\(quantity.value) \(quantity.unit)")
+    }
+
+    mutating func metadata(_ metadata: Metadata, label: String) {
+        for key in metadata.keys.sorted(by: { Array($0.unicodeScalars.map(\.value)).lexicographicallyPrecedes($1.unicodeScalars.map(\.value)) }) {
+            let value: String = switch metadata[key]! {
+            case .string(let s): "s:" + s
+            case .double(let d): "d:\(d)"
+            case .int(let i): "i:\(i)"
+            case .bool(let b): "b:\(b)"
+            case .date(let t): "t:\(t)"
+            case .quantity(let q): "q:\(q.value) \(q.unit)"
+            }
+            field("\(label).\(key)", value)
+        }
+    }
+
+    mutating func body(_ body: SampleBody) {
+        switch body {
+        case .quantity(let quantity, let count):
+            self.quantity("quantity", quantity)
+            field("count", String(count))
+        case .category(let value):
+            field("category", String(value))
+        case .correlation(let children):
+            for child in children { field("child", child.uuid.uuidString) }
+        case .workout(let workout):
+            field("activity", String(workout.activityType))
+            field("duration", workout.duration.map { String($0) } ?? "")
+            events(workout.events, label: "event")
+            statistics(workout.statistics, label: "statistic")
+            for (i, activity) in workout.activities.enumerated() {
+                let label = "activity[\(i)]"
+                field(label, "\(activity.activityType) \(activity.start) \(activity.end)")
+                metadata(activity.metadata, label: label + ".metadata")
+                events(activity.events, label: label + ".event")
+                statistics(activity.statistics, label: label + ".statistic")
+            }
+        }
+    }
+
+    private mutating func events(_ events: [WorkoutEvent], label: String) {
+        for (i, event) in events.enumerated() {
+            field("\(label)[\(i)]", "\(event.type.rawValue) \(event.start) \(event.end)")
+            metadata(event.metadata, label: "\(label)[\(i)].metadata")
+        }
+    }
+
+    private mutating func statistics(_ statistics: [WorkoutStatistic], label: String) {
+        for statistic in statistics {
+            let prefix = "\(label).\(statistic.quantityType)"
+            quantity(prefix + ".sum", statistic.sum)
+            quantity(prefix + ".average", statistic.average)
+            quantity(prefix + ".minimum", statistic.minimum)
+            quantity(prefix + ".maximum", statistic.maximum)
+        }
+    }
+}

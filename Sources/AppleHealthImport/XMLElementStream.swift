@@ -1,0 +1,113 @@
+import CLibXML2
+
+/// Streams an XML file through libxml2's xmlTextReader and hands out, one at a time, each element at
+/// `yieldDepth` with everything inside it. Only that element's subtree is ever held, so a 1.3 GB
+/// export is read in constant memory.
+final class XMLElementStream {
+    private let reader: xmlTextReaderPtr
+    private let source: ByteSource
+    private let fileName: String
+    private let yieldDepth: Int32
+    /// The open elements from `yieldDepth` down.
+    private var stack: [ExportElement] = []
+    /// Element and attribute names are interned by libxml2's dictionary: decode each pointer once.
+    private var names: [UnsafePointer<xmlChar>: String] = [:]
+    private var firstError: ImportError?
+    /// The root element's attributes (HealthData's locale), once the root was read.
+    private(set) var rootAttributes: [(name: String, value: String)] = []
+    private(set) var rootName: String?
+
+    /// Added to every line reported: a stream resumed past bad XML starts mid-file.
+    private let lineOffset: Int
+
+    init(source: ByteSource, fileName: String, yieldDepth: Int, lineOffset: Int = 0) throws(ImportError) {
+        self.source = source
+        self.lineOffset = lineOffset
+        self.fileName = fileName
+        self.yieldDepth = Int32(yieldDepth)
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_BIG_LINES.rawValue)
+        let context = Unmanaged.passUnretained(source).toOpaque()
+        guard let reader = xmlReaderForIO({ context, buffer, length in
+            guard let context, let buffer else { return -1 }
+            return Int32(Unmanaged<ByteSource>.fromOpaque(context).takeUnretainedValue().read(into: buffer, count: Int(length)))
+        }, nil, context, fileName, nil, options) else {
+            throw ImportError.cannotOpen(fileName, "libxml2 could not start a reader")
+        }
+        self.reader = reader
+        xmlTextReaderSetStructuredErrorHandler(reader, { context, error in
+            guard let context, let error else { return }
+            Unmanaged<XMLElementStream>.fromOpaque(context).takeUnretainedValue().noteError(error.pointee)
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit { xmlFreeTextReader(reader) }
+
+    private func noteError(_ error: xmlError) {
+        let message = error.message.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown error"
+        guard error.level.rawValue >= XML_ERR_ERROR.rawValue, firstError == nil else { return }
+        firstError = ImportError.malformed(file: fileName, line: Int(error.line) + lineOffset, column: Int(error.int2), message: message)
+    }
+
+    /// The next complete element at the yield depth; nil at the end of the document.
+    func next() throws(ImportError) -> ExportElement? {
+        while true {
+            let status = xmlTextReaderRead(reader)
+            if status == 0 { return nil }
+            if status < 0 {
+                throw firstError ?? .malformed(file: fileName, line: Int(xmlTextReaderGetParserLineNumber(reader)) + lineOffset,
+                                               column: Int(xmlTextReaderGetParserColumnNumber(reader)),
+                                               message: "the XML reader stopped")
+            }
+            if let firstError { throw firstError }
+            let depth = xmlTextReaderDepth(reader)
+            switch xmlTextReaderNodeType(reader) {
+            case Int32(XML_READER_TYPE_ELEMENT.rawValue):
+                if depth == 0 {
+                    rootName = name(xmlTextReaderConstName(reader))
+                    rootAttributes = attributes()
+                }
+                guard depth >= yieldDepth else { continue }
+                // The node's own line: the parser's position is already further on.
+                let element = ExportElement(name: name(xmlTextReaderConstName(reader)), attributes: attributes(),
+                                            line: Int(xmlGetLineNo(xmlTextReaderCurrentNode(reader))) + lineOffset)
+                if xmlTextReaderIsEmptyElement(reader) == 1 {
+                    if let done = close(element) { return done }
+                } else {
+                    stack.append(element)
+                }
+            case Int32(XML_READER_TYPE_END_ELEMENT.rawValue):
+                guard depth >= yieldDepth, let element = stack.popLast() else { continue }
+                if let done = close(element) { return done }
+            case Int32(XML_READER_TYPE_TEXT.rawValue), Int32(XML_READER_TYPE_CDATA.rawValue):
+                guard !stack.isEmpty, let value = xmlTextReaderConstValue(reader) else { continue }
+                stack[stack.count - 1].text += String(cString: value)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Attaches a finished element to its parent, or returns it when it is at the yield depth.
+    private func close(_ element: ExportElement) -> ExportElement? {
+        if stack.isEmpty { return element }
+        stack[stack.count - 1].children.append(element)
+        return nil
+    }
+
+    private func attributes() -> [(name: String, value: String)] {
+        var result: [(name: String, value: String)] = []
+        while xmlTextReaderMoveToNextAttribute(reader) == 1 {
+            result.append((name(xmlTextReaderConstName(reader)), xmlTextReaderConstValue(reader).map { String(cString: $0) } ?? ""))
+        }
+        xmlTextReaderMoveToElement(reader)
+        return result
+    }
+
+    private func name(_ pointer: UnsafePointer<xmlChar>?) -> String {
+        guard let pointer else { return "" }
+        if let known = names[pointer] { return known }
+        let decoded = String(cString: pointer)
+        names[pointer] = decoded
+        return decoded
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import HealthModel
+import XCTest
+@testable import AppleHealthImport
+
+final class ElementMappingTests: XCTestCase {
+    private let watch = "&lt;&lt;HKDevice: 0x3012772a0&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,7, software:10.2&gt;"
+
+    func testQuantityRecordWithSourceDeviceAndMetadata() throws {
+        let path = try SyntheticExport.write(SyntheticExport.record("HKQuantityTypeIdentifierHeartRate", value: "74", unit: "count/min",
+                                                                    source: "Alexandre's Apple Watch", device: watch,
+                                                                    inner: "<MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\" value=\"0\"/>"))
+        let sample = try XCTUnwrap(SyntheticExport.read(path).samples.first)
+        XCTAssertEqual(sample.type, "HKQuantityTypeIdentifierHeartRate")
+        XCTAssertEqual(sample.quantity, Quantity(74, "count/min"))
+        XCTAssertEqual(sample.start, ExportDates.instant("2024-01-01 01:01:36 +0200"))
+        XCTAssertEqual(sample.sourceRevision?.source.name, "Alexandre's Apple Watch")
+        XCTAssertEqual(sample.sourceRevision?.version, "17.2")
+        XCTAssertEqual(sample.device?.hardwareVersion, "Watch6,7")
+        XCTAssertEqual(sample.metadata, ["HKMetadataKeyHeartRateMotionContext": .int(0)])
+    }
+
+    func testCorrelationRecordsAreStoredOnceInsideIt() throws {
+        let systolic = SyntheticExport.record("HKQuantityTypeIdentifierBloodPressureSystolic", value: "118", unit: "mmHg", source: "Health")
+        let diastolic = SyntheticExport.record("HKQuantityTypeIdentifierBloodPressureDiastolic", value: "66", unit: "mmHg", source: "Health")
+        let correlation = "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" sourceName=\"Health\" sourceVersion=\"17.2\" "
+            + "startDate=\"2024-01-01 01:01:36 +0200\" endDate=\"2024-01-01 01:01:36 +0200\">\(diastolic)\(systolic)</Correlation>"
+        let lone = SyntheticExport.record("HKQuantityTypeIdentifierBloodPressureSystolic", value: "130", unit: "mmHg", source: "Health")
+        // The top-level copies come before the correlation (as the Health app writes them) and after it.
+        let read = try SyntheticExport.read(try SyntheticExport.write([systolic, diastolic, lone, correlation, systolic].joined(separator: "\n")))
+        XCTAssertEqual(read.samples.map(\.type), ["HKCorrelationTypeIdentifierBloodPressure", "HKQuantityTypeIdentifierBloodPressureSystolic"])
+        XCTAssertEqual(read.samples[0].correlationObjects?.count, 2)
+        XCTAssertEqual(read.samples[1].quantity?.value, 130)
+        XCTAssertEqual(read.summary.byType["HKQuantityTypeIdentifierBloodPressureSystolic"]?.skipped,
+                       ["stored once, inside its correlation (repeated at top level)": 2])
+    }
+
+    func testOldAndNewWorkoutShapes() throws {
+        let old = "<Workout workoutActivityType=\"HKWorkoutActivityTypeCycling\" duration=\"8.966666666666667\" durationUnit=\"min\" "
+            + "totalDistance=\"2.858\" totalDistanceUnit=\"km\" totalEnergyBurned=\"10\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"Strava\" "
+            + "startDate=\"2017-09-07 22:29:37 +0200\" endDate=\"2017-09-07 22:38:35 +0200\">"
+            + "<MetadataEntry key=\"HKExternalUUID\" value=\"strava://activities/1\"/></Workout>"
+        let new = "<Workout workoutActivityType=\"HKWorkoutActivityTypeRunning\" duration=\"30\" durationUnit=\"min\" sourceName=\"Watch\" "
+            + "startDate=\"2024-01-01 10:00:00 +0100\" endDate=\"2024-01-01 10:40:00 +0100\">"
+            + "<WorkoutEvent type=\"HKWorkoutEventTypePause\" date=\"2024-01-01 10:10:00 +0100\"/>"
+            + "<WorkoutEvent type=\"HKWorkoutEventTypeResume\" date=\"2024-01-01 10:20:00 +0100\"/>"
+            + "<WorkoutEvent type=\"HKWorkoutEventTypeSegment\" date=\"2024-01-01 10:00:00 +0100\" duration=\"5\" durationUnit=\"min\"/>"
+            + "<WorkoutActivity uuid=\"6F6B1A52-8C2B-4F0C-9E0E-6C1D0B1A2B3C\" startDate=\"2024-01-01 10:00:00 +0100\" endDate=\"2024-01-01 10:40:00 +0100\"/>"
+            + "<WorkoutStatistics type=\"HKQuantityTypeIdentifierHeartRate\" startDate=\"2024-01-01 10:00:00 +0100\" endDate=\"2024-01-01 10:40:00 +0100\" "
+            + "average=\"150\" minimum=\"90\" maximum=\"180\" unit=\"count/min\"/></Workout>"
+        let samples = try SyntheticExport.read(try SyntheticExport.write(old + "\n" + new)).samples
+        let oldWorkout = try XCTUnwrap(samples.first?.workout)
+        XCTAssertEqual(oldWorkout.activityType, 13)
+        XCTAssertEqual(oldWorkout.duration, 538_000_000, "8.97 min is 538.0 s; the dates allow 538 s")
+        XCTAssertEqual(Set(oldWorkout.statistics), [
+            WorkoutStatistic(quantityType: "HKQuantityTypeIdentifierDistanceCycling", sum: Quantity(2.858, "km")),
+            WorkoutStatistic(quantityType: "HKQuantityTypeIdentifierActiveEnergyBurned", sum: Quantity(10, "kcal")),
+        ])
+        let newWorkout = try XCTUnwrap(samples.last?.workout)
+        XCTAssertEqual(newWorkout.events.map(\.type), [.pause, .resume, .segment])
+        XCTAssertEqual(newWorkout.events[2].end - newWorkout.events[2].start, 300_000_000)
+        XCTAssertEqual(newWorkout.activities.first?.uuid, UUID(uuidString: "6F6B1A52-8C2B-4F0C-9E0E-6C1D0B1A2B3C"))
+        XCTAssertEqual(newWorkout.statistics, [WorkoutStatistic(quantityType: "HKQuantityTypeIdentifierHeartRate", average: Quantity(150, "count/min"),
+                                                                minimum: Quantity(90, "count/min"), maximum: Quantity(180, "count/min"))])
+    }
+
+    func testRoutesInlineAndAsGPXAreReadAndReportedNotStored() throws {
+        let gpx = "<?xml version=\"1.0\"?><gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>"
+            + "<trkpt lon=\"-122.3\" lat=\"37.7\"><ele>4</ele><time>2019-06-11T22:00:42Z</time></trkpt>"
+            + "<trkpt lon=\"-122.3\" lat=\"37.7\"><ele>4</ele><time>2019-06-11T22:00:43Z</time></trkpt></trkseg></trk></gpx>"
+        let workout = "<Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" sourceName=\"Watch\" "
+            + "startDate=\"2019-06-11 15:00:00 -0700\" endDate=\"2019-06-11 15:30:00 -0700\">"
+            + "<WorkoutRoute sourceName=\"Phone\" startDate=\"2019-06-11 15:00:00 -0700\" endDate=\"2019-06-11 15:30:00 -0700\">"
+            + "<FileReference path=\"/workout-routes/route_1.gpx\"/></WorkoutRoute>"
+            + "<WorkoutRoute sourceName=\"Phone\" startDate=\"2019-06-11 15:00:00 -0700\" endDate=\"2019-06-11 15:30:00 -0700\">"
+            + "<Location date=\"2019-06-11 15:00:44 -0700\" latitude=\"37.7\" longitude=\"-122.4\" altitude=\"21\" speed=\"2.4\"/></WorkoutRoute></Workout>"
+        let read = try SyntheticExport.read(try SyntheticExport.write(workout, files: ["workout-routes/route_1.gpx": gpx]))
+        XCTAssertEqual(read.samples.count, 1)
+        XCTAssertEqual(read.summary.byType["WorkoutRoute points"]?.skipped, [SeriesMapping.notStored: 3])
+        XCTAssertEqual(read.summary.bySource["Phone"]?.skipped, [SeriesMapping.notStored: 5])
+    }
+
+    func testAMissingRouteFileIsReportedNotFatal() throws {
+        let workout = "<Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" sourceName=\"Watch\" "
+            + "startDate=\"2019-06-11 15:00:00 -0700\" endDate=\"2019-06-11 15:30:00 -0700\">"
+            + "<WorkoutRoute sourceName=\"Phone\"><FileReference path=\"/workout-routes/gone.gpx\"/></WorkoutRoute></Workout>"
+        let read = try SyntheticExport.read(try SyntheticExport.write(workout))
+        XCTAssertEqual(read.samples.count, 1, "the workout is kept")
+        XCTAssertEqual(read.summary.byType["WorkoutRoute"]?.skipped, ["unreadable: route file /workout-routes/gone.gpx is not in the export": 1])
+    }
+
+    func testBeatSeriesAreCountedAndReported() throws {
+        let beats = "<HeartRateVariabilityMetadataList><InstantaneousBeatsPerMinute bpm=\"78\" time=\"08:33:44,67\"/>"
+            + "<InstantaneousBeatsPerMinute bpm=\"80\" time=\"08:33:45,42\"/></HeartRateVariabilityMetadataList>"
+        let record = SyntheticExport.record("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", value: "25.5", unit: "ms",
+                                            start: "2018-11-19 08:33:39 +0100", end: "2018-11-19 08:34:44 +0100", inner: beats)
+        let read = try SyntheticExport.read(try SyntheticExport.write(record))
+        XCTAssertEqual(read.samples.count, 1)
+        XCTAssertEqual(read.summary.byType["InstantaneousBeatsPerMinute"]?.skipped, [SeriesMapping.notStored: 2])
+    }
+
+    func testMeActivitySummaryAndUnrepresentableElementsAreCounted() throws {
+        let body = "<Me HKCharacteristicTypeIdentifierDateOfBirth=\"1990-05-20\" HKCharacteristicTypeIdentifierBiologicalSex=\"HKBiologicalSexMale\" "
+            + "HKCharacteristicTypeIdentifierBloodType=\"HKBloodTypeANegative\" HKCharacteristicTypeIdentifierFitzpatrickSkinType=\"HKFitzpatrickSkinTypeNotSet\" "
+            + "HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse=\"None\"/>\n"
+            + "<ActivitySummary dateComponents=\"2016-11-15\" activeEnergyBurned=\"590\" activeEnergyBurnedGoal=\"630\" activeEnergyBurnedUnit=\"kcal\"/>\n"
+            + "<ClinicalRecord type=\"HKClinicalTypeIdentifierLabResultRecord\" sourceName=\"Hospital\" resourceFilePath=\"/clinical-records/x.json\"/>\n"
+            + "<VisionPrescription type=\"HKVisionPrescriptionTypeGlasses\" dateIssued=\"2023-01-01 00:00:00 +0000\"/>"
+        let read = try SyntheticExport.read(try SyntheticExport.write(body))
+        XCTAssertEqual(read.me, [Characteristics(biologicalSex: 2, bloodType: 2, dateOfBirth: CalendarDay(year: 1990, month: 5, day: 20))])
+        XCTAssertEqual(read.summary.byType["Me.CardioFitnessMedicationsUse"]?.skippedTotal, 1)
+        XCTAssertEqual(read.summary.byType["ActivitySummary"]?.skippedTotal, 1)
+        XCTAssertEqual(read.summary.byType["ClinicalRecord"]?.skipped, ["not representable in HealthStore": 1])
+        XCTAssertEqual(read.summary.byType["VisionPrescription"]?.skipped, ["not representable in HealthStore": 1])
+    }
+
+    func testOldFormatImportsOrRefusesElementByElement() throws {
+        let body = "<Record type=\"HKQuantityTypeIdentifierStepCount\" source=\"iPhone\" unit=\"count\" startDate=\"20151107171924+0100\" "
+            + "endDate=\"20151107172924+0100\" value=\"120\"/>\n"
+            + "<Record type=\"HKQuantityTypeIdentifierHeartRate\" source=\"Watch\" unit=\"count/min\" startDate=\"20151107000000+0100\" "
+            + "endDate=\"20151108000000+0100\" recordCount=\"430\" min=\"50\" max=\"160\" average=\"72\"/>\n"
+            + "<Record type=\"HKQuantityTypeIdentifierNotAType\" sourceName=\"App\" unit=\"count\" startDate=\"2024-01-01 00:00:00 +0000\" "
+            + "endDate=\"2024-01-01 00:00:00 +0000\" value=\"1\"/>"
+        let read = try SyntheticExport.read(try SyntheticExport.write(body, version: nil))
+        XCTAssertEqual(read.samples.count, 1)
+        XCTAssertEqual(read.samples.first?.sourceRevision?.source.name, "iPhone")
+        XCTAssertEqual(read.samples.first?.start, ExportDates.instant("2015-11-07 17:19:24 +0100"))
+        XCTAssertEqual(read.summary.bySource["Watch"]?.skipped, ["pre-aggregated row of 430 records (iOS 8/9 min/max/average), not a sample": 1])
+        XCTAssertEqual(read.summary.byType["HKQuantityTypeIdentifierNotAType"]?.skipped,
+                       ["type HKQuantityTypeIdentifierNotAType is not in HealthStore's catalog": 1])
+    }
+
+    func testMalformedElementsStopWithPlaceUnlessSkipped() throws {
+        let bad = SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "12", start: "2024-02-30T99")
+        let good = SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "13")
+        let path = try SyntheticExport.write(good + "\n" + bad + "\n" + good)
+        XCTAssertThrowsError(try SyntheticExport.read(path)) { error in
+            guard case .invalidElement(_, let line, let element, let reason)? = error as? ImportError else { return XCTFail("\(error)") }
+            XCTAssertEqual(line, 9)
+            XCTAssertEqual(element, "Record")
+            XCTAssertTrue(reason.contains("startDate"), reason)
+        }
+        let skipped = try SyntheticExport.read(path, skipInvalid: true)
+        XCTAssertEqual(skipped.samples.count, 2)
+        XCTAssertEqual(skipped.samples[0].uuid, skipped.samples[1].uuid, "same content, same UUID")
+        XCTAssertEqual(skipped.summary.invalidCount, 1)
+    }
+
+    func testMalformedXMLStopsWithFileLineAndColumn() throws {
+        // iOS 8/9 wrote third-party metadata keys as attribute names with spaces.
+        let path = try SyntheticExport.write(SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "1") + "\n"
+                                             + "<Record type=\"HKQuantityTypeIdentifierStepCount\" Withings Link=\"x\"/>")
+        XCTAssertThrowsError(try SyntheticExport.read(path)) { error in
+            guard case .malformed(let file, let line, let column, _)? = error as? ImportError else { return XCTFail("\(error)") }
+            XCTAssertEqual(file, path)
+            XCTAssertEqual(line, 9)
+            XCTAssertGreaterThan(column, 1)
+        }
+        let skipped = try SyntheticExport.read(path, skipInvalid: true)
+        XCTAssertEqual(skipped.samples.count, 1)
+        XCTAssertEqual(skipped.summary.invalidCount, 1)
+    }
+
+    func testSkipInvalidGoesOnPastBadXMLWithoutLosingWhatTheReaderHadParsedAhead() throws {
+        let good = (0..<3000).map { SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: String($0)) }
+        let bad = "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" Withings Link=\"x\">\n"
+            + "  <MetadataEntry key=\"a\" value=\"b\"/>\n</Record>"
+        let path = try SyntheticExport.write((good[..<1500] + [bad] + good[1500...] + [bad] + good[..<1]).joined(separator: "\n"))
+        XCTAssertThrowsError(try SyntheticExport.read(path))
+        let read = try SyntheticExport.read(path, skipInvalid: true)
+        XCTAssertEqual(Set(read.samples.map { $0.quantity?.value ?? -1 }), Set((0..<3000).map(Double.init)))
+        XCTAssertEqual(read.samples.count, 3001)
+        XCTAssertEqual(read.summary.invalidCount, 2)
+        XCTAssertEqual(read.summary.byType["XML"]?.skippedTotal, 2)
+    }
+
+    func testANewerExportVersionNeedsForce() throws {
+        let path = try SyntheticExport.write(SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "1"), version: 99)
+        XCTAssertThrowsError(try SyntheticExport.read(path)) { error in
+            XCTAssertEqual(error as? ImportError, .newerVersion(found: 99, known: AppleHealthExport.knownVersion))
+        }
+        XCTAssertEqual(try SyntheticExport.read(path, force: true).samples.count, 1)
+    }
+
+    func testUUIDsDependOnContentNotOnHowItWasWritten() throws {
+        func uuid(_ record: String) throws -> UUID {
+            try XCTUnwrap(SyntheticExport.read(try SyntheticExport.write(record)).samples.first?.uuid)
+        }
+        let base = try uuid(SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "12", start: "2024-01-01 01:00:00 +0100"))
+        XCTAssertEqual(base, try uuid(SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "12", start: "2024-01-01 02:00:00 +0200")))
+        XCTAssertNotEqual(base, try uuid(SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "13", start: "2024-01-01 01:00:00 +0100")))
+        XCTAssertNotEqual(base, try uuid(SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "12", source: "Other",
+                                                                  start: "2024-01-01 01:00:00 +0100")))
+        XCTAssertEqual(base.uuidString.dropFirst(14).first, "8", "a version 8 (name-based SHA-256) UUID")
+    }
+
+    func testTheHealthAppZipIsReadInPlace() throws {
+        let folder = try SyntheticExport.directory()
+        let inner = folder.appendingPathComponent("apple_health_export")
+        try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+        let xml = try String(contentsOfFile: try SyntheticExport.write(SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "7")), encoding: .utf8)
+        try xml.write(to: inner.appendingPathComponent("export.xml"), atomically: true, encoding: .utf8)
+        let zip = Process()
+        zip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        zip.arguments = ["python3", "-c", "import shutil,sys; shutil.make_archive(sys.argv[1], 'zip', sys.argv[2])",
+                         folder.appendingPathComponent("export").path, folder.path]
+        try zip.run()
+        zip.waitUntilExit()
+        let read = try SyntheticExport.read(folder.appendingPathComponent("export.zip").path)
+        XCTAssertEqual(read.samples.map(\.quantity), [Quantity(7, "count")])
+    }
+}
