@@ -34,6 +34,11 @@ public final class SQLiteStore: Store {
         public var checkpointPages = 8000
         /// Page cache of the writer connection in MiB (keeps the random UUID index hot).
         public var writerCacheMiB = 128
+        /// While saves keep arriving, how long the writer gathers more before it commits: lone saves
+        /// from many devices then share one commit (and fsync). Zero commits every group at once.
+        public var groupCommitWindow = Duration.milliseconds(2)
+        /// A gathering group this large commits without waiting out the window.
+        public var groupCommitWindowJobs = 64
 
         public init() {}
     }
@@ -84,7 +89,8 @@ public final class SQLiteStore: Store {
             return ReadContext(db: connection, registry: registry, anchorKey: anchorKey)
         }
         let feed = ChangeFeed()
-        let writer = WriterThread(context: context, feed: feed)
+        let writer = try WriterThread(context: context, feed: feed, window: options.groupCommitWindow,
+                                      windowJobs: options.groupCommitWindowJobs)
         let store = SQLiteStore(writer: writer, readers: readers, options: options, feed: feed, openWarnings: warnings)
         writer.start()
         return store
@@ -128,6 +134,9 @@ public final class SQLiteStore: Store {
             if !accepted { continuation.resume(throwing: Self.closedError) }
         }
     }
+
+    /// Transactions the writer has committed (tests count fsyncs with it).
+    var commitCount: Int { writer.commitCount }
 
     private static let closedError = HealthError(.unavailable, "the store is closed")
 
