@@ -138,6 +138,9 @@ public final class SQLiteStore: Store {
     /// Transactions the writer has committed (tests count fsyncs with it).
     var commitCount: Int { writer.commitCount }
 
+    /// Writes queued and not yet taken by the writer (tests order their writes with it).
+    var queuedWrites: Int { writer.queuedJobs }
+
     private static let closedError = HealthError(.unavailable, "the store is closed")
 
     // MARK: identity

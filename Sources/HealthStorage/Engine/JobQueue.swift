@@ -52,11 +52,11 @@ final class JobQueue<Job>: @unchecked Sendable {
         return Array(taken)
     }
 
-    /// Whether a job is waiting.
-    var hasJobs: Bool {
+    /// Jobs waiting.
+    var count: Int {
         condition.lock()
         defer { condition.unlock() }
-        return !jobs.isEmpty
+        return jobs.count
     }
 
     /// Refuses new jobs; waiting workers finish what is queued, then see the end.

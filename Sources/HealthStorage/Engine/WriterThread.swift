@@ -33,6 +33,9 @@ final class WriterThread: @unchecked Sendable {
     private let finished = NSCondition()
     private var running = true
     private let commits = Atomic<Int>(0)
+    /// Whether jobs arrived while the last group ran (checked before its callers were answered, so a
+    /// caller's next job, sent after its answer, does not count).
+    private var arrivedDuringGroup = false
 
     /// `window`: how long a busy writer gathers jobs before committing; `windowJobs`: a group this
     /// large commits without waiting out the window.
@@ -47,6 +50,9 @@ final class WriterThread: @unchecked Sendable {
     /// Transactions committed so far (each is one fsync of the WAL at power-loss durability).
     var commitCount: Int { commits.load(ordering: .relaxed) }
 
+    /// Jobs queued and not yet taken.
+    var queuedJobs: Int { queue.count }
+
     func start() {
         let thread = Thread { [self] in
             var busy = false
@@ -56,8 +62,9 @@ final class WriterThread: @unchecked Sendable {
                 if busy && window > .zero && jobs.count < windowJobs {
                     jobs += queue.gather(upTo: windowJobs - jobs.count, within: window)
                 }
+                arrivedDuringGroup = false
                 commit(jobs)
-                busy = jobs.count > 1 || queue.hasJobs
+                busy = jobs.count > 1 || arrivedDuringGroup
             }
             // Leaves the data in the main file and an empty WAL: otherwise a stopped server keeps a WAL as
             // large as its last checkpoint interval on disk (more than the samples' own size for 1M).
@@ -148,6 +155,7 @@ final class WriterThread: @unchecked Sendable {
         }
         commits.add(1, ordering: .relaxed)
         let changes = context.finishTransaction(success: true)
+        arrivedDuringGroup = queue.count > 0
         for (job, failure) in zip(jobs, failures) { job.complete(failure) }
         feed.publish(changes.map { change in
             ChangeEvent(owner: OwnerID(change.owner), spans: change.changes.spans, sources: change.changes.sources)
