@@ -21,15 +21,17 @@ build_all() {
   bin="$scratch/$config"
 }
 
-# start_healthd NAME [healthd flags…]: sets server_pid, server_addr and server_data.
+# start_healthd NAME [healthd flags…]: sets server_pid, server_addr and server_data. A command in
+# the healthd_prefix array (e.g. valgrind) runs healthd; it must exec it, keeping the process id.
+healthd_prefix=()
 start_healthd() {
   local name="$1"; shift
   server_data="$work/$name"
   mkdir -p "$server_data"
-  "$bin/healthd" --data "$server_data" --listen 127.0.0.1:0 "$@" 2> "$server_data/healthd.log" &
+  "${healthd_prefix[@]}" "$bin/healthd" --data "$server_data" --listen 127.0.0.1:0 "$@" 2> "$server_data/healthd.log" &
   server_pid=$!
   servers+=("$server_pid")
-  for _ in $(seq 1 200); do
+  for _ in $(seq 1 1200); do
     grep -q "ready" "$server_data/healthd.log" 2>/dev/null && [ -s "$server_data/owner.token" ] && break
     sleep 0.05
   done

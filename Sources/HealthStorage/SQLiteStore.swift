@@ -34,6 +34,11 @@ public final class SQLiteStore: Store {
         public var checkpointPages = 8000
         /// Page cache of the writer connection in MiB (keeps the random UUID index hot).
         public var writerCacheMiB = 128
+        /// While saves keep arriving, how long the writer gathers more before it commits: lone saves
+        /// from many devices then share one commit (and fsync). Zero commits every group at once.
+        public var groupCommitWindow = Duration.milliseconds(2)
+        /// A gathering group this large commits without waiting out the window.
+        public var groupCommitWindowJobs = 64
 
         public init() {}
     }
@@ -88,7 +93,8 @@ public final class SQLiteStore: Store {
         }
         let feed = ChangeFeed()
         let metrics = StoreMetrics(files: [path, path + "-wal"])
-        let writer = WriterThread(context: context, feed: feed, metrics: metrics)
+        let writer = try WriterThread(context: context, feed: feed, metrics: metrics, window: options.groupCommitWindow,
+                                      windowJobs: options.groupCommitWindowJobs)
         let store = SQLiteStore(writer: writer, readers: readers, options: options, feed: feed, openWarnings: warnings,
                                 metrics: metrics)
         writer.start()
@@ -133,6 +139,12 @@ public final class SQLiteStore: Store {
             if !accepted { continuation.resume(throwing: Self.closedError) }
         }
     }
+
+    /// Transactions the writer has committed (tests count fsyncs with it).
+    var commitCount: Int { writer.commitCount }
+
+    /// Writes queued and not yet taken by the writer (tests order their writes with it).
+    var queuedWrites: Int { writer.queuedJobs }
 
     private static let closedError = HealthError(.unavailable, "the store is closed")
 

@@ -3,8 +3,9 @@
 # RATE heart-rate samples/s per device for SECONDS) against a fresh release healthd per step, each
 # step twice: devices spread over their period by a seeded phase (as real devices send) and all in
 # the same tick (--burst, the worst case). One row per run: samples generated and acknowledged,
-# acknowledged samples/s, save latency p50/p99, server CPU per save call (from /proc) and the
-# server's peak RSS, in all and per connection.
+# acknowledged samples/s, save latency p50/p99, server CPU per save call (from /proc: Hellos and
+# connection setup included, so short runs at low rates overstate it), the kernel's share of that CPU
+# (socket I/O, fsync) and the server's peak RSS, in all and per connection.
 #   bench/load/run.sh [RATE] [SECONDS]        DEVICE_COUNTS="10 100" SCHEDULES="spread" bench/load/run.sh
 # Every device is a real socket (healthsim reads them all on one queue), so a step needs about
 # DEVICES + 1,024 file descriptors in each of healthd and healthsim; the script raises `ulimit -n`
@@ -18,9 +19,10 @@ build_all
 
 hard_fds="$(ulimit -Hn)"
 echo "load ladder: $rate samples/s per device for $seconds s, ${config} build, fresh healthd per step"
-printf "%8s %8s %11s %12s %10s %9s %9s %9s %12s %9s %11s\n" \
-  devices schedule generated acknowledged "samples/s" "p50 ms" "p99 ms" rejected "µs CPU/call" "peak MB" "KiB/conn"
-# cpu_ticks PID: user + system clock ticks the process has used.
+printf "%8s %8s %11s %12s %10s %9s %9s %9s %12s %6s %9s %11s\n" \
+  devices schedule generated acknowledged "samples/s" "p50 ms" "p99 ms" rejected "µs CPU/call" "sys %" "peak MB" "KiB/conn"
+# sys_ticks PID / cpu_ticks PID: system / user + system clock ticks the process has used.
+sys_ticks() { awk '{print $15}' "/proc/$1/stat"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 for n in $counts; do
  for schedule in $schedules; do
@@ -33,10 +35,10 @@ for n in $counts; do
   start_healthd "bench-$n-$schedule" --max-connections "$(( n + 64 ))" --authorization-policy allow-all
   report="$work/bench-$n-$schedule.json"
   idle_rss="$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")"
-  ticks_before="$(cpu_ticks "$server_pid")"
+  ticks_before="$(cpu_ticks "$server_pid")" sys_before="$(sys_ticks "$server_pid")"
   flags=(); [ "$schedule" = burst ] && flags=(--burst)
   sim --devices "$n" --rate "$rate" --duration "$seconds" "${flags[@]}" --report "$report" > /dev/null 2> "$work/sim-$n.log" || true
-  ticks="$(( $(cpu_ticks "$server_pid") - ticks_before ))"
+  ticks="$(( $(cpu_ticks "$server_pid") - ticks_before ))" sys="$(( $(sys_ticks "$server_pid") - sys_before ))"
   rss="$(peak_rss_kib "$server_pid")"
   stop_servers
   if [ ! -s "$report" ]; then
@@ -44,14 +46,16 @@ for n in $counts; do
     tail -3 "$work/sim-$n.log" | sed 's/^/          /'
     continue
   fi
-  python3 - "$report" "$n" "$rss" "$idle_rss" "$ticks" "$(getconf CLK_TCK)" "$schedule" <<'PY'
+  python3 - "$report" "$n" "$rss" "$idle_rss" "$ticks" "$(getconf CLK_TCK)" "$schedule" "$sys" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-n, rss, idle, ticks, hz, schedule = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), sys.argv[7]
+n, rss, idle, ticks, hz, schedule, sys_ticks = (int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
+                                                int(sys.argv[6]), sys.argv[7], int(sys.argv[8]))
 lat = r["saveLatencyMs"]
 calls = max(1, r["batches"])
 print(f"{n:8d} {schedule:>8s} {r['samplesGenerated']:11d} {r['samplesAcknowledged']:12d} {r['throughputPerSecond']:10.0f} "
       f"{lat['p50']:9.1f} {lat['p99']:9.1f} {sum(r['rejectedByCode'].values()):9d} {ticks / hz / calls * 1e6:12.1f} "
+      f"{100 * sys_ticks / max(1, ticks):6.0f} "
       f"{rss / 1024:9.1f} {max(0, rss - idle) / n:11.1f}")
 PY
  done

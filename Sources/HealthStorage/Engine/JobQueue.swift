@@ -7,6 +7,8 @@ final class JobQueue<Job>: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [Job] = []
     private var closed = false
+    /// While `gather` waits: the queue length that wakes it (earlier arrivals do not).
+    private var gatherTarget: Int?
 
     /// Enqueues; false once the queue is closed.
     func push(_ job: Job) -> Bool {
@@ -14,7 +16,7 @@ final class JobQueue<Job>: @unchecked Sendable {
         defer { condition.unlock() }
         guard !closed else { return false }
         jobs.append(job)
-        condition.signal()
+        if jobs.count >= gatherTarget ?? 0 { condition.signal() }
         return true
     }
 
@@ -34,6 +36,27 @@ final class JobQueue<Job>: @unchecked Sendable {
         let all = jobs
         jobs.removeAll(keepingCapacity: true)
         return all
+    }
+
+    /// Up to `limit` more jobs, waiting at most `window` for them to arrive (less once closed).
+    func gather(upTo limit: Int, within window: Duration) -> [Job] {
+        let seconds = Double(window.components.seconds) + Double(window.components.attoseconds) * 1e-18
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        gatherTarget = limit
+        while jobs.count < limit && !closed && condition.wait(until: deadline) {}
+        gatherTarget = nil
+        let taken = jobs.prefix(limit)
+        jobs.removeFirst(taken.count)
+        return Array(taken)
+    }
+
+    /// Jobs waiting.
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count
     }
 
     /// Refuses new jobs; waiting workers finish what is queued, then see the end.

@@ -60,8 +60,10 @@ private struct ObjectSaver {
     /// `insertSQL`, prepared once per batch: looking it up per sample hashed the whole statement text.
     let insertRow: Statement
 
+    // OR FAIL: SQLite checks a row's constraints before writing any of it, so a one-row insert that
+    // fails changed nothing and needs no statement journal (ABORT would copy each page it touches).
     static let insertSQL = """
-        INSERT INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count,
+        INSERT OR FAIL INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count,
                              category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """

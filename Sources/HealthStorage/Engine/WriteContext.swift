@@ -17,8 +17,8 @@ final class WriteContext {
     private var extents = LayeredCache<TypeExtentKey, Int64>()
     /// Last anchor handed out per owner. Never rolled back: a failed job only leaves a gap.
     private var anchors: [Int64: Int64] = [:]
-    /// Owners whose anchor moved in the running job (persisted before its savepoint is released).
-    private var jobAnchors: Set<Int64> = []
+    /// Owners whose anchor moved in the running transaction (persisted just before it commits).
+    private var movedAnchors: Set<Int64> = []
     private var jobChanges: [Int64: ChangeSet] = [:]
     private var transactionChanges: [Int64: ChangeSet] = [:]
 
@@ -73,10 +73,12 @@ final class WriteContext {
 
     func beginTransaction() { now = Time.now() }
 
-    /// Persists the anchors the job moved; runs inside the job's savepoint.
-    func finishJobWrites() throws(HealthError) {
+    /// Persists the anchors the transaction moved, once per owner rather than once per job: an anchor
+    /// is never handed out twice, so a job undone after moving one only leaves a gap.
+    func finishTransactionWrites() throws(HealthError) {
+        defer { movedAnchors.removeAll(keepingCapacity: true) }
         let update = try db.prepare("UPDATE owners SET last_anchor = ? WHERE id = ?")
-        for owner in jobAnchors {
+        for owner in movedAnchors {
             update.reset()
             update.bind(1, anchors[owner])
             update.bind(2, owner)
@@ -95,7 +97,6 @@ final class WriteContext {
             for (owner, change) in jobChanges { transactionChanges[owner, default: ChangeSet()].formUnion(change) }
         }
         jobChanges.removeAll(keepingCapacity: true)
-        jobAnchors.removeAll(keepingCapacity: true)
     }
 
     /// Ends the transaction; on success returns (owner, changes) for the change feed.
@@ -106,7 +107,10 @@ final class WriteContext {
         deviceIDs.finishTransaction(success: success)
         typeSources.finishTransaction(success: success)
         extents.finishTransaction(success: success)
-        defer { transactionChanges.removeAll(keepingCapacity: true) }
+        defer {
+            transactionChanges.removeAll(keepingCapacity: true)
+            movedAnchors.removeAll(keepingCapacity: true)
+        }
         guard success else { return [] }
         return transactionChanges.map { ($0.key, $0.value) }
     }
@@ -131,7 +135,7 @@ final class WriteContext {
             last = statement.int(0)
         }
         anchors[owner] = last + 1
-        jobAnchors.insert(owner)
+        movedAnchors.insert(owner)
         return last + 1
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import Synchronization
 
 /// One queued write: `perform` runs inside its own savepoint of the group transaction; `complete`
 /// resumes the caller once the transaction's fate is known.
@@ -16,27 +17,56 @@ final class WriteJob: @unchecked Sendable {
 
 /// The single writer: drains every waiting job into one transaction (group commit), each job in its own
 /// savepoint so a failing batch is undone alone, commits, then completes every job and publishes changes.
+///
+/// While saves keep arriving (the last group held more than one job, or jobs queued during its commit),
+/// a group waits up to `window` for more jobs before it commits, so lone saves from many devices share
+/// one commit and its fsync instead of paying one each; a writer that is not busy commits at once, so a
+/// single caller saving in turn never waits. Jobs still complete only after their commit.
 final class WriterThread: @unchecked Sendable {
-    // `context` is used only on the thread started by `start`.
+    // `context` and `statements` are used only on the thread started by `start`.
     private let queue = JobQueue<WriteJob>()
     private let context: WriteContext
+    private let statements: TransactionStatements
     private let feed: ChangeFeed
     private let metrics: StoreMetrics
+    private let window: Duration
+    private let windowJobs: Int
     private let finished = NSCondition()
     private var running = true
+    private let commits = Atomic<Int>(0)
+    /// Whether jobs arrived while the last group ran (checked before its callers were answered, so a
+    /// caller's next job, sent after its answer, does not count).
+    private var arrivedDuringGroup = false
 
-    init(context: WriteContext, feed: ChangeFeed, metrics: StoreMetrics) {
+    /// `window`: how long a busy writer gathers jobs before committing; `windowJobs`: a group this
+    /// large commits without waiting out the window.
+    init(context: WriteContext, feed: ChangeFeed, metrics: StoreMetrics, window: Duration, windowJobs: Int) throws(HealthError) {
         self.context = context
         self.feed = feed
         self.metrics = metrics
+        self.window = window
+        self.windowJobs = max(1, windowJobs)
+        statements = try TransactionStatements(context.db)
     }
+
+    /// Transactions committed so far (each is one fsync of the WAL at power-loss durability).
+    var commitCount: Int { commits.load(ordering: .relaxed) }
+
+    /// Jobs queued and not yet taken.
+    var queuedJobs: Int { queue.count }
 
     func start() {
         let thread = Thread { [self] in
+            var busy = false
             while true {
-                let jobs = queue.drain()
+                var jobs = queue.drain()
                 if jobs.isEmpty { break }
+                if busy && window > .zero && jobs.count < windowJobs {
+                    jobs += queue.gather(upTo: windowJobs - jobs.count, within: window)
+                }
+                arrivedDuringGroup = false
                 commit(jobs)
+                busy = jobs.count > 1 || arrivedDuringGroup
             }
             // Leaves the data in the main file and an empty WAL: otherwise a stopped server keeps a WAL as
             // large as its last checkpoint interval on disk (more than the samples' own size for 1M).
@@ -65,20 +95,24 @@ final class WriterThread: @unchecked Sendable {
         finished.unlock()
     }
 
-    /// Commits `jobs` in as few transactions as SQLite lets it.
+    /// Commits `jobs` in as few transactions as SQLite lets it. Most groups succeed whole, so they run
+    /// first without a savepoint per job (a savepoint copies every page its job touches to the statement
+    /// journal, which cost a lone sample more than its own insert); a group in which a job fails is
+    /// undone and run again with savepoints, so that job fails alone.
     private func commit(_ jobs: [WriteJob]) {
-        var pending = jobs[...]
-        while !pending.isEmpty { pending = commitGroup(pending) }
+        var pending = commitGroup(jobs[...], savepoints: false) ?? jobs[...]
+        while !pending.isEmpty { pending = commitGroup(pending, savepoints: true) ?? [] }
     }
 
     /// Runs `jobs` in one transaction and completes them. SQLite may roll the whole transaction back
     /// under a failing statement (on SQLITE_FULL, IOERR, BUSY or NOMEM): then the jobs run so far are
     /// undone too and get that error, and the ones not yet run are returned for a fresh transaction.
-    private func commitGroup(_ jobs: ArraySlice<WriteJob>) -> ArraySlice<WriteJob> {
+    /// Without `savepoints`, a failing job undoes the transaction and nil is returned, nothing completed.
+    private func commitGroup(_ jobs: ArraySlice<WriteJob>, savepoints: Bool) -> ArraySlice<WriteJob>? {
         let db = context.db
         let began = ContinuousClock.now
         do {
-            try db.execute("BEGIN IMMEDIATE")
+            try statements.begin.run()
         } catch {
             jobs.forEach { $0.complete(error) }
             return []
@@ -87,18 +121,23 @@ final class WriterThread: @unchecked Sendable {
         var failures: [HealthError?] = []
         for job in jobs {
             do {
-                try db.execute("SAVEPOINT job")
+                if savepoints { try statements.savepoint.run() }
                 try job.perform(context)
-                try context.finishJobWrites()
-                try db.execute("RELEASE job")
+                if savepoints { try statements.release.run() }
                 context.finishJob(success: true)
                 failures.append(nil)
             } catch {
+                context.finishJob(success: false)
+                if !savepoints {
+                    db.resetAll()
+                    if db.inTransaction { try? db.execute("ROLLBACK") }
+                    _ = context.finishTransaction(success: false)
+                    return nil
+                }
                 if db.inTransaction {
                     try? db.execute("ROLLBACK TO job")
                     try? db.execute("RELEASE job")
                 }
-                context.finishJob(success: false)
                 failures.append(error)
                 if !db.inTransaction {
                     _ = context.finishTransaction(success: false)
@@ -109,21 +148,37 @@ final class WriterThread: @unchecked Sendable {
         }
         db.resetAll()
         do {
-            try db.execute("COMMIT")
+            try context.finishTransactionWrites()
+            try statements.commit.run()
         } catch {
             if db.inTransaction { try? db.execute("ROLLBACK") }
             _ = context.finishTransaction(success: false)
             jobs.forEach { $0.complete(error) }
             return []
         }
+        commits.add(1, ordering: .relaxed)
         let changes = context.finishTransaction(success: true)
         metrics.commitJobs.observe(Double(jobs.count))
         metrics.commitSeconds.observe((ContinuousClock.now - began) / .seconds(1))
+        arrivedDuringGroup = queue.count > 0
         for (job, failure) in zip(jobs, failures) { job.complete(failure) }
         feed.publish(changes.map { change in
             ChangeEvent(owner: OwnerID(change.owner), spans: change.changes.spans, sources: change.changes.sources)
         })
         return []
+    }
+}
+
+/// The statements every group runs, prepared once: parsing them anew per group cost more than a lone
+/// sample's insert.
+private struct TransactionStatements {
+    let begin, savepoint, release, commit: Statement
+
+    init(_ db: SQLiteConnection) throws(HealthError) {
+        begin = try db.prepareOnce("BEGIN IMMEDIATE")
+        savepoint = try db.prepareOnce("SAVEPOINT job")
+        release = try db.prepareOnce("RELEASE job")
+        commit = try db.prepareOnce("COMMIT")
     }
 }
 

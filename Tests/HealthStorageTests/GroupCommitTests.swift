@@ -1,0 +1,124 @@
+import Dispatch
+import Foundation
+import HealthModel
+@testable import HealthStorage
+import Synchronization
+import XCTest
+
+/// Group commit: lone saves arriving while the writer is busy share one commit (one fsync at
+/// power-loss durability), an idle writer commits at once, and a failing job in a group fails alone.
+/// Commits are counted by the store, never timed.
+final class GroupCommitTests: XCTestCase {
+    private func options(window: Duration, jobs: Int) -> SQLiteStore.Options {
+        var options = SQLiteStore.Options()
+        options.groupCommitWindow = window
+        options.groupCommitWindowJobs = jobs
+        return options
+    }
+
+    /// Holds the writer in a job until `release`; returns once the writer runs it.
+    private final class WriterHold: Sendable {
+        private final class Signals: Sendable {
+            let gate = DispatchSemaphore(value: 0)
+            let running = Atomic<Bool>(false)
+        }
+
+        private let signals = Signals()
+        private let task: Task<Void, any Error>
+
+        init(_ store: SQLiteStore) async throws {
+            let signals = signals
+            task = Task { try await store.write { _ in signals.running.store(true, ordering: .relaxed); signals.gate.wait() } }
+            while !signals.running.load(ordering: .relaxed) { try await Task.sleep(nanoseconds: 1_000_000) }
+        }
+
+        func release() async throws {
+            signals.gate.signal()
+            try await task.value
+        }
+    }
+
+    /// Saves `sample` alone in its own task.
+    private func save(_ sample: Sample, _ f: StoreFixture) -> Task<[SaveOutcome], any Error> {
+        let (store, batch) = (f.store, f.batch([sample]))
+        return Task { try await store.save(batch) }
+    }
+
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        while !condition() { try await Task.sleep(nanoseconds: 1_000_000) }
+    }
+
+    func testLoneSavesArrivingWhileBusyShareOneCommit() async throws {
+        // A long window that ends as soon as two jobs are gathered: the test never waits it out.
+        let f = try await StoreFixture(options: options(window: .seconds(30), jobs: 2))
+        let hold = try await WriterHold(f.store)
+        let first = StoreFixture.heartRate(s(1), bpm: 61), second = StoreFixture.heartRate(s(2), bpm: 62)
+        let firstSave = save(first, f)
+        try await waitUntil { f.store.queuedWrites > 0 }
+        let before = f.store.commitCount
+        try await hold.release()
+        // The writer took the first save (queued while it was busy) and gathers: the second save is
+        // submitted only now, so without the window the first would already be committed alone.
+        try await waitUntil { f.store.queuedWrites == 0 }
+        let secondSave = save(second, f)
+        let outcomes = try await [firstSave.value, secondSave.value]
+        XCTAssertEqual(outcomes, [[.stored], [.stored]])
+        XCTAssertEqual(f.store.commitCount - before, 2, "the held job's commit, then one commit (one fsync) for both lone saves")
+        try await expect(Set(try await f.query().map(\.uuid)), [first.uuid, second.uuid])
+    }
+
+    func testIdleWriterCommitsALoneSaveWithoutWaiting() async throws {
+        // An hour-long window: a lone save on an idle writer must not wait for it.
+        let f = try await StoreFixture(options: options(window: .seconds(3600), jobs: 64))
+        let before = f.store.commitCount
+        let sample = StoreFixture.heartRate(s(1))
+        let finished = try await withThrowingTaskGroup(of: Bool.self) { group in
+            let (store, batch) = (f.store, f.batch([sample]))
+            group.addTask { _ = try await store.save(batch); return true }
+            group.addTask { try await Task.sleep(nanoseconds: 60_000_000_000); return false }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+        XCTAssertTrue(finished, "a lone save on an idle writer waited for the group commit window")
+        XCTAssertEqual(f.store.commitCount - before, 1)
+    }
+
+    func testFailingSaveInAGroupFailsAloneAndTheOthersCommitOnce() async throws {
+        let f = try await StoreFixture(options: options(window: .zero, jobs: 64))
+        let stored = StoreFixture.heartRate(s(1), bpm: 70)
+        try await f.save([stored])
+        let hold = try await WriterHold(f.store)
+        let before = StoreFixture.heartRate(s(2), bpm: 71), after = StoreFixture.heartRate(s(3), bpm: 72)
+        // Same UUID, different content: refused, and it must not disturb the jobs around it.
+        let conflicting = StoreFixture.heartRate(s(1), bpm: 99, uuid: stored.uuid)
+        let firstSave = save(before, f)
+        try await waitUntil { f.store.queuedWrites > 0 }
+        let failingSave = save(conflicting, f)
+        let lastSave = save(after, f)
+        // All three are queued before the writer is released, so they run as one group.
+        try await waitUntil { f.store.queuedWrites == 3 }
+        let commitsBefore = f.store.commitCount
+        try await hold.release()
+        let firstOutcome = try await firstSave.value, lastOutcome = try await lastSave.value
+        XCTAssertEqual(firstOutcome, [.stored])
+        XCTAssertEqual(lastOutcome, [.stored])
+        do {
+            _ = try await failingSave.value
+            XCTFail("a save reusing a stored UUID with other content was accepted")
+        } catch let error as HealthError {
+            XCTAssertEqual(error.code, .invalidArgument)
+            XCTAssertEqual(error.objectIndex, 0)
+        }
+        let samples = try await f.query()
+        XCTAssertEqual(Set(samples.map(\.uuid)), [stored.uuid, before.uuid, after.uuid])
+        XCTAssertEqual(samples.first { $0.uuid == stored.uuid }?.body, stored.body, "the refused save changed the stored sample")
+        XCTAssertEqual(f.store.commitCount - commitsBefore, 2, "the held job, then the group undone and committed once without the refused save")
+        // Anchors stay in commit order: a later change is seen after the earlier ones.
+        let anchor = try await f.anchor()
+        let later = StoreFixture.heartRate(s(4))
+        try await f.save([later])
+        let changes = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: anchor,
+                                                      limit: 0, scope: .everything(callerBundleID: "x"))
+        XCTAssertEqual(changes.samples.map(\.uuid), [later.uuid])
+    }
+}
