@@ -66,6 +66,87 @@ enum SampleJSON {
         return .object(fields)
     }
 
+    /// Sources and devices already written, as their bytes: an export repeats a few of each.
+    struct LineCache {
+        fileprivate var sources: [SourceRevision: [UInt8]] = [:]
+        fileprivate var devices: [Device: [UInt8]] = [:]
+    }
+
+    /// Appends `sample(s, zone:).text(pretty: false)` and a newline, byte for byte, without building
+    /// the tree for the common kinds (an export writes a million of them); correlations and workouts
+    /// go through the tree.
+    static func writeLine(_ s: Sample, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
+        func text(_ name: StaticString) {
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        }
+        func key(_ name: StaticString) {
+            out.append(contentsOf: out.last == UInt8(ascii: "{") ? "\"".utf8 : ",\"".utf8)
+            text(name)
+            out.append(contentsOf: "\":".utf8)
+        }
+        func cached<Key: Hashable>(_ value: Key?, _ map: inout [Key: [UInt8]], _ json: (Key) -> JSON) {
+            guard let value else { return out.append(contentsOf: "null".utf8) }
+            if let bytes = map[value] { return out.append(contentsOf: bytes) }
+            var bytes: [UInt8] = []
+            json(value).write(to: &bytes)
+            map[value] = bytes
+            out.append(contentsOf: bytes)
+        }
+        let kind: StaticString
+        out.append(UInt8(ascii: "{"))
+        // Keys in sorted order: the kind's own first ("category_value" or "count") and last ("unit",
+        // "value"), the shared ones between.
+        switch s.body {
+        case .quantity(_, let count):
+            kind = "quantity"
+            key("count")
+            JSON.int(count).write(to: &out)
+        case .category(let value):
+            kind = "category"
+            key("category_value")
+            JSON.int(value).write(to: &out)
+        case .correlation, .workout:
+            out.removeLast()
+            sample(s, zone: zone).write(to: &out)
+            return out.append(UInt8(ascii: "\n"))
+        }
+        key("creation_micros")
+        (s.creationTime.map(JSON.int) ?? .null).write(to: &out)
+        key("device")
+        cached(s.device, &cache.devices, device)
+        key("end")
+        JSON.string(Time.iso8601(s.end, in: zone)).write(to: &out)
+        key("end_micros")
+        JSON.int(s.end).write(to: &out)
+        key("kind")
+        out.append(UInt8(ascii: "\""))
+        text(kind)
+        out.append(UInt8(ascii: "\""))
+        key("metadata")
+        if s.metadata.isEmpty { out.append(contentsOf: "{}".utf8) } else { metadata(s.metadata).write(to: &out) }
+        key("metadata_types")
+        if s.metadata.isEmpty { out.append(contentsOf: "{}".utf8) } else { metadataTypes(s.metadata).write(to: &out) }
+        key("source")
+        cached(s.sourceRevision, &cache.sources, revision)
+        key("start")
+        JSON.string(Time.iso8601(s.start, in: zone)).write(to: &out)
+        key("start_micros")
+        JSON.int(s.start).write(to: &out)
+        key("type")
+        JSON.string(s.type).write(to: &out)
+        if case .quantity(let q, _) = s.body {
+            key("unit")
+            JSON.string(q.unit).write(to: &out)
+        }
+        key("uuid")
+        JSON.string(s.uuid.uuidString).write(to: &out)
+        if case .quantity(let q, _) = s.body {
+            key("value")
+            JSON.double(q.value).write(to: &out)
+        }
+        out.append(contentsOf: "}\n".utf8)
+    }
+
     static func event(_ e: WorkoutEvent) -> JSON {
         .object(["type": .int(Int64(e.type.rawValue)), "start_micros": .int(e.start), "end_micros": .int(e.end),
                  "metadata": metadata(e.metadata), "metadata_types": metadataTypes(e.metadata)])

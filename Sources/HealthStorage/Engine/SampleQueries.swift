@@ -22,15 +22,17 @@ extension ReadContext {
     private typealias FilterPart = (from: String, sql: String, arguments: [SQLValue])
 
     /// The parts `filter` reads as one UNION ALL. After an anchor, each fully readable type is a part
-    /// of its own, read through (owner, type, anchor): every part then yields its rows in anchor
-    /// order without a sort, for `queryAnchored` to merge.
+    /// of its own, read through (owner, type, anchor), or all of them one part read through the
+    /// primary key when they are every stored type: each such part yields its rows in anchor order
+    /// without a sort, for `queryAnchored` to merge.
     private func filterParts(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                              table: PredicateSQL.Table, afterAnchor: Int64? = nil) throws(HealthError) -> [FilterPart] {
         let name = table == .samples ? "samples" : "tombstones"
-        func part(_ types: [(type: HealthType, id: Int64)], _ from: String,
-                  _ visible: (sql: String, arguments: [SQLValue])?) throws(HealthError) -> FilterPart {
+        func part(_ types: [(type: HealthType, id: Int64)], _ from: String, _ visible: (sql: String, arguments: [SQLValue])?,
+                  everyType: Bool = false) throws(HealthError) -> FilterPart {
             var builder = PredicateSQL(table: table, types: types)
-            var clauses = ["s.owner = ?", "s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")"]
+            var clauses = ["s.owner = ?"]
+            if !everyType { clauses.append("s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")") }
             var arguments: [SQLValue] = [.int(owner)]
             if let afterAnchor {
                 clauses.append("s.anchor > ?")
@@ -50,7 +52,11 @@ extension ReadContext {
         let full = types.filter { scope.canReadAll($0.type.identifier) }
         let restricted = types.filter { !scope.canReadAll($0.type.identifier) }
         var parts: [FilterPart] = []
-        if afterAnchor != nil {
+        if afterAnchor != nil, restricted.isEmpty, try includesEveryStoredType(full) {
+            // Every row of the owner is of a type asked for and read in full: the primary key
+            // (owner, anchor) yields them in anchor order by itself, with no index lookups.
+            parts.append(try part(full, "\(name) s", nil, everyType: true))
+        } else if afterAnchor != nil {
             // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
             for type in full { parts.append(try part([type], "\(name) s INDEXED BY \(name)_by_type", nil)) }
         } else if !full.isEmpty {
@@ -67,6 +73,18 @@ extension ReadContext {
             }
         }
         return parts
+    }
+
+    /// Whether `types` hold every sample type the store has interned (unknown identifiers counting as
+    /// sample types), so that every sample or tombstone row is of one of them.
+    private func includesEveryStoredType(_ types: [(type: HealthType, id: Int64)]) throws(HealthError) -> Bool {
+        let ids = Set(types.map(\.id))
+        let all = try db.prepare("SELECT id, identifier FROM types")
+        var every = true
+        while try all.step() {
+            if !ids.contains(all.int(0)), all.text(1).flatMap(TypeCatalog.type)?.isSampleType != false { every = false }
+        }
+        return every
     }
 
     /// Other sources' correlations holding a reading of one of `readings`, found from those
