@@ -66,6 +66,8 @@ enum SampleJSON {
         return .object(fields)
     }
 
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
     /// Sources and devices already written, as their bytes: an export repeats a few of each.
     struct LineCache {
         fileprivate var sources: [SourceRevision: [UInt8]] = [:]
@@ -139,7 +141,16 @@ enum SampleJSON {
             JSON.string(q.unit).write(to: &out)
         }
         key("uuid")
-        JSON.string(s.uuid.uuidString).write(to: &out)
+        // `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
+        out.append(UInt8(ascii: "\""))
+        withUnsafeBytes(of: s.uuid.uuid) { bytes in
+            for (i, byte) in bytes.enumerated() {
+                if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+                out.append(upperHexDigits[Int(byte >> 4)])
+                out.append(upperHexDigits[Int(byte & 0xF)])
+            }
+        }
+        out.append(UInt8(ascii: "\""))
         if case .quantity(let q, _) = s.body {
             key("value")
             JSON.double(q.value).write(to: &out)
