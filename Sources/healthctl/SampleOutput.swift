@@ -86,6 +86,13 @@ enum SampleJSON {
             text(name)
             out.append(contentsOf: "\":".utf8)
         }
+        /// An instant as its two adjacent keys: text, then microseconds.
+        func instant(_ name: StaticString, _ microsName: StaticString, _ micros: Microseconds) {
+            key(name)
+            JSON.string(Time.iso8601(micros, in: zone)).write(to: &out)
+            key(microsName)
+            JSON.int(micros).write(to: &out)
+        }
         func cached<Key: Hashable>(_ value: Key?, _ map: inout [Key: [UInt8]], _ json: (Key) -> JSON) {
             guard let value else { return out.append(contentsOf: "null".utf8) }
             if let bytes = map[value] { return out.append(contentsOf: bytes) }
@@ -116,10 +123,7 @@ enum SampleJSON {
         (s.creationTime.map(JSON.int) ?? .null).write(to: &out)
         key("device")
         cached(s.device, &cache.devices, device)
-        key("end")
-        JSON.string(Time.iso8601(s.end, in: zone)).write(to: &out)
-        key("end_micros")
-        JSON.int(s.end).write(to: &out)
+        instant("end", "end_micros", s.end)
         key("kind")
         out.append(UInt8(ascii: "\""))
         text(kind)
@@ -130,10 +134,7 @@ enum SampleJSON {
         if s.metadata.isEmpty { out.append(contentsOf: "{}".utf8) } else { metadataTypes(s.metadata).write(to: &out) }
         key("source")
         cached(s.sourceRevision, &cache.sources, revision)
-        key("start")
-        JSON.string(Time.iso8601(s.start, in: zone)).write(to: &out)
-        key("start_micros")
-        JSON.int(s.start).write(to: &out)
+        instant("start", "start_micros", s.start)
         key("type")
         JSON.string(s.type).write(to: &out)
         if case .quantity(let q, _) = s.body {
