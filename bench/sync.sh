@@ -8,13 +8,18 @@
 #   - `healthctl import` of that file into a second fresh healthd, beside the ingest rate;
 # with the peak RSS of healthctl and of the server.
 #   bench/sync.sh [SAMPLES]      default 1000000
+# BENCH_BIN=DIR uses the healthd and healthctl built in DIR (e.g. a copy of the merge base's) unbuilt.
 # PERF=1 records a perf profile of healthd during the sync into $PERF_OUT (default /tmp/sync.perf).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/scripts/healthd-fixture.sh"
 samples="${1:-1000000}"
-for product in healthd healthctl; do swift build -c "$config" --scratch-path "$scratch" --product "$product" >&2; done
-bin="$scratch/$config"
+if [ -n "${BENCH_BIN:-}" ]; then
+  bin="$BENCH_BIN"
+else
+  for product in healthd healthctl; do swift build -c "$config" --scratch-path "$scratch" --product "$product" >&2; done
+  bin="$scratch/$config"
+fi
 client() { python3 "$root/bench/sync/sync_bench.py" "$@" --address "$server_addr" --token-file "$server_data/owner.token"; }
 field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['$1'])" "$2"; }
 # ctl: sets the array `ctl` to healthctl as the last started server's owner (an array, not a

@@ -57,6 +57,8 @@ enum ImportExportCommands {
         let writer = try LineWriter(path: inv.arguments.value("output"), output: inv.output)
         let status = LiveStatus()
         var written = 0
+        var cache = SampleJSON.LineCache()
+        var lines: [UInt8] = []
         for type in types {
             @Sendable func fetch(after anchor: Data?) async throws -> AnchoredBatch {
                 try await connection.anchored(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor, limit: exportPageSize))
@@ -69,7 +71,9 @@ enum ImportExportCommands {
                 let last = page.samples.count + page.deleted.count < exportPageSize || page.anchor == anchor
                 // The server reads the next page while this one is written.
                 if !last { next = Task { [anchor = page.anchor] in try await fetch(after: anchor) } }
-                writer.write(page.samples.map { SampleJSON.sample($0, zone: inv.zone).text(pretty: false) })
+                lines.removeAll(keepingCapacity: true)
+                for sample in page.samples { SampleJSON.writeLine(sample, zone: inv.zone, cache: &cache, to: &lines) }
+                writer.write(lines: lines)
                 written += page.samples.count
                 status.update("export: \(written) samples, \(shortName(type)), \(formatRate(status.rate(written)))")
                 if last { break }

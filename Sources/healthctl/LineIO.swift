@@ -46,13 +46,13 @@ final class LineWriter {
         self.handle = handle
     }
 
-    /// Writes `lines`, each followed by a newline.
-    func write(_ lines: [String]) {
+    /// Writes `lines`: UTF-8 text of whole lines, each ending in a newline.
+    func write(lines: [UInt8]) {
         guard !lines.isEmpty else { return }
         if let handle {
-            handle.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            handle.write(Data(lines))
         } else {
-            output(lines.joined(separator: "\n"))
+            output(String(decoding: lines.dropLast(), as: UTF8.self))
         }
     }
 

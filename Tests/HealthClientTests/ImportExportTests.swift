@@ -65,6 +65,20 @@ final class SampleJSONRoundTripTests: XCTestCase {
         }
     }
 
+    func testExportLinesAreTheTreesTextWithSourcesAndDevicesWrittenOnce() throws {
+        let plain = Sample(type: "HKQuantityTypeIdentifierStepCount", start: ExportFixtures.t0, end: ExportFixtures.t0 + 60_000_000,
+                           device: ExportFixtures.watch, sourceRevision: ExportFixtures.revision, body: .quantity(Quantity(12.5, "count"), count: 3))
+        // Repeated, so the second of each source and device comes from the cache.
+        let samples = ExportFixtures.samples + [plain, plain] + ExportFixtures.samples
+        for zone in [nil, TimeZone(identifier: "Europe/Berlin")] {
+            var cache = SampleJSON.LineCache()
+            var bytes: [UInt8] = []
+            for sample in samples { SampleJSON.writeLine(sample, zone: zone, cache: &cache, to: &bytes) }
+            let expected = samples.map { SampleJSON.sample($0, zone: zone).text(pretty: false) + "\n" }.joined()
+            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), expected)
+        }
+    }
+
     func testParsingReadsBackWhatIsWrittenAndEveryEscape() throws {
         let value: JSON = .object(["B": .string("a/\"\\\n\r\t\u{8}\u{C}\u{1}é😀"), "a_b": .double(1e-7), "aB": .double(-2.5),
                                    "": .array([.bool(false), .null, .int(.min), .int(.max), .object([:]), .array([])])])

@@ -89,6 +89,37 @@ final class StatisticsMathTests: XCTestCase {
         XCTAssertEqual(try sum(walk, watchFirst).bySource, [])
     }
 
+    /// The sweep's merged sum against a slice-by-slice reference on random overlapping samples from
+    /// three sources and user entries, instants included.
+    func testMergedSumEqualsASliceBySliceReference() throws {
+        var random = SplitMix64(seed: 7)
+        let order = SourcePriorityOrder(ordered: [phone], firstSeen: [watch: 1, app: 2])
+        for _ in 0..<50 {
+            let samples = (0..<40).map { _ -> StatInput in
+                let from = Int64.random(in: 0..<120, using: &random)
+                let length = Int.random(in: 0..<6, using: &random) == 0 ? 0 : Int64.random(in: 1...30, using: &random)
+                return sample(from, from + length, Double(Int.random(in: 1...500, using: &random)), [watch, phone, app][Int.random(in: 0..<3, using: &random)],
+                              userEntered: Int.random(in: 0..<8, using: &random) == 0)
+            }
+            let clip = t0 + 10 * minute..<t0 + 100 * minute
+            let ranks = samples.map { order.rank(of: $0) }
+            var expected = 0.0
+            let bounds = Set(samples.flatMap { [$0.start, $0.end] } + [clip.lowerBound, clip.upperBound]).filter { clip.lowerBound <= $0 && $0 <= clip.upperBound }.sorted()
+            for (a, b) in zip(bounds, bounds.dropFirst()) {
+                let covering = samples.indices.filter { samples[$0].start <= a && samples[$0].end >= b && samples[$0].duration > 0 }
+                guard let best = covering.map({ ranks[$0] }).min() else { continue }
+                for i in covering where ranks[i] == best { expected += samples[i].value * Double(b - a) / Double(samples[i].duration) }
+            }
+            for t in Set(samples.filter { $0.duration == 0 && clip.contains($0.start) }.map(\.start)) {
+                let here = samples.indices.filter { samples[$0].start <= t && (samples[$0].end > t || samples[$0].start == samples[$0].end && samples[$0].start == t) }
+                let best = here.map { ranks[$0] }.min()
+                for i in here where samples[i].duration == 0 && ranks[i] == best { expected += samples[i].value }
+            }
+            let merged = try XCTUnwrap(CumulativeMerge.mergedSum(samples, clip: clip, priority: order))
+            XCTAssertEqual(merged, expected, accuracy: 1e-6 * max(1, expected))
+        }
+    }
+
     func testMergedSumNeverExceedsSeparateTotalAndEqualsItWithoutOverlap() throws {
         var rng = SplitMix64(seed: 20_260_504)
         let sources = [watch, phone, app]

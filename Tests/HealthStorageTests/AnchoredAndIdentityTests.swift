@@ -38,6 +38,37 @@ final class AnchoredAndIdentityTests: XCTestCase {
         await f.store.close()
     }
 
+    /// Several types are read as separate streams merged by anchor (or, when they are every stored
+    /// type, by the primary key): either way pages walk the interleaved sequence exactly once.
+    func testAnchorPagingInterleavesTypesInAnchorOrder() async throws {
+        let f = try await StoreFixture()
+        var saved: [Sample] = []
+        for i in 0..<9 {
+            let sample = i % 3 == 2 ? StoreFixture.sleep(s(Int64(i)), s(Int64(i) + 1), value: 0)
+                : Sample(type: i % 3 == 0 ? StoreFixture.heartRate : StoreFixture.steps, start: s(Int64(i)), end: s(Int64(i) + 1),
+                         body: .quantity(Quantity(Double(i), i % 3 == 0 ? "count/min" : "count"), count: 1))
+            try await f.save([sample])
+            saved.append(sample)
+        }
+        let owner = Deleter(owner: f.owner, bundleID: "x", isOwner: true)
+        _ = try await f.store.deleteObjects(uuids: [saved[3].uuid, saved[2].uuid], by: owner)
+        for types in [[StoreFixture.heartRate, StoreFixture.steps], [StoreFixture.heartRate, StoreFixture.steps, StoreFixture.sleep]] {
+            var anchor: Data?
+            var inserted: [UUID] = [], deleted: [UUID] = []
+            while true {
+                let page = try await f.store.queryAnchored(owner: f.owner, types: types, predicate: nil, anchor: anchor, limit: 2, scope: everything)
+                inserted += page.samples.map(\.uuid)
+                deleted += page.deleted.map(\.uuid)
+                anchor = page.newAnchor
+                if page.samples.isEmpty && page.deleted.isEmpty { break }
+            }
+            let expected = saved.enumerated().filter { ![2, 3].contains($0.offset) && types.contains($0.element.type) }.map(\.element.uuid)
+            XCTAssertEqual(inserted, expected, "\(types)")
+            XCTAssertEqual(deleted, [saved[3].uuid, saved[2].uuid].filter { id in types.contains(saved.first { $0.uuid == id }!.type) }, "\(types)")
+        }
+        await f.store.close()
+    }
+
     func testAnchoredPredicateFiltersTombstonesToo() async throws {
         let f = try await StoreFixture()
         let early = StoreFixture.heartRate(s(10)), later = StoreFixture.heartRate(s(500))

@@ -33,15 +33,37 @@ public enum Time {
         let (days, inDay) = floorDivision(shifted, 86_400 * microsPerSecond)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let millis = inDay / 1000
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(millis / 3_600_000, 2) + ":"
-            + pad(millis / 60_000 % 60, 2) + ":" + pad(millis / 1000 % 60, 2) + "." + pad(millis % 1000, 3)
+        // Digits go straight into one buffer: this runs twice per exported line.
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        func field(_ value: Int64, _ width: Int, then separator: Unicode.Scalar?) {
+            if value < 0 { text.append(UInt8(ascii: "-")) }
+            var count = 1, rest = value.magnitude / 10
+            while rest > 0 { (count, rest) = (count + 1, rest / 10) }
+            text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(width, count)))
+            var (index, remaining) = (text.count - 1, value.magnitude)
+            for _ in 0..<count {
+                text[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                (index, remaining) = (index - 1, remaining / 10)
+            }
+            if let separator { text.append(UInt8(ascii: separator)) }
+        }
+        field(year, 4, then: "-")
+        field(month, 2, then: "-")
+        field(day, 2, then: "T")
+        field(millis / 3_600_000, 2, then: ":")
+        field(millis / 60_000 % 60, 2, then: ":")
+        field(millis / 1000 % 60, 2, then: ".")
+        field(millis % 1000, 3, then: nil)
         if offset == 0 || local.overflow {
-            text += "Z"
+            text.append(UInt8(ascii: "Z"))
         } else {
             let minutes = abs(offset) / 60
-            text += (offset < 0 ? "-" : "+") + pad(Int64(minutes / 60), 2) + ":" + pad(Int64(minutes % 60), 2)
+            text.append(UInt8(ascii: offset < 0 ? "-" : "+"))
+            field(Int64(minutes / 60), 2, then: ":")
+            field(Int64(minutes % 60), 2, then: nil)
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// (quotient, remainder) rounding toward negative infinity, so instants before 1970 format too.
@@ -62,10 +84,5 @@ public enum Time {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(abs(value))
-        return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }

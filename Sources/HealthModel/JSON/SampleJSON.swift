@@ -66,6 +66,100 @@ public enum SampleJSON {
         return .object(fields)
     }
 
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// Sources and devices already written, as their bytes: an export repeats a few of each.
+    public struct LineCache: Sendable {
+        public init() {}
+        fileprivate var sources: [SourceRevision: [UInt8]] = [:]
+        fileprivate var devices: [Device: [UInt8]] = [:]
+    }
+
+    /// Appends `sample(s, zone:).text(pretty: false)` and a newline, byte for byte, without building
+    /// the tree for the common kinds (an export writes a million of them); correlations and workouts
+    /// go through the tree.
+    public static func writeLine(_ s: Sample, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
+        func text(_ name: StaticString) {
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        }
+        func key(_ name: StaticString) {
+            out.append(contentsOf: out.last == UInt8(ascii: "{") ? "\"".utf8 : ",\"".utf8)
+            text(name)
+            out.append(contentsOf: "\":".utf8)
+        }
+        /// An instant as its two adjacent keys: text, then microseconds.
+        func instant(_ name: StaticString, _ microsName: StaticString, _ micros: Microseconds) {
+            key(name)
+            JSON.string(Time.iso8601(micros, in: zone)).write(to: &out)
+            key(microsName)
+            JSON.int(micros).write(to: &out)
+        }
+        func cached<Key: Hashable>(_ value: Key?, _ map: inout [Key: [UInt8]], _ json: (Key) -> JSON) {
+            guard let value else { return out.append(contentsOf: "null".utf8) }
+            if let bytes = map[value] { return out.append(contentsOf: bytes) }
+            var bytes: [UInt8] = []
+            json(value).write(to: &bytes)
+            map[value] = bytes
+            out.append(contentsOf: bytes)
+        }
+        let kind: StaticString
+        out.append(UInt8(ascii: "{"))
+        // Keys in sorted order: the kind's own first ("category_value" or "count") and last ("unit",
+        // "value"), the shared ones between.
+        switch s.body {
+        case .quantity(_, let count):
+            kind = "quantity"
+            key("count")
+            JSON.int(count).write(to: &out)
+        case .category(let value):
+            kind = "category"
+            key("category_value")
+            JSON.int(value).write(to: &out)
+        case .correlation, .workout:
+            out.removeLast()
+            sample(s, zone: zone).write(to: &out)
+            return out.append(UInt8(ascii: "\n"))
+        }
+        key("creation_micros")
+        (s.creationTime.map(JSON.int) ?? .null).write(to: &out)
+        key("device")
+        cached(s.device, &cache.devices, device)
+        instant("end", "end_micros", s.end)
+        key("kind")
+        out.append(UInt8(ascii: "\""))
+        text(kind)
+        out.append(UInt8(ascii: "\""))
+        key("metadata")
+        if s.metadata.isEmpty { out.append(contentsOf: "{}".utf8) } else { metadata(s.metadata).write(to: &out) }
+        key("metadata_types")
+        if s.metadata.isEmpty { out.append(contentsOf: "{}".utf8) } else { metadataTypes(s.metadata).write(to: &out) }
+        key("source")
+        cached(s.sourceRevision, &cache.sources, revision)
+        instant("start", "start_micros", s.start)
+        key("type")
+        JSON.string(s.type).write(to: &out)
+        if case .quantity(let q, _) = s.body {
+            key("unit")
+            JSON.string(q.unit).write(to: &out)
+        }
+        key("uuid")
+        // `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
+        out.append(UInt8(ascii: "\""))
+        withUnsafeBytes(of: s.uuid.uuid) { bytes in
+            for (i, byte) in bytes.enumerated() {
+                if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+                out.append(upperHexDigits[Int(byte >> 4)])
+                out.append(upperHexDigits[Int(byte & 0xF)])
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        if case .quantity(let q, _) = s.body {
+            key("value")
+            JSON.double(q.value).write(to: &out)
+        }
+        out.append(contentsOf: "}\n".utf8)
+    }
+
     public static func event(_ e: WorkoutEvent) -> JSON {
         .object(["type": .int(Int64(e.type.rawValue)), "start_micros": .int(e.start), "end_micros": .int(e.end),
                  "metadata": metadata(e.metadata), "metadata_types": metadataTypes(e.metadata)])

@@ -40,14 +40,14 @@ enum CumulativeMerge {
 
     /// Priority-merged sum; nil when no sample falls in `clip`.
     static func mergedSum(_ samples: [StatInput], clip: Range<Microseconds>?, priority: SourcePriorityOrder) -> Double? {
-        var ranks: [SampleRank] = []
+        // Ranks as positions among the distinct ranks present (a few: sources × user-entered tier), so
+        // the sweep compares integers instead of bundle ids.
+        let ranks = RankOrdinals(samples, priority: priority).ordinals
         var events: [(time: Microseconds, index: Int, opens: Bool)] = []
         var instants: [(time: Microseconds, index: Int)] = []
-        var parts: [Microseconds] = []
+        var parts = [Microseconds](repeating: 0, count: samples.count)
         var any = false
         for (index, sample) in samples.enumerated() {
-            ranks.append(priority.rank(of: sample))
-            parts.append(0)
             guard let part = clipped(sample, to: clip) else { continue }
             any = true
             if sample.duration == 0 {
@@ -63,39 +63,64 @@ enum CumulativeMerge {
 
         // Won time per interval sample; instants are added directly when they win their instant.
         var total = 0.0
-        var active: [SampleRank: Set<Int>] = [:]
+        // The open interval samples (rank, index): only a few overlap at any time.
+        var active: [(rank: Int, index: Int)] = []
         var e = 0, i = 0
         while e < events.count || i < instants.count {
             let now = min(e < events.count ? events[e].time : .max, i < instants.count ? instants[i].time : .max)
             while e < events.count, events[e].time == now {
                 let event = events[e]
-                let rank = ranks[event.index]
                 if event.opens {
-                    active[rank, default: []].insert(event.index)
-                } else {
-                    active[rank]?.remove(event.index)
-                    if active[rank]?.isEmpty == true { active[rank] = nil }
+                    active.append((ranks[event.index], event.index))
+                } else if let position = active.firstIndex(where: { $0.index == event.index }) {
+                    active.swapAt(position, active.count - 1)
+                    active.removeLast()
                 }
                 e += 1
             }
             let instantsStart = i
             while i < instants.count, instants[i].time == now { i += 1 }
             let here = instants[instantsStart..<i]
-            let bestInterval = active.keys.min()
-            let bestHere = ([bestInterval].compactMap { $0 } + here.map { ranks[$0.index] }).min()
+            let bestInterval = active.lazy.map(\.rank).min()
+            let bestHere = here.reduce(bestInterval ?? .max) { min($0, ranks[$1.index]) }
             for instant in here where ranks[instant.index] == bestHere {
                 total += samples[instant.index].value
             }
             // Instants have no length, so only intervals compete for the slice that follows.
             // An open interval always has its closing event pending, so events[e] exists here.
-            if let bestInterval, let winners = active[bestInterval] {
+            if let bestInterval {
                 let next = min(events[e].time, i < instants.count ? instants[i].time : .max)
-                for index in winners { parts[index] += next - now }
+                for open in active where open.rank == bestInterval { parts[open.index] += next - now }
             }
         }
         for (index, sample) in samples.enumerated() where parts[index] > 0 {
             total += share(of: sample, covering: parts[index])
         }
         return total
+    }
+}
+
+/// Each sample's `SampleRank` as its position among the distinct ranks of the samples: comparing
+/// positions orders samples exactly as comparing their ranks.
+private struct RankOrdinals {
+    let ordinals: [Int]
+
+    init(_ samples: [StatInput], priority: SourcePriorityOrder) {
+        var distinct: [(bundleID: String, userEntered: Bool, rank: SampleRank)] = []
+        var positions: [Int] = []
+        positions.reserveCapacity(samples.count)
+        for sample in samples {
+            // Samples of a source share its bundle id's storage, so this compare is usually a pointer check.
+            if let known = distinct.firstIndex(where: { $0.userEntered == sample.wasUserEntered && $0.bundleID == sample.sourceBundleID }) {
+                positions.append(known)
+            } else {
+                positions.append(distinct.count)
+                distinct.append((sample.sourceBundleID, sample.wasUserEntered, priority.rank(of: sample)))
+            }
+        }
+        let order = distinct.indices.sorted { distinct[$0].rank < distinct[$1].rank }
+        var ordinalOf = [Int](repeating: 0, count: distinct.count)
+        for (ordinal, position) in order.enumerated() { ordinalOf[position] = ordinal }
+        ordinals = positions.map { ordinalOf[$0] }
     }
 }

@@ -10,12 +10,29 @@ extension ReadContext {
     /// sources' correlations found through their readable readings (§3.6). Several parts are read
     /// as one UNION ALL.
     private func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
-                        table: PredicateSQL.Table, afterAnchor: Int64? = nil) throws(HealthError) -> (from: String, sql: String, arguments: [SQLValue]) {
+                        table: PredicateSQL.Table) throws(HealthError) -> FilterPart {
+        let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table)
+        guard let first = parts.first else { return ("\(table == .samples ? "samples" : "tombstones") s", "0", []) }
+        guard parts.count > 1 else { return first }
+        let union = parts.map { "SELECT * FROM \($0.from) WHERE \($0.sql)" }.joined(separator: " UNION ALL ")
+        return ("(\(union)) s", "1", parts.flatMap(\.arguments))
+    }
+
+    /// A table to read (`s`), the WHERE clause (without the word) and its arguments.
+    private typealias FilterPart = (from: String, sql: String, arguments: [SQLValue])
+
+    /// The parts `filter` reads as one UNION ALL. After an anchor, each fully readable type is a part
+    /// of its own, read through (owner, type, anchor), or all of them one part read through the
+    /// primary key when they are every stored type: each such part yields its rows in anchor order
+    /// without a sort, for `queryAnchored` to merge.
+    private func filterParts(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
+                             table: PredicateSQL.Table, afterAnchor: Int64? = nil) throws(HealthError) -> [FilterPart] {
         let name = table == .samples ? "samples" : "tombstones"
-        func part(_ types: [(type: HealthType, id: Int64)], _ from: String,
-                  _ visible: (sql: String, arguments: [SQLValue])?) throws(HealthError) -> (from: String, sql: String, arguments: [SQLValue]) {
+        func part(_ types: [(type: HealthType, id: Int64)], _ from: String, _ visible: (sql: String, arguments: [SQLValue])?,
+                  everyType: Bool = false) throws(HealthError) -> FilterPart {
             var builder = PredicateSQL(table: table, types: types)
-            var clauses = ["s.owner = ?", "s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")"]
+            var clauses = ["s.owner = ?"]
+            if !everyType { clauses.append("s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")") }
             var arguments: [SQLValue] = [.int(owner)]
             if let afterAnchor {
                 clauses.append("s.anchor > ?")
@@ -34,10 +51,16 @@ extension ReadContext {
         }
         let full = types.filter { scope.canReadAll($0.type.identifier) }
         let restricted = types.filter { !scope.canReadAll($0.type.identifier) }
-        var parts: [(from: String, sql: String, arguments: [SQLValue])] = []
-        if !full.isEmpty {
+        var parts: [FilterPart] = []
+        if afterAnchor != nil, restricted.isEmpty, try includesEveryStoredType(full) {
+            // Every row of the owner is of a type asked for and read in full: the primary key
+            // (owner, anchor) yields them in anchor order by itself, with no index lookups.
+            parts.append(try part(full, "\(name) s", nil, everyType: true))
+        } else if afterAnchor != nil {
             // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
-            parts.append(try part(full, afterAnchor == nil ? "\(name) s" : "\(name) s INDEXED BY \(name)_by_type", nil))
+            for type in full { parts.append(try part([type], "\(name) s INDEXED BY \(name)_by_type", nil)) }
+        } else if !full.isEmpty {
+            parts.append(try part(full, "\(name) s", nil))
         }
         if let readable = scope.readableTypes, !restricted.isEmpty {
             let caller = SQLValue.int(try sourceID(scope.callerBundleID) ?? -1)
@@ -49,10 +72,19 @@ extension ReadContext {
                 parts.append(try part(correlations, "\(name) s", byReadings))
             }
         }
-        guard let first = parts.first else { return ("\(name) s", "0", []) }
-        guard parts.count > 1 else { return first }
-        let union = parts.map { "SELECT * FROM \($0.from) WHERE \($0.sql)" }.joined(separator: " UNION ALL ")
-        return ("(\(union)) s", "1", parts.flatMap(\.arguments))
+        return parts
+    }
+
+    /// Whether `types` hold every sample type the store has interned (unknown identifiers counting as
+    /// sample types), so that every sample or tombstone row is of one of them.
+    private func includesEveryStoredType(_ types: [(type: HealthType, id: Int64)]) throws(HealthError) -> Bool {
+        let ids = Set(types.map(\.id))
+        let all = try db.prepare("SELECT id, identifier FROM types")
+        var every = true
+        while try all.step() {
+            if !ids.contains(all.int(0)), all.text(1).flatMap(TypeCatalog.type)?.isSampleType != false { every = false }
+        }
+        return every
     }
 
     /// Other sources' correlations holding a reading of one of `readings`, found from those
@@ -124,22 +156,15 @@ extension ReadContext {
         let unchanged = anchor ?? AnchorToken(owner: owner, sequence: 0, horizon: 0).encoded(key: anchorKey)
         let scanned = AnchorToken(owner: owner, sequence: last, horizon: horizon).encoded(key: anchorKey)
         guard !resolved.isEmpty else { return AnchoredResult(samples: [], deleted: [], newAnchor: unchanged, scannedThrough: scanned) }
-        let limitSQL = limit > 0 ? " LIMIT \(limit)" : ""
-
-        let live = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples, afterAnchor: start.sequence)
-        let sampleRows = try db.prepareOnce("SELECT \(SampleRows.columns) FROM \(live.from) WHERE \(live.sql) ORDER BY s.anchor" + limitSQL)
-        sampleRows.bind(all: live.arguments)
         let children = try childFilter(scope)
-        var samples = Anchored<Sample>()
-        while try sampleRows.step() { samples.append(sampleRows.int(1), try rows.sample(from: sampleRows, childFilter: children)) }
-
-        let gone = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .tombstones, afterAnchor: start.sequence)
-        let tombstoneRows = try db.prepareOnce("SELECT s.anchor, s.uuid, s.type, s.metadata FROM \(gone.from) WHERE \(gone.sql) ORDER BY s.anchor" + limitSQL)
-        tombstoneRows.bind(all: gone.arguments)
-        var deleted = Anchored<DeletedObject>()
-        while try tombstoneRows.step() {
-            deleted.append(tombstoneRows.int(0), DeletedObject(uuid: tombstoneRows.uuid(1), type: try registry.type(tombstoneRows.int(2), db),
-                                                               metadata: try MetadataCoding.decode(tombstoneRows.blob(3))))
+        let samples = try mergedByAnchor(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples,
+                                         after: start.sequence, columns: SampleRows.columns, anchorColumn: 1, limit: limit) { row throws(HealthError) in
+            try rows.sample(from: row, childFilter: children)
+        }
+        let deleted = try mergedByAnchor(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .tombstones,
+                                         after: start.sequence, columns: "s.anchor, s.uuid, s.type, s.metadata", anchorColumn: 0,
+                                         limit: limit) { row throws(HealthError) in
+            DeletedObject(uuid: row.uuid(1), type: try registry.type(row.int(2), db), metadata: try MetadataCoding.decode(row.blob(3)))
         }
 
         let page = Self.merge(samples, deleted, limit: limit)
@@ -154,6 +179,39 @@ extension ReadContext {
         return AnchoredResult(samples: page.samples, deleted: page.deleted,
                               newAnchor: AnchorToken(owner: owner, sequence: lastTaken, horizon: horizon).encoded(key: anchorKey),
                               scannedThrough: scanned)
+    }
+
+    /// The first `limit` (0: all) rows of `table` changed after `after`, each filter part read by its
+    /// own statement in anchor order and merged here, so SQLite never sorts the whole answer.
+    private func mergedByAnchor<Object>(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
+                                        table: PredicateSQL.Table, after: Int64, columns: String, anchorColumn: Int32, limit: Int,
+                                        decode: (Statement) throws(HealthError) -> Object) throws(HealthError) -> Anchored<Object> {
+        let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: after)
+        var streams: [Statement] = []
+        // Heads of the streams not yet exhausted, by descending anchor: the next row is the last.
+        var heads: [(anchor: Int64, stream: Int)] = []
+        func advance(_ stream: Int) throws(HealthError) {
+            guard try streams[stream].step() else { return }
+            let anchor = streams[stream].int(anchorColumn)
+            var low = 0, high = heads.count
+            while low < high {
+                let middle = (low + high) / 2
+                if heads[middle].anchor > anchor { low = middle + 1 } else { high = middle }
+            }
+            heads.insert((anchor, stream), at: low)
+        }
+        for part in parts {
+            let statement = try db.prepareOnce("SELECT \(columns) FROM \(part.from) WHERE \(part.sql) ORDER BY s.anchor" + (limit > 0 ? " LIMIT \(limit)" : ""))
+            statement.bind(all: part.arguments)
+            streams.append(statement)
+            try advance(streams.count - 1)
+        }
+        var merged = Anchored<Object>()
+        while limit == 0 || merged.objects.count < limit, let head = heads.popLast() {
+            merged.append(head.anchor, try decode(streams[head.stream]))
+            try advance(head.stream)
+        }
+        return merged
     }
 
     /// Objects read in anchor order, with their anchors beside them (kept apart, so the objects
@@ -199,10 +257,19 @@ extension ReadContext {
             """)
         statement.bind(all: arguments)
         var result: [StatisticsSample] = []
+        // A year of samples comes from a few revisions: each is looked up once, not per row.
+        var sources: [Int64: Source] = [:]
         while try statement.step() {
+            let revision = statement.int(3)
+            let source: Source
+            if let known = sources[revision] {
+                source = known
+            } else {
+                source = try registry.revision(revision, db).source
+                sources[revision] = source
+            }
             result.append(StatisticsSample(start: statement.int(0), end: statement.int(1), value: statement.double(2),
-                                           source: try registry.revision(statement.int(3), db).source,
-                                           wasUserEntered: statement.int(4) & SampleRows.userEntered != 0))
+                                           source: source, wasUserEntered: statement.int(4) & SampleRows.userEntered != 0))
         }
         return result
     }
