@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // protobuf-c code generated from proto/ by scripts/generate-proto (checked by scripts/check-proto).
         .target(name: "HealthProto", dependencies: ["CProtobufC"], cSettings: [.headerSearchPath("include")]),
 
@@ -26,8 +27,8 @@ let package = Package(
         .target(name: "HealthModel"),
         // Framing and protobuf-c ⇄ Swift mapping; the only module that touches protobuf-c structs.
         .target(name: "HealthWire", dependencies: ["HealthModel", "HealthProto", "CProtobufC"]),
-        // The store: `Store` protocol and the SQLite engine.
-        .target(name: "HealthStorage", dependencies: ["HealthModel", "CSQLite", "CCrypto"]),
+        // The store: `Store` protocol, the shared engine and its SQLite and PostgreSQL connections.
+        .target(name: "HealthStorage", dependencies: ["HealthModel", "CSQLite", "CPQ", "CCrypto"]),
         // TLS over memory buffers (OpenSSL), shared by the server's connections and the client.
         .target(name: "HealthTLS", dependencies: ["HealthModel", "CSSL"]),
         // libuv server: connections, sessions, dispatch, subscriptions.

@@ -19,12 +19,12 @@ struct PredicateSQL {
     mutating func clause(_ predicate: QueryPredicate) throws(HealthError) -> String {
         switch predicate {
         case .allOf(let parts):
-            guard !parts.isEmpty else { return "1" }
+            guard !parts.isEmpty else { return "TRUE" }
             var sql: [String] = []
             for part in parts { sql.append(try clause(part)) }
             return "(" + sql.joined(separator: " AND ") + ")"
         case .anyOf(let parts):
-            guard !parts.isEmpty else { return "0" }
+            guard !parts.isEmpty else { return "FALSE" }
             var sql: [String] = []
             for part in parts { sql.append(try clause(part)) }
             return "(" + sql.joined(separator: " OR ") + ")"
@@ -33,9 +33,9 @@ struct PredicateSQL {
         case .dateRange(let range):
             return dateRange(range)
         case .uuids(let uuids):
-            return "s.uuid IN (" + list(uuids.map { .uuid($0) }) + ")"
+            return list("s.uuid", uuids.map { .uuid($0) })
         case .sources(let bundles):
-            return "s.source IN (SELECT id FROM sources WHERE bundle_id IN (" + list(bundles.sorted().map { .text($0) }) + "))"
+            return "s.source IN (SELECT id FROM sources WHERE " + list("bundle_id", bundles.sorted().map { .text($0) }) + ")"
         case .sourceRevisions(let patterns):
             var parts: [String] = []
             for pattern in patterns { parts.append(revision(pattern)) }
@@ -45,8 +45,8 @@ struct PredicateSQL {
             for pattern in patterns { parts.append(device(pattern)) }
             return anyOf(parts)
         case .deviceProperty(let property, let values):
-            return "(s.device IS NOT NULL AND s.device IN (SELECT id FROM devices WHERE \(Self.column(property)) IN ("
-                + list(values.sorted().map { .text($0) }) + ")))"
+            return "(s.device IS NOT NULL AND s.device IN (SELECT id FROM devices WHERE "
+                + list(Self.column(property), values.sorted().map { .text($0) }) + "))"
         case .metadataExists(let key):
             return metadata(MetadataLeaf.exists(key: key))
         case .metadataCompare(let key, let op, let value):
@@ -56,11 +56,11 @@ struct PredicateSQL {
         case .quantity(let op, let quantity):
             return quantityClause(op, quantity)
         case .categoryValue(let op, let value):
-            guard table == .samples else { return "0" }
+            guard table == .samples else { return "FALSE" }
             return "(s.category IS NOT NULL AND s.category \(op.sql) " + bind(.int(value)) + ")"
         case .categoryValueIn(let values):
-            guard table == .samples else { return "0" }
-            return "(s.category IS NOT NULL AND s.category IN (" + list(values.sorted().map { .int($0) }) + "))"
+            guard table == .samples else { return "FALSE" }
+            return "(s.category IS NOT NULL AND " + list("s.category", values.sorted().map { .int($0) }) + ")"
         case .workoutActivityType(let activityType):
             // A tombstone carries the deleted workout's activity type itself (NULL before schema step 6: no match).
             if table == .tombstones {
@@ -91,7 +91,7 @@ struct PredicateSQL {
             clauses.append("s.start_time < " + bind(.int(end)))
             if range.strictEnd { clauses.append("s.end_time < " + bind(.int(end))) }
         }
-        return clauses.isEmpty ? "1" : "(" + clauses.joined(separator: " AND ") + ")"
+        return clauses.isEmpty ? "TRUE" : "(" + clauses.joined(separator: " AND ") + ")"
     }
 
     /// The redundant bound `start >= S − longest stored duration` that lets an overlap query (`end >= S`)
@@ -101,7 +101,7 @@ struct PredicateSQL {
         guard table == .samples, !types.isEmpty, let start = Self.overlapStart(predicate) else { return nil }
         // A constant subquery (no reference to s), so SQLite evaluates it once and uses it as the range bound.
         return "s.start_time >= " + bind(.int(start))
-            + " - (SELECT IFNULL(MAX(e.max_duration), 0) FROM type_extents e WHERE e.owner = " + bind(.int(owner)) + " AND e.type IN ("
+            + " - (SELECT COALESCE(MAX(e.max_duration), 0) FROM type_extents e WHERE e.owner = " + bind(.int(owner)) + " AND e.type IN ("
             + types.map { String($0.id) }.joined(separator: ", ") + "))"
     }
 
@@ -142,7 +142,7 @@ struct PredicateSQL {
 
     /// Compared in each type's canonical unit; types whose unit the operand cannot convert to match nothing.
     private mutating func quantityClause(_ op: ComparisonOperator, _ operand: Quantity) -> String {
-        guard table == .samples else { return "0" }
+        guard table == .samples else { return "FALSE" }
         var perType: [String] = []
         for (type, id) in types {
             guard let unit = type.canonicalUnit, let value = try? operand.value(in: unit) else { continue }
@@ -152,7 +152,7 @@ struct PredicateSQL {
     }
 
     private func anyOf(_ parts: [String]) -> String {
-        parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+        parts.isEmpty ? "FALSE" : "(" + parts.joined(separator: " OR ") + ")"
     }
 
     private mutating func bind(_ value: SQLValue) -> String {
@@ -160,9 +160,15 @@ struct PredicateSQL {
         return "?"
     }
 
-    private mutating func list(_ values: [SQLValue]) -> String {
+    /// `expression IN (?, …)` binding `values`.
+    private mutating func list(_ expression: String, _ values: [SQLValue]) -> String {
         arguments += values
-        return Array(repeating: "?", count: values.count).joined(separator: ", ")
+        return Self.isIn(expression, Array(repeating: "?", count: values.count))
+    }
+
+    /// `expression IN (items)`, or FALSE for no items (PostgreSQL has no empty IN list).
+    static func isIn(_ expression: String, _ items: [String]) -> String {
+        items.isEmpty ? "FALSE" : expression + " IN (" + items.joined(separator: ", ") + ")"
     }
 
     private static func column(_ property: DeviceProperty) -> String {

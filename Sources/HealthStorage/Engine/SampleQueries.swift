@@ -37,11 +37,11 @@ extension ReadContext {
         var parts: [(from: String, sql: String, arguments: [SQLValue])] = []
         if !full.isEmpty {
             // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
-            parts.append(try part(full, afterAnchor == nil ? "\(name) s" : "\(name) s INDEXED BY \(name)_by_type", nil))
+            parts.append(try part(full, afterAnchor == nil ? "\(name) s" : "\(name) s \(db.dialect.indexedBy("\(name)_by_type"))", nil))
         }
         if let readable = scope.readableTypes, !restricted.isEmpty {
             let caller = SQLValue.int(try sourceID(scope.callerBundleID) ?? -1)
-            parts.append(try part(restricted, "\(name) s INDEXED BY \(name)_by_source", ("s.source = ?", [caller])))
+            parts.append(try part(restricted, "\(name) s \(db.dialect.indexedBy("\(name)_by_source"))", ("s.source = ?", [caller])))
             let correlations = restricted.filter { !($0.type.correlationContents ?? []).isDisjoint(with: readable) }
             if !correlations.isEmpty {
                 let readings = Set(correlations.flatMap { $0.type.correlationContents ?? [] }).intersection(readable).sorted()
@@ -49,10 +49,10 @@ extension ReadContext {
                 parts.append(try part(correlations, "\(name) s", byReadings))
             }
         }
-        guard let first = parts.first else { return ("\(name) s", "0", []) }
+        guard let first = parts.first else { return ("\(name) s", "FALSE", []) }
         guard parts.count > 1 else { return first }
         let union = parts.map { "SELECT * FROM \($0.from) WHERE \($0.sql)" }.joined(separator: " UNION ALL ")
-        return ("(\(union)) s", "1", parts.flatMap(\.arguments))
+        return ("(\(union)) s", "TRUE", parts.flatMap(\.arguments))
     }
 
     /// Other sources' correlations holding a reading of one of `readings`, found from those
@@ -61,9 +61,10 @@ extension ReadContext {
     private func correlationsByReadings(_ readings: [String], owner: Int64, caller: SQLValue, table: PredicateSQL.Table,
                                         afterAnchor: Int64?) -> (sql: String, arguments: [SQLValue]) {
         let names = readings.map { SQLValue.text($0) }
-        let readingsByType = table == .samples ? "samples c INDEXED BY samples_by_reading" : "tombstones c INDEXED BY tombstones_by_type"
+        let readingsByType = table == .samples ? "samples c \(db.dialect.indexedBy("samples_by_reading"))"
+            : "tombstones c \(db.dialect.indexedBy("tombstones_by_type"))"
         var found = "SELECT c.parent FROM \(readingsByType) WHERE c.owner = ? AND c.parent IS NOT NULL"
-            + " AND c.type IN (SELECT id FROM types WHERE identifier IN (" + Array(repeating: "?", count: names.count).joined(separator: ", ") + "))"
+            + " AND c.type IN (SELECT id FROM types WHERE " + PredicateSQL.isIn("identifier", names.map { _ in "?" }) + ")"
         var arguments: [SQLValue] = [caller, .int(owner)] + names
         // Live correlations changed after the anchor are those whose readings point above it.
         if table == .samples, let afterAnchor {
@@ -77,8 +78,7 @@ extension ReadContext {
     private func childFilter(_ scope: ReadScope) throws(HealthError) -> (sql: String, arguments: [SQLValue])? {
         guard let readable = scope.readableTypes else { return nil }
         let names = readable.sorted().map { SQLValue.text($0) }
-        let sql = "(s.source = ? OR s.type IN (SELECT id FROM types WHERE identifier IN ("
-            + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")))"
+        let sql = "(s.source = ? OR s.type IN (SELECT id FROM types WHERE " + PredicateSQL.isIn("identifier", names.map { _ in "?" }) + "))"
         return (sql, [.int(try sourceID(scope.callerBundleID) ?? -1)] + names)
     }
 

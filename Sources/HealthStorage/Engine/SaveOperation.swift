@@ -35,7 +35,7 @@ private struct ObjectSaver {
     static let insertSQL = """
         INSERT INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count,
                              category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
         """
 
     func save(_ sample: Sample, device: Device?, parent: Int64?) throws(HealthError) -> SaveOutcome {
@@ -97,7 +97,7 @@ private struct ObjectSaver {
         // INDEXED BY: without statistics SQLite 3.40 prefers the primary key's `owner` prefix (a scan
         // of every sample of the owner per saved sample) over this partial, non-covering index.
         let query = try context.db.prepare("""
-            SELECT anchor, uuid, sync_version, type, parent FROM samples INDEXED BY samples_by_sync_id
+            SELECT anchor, uuid, sync_version, type, parent FROM samples \(context.db.dialect.indexedBy("samples_by_sync_id"))
             WHERE owner = ? AND sync_id = ? AND source = ?
             """)
         query.bind(1, owner)
@@ -158,7 +158,8 @@ private struct ObjectSaver {
         }
         statement.bind(19, parent)
         statement.bind(20, MetadataCoding.encode(sample.metadata))
-        return try statement.runUnlessDuplicate()
+        try statement.run()
+        return context.db.changes > 0
     }
 
     private func insertWorkout(_ workout: Workout, sample: Sample, anchor: Int64) throws(HealthError) {
@@ -173,7 +174,7 @@ private struct ObjectSaver {
         row.bind(6, WorkoutCoding.encode(workout))
         try row.run()
         let stored = try context.db.prepare("SELECT 1 FROM samples WHERE owner = ? AND uuid = ? AND source = ?")
-        let link = try context.db.prepare("INSERT OR IGNORE INTO workout_samples (owner, workout, sample_uuid) VALUES (?, ?, ?)")
+        let link = try context.db.prepare("INSERT INTO workout_samples (owner, workout, sample_uuid) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
         for (index, uuid) in workout.associatedSampleUUIDs.enumerated() {
             // Only the app's own saved samples: another source's UUID reads as not stored (docs/semantics.md decision 7).
             stored.reset()

@@ -4,7 +4,7 @@ import HealthModel
 /// Everything the writer thread owns: its connection, the value → id caches of interned rows, the
 /// owners' anchor counters and what the running transaction changed. Used only on the writer thread.
 final class WriteContext {
-    let db: SQLiteConnection
+    let db: Database
     let registry: Registry
     /// Time stamped on everything the current transaction creates.
     private(set) var now: Microseconds = 0
@@ -15,7 +15,8 @@ final class WriteContext {
     private var deviceIDs = LayeredCache<Device, Int64>()
     private var typeSources = LayeredCache<TypeSourceKey, Bool>()
     private var extents = LayeredCache<TypeExtentKey, Int64>()
-    /// Last anchor handed out per owner. Never rolled back: a failed job only leaves a gap.
+    /// Last anchor handed out per owner in the running transaction. Never rolled back: a failed job
+    /// only leaves a gap.
     private var anchors: [Int64: Int64] = [:]
     /// Owners whose anchor moved in the running job (persisted before its savepoint is released).
     private var jobAnchors: Set<Int64> = []
@@ -45,7 +46,7 @@ final class WriteContext {
         let owner: Int64, type: Int64
     }
 
-    init(db: SQLiteConnection, registry: Registry) throws(HealthError) {
+    init(db: Database, registry: Registry) throws(HealthError) {
         self.db = db
         self.registry = registry
         try loadInterned()
@@ -71,7 +72,10 @@ final class WriteContext {
 
     // MARK: transaction bookkeeping
 
-    func beginTransaction() { now = Time.now() }
+    func beginTransaction() {
+        now = Time.now()
+        anchors.removeAll(keepingCapacity: true)
+    }
 
     /// Persists the anchors the job moved; runs inside the job's savepoint.
     func finishJobWrites() throws(HealthError) {
@@ -119,16 +123,22 @@ final class WriteContext {
 
     // MARK: anchors
 
-    /// The next position in the owner's change sequence.
+    /// The next position in the owner's change sequence. The owner's counter row is read once per
+    /// transaction through an UPDATE, which write-locks the row until the transaction ends: a second
+    /// transaction of the same owner (another node's writer on a shared PostgreSQL) waits at this
+    /// point for the first to commit and then continues from its committed counter. So anchors are
+    /// handed out in commit order per owner: no transaction ever commits an anchor below one already
+    /// visible, and a reader that paged past anchor n can never later find a new object at or below n.
+    /// A sequence would break exactly that (a value taken early can commit after a later one).
     func nextAnchor(owner: Int64) throws(HealthError) -> Int64 {
         let last: Int64
         if let known = anchors[owner] {
             last = known
         } else {
-            let statement = try db.prepare("SELECT last_anchor FROM owners WHERE id = ?")
+            let statement = try db.prepare("UPDATE owners SET last_anchor = last_anchor WHERE id = ? RETURNING last_anchor")
             statement.bind(1, owner)
-            guard try statement.step() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
-            last = statement.int(0)
+            guard let committed = try statement.insertReturning() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
+            last = committed
         }
         anchors[owner] = last + 1
         jobAnchors.insert(owner)
@@ -138,11 +148,11 @@ final class WriteContext {
     // MARK: interned rows
 
     func typeID(_ identifier: String) throws(HealthError) -> Int64 {
-        try internedID(\.typeIDs, identifier, "INSERT INTO types (identifier) VALUES (?)") { insert in insert.bind(1, identifier) }
+        try internedID(\.typeIDs, identifier, "INSERT INTO types (id, identifier) SELECT COALESCE(MAX(id), 0) + 1, ? FROM types RETURNING id") { insert in insert.bind(1, identifier) }
     }
 
     func sourceID(_ bundleID: String) throws(HealthError) -> Int64 {
-        try internedID(\.sourceIDs, bundleID, "INSERT INTO sources (bundle_id) VALUES (?)") { insert in insert.bind(1, bundleID) }
+        try internedID(\.sourceIDs, bundleID, "INSERT INTO sources (id, bundle_id) SELECT COALESCE(MAX(id), 0) + 1, ? FROM sources RETURNING id") { insert in insert.bind(1, bundleID) }
     }
 
     /// The id of an existing source, without creating one (for filters).
@@ -150,8 +160,8 @@ final class WriteContext {
 
     func revisionID(_ revision: SourceRevision) throws(HealthError) -> Int64 {
         try internedID(\.revisionIDs, revision, """
-            INSERT INTO revisions (key, source, name, version, product_type, os_major, os_minor, os_patch)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO revisions (id, key, source, name, version, product_type, os_major, os_minor, os_patch)
+            SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM revisions RETURNING id
             """) { insert throws(HealthError) in
             var key = BinaryWriter()
             key.string(revision.source.bundleID)
@@ -172,8 +182,9 @@ final class WriteContext {
     func deviceID(_ device: Device?) throws(HealthError) -> Int64? {
         guard let device, !device.isEmpty else { return nil }
         return try internedID(\.deviceIDs, device, """
-            INSERT INTO devices (key, name, manufacturer, model, hardware_version, firmware_version, software_version,
-                                 local_identifier, udi_device_identifier) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO devices (id, key, name, manufacturer, model, hardware_version, firmware_version, software_version,
+                                 local_identifier, udi_device_identifier)
+            SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM devices RETURNING id
             """) { insert in
             let fields = [device.name, device.manufacturer, device.model, device.hardwareVersion, device.firmwareVersion,
                           device.softwareVersion, device.localIdentifier, device.udiDeviceIdentifier]
@@ -184,14 +195,15 @@ final class WriteContext {
         }
     }
 
-    /// The cached id of `value`, or the id of the row `sql` inserts for it with what `bind` binds.
+    /// The cached id of `value`, or the id of the row `sql` inserts for it with what `bind` binds. Ids
+    /// are the table's highest plus one, taken in SQL (no sequence), so a later row has a higher id:
+    /// "the latest revision of a source" is its highest id.
     private func internedID<Value>(_ cache: ReferenceWritableKeyPath<WriteContext, LayeredCache<Value, Int64>>, _ value: Value,
                                    _ sql: String, bind: (Statement) throws(HealthError) -> Void) throws(HealthError) -> Int64 {
         if let id = self[keyPath: cache][value] { return id }
         let insert = try db.prepare(sql)
         try bind(insert)
-        try insert.run()
-        let id = db.lastInsertRowID
+        guard let id = try insert.insertReturning() else { throw HealthError(.internalError, "inserting an interned row returned no id") }
         self[keyPath: cache].insert(id, for: value)
         return id
     }
@@ -200,7 +212,7 @@ final class WriteContext {
     func noteTypeSource(owner: Int64, type: Int64, source: Int64) throws(HealthError) {
         let key = TypeSourceKey(owner: owner, type: type, source: source)
         if typeSources[key] != nil { return }
-        let insert = try db.prepare("INSERT OR IGNORE INTO type_sources (owner, type, source, first_seen) VALUES (?, ?, ?, ?)")
+        let insert = try db.prepare("INSERT INTO type_sources (owner, type, source, first_seen) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
         insert.bind(1, owner); insert.bind(2, type); insert.bind(3, source); insert.bind(4, now)
         try insert.run()
         typeSources.insert(true, for: key)
@@ -212,7 +224,8 @@ final class WriteContext {
         if let known = extents[key], known >= duration { return }
         let upsert = try db.prepare("""
             INSERT INTO type_extents (owner, type, max_duration) VALUES (?, ?, ?)
-            ON CONFLICT (owner, type) DO UPDATE SET max_duration = MAX(max_duration, excluded.max_duration)
+            ON CONFLICT (owner, type) DO UPDATE SET max_duration = CASE
+                WHEN excluded.max_duration > type_extents.max_duration THEN excluded.max_duration ELSE type_extents.max_duration END
             RETURNING max_duration
             """)
         upsert.bind(1, owner)

@@ -36,10 +36,7 @@ final class WriterThread: @unchecked Sendable {
                 if jobs.isEmpty { break }
                 commit(jobs)
             }
-            // Leaves the data in the main file and an empty WAL: otherwise a stopped server keeps a WAL as
-            // large as its last checkpoint interval on disk (more than the samples' own size for 1M).
-            // A reader still in a query only makes this checkpoint partial; the next open finishes it.
-            try? context.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            context.db.writerWillStop()
             finished.lock()
             running = false
             finished.broadcast()
@@ -63,19 +60,20 @@ final class WriterThread: @unchecked Sendable {
         finished.unlock()
     }
 
-    /// Commits `jobs` in as few transactions as SQLite lets it.
+    /// Commits `jobs` in as few transactions as the database lets it.
     private func commit(_ jobs: [WriteJob]) {
         var pending = jobs[...]
         while !pending.isEmpty { pending = commitGroup(pending) }
     }
 
-    /// Runs `jobs` in one transaction and completes them. SQLite may roll the whole transaction back
-    /// under a failing statement (on SQLITE_FULL, IOERR, BUSY or NOMEM): then the jobs run so far are
+    /// Runs `jobs` in one transaction and completes them. The database may roll the whole transaction
+    /// back under a failing statement (SQLite on SQLITE_FULL, IOERR, BUSY or NOMEM; PostgreSQL when the
+    /// connection is lost): then the jobs run so far are
     /// undone too and get that error, and the ones not yet run are returned for a fresh transaction.
     private func commitGroup(_ jobs: ArraySlice<WriteJob>) -> ArraySlice<WriteJob> {
         let db = context.db
         do {
-            try db.execute("BEGIN IMMEDIATE")
+            try db.beginWrite()
         } catch {
             jobs.forEach { $0.complete(error) }
             return []
