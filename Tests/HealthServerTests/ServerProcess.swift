@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
-/// A real healthd process on an ephemeral port with a temporary data directory.
+/// A real healthd process on an ephemeral port with a temporary data directory. With
+/// HEALTHSTORE_TEST_STORE set to a PostgreSQL URL, healthd stores in that database instead, in a schema
+/// of its own per data directory (so a restart on the same directory finds its data again).
 final class ServerProcess {
     let process = Process()
     let dataDirectory: URL
@@ -19,7 +21,7 @@ final class ServerProcess {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process.executableURL = try Self.binary()
         process.arguments = ["--listen", "127.0.0.1:0", "--unix", unixPath, "--data", self.dataDirectory.path,
-                             "--threads", "2"] + extraArguments
+                             "--threads", "2"] + Self.storeArguments(dataDirectory: self.dataDirectory) + extraArguments
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -37,6 +39,15 @@ final class ServerProcess {
     }
 
     deinit { stopNow() }
+
+    /// `--store` for HEALTHSTORE_TEST_STORE, with a schema named after the data directory.
+    static func storeArguments(dataDirectory: URL) -> [String] {
+        guard let url = ProcessInfo.processInfo.environment["HEALTHSTORE_TEST_STORE"], !url.isEmpty else { return [] }
+        guard url.hasPrefix("postgres") else { return ["--store", url] }
+        let digest = dataDirectory.path.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+        let schema = "hs_server_" + String(digest, radix: 16)
+        return ["--store", url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema]
+    }
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 

@@ -5,6 +5,7 @@ import HealthModel
 extension WriteContext {
     func save(_ batch: SaveBatch) throws(HealthError) -> [SaveOutcome] {
         let owner = batch.owner.rawValue
+        try lockOwner(owner)
         let revision = try revisionID(batch.revision)
         let source = try sourceID(batch.revision.source.bundleID)
         var outcomes: [SaveOutcome] = []

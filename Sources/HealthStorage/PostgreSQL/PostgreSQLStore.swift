@@ -25,13 +25,12 @@ public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
         if let schema = options.schema {
             let quoted = "\"" + schema.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             setup = "SET search_path TO \(quoted)"
-            let creator = try PostgreSQLConnection(conninfo: conninfo)
-            try creator.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)")
         }
         let connect = { () throws(HealthError) -> PostgreSQLConnection in
             try PostgreSQLConnection(conninfo: conninfo, sessionSetup: setup)
         }
         let db = try connect()
+        try createSearchPathSchema(db)
         try PostgreSQLSchema.migrate(db, anchorKey: try TokenCrypto.randomBytes(32))
         let keyRow = try db.prepareOnce("SELECT anchor_key FROM store_info WHERE id = 1")
         guard try keyRow.step(), let anchorKey = keyRow.blob(0) else {
@@ -44,5 +43,16 @@ public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
         }
         return PostgreSQLStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention,
                                openWarnings: [])
+    }
+
+    /// The schema named first in the session's search path (`Options.schema`, or the URL's
+    /// `options=-csearch_path%3Dname`) is created when missing.
+    private static func createSearchPathSchema(_ db: PostgreSQLConnection) throws(HealthError) {
+        let current = try db.prepareOnce("SELECT current_schema(), current_setting('search_path')")
+        guard try current.step(), current.isNull(0), let path = current.text(1),
+              let first = path.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty,
+              !first.hasPrefix("$") else { return }
+        let name = first.hasPrefix("\"") ? String(first.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"") : first
+        try db.execute("CREATE SCHEMA IF NOT EXISTS \"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
     }
 }
