@@ -37,7 +37,16 @@ extension HealthCalling {
 
     /// Saves a batch atomically; safe to retry because objects are identified by their UUIDs.
     public func save(_ samples: [Sample]) async throws -> [SaveOutcome] {
-        try await single(.saveObjects(samples), "SaveObjects") { if case .saveObjects(let o) = $0 { o } else { nil } }
+        try await save(samples, keepingSources: false)
+    }
+
+    /// Saves a batch atomically; with `keepingSources` (owner only: an import) each sample is saved as
+    /// its own `sourceRevision` (a name is required; an empty bundle id is derived from the name) and
+    /// its device as given, and sources new to the store are listed as imported.
+    public func save(_ samples: [Sample], keepingSources: Bool) async throws -> [SaveOutcome] {
+        try await single(.saveObjects(samples, keepSources: keepingSources), "SaveObjects") {
+            if case .saveObjects(let o) = $0 { o } else { nil }
+        }
     }
 
     /// Deletes objects by UUID; returns how many were deleted.

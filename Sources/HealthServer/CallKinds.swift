@@ -55,7 +55,10 @@ extension ClientCall {
         case .getRequestStatusForAuthorization:
             CallKind(name: "GetRequestStatusForAuthorization", caller: .ownerStore, waitsForOutputRoom: true)
 
-        case .saveObjects(let objects): CallKind(name: "SaveObjects", caller: .ownerStore, saves: objects)
+        case .saveObjects(let objects, let keepSources):
+            // Saving as other sources is the owner's import; an app only ever saves as itself.
+            CallKind(name: keepSources ? "SaveObjects with keep_sources" : "SaveObjects", caller: keepSources ? .owner : .ownerStore,
+                     saves: objects)
         case .deleteObjects: CallKind(name: "DeleteObjects", caller: .ownerStore)
         case .writeCharacteristics: CallKind(name: "WriteCharacteristics", caller: .owner)
 

@@ -7,7 +7,7 @@ import HealthWire
 extension Dispatcher {
     func registerApp(bundleID: String, name: String, _ access: Access) async throws -> ServerResult {
         let owner = access.owner
-        try checkBundleID(bundleID)
+        try SourceRules.checkBundleID(bundleID)
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw HealthError.invalid("an app needs a display name", field: "name")
         }
@@ -96,7 +96,7 @@ extension Dispatcher {
         guard Set(bundleIDs).count == bundleIDs.count else {
             throw HealthError.invalid("the source order names a bundle id twice", field: "bundle_ids")
         }
-        for bundleID in bundleIDs { try checkBundleID(bundleID) }
+        for bundleID in bundleIDs { try SourceRules.checkBundleID(bundleID) }
         try await store.setSourcePriority(owner: owner, type: type, bundleIDs: bundleIDs)
         hub.publish(owner: owner, topic: .sourcePriority, changes: Changes(types: [type]))
         return try await sourcePriority(type: type, access)
@@ -133,12 +133,5 @@ extension Dispatcher {
             throw HealthError(.notFound, "no app with bundle id '\(bundleID)' is registered", field: "bundle_id")
         }
         return app.source
-    }
-
-    private func checkBundleID(_ bundleID: String) throws(HealthError) {
-        let allowed = bundleID.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) }
-        guard !bundleID.isEmpty, bundleID.count <= 255, allowed else {
-            throw HealthError.invalid("bundle id '\(bundleID)' must be 1–255 letters, digits, '.', '-' or '_'", field: "bundle_id")
-        }
     }
 }

@@ -6,15 +6,24 @@ import HealthWire
 // SaveObjects, DeleteObjects and WriteCharacteristics.
 extension Dispatcher {
     /// The guard checked each object's type and share permission (a known type first, then share
-    /// permission, then every other rule).
-    func save(_ objects: [Sample], _ access: Access) async throws -> ServerResult {
+    /// permission, then every other rule), and that only the owner keeps sources.
+    func save(_ objects: [Sample], keepingSources: Bool, _ access: Access) async throws -> ServerResult {
         guard !objects.isEmpty else { throw HealthError.invalid("SaveObjects needs at least one object", field: "objects") }
         guard objects.count <= config.maxBatchObjects else {
             throw HealthError(.dataSizeExceeded, "SaveObjects holds \(objects.count) objects; at most \(config.maxBatchObjects) per call", field: "objects")
         }
         try SampleValidator.validate(objects)
-        let outcomes = try await store.save(SaveBatch(owner: access.owner, revision: access.session.revision,
-                                                      defaultDevice: access.session.defaultDevice, objects: objects))
+        guard keepingSources else {
+            return .saveObjects(try await store.save(SaveBatch(owner: access.owner, revision: access.session.revision,
+                                                               defaultDevice: access.session.defaultDevice, objects: objects)))
+        }
+        // An import: each object is saved as its own source and device, never the connection's.
+        let kept = try SourceRules.keptSources(objects)
+        let outcomes = try await store.save(SaveBatch(owner: access.owner, revision: access.session.revision, defaultDevice: nil,
+                                                      objects: kept, keepsSources: true))
+        let sources = Set(kept.compactMap { $0.sourceRevision?.source.bundleID }).sorted()
+        logger.info("audit: owner '\(access.session.principal.ownerName)' saved \(kept.count) objects keeping their sources "
+                    + "(\(outcomes.filter { $0 == .stored || $0 == .replaced }.count) stored): \(sources.joined(separator: ", "))")
         return .saveObjects(outcomes)
     }
 

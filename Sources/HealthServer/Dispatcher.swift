@@ -160,8 +160,8 @@ final class Dispatcher: Sendable {
             return try authorizationStatus(types: types, access)
         case .getRequestStatusForAuthorization(let share, let read):
             return try requestStatus(share: share, read: read, access)
-        case .saveObjects(let objects):
-            return try await save(objects, access)
+        case .saveObjects(let objects, let keepSources):
+            return try await save(objects, keepingSources: keepSources, access)
         case .deleteObjects(let target):
             return try await delete(target, access)
         case .querySamples(let query):

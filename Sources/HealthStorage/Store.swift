@@ -59,17 +59,21 @@ public struct ReadScope: Sendable, Hashable {
 /// A batch to save atomically, with the identity the server stamps on it.
 public struct SaveBatch: Sendable {
     public let owner: OwnerID
-    /// The saving connection's revision (never taken from the objects).
+    /// The saving connection's revision (taken from the objects only when `keepsSources`).
     public let revision: SourceRevision
     /// Used for objects that carry no device.
     public let defaultDevice: Device?
     public let objects: [Sample]
+    /// An owner's import: each top-level object is saved as its own `sourceRevision` (complete, see
+    /// `SourceRules.keptSources`), and a source new to the owner's store is recorded as imported.
+    public let keepsSources: Bool
 
-    public init(owner: OwnerID, revision: SourceRevision, defaultDevice: Device?, objects: [Sample]) {
+    public init(owner: OwnerID, revision: SourceRevision, defaultDevice: Device?, objects: [Sample], keepsSources: Bool = false) {
         self.owner = owner
         self.revision = revision
         self.defaultDevice = defaultDevice
         self.objects = objects
+        self.keepsSources = keepsSources
     }
 }
 

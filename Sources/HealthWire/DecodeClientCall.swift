@@ -32,7 +32,7 @@ extension WireDecode {
                                                      read: try CRead.typeNames(r.read_types, r.n_read_types, "read_types"))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_SAVE_OBJECTS:
             let s = try CRead.required(m.save_objects, "save_objects")
-            return .saveObjects(try samples(s.objects, s.n_objects, "objects"))
+            return .saveObjects(try samples(s.objects, s.n_objects, "objects"), keepSources: s.keep_sources != 0)
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_DELETE_OBJECTS:
             return .deleteObjects(try deleteTarget(try CRead.required(m.delete_objects, "delete_objects")))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_SAMPLES:

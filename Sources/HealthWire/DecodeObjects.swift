@@ -58,7 +58,8 @@ enum WireDecode {
     }
 
     static func source(_ s: Healthstore__V1__Source, _ field: @autoclosure () -> String) throws(HealthError) -> Source {
-        Source(name: try CRead.string(s.name, field() + ".name"), bundleID: try CRead.string(s.bundle_id, field() + ".bundle_id"))
+        Source(name: try CRead.string(s.name, field() + ".name"), bundleID: try CRead.string(s.bundle_id, field() + ".bundle_id"),
+               importedTime: s.imported != 0 ? s.imported_time : nil)
     }
 
     static func requiredSource(_ pointer: UnsafeMutablePointer<Healthstore__V1__Source>?,

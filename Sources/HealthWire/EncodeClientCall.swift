@@ -55,9 +55,10 @@ extension WireArena {
             (r.pointee.n_read_types, r.pointee.read_types) = cStrings(read)
             p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_GET_REQUEST_STATUS_FOR_AUTHORIZATION
             p.pointee.get_request_status_for_authorization = r
-        case .saveObjects(let objects):
+        case .saveObjects(let objects, let keepSources):
             let s = message(healthstore__v1__save_objects__init)
             (s.pointee.n_objects, s.pointee.objects) = list(objects, sample)
+            s.pointee.keep_sources = keepSources ? 1 : 0
             p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_SAVE_OBJECTS
             p.pointee.save_objects = s
         case .deleteObjects(let target):

@@ -85,6 +85,8 @@ extension WireArena {
         let p = message(healthstore__v1__source__init)
         p.pointee.name = cString(s.name)
         p.pointee.bundle_id = cString(s.bundleID)
+        p.pointee.imported = s.isImported ? 1 : 0
+        p.pointee.imported_time = s.importedTime ?? 0
         return p
     }
 

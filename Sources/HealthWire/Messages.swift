@@ -97,7 +97,8 @@ public enum ClientCall: Sendable, Hashable {
     case requestAuthorization(share: [String], read: [String])
     case getAuthorizationStatus(types: [String])
     case getRequestStatusForAuthorization(share: [String], read: [String])
-    case saveObjects([Sample])
+    /// `keepSources` (owner only): each object is saved as its own source revision (an import).
+    case saveObjects([Sample], keepSources: Bool = false)
     case deleteObjects(DeleteTarget)
     case querySamples(SampleQuery)
     case queryAnchored(AnchoredQuery)

@@ -24,7 +24,7 @@ enum BrowseCommands {
                 options: [("type T", "type")]) { inv in
             _ = try inv.arguments.positionals()
             let sources = try await inv.connect().sources(type: try inv.type().identifier)
-            inv.print(sourcesReport(sources))
+            inv.print(sourcesReport(sources, imports: (true, inv.zone)))
         },
         Command(["sources", "priority"], usage: "sources priority --type T [--set a,b,c]",
                 summary: "show or set the order sources count in merged statistics",
@@ -117,9 +117,23 @@ enum BrowseCommands {
         }
     }
 
-    static func sourcesReport(_ sources: [Source], ranked: Bool = false) -> Report {
-        let rows = sources.enumerated().map { i, s in (ranked ? [String(i + 1)] : []) + [s.bundleID, s.name] }
-        return Report(table: Table(columns: (ranked ? ["RANK"] : []) + ["BUNDLE ID", "NAME"], rows: rows),
-                      json: .array(sources.map { .object(["bundle_id": .string($0.bundleID), "name": .string($0.name)]) }))
+    /// Sources as a table: a ranked list (the priority order) numbers them; a listing of stored
+    /// sources (`imports`, with the zone to show times in) says which came from an import and when.
+    static func sourcesReport(_ sources: [Source], ranked: Bool = false, imports: (shown: Bool, zone: TimeZone?) = (false, nil)) -> Report {
+        func imported(_ s: Source) -> String? { s.importedTime.map { Time.iso8601($0, in: imports.zone) } }
+        let rows = sources.enumerated().map { i, s in
+            (ranked ? [String(i + 1)] : []) + [s.bundleID, s.name] + (imports.shown ? [imported(s) ?? "no"] : [])
+        }
+        let json: [JSON] = sources.map { s in
+            var fields: [String: JSON] = ["bundle_id": .string(s.bundleID), "name": .string(s.name)]
+            if imports.shown {
+                fields["imported"] = .bool(s.isImported)
+                fields["imported_time"] = imported(s).map(JSON.string) ?? .null
+            }
+            return .object(fields)
+        }
+        return Report(table: Table(columns: (ranked ? ["RANK"] : []) + ["BUNDLE ID", "NAME"] + (imports.shown ? ["IMPORTED"] : []),
+                                   rows: rows),
+                      json: .array(json))
     }
 }

@@ -7,7 +7,9 @@ import HealthModel
 ///
 /// As in HealthKit, an import is saved by the importing app: the server stamps the connection's
 /// source revision (an owner token saves as Health), so sources are not preserved; UUIDs, devices,
-/// metadata and every kind-specific field are. UUIDs make a re-import store nothing.
+/// metadata and every kind-specific field are. UUIDs make a re-import store nothing. With
+/// --keep-sources the owner saves each sample as the source revision its line names (SaveObjects
+/// with keep_sources), so an export moved to a fresh store keeps its sources.
 enum ImportExportCommands {
     /// Samples per anchored page when exporting: bounds memory to two pages (one written, one read).
     static let exportPageSize = 5000
@@ -21,10 +23,12 @@ enum ImportExportCommands {
             _ = try inv.arguments.positionals()
             try await export(inv)
         },
-        Command(["import"], usage: "import FILE [--batch N]",
+        Command(["import"], usage: "import FILE [--batch N] [--keep-sources]",
                 summary: "save the samples of an export (FILE or - for stdin) as this token's app (the owner's: "
-                    + "Health); UUIDs and devices are kept, sources are not; re-importing stores nothing",
-                options: [("batch N", "samples per atomic save (default 500)")]) { inv in
+                    + "Health); UUIDs and devices are kept, sources only with --keep-sources; re-importing stores nothing",
+                options: [("batch N", "samples per atomic save (default 500)")],
+                flags: [("keep-sources", "owner token only: save each sample as the source and version its line names, "
+                    + "with its device as given (sources new to the store are listed as imported)")]) { inv in
             let path = try inv.arguments.positionals("FILE")[0]
             try await importSamples(inv, path: path)
         },
@@ -88,9 +92,10 @@ enum ImportExportCommands {
             guard let n = Int(text), n > 0 else { throw UsageError("--batch: '\(text)' is not a positive whole number", option: "batch") }
             batchSize = n
         }
+        let keepSources = inv.arguments.has("keep-sources")
         let reader = try LineReader(path: path)
         let connection = try await inv.connect()
-        var run = ImportRun(connection: connection)
+        var run = ImportRun(connection: connection, keepSources: keepSources)
         var pending: [(line: Int, sample: Sample)] = []
         var lineNumber = 0
         while let line = reader.next() {
@@ -98,7 +103,7 @@ enum ImportExportCommands {
             guard !line.allSatisfy(\.isWhitespace) else { continue }
             run.counts.read += 1
             do {
-                pending.append((lineNumber, SampleJSON.unsaved(try SampleJSON.decode(line: line))))
+                pending.append((lineNumber, SampleJSON.unsaved(try SampleJSON.decode(line: line), keepingSource: keepSources)))
             } catch {
                 run.fail(lines: [lineNumber], error)
             }
@@ -184,6 +189,8 @@ private struct ImportRun {
     typealias Batch = [(line: Int, sample: Sample)]
 
     let connection: HealthConnection
+    /// Save each sample as the source its line names (SaveObjects with keep_sources).
+    let keepSources: Bool
     var counts = ImportCounts()
     let status = LiveStatus()
     /// Saves sent and not yet answered, oldest first: the server stores one while the next ones
@@ -191,15 +198,16 @@ private struct ImportRun {
     private var inFlight: [(batch: Batch, save: Task<[SaveOutcome], any Error>)] = []
     private static let maxInFlight = 3
 
-    init(connection: HealthConnection) {
+    init(connection: HealthConnection, keepSources: Bool) {
         self.connection = connection
+        self.keepSources = keepSources
     }
 
     /// Sends `batch`, first waiting for the oldest save when enough are in flight.
     mutating func submit(_ batch: Batch) async throws {
         guard !batch.isEmpty else { return }
-        let (connection, samples) = (connection, batch.map(\.sample))
-        inFlight.append((batch, Task { try await connection.save(samples) }))
+        let (connection, samples, keepSources) = (connection, batch.map(\.sample), keepSources)
+        inFlight.append((batch, Task { try await connection.save(samples, keepingSources: keepSources) }))
         if inFlight.count >= Self.maxInFlight { try await settleOldest() }
     }
 
@@ -222,7 +230,11 @@ private struct ImportRun {
             let attempt = sent
             sent = nil
             do {
-                let outcomes = if let attempt { try await attempt.value } else { try await connection.save(batch.map(\.sample)) }
+                let outcomes = if let attempt {
+                    try await attempt.value
+                } else {
+                    try await connection.save(batch.map(\.sample), keepingSources: keepSources)
+                }
                 for outcome in outcomes {
                     switch outcome {
                     case .stored, .replaced: counts.stored += 1

@@ -222,10 +222,12 @@ extension SampleJSON {
         }
     }
 
-    /// The sample as a client saves it: without the store-stamped source and creation time.
-    static func unsaved(_ s: Sample) -> Sample {
-        let body: SampleBody = if case .correlation(let children) = s.body { .correlation(children.map(unsaved)) } else { s.body }
+    /// The sample as a client saves it: without the store-stamped creation time, and without its
+    /// source unless `keepingSource` (an owner's import keeping sources; a correlation's objects
+    /// are saved as its source, so theirs is dropped either way).
+    static func unsaved(_ s: Sample, keepingSource: Bool = false) -> Sample {
+        let body: SampleBody = if case .correlation(let children) = s.body { .correlation(children.map { unsaved($0) }) } else { s.body }
         return Sample(uuid: s.uuid, type: s.type, start: s.start, end: s.end, metadata: s.metadata, device: s.device,
-                      body: body)
+                      sourceRevision: keepingSource ? s.sourceRevision : nil, body: body)
     }
 }

@@ -148,7 +148,7 @@ final class ImportExportCommandTests: XCTestCase {
         let saves = Mutex<[[Sample]]>([])
         let rejected = samples[3].uuid
         let (status, output) = try await run(["import", path, "--batch", "2", "--format", "json"]) { call in
-            guard case .saveObjects(let batch) = call else { return .error(HealthError(.malformed, "unexpected")) }
+            guard case .saveObjects(let batch, _) = call else { return .error(HealthError(.malformed, "unexpected")) }
             saves.withLock { $0.append(batch) }
             if let index = batch.firstIndex(where: { $0.uuid == rejected }) {
                 return .error(HealthError.invalid("no", field: "x").at(index: index))

@@ -19,12 +19,7 @@ final class ExportImportTests: XCTestCase {
         let tokenFileB = directory.appendingPathComponent("b.token").path
         try tokenB.write(toFile: tokenFileB, atomically: true, encoding: .utf8)
 
-        let samples = everyKind()
-        let types = [Authz.heartRate, Authz.systolic, Authz.diastolic, Authz.activeEnergy, sleep, workout]
-        let appClient = try RawClient.session(server, token: try ownerA.registerApp(app), device: Device(name: "Band"))
-        XCTAssertEqual(appClient.call(.requestAuthorization(share: types, read: [])), .requestAuthorization)
-        try ownerA.decide(app, types, .share, grant: true)
-        try appClient.save(samples)
+        let samples = try appSavesEveryKind(server, owner: ownerA)
 
         let file = directory.appendingPathComponent("export.jsonl").path
         let export = try healthctl(["export", "--output", file, "--format", "json"], server: server,
@@ -75,6 +70,68 @@ final class ExportImportTests: XCTestCase {
         XCTAssertTrue(partial.errors.contains("line 2: "), partial.errors)
         XCTAssertTrue(partial.errors.contains("\(samples.count) already present, 1 refused"), partial.errors)
         XCTAssertTrue(partial.output.contains("refused: "), "the summary names the cause: \(partial.output)")
+    }
+
+    func testAnExportImportedWithKeepSourcesIntoAFreshStoreKeepsSourcesVersionsAndDevices() throws {
+        let server = try ServerProcess()
+        let owner = try RawClient.session(server, token: server.ownerToken)
+        let samples = try appSavesEveryKind(server, owner: owner)
+        let imported = SourceRevision(source: Source(name: "Old Watch", bundleID: ""), version: "9.0", productType: "Watch5,1",
+                                      osMajor: 9, osMinor: 3, osPatch: 1)
+        let older = Authz.quantity(Authz.heartRate, 61, "count/min", at: 300, device: Device(name: "Old Watch", model: "Watch"))
+        let olderImport = Sample(uuid: older.uuid, type: older.type, start: older.start, end: older.end, device: older.device,
+                                 sourceRevision: imported, body: older.body)
+        XCTAssertEqual(owner.call(.saveObjects([olderImport], keepSources: true)), .saveObjects([.stored]))
+
+        let directory = server.dataDirectory.deletingLastPathComponent()
+        let file = directory.appendingPathComponent("export.jsonl").path
+        let ownerTokenFile = server.dataDirectory.appendingPathComponent("owner.token").path
+        let export = try healthctl(["export", "--output", file], server: server, tokenFile: ownerTokenFile)
+        XCTAssertEqual(export.status, 0, export.errors)
+
+        let fresh = try ServerProcess()
+        let freshTokenFile = fresh.dataDirectory.appendingPathComponent("owner.token").path
+        let first = try healthctl(["import", file, "--keep-sources", "--batch", "2", "--format", "json"], server: fresh,
+                                  tokenFile: freshTokenFile)
+        XCTAssertEqual(first.status, 0, first.errors)
+        XCTAssertEqual(try summary(first.output)["stored"] as? Int, samples.count + 1)
+
+        let allTypes = [Authz.heartRate, Authz.bloodPressure, sleep, workout]
+        let inA = stored(owner, types: allTypes), inB = stored(try RawClient.session(fresh, token: fresh.ownerToken), types: allTypes)
+        XCTAssertEqual(Set(inB.keys), Set(inA.keys))
+        for (uuid, sample) in inA {
+            XCTAssertEqual(inB[uuid].map(content), content(sample), "\(sample.type) \(uuid)")
+            XCTAssertEqual(inB[uuid]?.sourceRevision, sample.sourceRevision, "source, version, product type and OS kept")
+        }
+        XCTAssertEqual(inB[older.uuid]?.sourceRevision?.source.name, "Old Watch")
+        XCTAssertEqual(inB[older.uuid]?.device, Device(name: "Old Watch", model: "Watch"))
+        XCTAssertEqual(inB[samples[1].uuid]?.device, Device(name: "Band"), "the app connection's default device, as exported")
+        XCTAssertEqual(inB[samples[1].uuid]?.sourceRevision?.version, "2.0")
+
+        let listed = try healthctl(["sources", "--type", "HeartRate", "--format", "json"], server: fresh, tokenFile: freshTokenFile)
+        XCTAssertEqual(listed.status, 0, listed.errors)
+        let sources = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]], listed.output)
+        XCTAssertEqual(sources.map { $0["name"] as? String }, [app, "Old Watch"])
+        XCTAssertEqual(sources.map { $0["imported"] as? Bool }, [true, true])
+        XCTAssertTrue(sources.allSatisfy { $0["imported_time"] is String }, listed.output)
+        let table = try healthctl(["sources", "--type", "HeartRate"], server: server, tokenFile: ownerTokenFile)
+        XCTAssertTrue(table.output.contains("IMPORTED"), table.output)
+
+        let again = try healthctl(["import", file, "--keep-sources", "--format", "json"], server: fresh, tokenFile: freshTokenFile)
+        XCTAssertEqual(again.status, 0, again.errors)
+        XCTAssertEqual(try summary(again.output)["already_present"] as? Int, samples.count + 1)
+        XCTAssertEqual(try summary(again.output)["stored"] as? Int, 0)
+    }
+
+    /// The app (registered by `owner`, default device "Band") saves `everyKind()`; returns what it saved.
+    private func appSavesEveryKind(_ server: ServerProcess, owner: RawClient) throws -> [Sample] {
+        let samples = everyKind()
+        let types = [Authz.heartRate, Authz.systolic, Authz.diastolic, Authz.activeEnergy, sleep, workout]
+        let appClient = try RawClient.session(server, token: try owner.registerApp(app), device: Device(name: "Band"))
+        XCTAssertEqual(appClient.call(.requestAuthorization(share: types, read: [])), .requestAuthorization)
+        try owner.decide(app, types, .share, grant: true)
+        try appClient.save(samples)
+        return samples
     }
 
     /// A quantity with every metadata kind, a category, a correlation and workouts with every part.

@@ -35,6 +35,7 @@ final class ClientRoundTripTests: XCTestCase {
     func testSaveObjectsWithEveryKindOfSample() {
         assertRoundTrip(.saveObjects(Fixtures.allSamples))
         assertRoundTrip(.saveObjects([]))
+        assertRoundTrip(.saveObjects(Fixtures.allSamples, keepSources: true))
     }
 
     func testDeleteObjects() {
@@ -121,7 +122,7 @@ final class ClientRoundTripTests: XCTestCase {
     func testEmptyStringsAndEmptyDevicesReadAsNil() throws {
         let sample = Sample(uuid: Fixtures.uuid(1), type: "t", start: 0, end: 0, device: Device(), body: .category(0))
         let decoded = try WireCodec.decodeClientMessage(WireCodec.encodeClientMessage(ClientMessage(callID: 1, call: .saveObjects([sample]))))
-        guard case .saveObjects(let samples) = decoded.call else { return XCTFail("wrong call \(decoded.call)") }
+        guard case .saveObjects(let samples, _) = decoded.call else { return XCTFail("wrong call \(decoded.call)") }
         XCTAssertNil(samples[0].device, "an all-empty device must read as nil")
         XCTAssertNil(samples[0].creationTime)
     }
@@ -129,7 +130,7 @@ final class ClientRoundTripTests: XCTestCase {
     func testZeroQuantityCountReadsAsOne() throws {
         let sample = Sample(uuid: Fixtures.uuid(1), type: "t", start: 0, end: 0, body: .quantity(Quantity(1, "count"), count: 0))
         let decoded = try WireCodec.decodeClientMessage(WireCodec.encodeClientMessage(ClientMessage(callID: 1, call: .saveObjects([sample]))))
-        guard case .saveObjects(let samples) = decoded.call, case .quantity(_, let count) = samples[0].body else {
+        guard case .saveObjects(let samples, _) = decoded.call, case .quantity(_, let count) = samples[0].body else {
             return XCTFail("wrong call \(decoded.call)")
         }
         XCTAssertEqual(count, 1)

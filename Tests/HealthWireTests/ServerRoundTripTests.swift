@@ -78,6 +78,7 @@ final class ServerRoundTripTests: XCTestCase {
 
     func testDiscoveryResults() {
         assertRoundTrip(.sources([band, Source(name: "", bundleID: "com.apple.health")]))
+        assertRoundTrip(.sources([Source(name: "Old Watch", bundleID: "imported.old-watch.0a1b2c3d", importedTime: 1_700_000_000_000_000)]))
         assertRoundTrip(.observerEvent(changedTypes: [], sequence: 0), more: true)
         assertRoundTrip(.observerEvent(changedTypes: ["a", "b"], sequence: 7), more: true)
         assertRoundTrip(.ackObserverEvent(acknowledged: true))

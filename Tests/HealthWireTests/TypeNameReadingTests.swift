@@ -20,7 +20,7 @@ final class TypeNameReadingTests: XCTestCase {
         let sample = Sample(uuid: UUID(), type: "BloodPressure", start: 1, end: 1, body: .correlation([
             Sample(uuid: UUID(), type: "BloodPressureSystolic", start: 1, end: 1, body: .quantity(Quantity(120, "mmHg"), count: 1)),
         ]))
-        guard case .saveObjects(let saved) = try decoded(.saveObjects([sample])) else { return XCTFail("not a save") }
+        guard case .saveObjects(let saved, _) = try decoded(.saveObjects([sample])) else { return XCTFail("not a save") }
         XCTAssertEqual(saved.first?.type, "HKCorrelationTypeIdentifierBloodPressure")
         XCTAssertEqual(saved.first?.correlationObjects?.map(\.type), ["HKQuantityTypeIdentifierBloodPressureSystolic"])
     }

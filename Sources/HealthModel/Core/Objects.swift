@@ -42,11 +42,18 @@ public enum MetadataKey {
 public struct Source: Sendable, Hashable {
     public let name: String
     public let bundleID: String
+    /// When the owner's store first got this source from an import (SaveObjects with keep_sources);
+    /// nil when the source saved its data itself. Set only in source listings (QuerySources).
+    public let importedTime: Microseconds?
 
-    public init(name: String, bundleID: String) {
+    public init(name: String, bundleID: String, importedTime: Microseconds? = nil) {
         self.name = name
         self.bundleID = bundleID
+        self.importedTime = importedTime
     }
+
+    /// True when the owner's store first got this source from an import.
+    public var isImported: Bool { importedTime != nil }
 }
 
 /// Which build of which app on which OS saved an object (HKSourceRevision).

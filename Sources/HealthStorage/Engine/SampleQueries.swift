@@ -236,10 +236,18 @@ extension ReadContext {
         let resolved = try resolve([type])
         guard !resolved.isEmpty else { return [] }
         let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
-        let statement = try db.prepareOnce("SELECT MAX(s.revision) FROM \(from) WHERE \(whereSQL) GROUP BY s.source")
+        let statement = try db.prepareOnce("SELECT MAX(s.revision), s.source FROM \(from) WHERE \(whereSQL) GROUP BY s.source")
         statement.bind(all: arguments)
+        let imports = try db.prepare("SELECT imported FROM source_imports WHERE owner = ? AND source = ?")
         var sources: [Source] = []
-        while try statement.step() { sources.append(try registry.revision(statement.int(0), db).source) }
+        while try statement.step() {
+            let source = try registry.revision(statement.int(0), db).source
+            imports.reset()
+            imports.bind(1, owner)
+            imports.bind(2, statement.int(1))
+            let importedTime = try imports.step() ? imports.int(0) : nil
+            sources.append(Source(name: source.name, bundleID: source.bundleID, importedTime: importedTime))
+        }
         return sources.sorted { $0.bundleID < $1.bundleID }
     }
 

@@ -6,20 +6,48 @@ extension WriteContext {
     func save(_ batch: SaveBatch) throws(HealthError) -> [SaveOutcome] {
         let owner = batch.owner.rawValue
         try lockOwner(owner)
-        let revision = try revisionID(batch.revision)
-        let source = try sourceID(batch.revision.source.bundleID)
+        let insertRow = try db.prepare(ObjectSaver.insertSQL)
+        var savers: [SourceRevision: ObjectSaver] = [:]
+        func saver(for revision: SourceRevision) throws(HealthError) -> ObjectSaver {
+            if let known = savers[revision] { return known }
+            let source = try sourceID(revision.source.bundleID)
+            if batch.keepsSources { try noteImport(owner: owner, source: source) }
+            let saver = ObjectSaver(context: self, owner: owner, source: source, revision: try revisionID(revision),
+                                    bundleID: revision.source.bundleID, insertRow: insertRow)
+            savers[revision] = saver
+            return saver
+        }
+        // An ordinary batch has one saver, found once rather than hashed per object.
+        let connectionSaver = batch.keepsSources ? nil : try saver(for: batch.revision)
         var outcomes: [SaveOutcome] = []
         outcomes.reserveCapacity(batch.objects.count)
-        let saver = ObjectSaver(context: self, owner: owner, source: source, revision: revision,
-                                bundleID: batch.revision.source.bundleID, insertRow: try db.prepare(ObjectSaver.insertSQL))
         for (index, object) in batch.objects.enumerated() {
             do {
-                outcomes.append(try saver.save(object, device: object.device ?? batch.defaultDevice, parent: nil))
+                let objectSaver = if let connectionSaver { connectionSaver } else { try saver(for: Self.keptRevision(object)) }
+                outcomes.append(try objectSaver.save(object, device: object.device ?? batch.defaultDevice, parent: nil))
             } catch {
                 throw error.objectIndex == nil ? error.at(index: index) : error
             }
         }
         return outcomes
+    }
+
+    private static func keptRevision(_ object: Sample) throws(HealthError) -> SourceRevision {
+        guard let revision = object.sourceRevision, !revision.source.name.isEmpty, !revision.source.bundleID.isEmpty else {
+            throw HealthError.invalid("with keep_sources every object needs a complete source revision", field: "source_revision.source")
+        }
+        return revision
+    }
+
+    /// Marks `source` as imported into the owner's store unless the owner already holds data it saved
+    /// (first time only: the mark keeps the time of the import that brought the source in).
+    private func noteImport(owner: Int64, source: Int64) throws(HealthError) {
+        let insert = try db.prepare("""
+            INSERT INTO source_imports (owner, source, imported) SELECT ?, ?, ?
+            WHERE NOT EXISTS (SELECT 1 FROM type_sources WHERE owner = ? AND source = ?) ON CONFLICT DO NOTHING
+            """)
+        insert.bind(1, owner); insert.bind(2, source); insert.bind(3, now); insert.bind(4, owner); insert.bind(5, source)
+        try insert.run()
     }
 }
 

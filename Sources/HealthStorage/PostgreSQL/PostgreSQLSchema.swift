@@ -14,7 +14,7 @@ import HealthModel
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1]
+    static let migrations: [String] = [version1, version2]
 
     static var currentVersion: Int { migrations.count }
 
@@ -48,7 +48,17 @@ enum PostgreSQLSchema {
         }
     }
 
-    /// The SQLite schema's current shape in PostgreSQL types. Samples and tombstones are keyed by
+    /// Sources an owner's import (SaveObjects with keep_sources) brought in, as SQLite's step 9.
+    private static let version2 = """
+    CREATE TABLE source_imports (
+        owner bigint NOT NULL,
+        source bigint NOT NULL,
+        imported bigint NOT NULL,
+        PRIMARY KEY (owner, source)
+    );
+    """
+
+    /// SQLite's schema as of its step 8 in PostgreSQL types. Samples and tombstones are keyed by
     /// (owner, anchor) like SQLite's clustered tables; the secondary indexes spell out the anchor
     /// SQLite appends implicitly. `hs_meta` evaluates one metadata predicate leaf (see
     /// `MetadataLeaf`) over the stored metadata encoding.

@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9]
 
     static var currentVersion: Int { migrations.count }
 
@@ -28,6 +28,18 @@ enum Schema {
             throw error
         }
     }
+
+    /// Sources an owner's import (SaveObjects with keep_sources) brought into the owner's store, with
+    /// the time of that import. Per owner, not on `sources`: the sources table is shared by every
+    /// owner of the file, and one owner's import must not mark another owner's app as imported.
+    private static let version9 = """
+    CREATE TABLE source_imports (
+        owner INTEGER NOT NULL,
+        source INTEGER NOT NULL,      -- sources.id
+        imported INTEGER NOT NULL,    -- time of the first keep_sources save that stored the source's data
+        PRIMARY KEY (owner, source)
+    ) WITHOUT ROWID;
+    """
 
     /// Narrower sample rows: the unit is stored only when it is not the type's canonical unit (exactly
     /// the rows that keep a `raw_value`), and the end and creation times are stored as offsets from the

@@ -207,10 +207,12 @@ def request_status(share: TypeNames = (), read: TypeNames = ()) -> Plan[str]:
                  lambda res: name(res.status))
 
 
-def save(samples: Iterable[Any]) -> Plan[List[str]]:
+def save(samples: Iterable[Any], keep_sources: bool = False) -> Plan[List[str]]:
     """Saves samples atomically (messages from `healthstore.values`, or `Sample` results); returns
-    one outcome per object: "STORED", "ALREADY_STORED", "REPLACED" or "KEPT_EXISTING"."""
-    msg = pb.SaveObjects(objects=[_sample_message(s) for s in samples])
+    one outcome per object: "STORED", "ALREADY_STORED", "REPLACED" or "KEPT_EXISTING".
+    `keep_sources` (owner only: an import) saves each sample as its own source revision (see
+    `values.from_source`; a `Sample` result keeps the one it was read with) and its device as given."""
+    msg = pb.SaveObjects(objects=[_sample_message(s) for s in samples], keep_sources=keep_sources)
     name = _status_name(pb.SaveOutcome, "SAVE_OUTCOME_")
     return _plan("save_objects", msg, "save_objects", lambda res: [name(o) for o in res.outcomes])
 

@@ -75,16 +75,21 @@ def _metadata(entries: Any) -> Dict[str, MetadataScalar]:
 
 @dataclass(frozen=True)
 class Source:
-    """An app (or the owner's tool) that saved data."""
+    """An app (or the owner's tool) that saved data. In `sources` answers, `imported` says the
+    owner's store first got it from an import (`save(..., keep_sources=True)`), at `imported_time`
+    (microseconds since the Unix epoch)."""
 
     name: str
     bundle_id: str
+    imported: bool = False
+    imported_time: Optional[int] = None
     raw: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_pb(cls, message: Any) -> Source:
         """Reads a `Source` message."""
-        return cls(message.name, message.bundle_id, message)
+        imported = bool(message.imported)
+        return cls(message.name, message.bundle_id, imported, int(message.imported_time) if imported else None, message)
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,16 @@ def _fill_common(sample: Any, type_id: str, start: Time, end: Optional[Time], uu
     return sample
 
 
+def from_source(sample: Any, name: str, bundle_id: str = "", version: str = "", product_type: str = "",
+                os_version: Tuple[int, int, int] = (0, 0, 0)) -> Any:
+    """Sets the source revision a sample is saved as by `save(..., keep_sources=True)` (an owner's
+    import); an empty `bundle_id` is derived from `name` by the server. Returns the sample."""
+    major, minor, patch = os_version
+    sample.source_revision.CopyFrom(pb.SourceRevision(source=pb.Source(name=name, bundle_id=bundle_id), version=version,
+                                                      product_type=product_type, os_major=major, os_minor=minor, os_patch=patch))
+    return sample
+
+
 def _type(name: str, prefix: str) -> str:
     return name if name.startswith("HK") else prefix + name
 

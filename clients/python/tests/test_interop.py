@@ -382,3 +382,35 @@ def test_samples_saved_by_the_swift_simulator_read_back_in_python(server, owner,
     sample = owner.samples("HKQuantityTypeIdentifierHeartRate", predicate=v.from_sources(*report["acknowledgedBySource"]), limit=1)[0]
     assert sample.source_revision.version, "the server stamps the simulator's app version"
     assert sample.device.manufacturer, "the simulator's device identity travels with each sample"
+
+
+def test_owner_saves_keeping_sources_and_apps_may_not(owner, new_app):
+    name = f"Py Band {uuid.uuid4().hex[:6]}"
+    band = {"name": "Py Band", "manufacturer": "Acme", "hardware_version": "3"}
+    kept = v.from_source(v.quantity_sample(STEPS, 11, "count", T0 + 7 * MIN, T0 + 8 * MIN, device=band), name,
+                         version="3.1", product_type="Band1,1", os_version=(2, 0, 1))
+    assert owner.save([kept], keep_sources=True) == ["STORED"]
+
+    listed = {s.name: s for s in owner.sources(STEPS)}
+    source = listed[name]
+    assert source.imported and source.imported_time is not None and source.imported_time > T0
+    assert source.bundle_id.startswith("imported.py-band-"), "derived from the name"
+
+    reader = new_app(read=[STEPS])
+    got = reader.samples(STEPS, predicate=v.from_sources(source.bundle_id))
+    assert [s.uuid for s in got] == [uid(kept)]
+    revision = got[0].source_revision
+    assert revision is not None
+    assert (revision.source.name, revision.version, revision.product_type, revision.os_version) == (name, "3.1", "Band1,1", (2, 0, 1))
+    assert got[0].device is not None and (got[0].device.name, got[0].device.hardware_version) == ("Py Band", "3")
+
+    writer = new_app(share=[STEPS])
+    claimed = v.from_source(v.quantity_sample(STEPS, 12, "count", T0 + 9 * MIN), name)
+    with pytest.raises(errors.PermissionDenied) as refused:
+        writer.save([claimed], keep_sources=True)
+    assert "keep_sources" in refused.value.message
+
+    nameless = v.quantity_sample(STEPS, 13, "count", T0 + 10 * MIN)
+    with pytest.raises(errors.InvalidArgument) as invalid:
+        owner.save([claimed, nameless], keep_sources=True)
+    assert (invalid.value.object_index, invalid.value.field) == (1, "source_revision.source.name")

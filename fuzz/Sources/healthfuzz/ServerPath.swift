@@ -85,7 +85,7 @@ enum ServerPath {
         case .getAuthorizationStatus(let types):
             guard !types.isEmpty else { throw HealthError.invalid("no types", field: "types") }
             for type in types { _ = try knownType(type) }
-        case .saveObjects(let objects):
+        case .saveObjects(let objects, _):
             try save(objects)
         case .deleteObjects(.uuids(let uuids)):
             guard !uuids.isEmpty else { throw HealthError.invalid("no uuids", field: "uuids") }

@@ -5960,7 +5960,7 @@ const ProtobufCMessageDescriptor healthstore__v1__error__descriptor =
   (ProtobufCMessageInit) healthstore__v1__error__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__source__field_descriptors[2] =
+static const ProtobufCFieldDescriptor healthstore__v1__source__field_descriptors[4] =
 {
   {
     "name",
@@ -5986,15 +5986,41 @@ static const ProtobufCFieldDescriptor healthstore__v1__source__field_descriptors
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "imported",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__Source, imported),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "imported_time",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__Source, imported_time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned healthstore__v1__source__field_indices_by_name[] = {
   1,   /* field[1] = bundle_id */
+  2,   /* field[2] = imported */
+  3,   /* field[3] = imported_time */
   0,   /* field[0] = name */
 };
 static const ProtobufCIntRange healthstore__v1__source__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__source__descriptor =
 {
@@ -6004,7 +6030,7 @@ const ProtobufCMessageDescriptor healthstore__v1__source__descriptor =
   "Healthstore__V1__Source",
   "healthstore.v1",
   sizeof(Healthstore__V1__Source),
-  2,
+  4,
   healthstore__v1__source__field_descriptors,
   healthstore__v1__source__field_indices_by_name,
   1,  healthstore__v1__source__number_ranges,
@@ -10126,7 +10152,7 @@ const ProtobufCMessageDescriptor healthstore__v1__list_owners_result__descriptor
   (ProtobufCMessageInit) healthstore__v1__list_owners_result__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__save_objects__field_descriptors[1] =
+static const ProtobufCFieldDescriptor healthstore__v1__save_objects__field_descriptors[2] =
 {
   {
     "objects",
@@ -10140,14 +10166,27 @@ static const ProtobufCFieldDescriptor healthstore__v1__save_objects__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "keep_sources",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__SaveObjects, keep_sources),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned healthstore__v1__save_objects__field_indices_by_name[] = {
+  1,   /* field[1] = keep_sources */
   0,   /* field[0] = objects */
 };
 static const ProtobufCIntRange healthstore__v1__save_objects__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__save_objects__descriptor =
 {
@@ -10157,7 +10196,7 @@ const ProtobufCMessageDescriptor healthstore__v1__save_objects__descriptor =
   "Healthstore__V1__SaveObjects",
   "healthstore.v1",
   sizeof(Healthstore__V1__SaveObjects),
-  1,
+  2,
   healthstore__v1__save_objects__field_descriptors,
   healthstore__v1__save_objects__field_indices_by_name,
   1,  healthstore__v1__save_objects__number_ranges,

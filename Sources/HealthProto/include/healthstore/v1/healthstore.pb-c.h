@@ -1119,10 +1119,19 @@ struct  Healthstore__V1__Source
    * Bundle identifier of the app, e.g. "com.example.watch".
    */
   char *bundle_id;
+  /*
+   * Answers only (QuerySources): true when the owner's store first got this source from a
+   * SaveObjects call with keep_sources set (an import), not from the app itself.
+   */
+  protobuf_c_boolean imported;
+  /*
+   * Answers only: when that import was saved, microseconds since the Unix epoch; 0 when not imported.
+   */
+  int64_t imported_time;
 };
 #define HEALTHSTORE__V1__SOURCE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__source__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 /*
@@ -1328,7 +1337,8 @@ struct  Healthstore__V1__Sample
    */
   Healthstore__V1__Device *device;
   /*
-   * Set by the server from the saving connection; ignored on save.
+   * Set by the server from the saving connection; ignored on save unless SaveObjects.keep_sources
+   * is set (owner only), which saves the object as this revision's source.
    */
   Healthstore__V1__SourceRevision *source_revision;
   /*
@@ -2764,10 +2774,17 @@ struct  Healthstore__V1__SaveObjects
    */
   size_t n_objects;
   Healthstore__V1__Sample **objects;
+  /*
+   * Owner only (an import): save each object as its own source_revision instead of the
+   * connection's, and keep its device as given. The source name is required; an empty bundle id
+   * is derived from the name ("imported." + the name's lowercase letters and digits, runs of
+   * anything else as one "-"). A correlation's objects take the correlation's source.
+   */
+  protobuf_c_boolean keep_sources;
 };
 #define HEALTHSTORE__V1__SAVE_OBJECTS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__save_objects__descriptor) \
-    , 0,NULL }
+    , 0,NULL, 0 }
 
 
 /*
