@@ -81,14 +81,27 @@ extension Statement {
 struct SQLDialect: Sendable {
     /// Forces an index SQLite's planner would otherwise pass over; PostgreSQL plans from its own statistics.
     let forcesIndexes: Bool
-    /// Metadata predicates call `hs_meta(metadata, leaf)`, a function the connection installs.
-    let hasMetadataFunction: Bool
+    /// `hs_meta` cannot convert units: the writer records every unit of a quantity stored in metadata
+    /// (`metadata_units`), and quantity operands are converted into those before the query runs.
+    let convertsMetadataUnitsBeforehand: Bool
 
-    static let sqlite = SQLDialect(forcesIndexes: true, hasMetadataFunction: true)
-    static let postgreSQL = SQLDialect(forcesIndexes: false, hasMetadataFunction: true)
+    static let sqlite = SQLDialect(forcesIndexes: true, convertsMetadataUnitsBeforehand: false)
+    static let postgreSQL = SQLDialect(forcesIndexes: false, convertsMetadataUnitsBeforehand: true)
 
     /// `INDEXED BY index` where the engine needs it, else nothing.
     func indexedBy(_ index: String) -> String { forcesIndexes ? "INDEXED BY \(index)" : "" }
+}
+
+extension Database {
+    /// The owner's metadata units when `predicate` needs them on this engine (see `PredicateSQL.metadataUnits`).
+    func metadataUnits(owner: Int64, for predicate: QueryPredicate?) throws(HealthError) -> [String]? {
+        guard dialect.convertsMetadataUnitsBeforehand, PredicateSQL.comparesQuantities(predicate) else { return nil }
+        let units = try prepare("SELECT unit FROM metadata_units WHERE owner = ?")
+        units.bind(1, owner)
+        var result: [String] = []
+        while try units.step() { result.append(units.text(0) ?? "") }
+        return result
+    }
 }
 
 /// A value bound into dynamically built SQL.

@@ -35,7 +35,8 @@ extension WriteContext {
         }
         let owner = deleter.owner.rawValue
         try lockOwner(owner)
-        var builder = PredicateSQL(table: .samples, types: [(healthType, try typeID(type))])
+        var builder = PredicateSQL(table: .samples, types: [(healthType, try typeID(type))],
+                                   metadataUnits: try db.metadataUnits(owner: owner, for: predicate))
         var sql = "SELECT s.anchor FROM samples s WHERE s.owner = ? AND s.type = ?"
         var arguments: [SQLValue] = [.int(owner), .int(try typeID(type))]
         if let predicate {

@@ -9,11 +9,26 @@ struct PredicateSQL {
     let table: Table
     /// The queried types with their ids (quantity operands are converted per type).
     let types: [(type: HealthType, id: Int64)]
+    /// nil where `hs_meta` converts units itself (SQLite); otherwise the units of the quantities
+    /// stored in the owner's metadata, into which quantity operands are converted here.
+    let metadataUnits: [String]?
     private(set) var arguments: [SQLValue] = []
 
-    init(table: Table, types: [(type: HealthType, id: Int64)]) {
+    init(table: Table, types: [(type: HealthType, id: Int64)], metadataUnits: [String]? = nil) {
         self.table = table
         self.types = types
+        self.metadataUnits = metadataUnits
+    }
+
+    /// True when `predicate` compares metadata with a quantity (what `metadataUnits` is for).
+    static func comparesQuantities(_ predicate: QueryPredicate?) -> Bool {
+        switch predicate {
+        case .allOf(let parts)?, .anyOf(let parts)?: return parts.contains { comparesQuantities($0) }
+        case .not(let inner)?: return comparesQuantities(inner)
+        case .metadataCompare(_, _, .quantity)?: return true
+        case .metadataIn(_, let values)?: return values.contains { if case .quantity = $0 { true } else { false } }
+        default: return false
+        }
     }
 
     mutating func clause(_ predicate: QueryPredicate) throws(HealthError) -> String {
@@ -49,8 +64,14 @@ struct PredicateSQL {
                 + list(Self.column(property), values.sorted().map { .text($0) }) + "))"
         case .metadataExists(let key):
             return metadata(MetadataLeaf.exists(key: key))
+        case .metadataCompare(let key, let op, .quantity(let quantity)) where metadataUnits != nil:
+            let conversions = (metadataUnits ?? []).compactMap { unit in (try? quantity.value(in: unit)).map { (unit, $0) } }
+            return metadata(MetadataLeaf.compareConverted(key: key, op, conversions))
         case .metadataCompare(let key, let op, let value):
             return metadata(MetadataLeaf.compare(key: key, op, value))
+        case .metadataIn(let key, let values) where metadataUnits != nil && Self.comparesQuantities(predicate):
+            // Stored equal to one of the values: the same as one equality per value.
+            return try clause(.anyOf(values.map { .metadataCompare(key: key, .equal, $0) }))
         case .metadataIn(let key, let values):
             return metadata(MetadataLeaf.isIn(key: key, values))
         case .quantity(let op, let quantity):

@@ -14,7 +14,7 @@ extension ReadContext {
         let name = table == .samples ? "samples" : "tombstones"
         func part(_ types: [(type: HealthType, id: Int64)], _ from: String,
                   _ visible: (sql: String, arguments: [SQLValue])?) throws(HealthError) -> (from: String, sql: String, arguments: [SQLValue]) {
-            var builder = PredicateSQL(table: table, types: types)
+            var builder = PredicateSQL(table: table, types: types, metadataUnits: try db.metadataUnits(owner: owner, for: predicate))
             var clauses = ["s.owner = ?", "s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")"]
             var arguments: [SQLValue] = [.int(owner)]
             if let afterAnchor {

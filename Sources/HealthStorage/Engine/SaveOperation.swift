@@ -187,6 +187,9 @@ private struct ObjectSaver {
         }
         statement.bind(19, parent)
         statement.bind(20, MetadataCoding.encode(sample.metadata))
+        if context.db.dialect.convertsMetadataUnitsBeforehand {
+            for case .quantity(let quantity) in sample.metadata.values { try context.noteMetadataUnit(owner: owner, quantity.unit) }
+        }
         try statement.run()
         return context.db.changes > 0
     }

@@ -15,6 +15,7 @@ final class WriteContext {
     private var deviceIDs = LayeredCache<Device, Int64>()
     private var typeSources = LayeredCache<TypeSourceKey, Bool>()
     private var extents = LayeredCache<TypeExtentKey, Int64>()
+    private var metadataUnits = LayeredCache<MetadataUnitKey, Bool>()
     /// Last anchor handed out per owner in the running transaction. Never rolled back: a failed job
     /// only leaves a gap.
     private var anchors: [Int64: Int64] = [:]
@@ -40,6 +41,10 @@ final class WriteContext {
 
     private struct TypeSourceKey: Hashable {
         let owner: Int64, type: Int64, source: Int64
+    }
+
+    private struct MetadataUnitKey: Hashable {
+        let owner: Int64, unit: String
     }
 
     private struct TypeExtentKey: Hashable {
@@ -95,6 +100,7 @@ final class WriteContext {
         deviceIDs.finishJob(success: success)
         typeSources.finishJob(success: success)
         extents.finishJob(success: success)
+        metadataUnits.finishJob(success: success)
         if success {
             for (owner, change) in jobChanges { transactionChanges[owner, default: ChangeSet()].formUnion(change) }
         }
@@ -110,6 +116,7 @@ final class WriteContext {
         deviceIDs.finishTransaction(success: success)
         typeSources.finishTransaction(success: success)
         extents.finishTransaction(success: success)
+        metadataUnits.finishTransaction(success: success)
         defer { transactionChanges.removeAll(keepingCapacity: true) }
         guard success else { return [] }
         return transactionChanges.map { ($0.key, $0.value) }
@@ -234,6 +241,18 @@ final class WriteContext {
         insert.bind(1, owner); insert.bind(2, type); insert.bind(3, source); insert.bind(4, now)
         try insert.run()
         typeSources.insert(true, for: key)
+    }
+
+    /// Records a unit of a quantity stored in the owner's metadata (engines whose `hs_meta` cannot
+    /// convert units; see `SQLDialect.convertsMetadataUnitsBeforehand`).
+    func noteMetadataUnit(owner: Int64, _ unit: String) throws(HealthError) {
+        let key = MetadataUnitKey(owner: owner, unit: unit)
+        if metadataUnits[key] != nil { return }
+        let insert = try db.prepare("INSERT INTO metadata_units (owner, unit) VALUES (?, ?) ON CONFLICT DO NOTHING")
+        insert.bind(1, owner)
+        insert.bind(2, unit)
+        try insert.run()
+        metadataUnits.insert(true, for: key)
     }
 
     /// Keeps `type_extents` at the longest duration stored for (owner, type).

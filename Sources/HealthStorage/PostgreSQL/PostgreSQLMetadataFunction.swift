@@ -2,7 +2,8 @@
 /// `hs_meta` (MetadataSQLFunctions), reading the same encodings (`MetadataCoding`, `MetadataLeaf`) and
 /// comparing by the same rules (`MetadataOrdering`): strings by UTF-8 bytes, dates and numbers exactly
 /// (an integer against a double without rounding either), incomparable values only "not equal".
-/// One difference: two quantities compare only when they carry the same unit (no unit conversion in SQL).
+/// Units are not converted here: a quantity operand arrives converted into each unit stored in the
+/// owner's metadata (`MetadataLeaf.compareConverted`, kind 4).
 enum PostgreSQLMetadataFunction {
     static let definition = #"""
 
@@ -99,10 +100,11 @@ enum PostgreSQLMetadataFunction {
                     WHEN op = 4 THEN ord >= 0 WHEN op = 5 THEN ord = 0 ELSE ord <> 0 END
     $$;
 
-    -- Whether stored metadata matches one predicate leaf: exists (1), compare (2) or in (3).
+    -- Whether stored metadata matches one predicate leaf: exists (1), compare (2), in (3) or a
+    -- quantity comparison converted beforehand into each stored unit (4).
     CREATE FUNCTION hs_meta(metadata bytea, leaf bytea) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE v numeric[]; kind integer; key bytea; pos integer; count integer; i integer; len integer;
-            stored record; operand record; found boolean := false; op integer;
+            stored record; operand record; found boolean := false; op integer; unit bytea;
     BEGIN
         kind := get_byte(leaf, 0);
         v := hs_varint(leaf, 1); len := v[1]; key := substring(leaf FROM v[2]::integer + 1 FOR len); pos := v[2] + len;
@@ -119,6 +121,19 @@ enum PostgreSQLMetadataFunction {
         END;
         IF NOT found THEN RETURN false; END IF;
         IF kind = 1 THEN RETURN true; END IF;
+        IF kind = 4 THEN
+            op := get_byte(leaf, pos);
+            IF stored.tag <> 6 THEN RETURN op = 6; END IF;
+            v := hs_varint(leaf, pos + 1); count := v[1]; pos := v[2];
+            FOR i IN 1..count LOOP
+                v := hs_varint(leaf, pos); len := v[1]; unit := substring(leaf FROM v[2]::integer + 1 FOR len); pos := v[2] + len;
+                IF unit = stored.txt THEN
+                    RETURN hs_meta_holds(hs_meta_order(6, stored.txt, NULL, stored.dbl, 6, unit, NULL, hs_double(leaf, pos)), op);
+                END IF;
+                pos := pos + 8;
+            END LOOP;
+            RETURN op = 6;
+        END IF;
         IF kind = 2 THEN
             op := get_byte(leaf, pos);
             SELECT * INTO operand FROM hs_meta_value(leaf, pos + 1);

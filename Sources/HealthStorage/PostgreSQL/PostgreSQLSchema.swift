@@ -14,7 +14,7 @@ import HealthModel
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1, version2]
+    static let migrations: [String] = [version1, version2, version3]
 
     static var currentVersion: Int { migrations.count }
 
@@ -47,6 +47,16 @@ enum PostgreSQLSchema {
             throw error
         }
     }
+
+    /// The units of quantities stored in each owner's metadata: `hs_meta` cannot convert units, so
+    /// quantity operands are converted into each of these in Swift (`MetadataLeaf.compareConverted`).
+    private static let version3 = """
+    CREATE TABLE metadata_units (
+        owner bigint NOT NULL,
+        unit text NOT NULL,
+        PRIMARY KEY (owner, unit)
+    );
+    """
 
     /// Sources an owner's import (SaveObjects with keep_sources) brought in, as SQLite's step 9.
     private static let version2 = """
