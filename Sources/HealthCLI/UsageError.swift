@@ -11,7 +11,7 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// An error about `--option`'s value, prefixed with the option's name.
-    static func value(_ option: String, _ problem: String) -> UsageError {
+    public static func value(_ option: String, _ problem: String) -> UsageError {
         UsageError("--\(option): \(problem)", option: option)
     }
 

@@ -19,8 +19,9 @@ public enum Endpoint: Sendable, Hashable, CustomStringConvertible {
         return .tcp(host: host.isEmpty ? "127.0.0.1" : host, port: port)
     }
 
-    /// Parses "unix:PATH" or a TCP address as `parse(hostPort:)` does.
+    /// Parses "unix:PATH", or a TCP address as `parse(hostPort:)` does, optionally written "tcp:HOST:PORT".
     public static func parse(_ text: String) throws(HealthError) -> Endpoint {
+        if text.hasPrefix("tcp:") { return try parse(hostPort: String(text.dropFirst(4))) }
         if text.hasPrefix("unix:") {
             let path = String(text.dropFirst(5))
             guard !path.isEmpty else { throw HealthError.invalid("'\(text)' names no socket path after unix:", field: "server") }
@@ -29,10 +30,13 @@ public enum Endpoint: Sendable, Hashable, CustomStringConvertible {
         return try parse(hostPort: text)
     }
 
-    /// A comma-separated list of addresses, tried in order (several nodes of one store).
-    public static func list(_ text: String) throws(HealthError) -> [Endpoint] {
-        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard !parts.isEmpty else { throw HealthError.invalid("no server address in '\(text)'", field: "server") }
+    /// The addresses of several nodes of one store, in order: each text one address or a
+    /// comma-separated list (a repeated `--server`, or `HEALTHSTORE_SERVER=a,b`).
+    public static func list(_ texts: [String]) throws(HealthError) -> [Endpoint] {
+        let parts = texts.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !parts.isEmpty else {
+            throw HealthError.invalid("no server address in '\(texts.joined(separator: ","))'", field: "server")
+        }
         return try parts.map { text throws(HealthError) in try parse(text) }
     }
 

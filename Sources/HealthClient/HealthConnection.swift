@@ -10,13 +10,16 @@ import HealthWire
 public final class HealthConnection: HealthCalling {
     /// The server's answer to Hello.
     public let helloResult: HelloResult
+    /// The address the connection was dialed at; nil over a transport given by the caller.
+    public let endpoint: Endpoint?
     private let transport: any MessageTransport
     private let router: CallRouter
 
-    private init(transport: any MessageTransport, router: CallRouter, helloResult: HelloResult) {
+    private init(transport: any MessageTransport, router: CallRouter, helloResult: HelloResult, endpoint: Endpoint?) {
         self.transport = transport
         self.router = router
         self.helloResult = helloResult
+        self.endpoint = endpoint
     }
 
     /// Dials `endpoint` (over TLS when `tls` is given) and says Hello; returns once the server
@@ -24,32 +27,29 @@ public final class HealthConnection: HealthCalling {
     public static func connect(to endpoint: Endpoint, hello: Hello, tls: ClientTLS? = nil,
                                maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes) async throws -> HealthConnection {
         let transport = try SocketTransport(endpoint: endpoint, maxFrameBytes: maxFrameBytes, tls: tls)
-        return try await connect(over: transport, hello: hello)
+        return try await connect(over: transport, hello: hello, endpoint: endpoint)
     }
 
     /// Connects to the first of `endpoints` that answers (a failed connection or an UNAVAILABLE
     /// answer moves on to the next); other errors, such as a refused token, end the attempt at once.
-    /// Connects as the holder of `token`, saving as `revision` (tools that need nothing else of Hello).
-    public static func connect(to endpoints: [Endpoint], token: String, revision: SourceRevision,
-                               tls: ClientTLS? = nil) async throws -> HealthConnection {
-        try await connect(to: endpoints, hello: Hello(token: token, sourceRevision: revision), tls: tls)
-    }
-
     public static func connect(to endpoints: [Endpoint], hello: Hello, tls: ClientTLS? = nil,
                                maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes) async throws -> HealthConnection {
-        var lastError: (any Error)?
+        var failures: [String] = []
         for endpoint in endpoints {
             do {
                 return try await connect(to: endpoint, hello: hello, tls: tls, maxFrameBytes: maxFrameBytes)
             } catch let error as HealthError where error.code == .unavailable {
-                lastError = error
+                failures.append(error.message)
             }
         }
-        throw lastError ?? HealthError.invalid("no server address to connect to", field: "server")
+        guard !failures.isEmpty else { throw HealthError.invalid("no server address to connect to", field: "server") }
+        let tried = failures.count == 1 ? failures[0] : "no server answered: " + failures.joined(separator: "; ")
+        throw HealthError(.unavailable, tried)
     }
 
     /// Says Hello over an already open transport (tests use an in-memory one).
-    public static func connect(over transport: any MessageTransport, hello: Hello) async throws -> HealthConnection {
+    public static func connect(over transport: any MessageTransport, hello: Hello,
+                               endpoint: Endpoint? = nil) async throws -> HealthConnection {
         let router = CallRouter()
         transport.start(onMessage: { message in
             // Call id 0 carries connection-level errors: the server closes right after, and this
@@ -74,7 +74,7 @@ public final class HealthConnection: HealthCalling {
             guard case .hello(let result)? = answers.last else {
                 throw unexpected(answers.last, for: "Hello")
             }
-            return HealthConnection(transport: transport, router: router, helloResult: result)
+            return HealthConnection(transport: transport, router: router, helloResult: result, endpoint: endpoint)
         } catch {
             transport.close()
             throw error

@@ -1,8 +1,9 @@
 import HealthModel
 import HealthWire
 
-/// A client that survives server restarts and network blips: it dials lazily, re-dials and
-/// re-says Hello with exponential backoff after the connection drops, and retries calls that are
+/// A client that survives server restarts, network blips and, given several nodes of one store,
+/// the death of a node: it dials lazily, re-dials and re-says Hello with exponential backoff after
+/// the connection drops (moving on to the next node, see `ServerList`), and retries calls that are
 /// safe to repeat until `Policy.callDeadline`.
 ///
 /// Saves are retried too: objects carry their UUIDs, so a save that did reach the store before the
@@ -37,7 +38,31 @@ public actor ReconnectingClient: HealthCalling {
     /// A client of the server at `endpoint` (over TLS when `tls` is given), saying `hello` on
     /// every (re)connection.
     public init(endpoint: Endpoint, hello: Hello, tls: ClientTLS? = nil, policy: Policy = Policy()) {
-        self.init(policy: policy) { try await HealthConnection.connect(to: endpoint, hello: hello, tls: tls) }
+        self.init(servers: ServerList([endpoint]), hello: hello, tls: tls, policy: policy)
+    }
+
+    /// A client of several nodes serving one store, dialed in the order of `servers`.
+    public init(servers: ServerList, hello: Hello, tls: ClientTLS? = nil, policy: Policy = Policy()) {
+        let rotation = ServerRotation(servers)
+        self.init(policy: policy) { try await rotation.dial(hello: hello, tls: tls) }
+    }
+
+    /// Connects now, trying each node once (so an unreachable store or a refused credential is
+    /// reported at once, as tools want), and afterwards behaves as `init(servers:hello:tls:policy:)`.
+    public static func connect(to servers: ServerList, hello: Hello, tls: ClientTLS? = nil,
+                               policy: Policy = Policy()) async throws -> ReconnectingClient {
+        let rotation = ServerRotation(servers)
+        let first = try await rotation.dial(hello: hello, tls: tls)
+        let client = ReconnectingClient(policy: policy) { try await rotation.dial(hello: hello, tls: tls) }
+        await client.adopt(first)
+        return client
+    }
+
+    /// `connect(to:hello:tls:policy:)` as the holder of `token`, saving as `revision` (tools that
+    /// need nothing else of Hello).
+    public static func connect(to servers: ServerList, token: String, revision: SourceRevision,
+                               tls: ClientTLS? = nil) async throws -> ReconnectingClient {
+        try await connect(to: servers, hello: Hello(token: token, sourceRevision: revision), tls: tls)
     }
 
     /// A client that obtains each connection from `dial` (tests dial in-memory transports).
@@ -50,6 +75,14 @@ public actor ReconnectingClient: HealthCalling {
     public func connection() async throws -> HealthConnection {
         try await connection(before: .now + policy.callDeadline)
     }
+
+    /// The address of the node the client is connected to; nil while disconnected.
+    public var server: Endpoint? {
+        guard let current, !current.isClosed else { return nil }
+        return current.endpoint
+    }
+
+    private func adopt(_ connection: HealthConnection) { current = connection }
 
     /// Closes the current connection; later calls fail with `.unavailable`.
     public func close() {

@@ -44,8 +44,7 @@ struct Command: Sendable {
 /// Options every command accepts.
 enum GlobalOptions {
     static let specs: [OptionSpec] = [
-        .value("server", "ADDRESS", "server address: HOST:PORT or unix:PATH; a comma-separated list is tried in order "
-            + "(default 127.0.0.1:7420)", environment: "HEALTHSTORE_SERVER", section: "global options"),
+        .server(section: "global options"),
         .value("unix", "PATH", "connect over a Unix domain socket (the same as --server unix:PATH)", section: "global options"),
         .value("token-file", "PATH", "credential file (default: $HEALTHSTORE_TOKEN_FILE, then the token in "
             + "$HEALTHSTORE_TOKEN, then ./data/owner.token)", section: "global options"),
@@ -75,10 +74,10 @@ struct Invocation: Sendable {
     /// The zone of --tz: times print at its offset; nil prints UTC.
     let zone: TimeZone?
     let output: @Sendable (String) -> Void
-    let connect: @Sendable () async throws -> HealthConnection
+    let connect: @Sendable () async throws -> any HealthCalling
 
     init(arguments: ParsedArguments, output: @escaping @Sendable (String) -> Void,
-         connect: (@Sendable (ParsedArguments) async throws -> HealthConnection)? = nil) throws(UsageError) {
+         connect: (@Sendable (ParsedArguments) async throws -> any HealthCalling)? = nil) throws(UsageError) {
         self.arguments = arguments
         self.output = output
         format = try arguments.parse("format") { text throws(UsageError) in try Values.choice(text, OutputFormat.self) } ?? .table
@@ -103,24 +102,26 @@ struct Invocation: Sendable {
     /// An instant as printed: ISO 8601 at the offset of --tz, else UTC.
     func time(_ micros: Microseconds) -> String { Time.iso8601(micros, in: zone) }
 
-    /// The server addresses to try, in order: --unix, else --server (or HEALTHSTORE_SERVER), else the default.
+    /// The server addresses to try, in order: --unix, else every --server (or HEALTHSTORE_SERVER), else the default.
     static func endpoints(_ arguments: ParsedArguments) throws(UsageError) -> [Endpoint] {
         if let path = arguments.value("unix") { return [.unix(path: path)] }
-        return try arguments.parse("server") { text throws(UsageError) in
-            do throws(HealthError) {
-                return try Endpoint.list(text)
-            } catch {
-                throw UsageError(error.message)
-            }
-        } ?? [.standard]
+        let given = arguments.list("server")
+        guard !given.isEmpty else { return [.standard] }
+        do throws(HealthError) {
+            return try Endpoint.list(given)
+        } catch {
+            throw UsageError.value("server", error.message)
+        }
     }
 
-    private static func dial(_ arguments: ParsedArguments) async throws -> HealthConnection {
-        let endpoints = try endpoints(arguments)
+    /// Connects to the first node that answers; a call cut off by the node's death is retried on
+    /// the next one when it is safe to repeat.
+    private static func dial(_ arguments: ParsedArguments) async throws -> any HealthCalling {
+        let servers = ServerList(try endpoints(arguments))
         let token = try TokenSource.resolve(file: arguments.value("token-file"))
         let revision = SourceRevision(source: Source(name: "healthctl", bundleID: "org.healthstore.healthctl"),
                                       version: HealthStoreVersion.string)
-        return try await HealthConnection.connect(to: endpoints, token: token, revision: revision,
-                                                  tls: try GlobalOptions.tls(arguments))
+        return try await ReconnectingClient.connect(to: servers, token: token, revision: revision,
+                                                    tls: try GlobalOptions.tls(arguments))
     }
 }

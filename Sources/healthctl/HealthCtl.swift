@@ -12,7 +12,7 @@ enum HealthCtl {
     static func run(_ words: [String], output: @escaping @Sendable (String) -> Void,
                     errors: @Sendable (String) -> Void,
                     environment: [String: String] = ProcessInfo.processInfo.environment,
-                    connect: (@Sendable (ParsedArguments) async throws -> HealthConnection)? = nil) async -> Int32 {
+                    connect: (@Sendable (ParsedArguments) async throws -> any HealthCalling)? = nil) async -> Int32 {
         let words = globalOptionsLast(words)
         guard let (command, rest) = find(words) else {
             if words.isEmpty || words == ["help"] || words.first == "--help" || words.first == "-h" {

@@ -188,7 +188,7 @@ struct ImportCounts: Sendable, Hashable {
 private struct ImportRun {
     typealias Batch = [(line: Int, sample: Sample)]
 
-    let connection: HealthConnection
+    let connection: any HealthCalling
     /// Save each sample as the source its line names (SaveObjects with keep_sources).
     let keepSources: Bool
     var counts = ImportCounts()
@@ -198,7 +198,7 @@ private struct ImportRun {
     private var inFlight: [(batch: Batch, save: Task<[SaveOutcome], any Error>)] = []
     private static let maxInFlight = 3
 
-    init(connection: HealthConnection, keepSources: Bool) {
+    init(connection: any HealthCalling, keepSources: Bool) {
         self.connection = connection
         self.keepSources = keepSources
     }

@@ -81,18 +81,23 @@ final class ServerProcess {
 
     /// An executable of the package next to the test bundle (both live in the build's bin
     /// directory); healthd may come from $HEALTHD_PATH instead.
-    /// Runs one of the package's executables to its end; its exit status and what it wrote to stderr.
-    static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, errors: String) {
+    /// Runs one of the package's executables to its end; its exit status and what it wrote to
+    /// stderr and stdout.
+    static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, errors: String, output: String) {
         let process = Process()
         process.executableURL = try binary(name)
         process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        // A file, not a second pipe: a full pipe nobody reads would block the process.
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString.prefix(8)).out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        process.standardOutput = try FileHandle(forWritingTo: output)
         try process.run()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return (process.terminationStatus, text)
+        return (process.terminationStatus, text, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
     }
 
     static func binary(_ name: String = "healthd") throws -> URL {

@@ -129,7 +129,7 @@ final class UploadFlowTests: XCTestCase {
         XCTAssertThrowsError(try RunOptions.parse(["--end", "someday"]))
         XCTAssertEqual(try RunOptions.parse(["--mode", "load", "--duration", "10s"]).duration, 10)
         XCTAssertEqual(try RunOptions.parse(["--duration=2m"]).duration, 120)
-        XCTAssertEqual(try RunOptions.parse([], environment: ["HEALTHSTORE_SERVER": "unix:/run/h.sock"]).server, "unix:/run/h.sock")
+        XCTAssertEqual(try RunOptions.parse([], environment: ["HEALTHSTORE_SERVER": "unix:/run/h.sock"]).servers, ["unix:/run/h.sock"])
         XCTAssertThrowsError(try RunOptions.parse(["--devcies", "3"])) { error in
             XCTAssertEqual((error as? UsageError)?.message, "unknown option --devcies; did you mean --devices?")
         }

@@ -6,14 +6,15 @@ import asyncio
 import itertools
 import ssl
 from types import TracebackType
-from typing import Any, AsyncIterator, Awaitable, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from google.protobuf.message import DecodeError
 
 from . import errors
 from .calls import AsyncRunner, Calls, Plan
 from .client import client_tls
-from .connection import Address, resolve_servers, resolve_token, unreachable
+from .connection import Address, Servers, ServerList, resolve_servers, resolve_token, unreachable
+from .failover import FailoverState, Reconnection, not_repeated
 from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, decode_server_message
 from .protocol import ack_frame, call_frame, cancel_frame, hello_message, is_connection_error, raise_for_error, stream_ended
 from .results import HelloInfo
@@ -55,41 +56,70 @@ class Connecting:
             await self._client.close()
 
 
-class AsyncClient(Calls, AsyncRunner):
+class AsyncFailover:
+    """How an `AsyncClient` moves to another node when its connection is lost (see `client.Failover`)."""
+
+    def __init__(self, servers: ServerList, open_streams: Callable[[Address], Awaitable[Streams]], hello: Any,
+                 reconnect_timeout: float) -> None:
+        self.servers, self.open_streams, self.hello = servers, open_streams, hello
+        self.reconnect_timeout = reconnect_timeout
+        self.lock = asyncio.Lock()
+
+
+class AsyncClient(FailoverState, Calls, AsyncRunner):
     """asyncio HealthStore client: `async with AsyncClient.connect(...) as client:`, or
-    `client = await AsyncClient.connect(...)` and later `await client.close()`."""
+    `client = await AsyncClient.connect(...)` and later `await client.close()`. Given several nodes,
+    it fails over as `Client` does."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, timeout: Optional[float] = 30.0) -> None:
         """Wraps connected streams (Hello not yet sent); most code uses `AsyncClient.connect` instead."""
-        self._reader, self._writer = reader, writer
-        self._decoder = FrameDecoder(max_frame_bytes)
+        self._max_frame_bytes = max_frame_bytes
         self._ids = itertools.count(1)
         self._pending: Dict[int, "asyncio.Queue[Any]"] = {}
         self.timeout = timeout
-        self.closed_error: Optional[errors.HealthStoreError] = None
         self.hello_result: Optional[HelloInfo] = None
-        self._task = asyncio.get_running_loop().create_task(self._read_loop())
+        #: The node this client is connected to (set by `connect`).
+        self.server: Optional[Address] = None
+        self._failover: Optional[AsyncFailover] = None
+        self._closed_by_user = False
+        self._generation = 0
+        # Set except while a new connection's Hello is on its way: other calls wait for it.
+        self._greeted = asyncio.Event()
+        self._greeted.set()
+        self._attach(reader, writer)
+
+    def _attach(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Makes the streams the connection, with a fresh frame decoder and its own read task."""
+        self._reader, self._writer = reader, writer
+        self._decoder = FrameDecoder(self._max_frame_bytes)
+        self.closed_error: Optional[errors.HealthStoreError] = None
+        self._generation += 1
+        self._task = asyncio.get_running_loop().create_task(self._read_loop(reader))
 
     @classmethod
-    def connect(cls, token: Optional[str] = None, *, server: Optional[str] = None, host: Optional[str] = None,
+    def connect(cls, token: Optional[str] = None, *, server: Optional[Servers] = None, host: Optional[str] = None,
                 port: Optional[int] = None, unix_path: Optional[str] = None, token_file: Optional[str] = None,
                 tls: Union[bool, ssl.SSLContext] = False, ca: Optional[str] = None, cert: Optional[str] = None,
                 key: Optional[str] = None, server_hostname: Optional[str] = None, timeout: Optional[float] = 30.0,
                 connect_timeout: Optional[float] = 10.0, bundle_id: str = "", name: str = "", version: str = "",
                 product_type: str = "", os_version: Sequence[int] = (0, 0, 0),
-                default_device: Optional[Union[Any, Mapping[str, str]]] = None) -> Connecting:
+                default_device: Optional[Union[Any, Mapping[str, str]]] = None, reconnect_timeout: float = 30.0) -> Connecting:
         """Connects and says Hello; await the result or use it with `async with`. The arguments,
-        environment variables and errors are those of `Client.connect`."""
+        environment variables, failover and errors are those of `Client.connect`."""
         async def connect() -> AsyncClient:
             credential = resolve_token(token, token_file)
             context = client_tls(tls, ca, cert, key)
-            addresses = resolve_servers(server, host, port, unix_path)
+            servers = ServerList(resolve_servers(server, host, port, unix_path))
             hello = hello_message(credential, bundle_id, name, version, product_type, os_version, default_device)
+
+            async def open_streams(address: Address) -> Streams:
+                return await _open(address, connect_timeout, context, server_hostname)
+
             failures: List[errors.Unavailable] = []
-            for address in addresses:
+            for address in servers.dial_order():
                 try:
-                    reader, writer = await _open(address, connect_timeout, context, server_hostname)
+                    reader, writer = await open_streams(address)
                     break
                 except errors.TLSError:
                     raise
@@ -97,12 +127,15 @@ class AsyncClient(Calls, AsyncRunner):
                     failures.append(exc)
             else:
                 raise unreachable(failures)
+            servers.connected(address)
             client = cls(reader, writer, timeout=timeout)
+            client.server = address
             try:
                 client.hello_result = HelloInfo.from_pb(await client.call_raw("hello", hello, "hello"))
             except BaseException:
                 await client.close()
                 raise
+            client._failover = AsyncFailover(servers, open_streams, hello, reconnect_timeout)
             return client
 
         return Connecting(connect())
@@ -118,9 +151,13 @@ class AsyncClient(Calls, AsyncRunner):
         return call_id, answers
 
     async def _drain(self) -> None:
+        writer = self._writer
         try:
-            await self._writer.drain()
+            await writer.drain()
         except OSError as exc:
+            # A write can notice the loss before the read task does: the connection is over either way.
+            if writer is self._writer and self.closed_error is None:
+                self.closed_error = errors.connection_lost(exc)
             raise self.closed_error or errors.connection_lost(exc) from None
 
     async def _next(self, answers: "asyncio.Queue[Any]", timeout: Optional[float]) -> Any:
@@ -143,7 +180,53 @@ class AsyncClient(Calls, AsyncRunner):
             self._pending.pop(call_id, None)
 
     def _execute(self, plan: Plan[Any]) -> Any:
-        return self._stream(plan) if plan.kind == "stream" else self._answer(plan)
+        return self._stream(plan) if plan.kind == "stream" else self._answer_with_failover(plan)
+
+    # -- failover -----------------------------------------------------------------------------------
+    async def _answer_with_failover(self, plan: Plan[Any]) -> Any:
+        while True:
+            await self._greeted.wait()
+            generation = self._generation
+            if self._connection_lost(generation):
+                await self._reconnect(generation)
+                continue
+            try:
+                return await self._answer(plan)
+            except (errors.ConnectionClosed, errors.Unavailable) as exc:
+                if not self._connection_lost(generation):
+                    raise
+                await self._reconnect(generation)
+                refused = not_repeated(plan.call_field, exc)
+                if refused is not None:
+                    raise refused from exc
+
+    async def _reconnect(self, generation: int) -> None:
+        """Connects to the next node that answers, unless another task already did since `generation`."""
+        failover = self._failover
+        assert failover is not None
+        async with failover.lock:
+            if self._generation != generation:
+                return
+            self._writer.close()
+            reconnection = Reconnection(failover.servers, failover.reconnect_timeout)
+            for step in reconnection.steps():
+                if isinstance(step, float):
+                    await asyncio.sleep(step)
+                    continue
+                self._greeted.clear()
+                try:
+                    self._attach(*await failover.open_streams(step))
+                    self.hello_result = HelloInfo.from_pb(await self.call_raw("hello", failover.hello, "hello"))
+                except errors.TLSError:
+                    raise
+                except (errors.Unavailable, errors.ConnectionClosed) as exc:
+                    reconnection.failed(step, exc)
+                    continue
+                finally:
+                    self._greeted.set()
+                reconnection.reached(step)
+                self.server = step
+                return
 
     async def _answer(self, plan: Plan[Any]) -> Any:
         call_id, answers = self._submit(plan.call_field, plan.request)
@@ -179,20 +262,23 @@ class AsyncClient(Calls, AsyncRunner):
                 self._writer.write(cancel_frame(next(self._ids), call_id))
 
     # -- reading ------------------------------------------------------------------------------------
-    async def _read_loop(self) -> None:
+    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
         error: errors.HealthStoreError
+        decoder = self._decoder
         try:
             while True:
-                data = await self._reader.read(65536)
+                data = await reader.read(65536)
                 if not data:
-                    error = self._decoder.end_of_stream()
+                    error = decoder.end_of_stream()
                     break
-                for payload in self._decoder.feed(data):
+                for payload in decoder.feed(data):
                     self._dispatch(decode_server_message(payload))
         except (ValueError, DecodeError) as exc:
             error = errors.ConnectionClosed(f"unreadable frame from the server: {exc}")
         except OSError as exc:
             error = errors.connection_lost(exc)
+        if reader is not self._reader:
+            return
         if self.closed_error is None:
             self.closed_error = error
         for answers in self._pending.values():
@@ -211,6 +297,7 @@ class AsyncClient(Calls, AsyncRunner):
     # -- lifetime -----------------------------------------------------------------------------------
     async def close(self) -> None:
         """Closes the connection; calls still waiting fail with ConnectionClosed."""
+        self._closed_by_user = True
         if self.closed_error is None:
             self.closed_error = errors.ConnectionClosed("the client closed the connection")
         self._writer.close()

@@ -2,8 +2,8 @@
 
 The environment variables are the ones the Swift tools read:
 
-- `HEALTHSTORE_SERVER`: `HOST:PORT`, `[IPv6]:PORT` or `unix:PATH`; a comma-separated list is
-  tried in order until one accepts the connection.
+- `HEALTHSTORE_SERVER`: `HOST:PORT`, `[IPv6]:PORT`, `tcp:HOST:PORT` or `unix:PATH`; a
+  comma-separated list names several nodes of one store, tried in order (see `ServerList`).
 - `HEALTHSTORE_TOKEN_FILE`: a file whose first line is the token.
 - `HEALTHSTORE_TOKEN`: the token itself.
 """
@@ -14,7 +14,7 @@ import os
 import socket
 import ssl
 from dataclasses import dataclass
-from typing import Callable, List, Mapping, Optional, Sequence, TypeVar
+from typing import Callable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 from . import errors
 
@@ -43,8 +43,10 @@ class Address:
 
 
 def parse_address(text: str) -> Address:
-    """One address: "HOST:PORT", "[IPv6]:PORT", "HOST" (default port) or "unix:PATH"."""
+    """One address: "HOST:PORT", "[IPv6]:PORT", "HOST" (default port), "tcp:HOST:PORT" or "unix:PATH"."""
     text = text.strip()
+    if text.startswith("tcp:"):
+        text = text[4:]
     if text.startswith("unix:"):
         if not text[5:]:
             raise ValueError(f"server address {text!r} has no socket path")
@@ -67,24 +69,71 @@ def parse_address(text: str) -> Address:
     return Address(host, int(port_text))
 
 
-def parse_servers(text: str) -> List[Address]:
-    """A comma-separated list of addresses, in the order to try them."""
-    addresses = [parse_address(part) for part in text.split(",") if part.strip()]
+Servers = Union[str, Sequence[str]]
+
+
+def parse_servers(servers: Servers) -> List[Address]:
+    """The addresses of one or several nodes of a store, in the order to try them: a comma-separated
+    string, or a list whose items may each be comma-separated lists too."""
+    texts = [servers] if isinstance(servers, str) else list(servers)
+    addresses = [parse_address(part) for text in texts for part in text.split(",") if part.strip()]
     if not addresses:
-        raise ValueError(f"no server address in {text!r}")
+        raise ValueError(f"no server address in {servers!r}")
     return addresses
 
 
-def resolve_servers(server: Optional[str] = None, host: Optional[str] = None, port: Optional[int] = None,
+class ServerList:
+    """The order a client dials the nodes of one store in: from the node that last worked; once its
+    connection is lost, from the node after it, the lost node last (it may be back by then)."""
+
+    def __init__(self, addresses: Sequence[Address], start: int = 0) -> None:
+        if not addresses:
+            raise ValueError("a server list needs at least one address")
+        self.addresses = list(addresses)
+        self._start = start % len(self.addresses)
+        self._current: Optional[int] = None
+
+    def dial_order(self) -> List[Address]:
+        """The order of the next dial; dialing again after a connection was made means it was lost."""
+        if self._current is not None:
+            self._start = (self._current + 1) % len(self.addresses)
+            self._current = None
+        n = len(self.addresses)
+        return [self.addresses[(self._start + i) % n] for i in range(n)]
+
+    def connected(self, address: Address) -> None:
+        """Records the node a dial reached: the next dial after a loss starts past it."""
+        n = len(self.addresses)
+        for index in ((self._start + i) % n for i in range(n)):
+            if self.addresses[index] == address:
+                self._current = self._start = index
+                return
+
+    def dial(self, connect: Callable[[Address], T]) -> Tuple[T, Address]:
+        """`connect` applied in the list's order until one accepts; the result and the node it reached."""
+        reached: List[Address] = []
+
+        def attempt(address: Address) -> T:
+            result = connect(address)
+            reached.append(address)
+            return result
+
+        result = first_reachable(self.dial_order(), attempt)
+        self.connected(reached[0])
+        return result, reached[0]
+
+
+def resolve_servers(server: Optional[Servers] = None, host: Optional[str] = None, port: Optional[int] = None,
                     unix_path: Optional[str] = None, environ: Optional[Mapping[str, str]] = None) -> List[Address]:
-    """The addresses to try: `unix_path`, else `host`/`port`, else `server`, else $HEALTHSTORE_SERVER,
-    else 127.0.0.1:7420."""
+    """The addresses to try: `unix_path`, else `host`/`port`, else `server` (one address, a
+    comma-separated list or a list of them), else $HEALTHSTORE_SERVER, else 127.0.0.1:7420."""
     if unix_path:
         return [Address(unix_path=unix_path)]
     if host is not None or port is not None:
         return [Address(host or DEFAULT_HOST, DEFAULT_PORT if port is None else port)]
-    text = server if server is not None else (os.environ if environ is None else environ).get(SERVER_VARIABLE, "")
-    return parse_servers(text) if text.strip() else [Address()]
+    given = server if server is not None else (os.environ if environ is None else environ).get(SERVER_VARIABLE, "")
+    texts = [given] if isinstance(given, str) else list(given)
+    return parse_servers(texts) if any(text.strip() for text in texts) else [Address()]
 
 
 def read_token_file(path: str) -> str:
@@ -160,6 +209,12 @@ def unreachable(failures: Sequence[errors.Unavailable]) -> errors.Unavailable:
     if len(failures) == 1:
         return failures[0]
     return errors.Unavailable("no server reachable: " + "; ".join(f.message for f in failures))
+
+
+#: Calls that must not be sent twice: a lost answer would lose the credential they mint (or they
+#: belong to one connection). Every other call is safe to repeat on another node: saves carry their
+#: UUIDs, so a save that did reach the store is answered "already stored" the second time.
+NOT_REPEATABLE = frozenset({"hello", "cancel", "ack_observer_event", "register_app", "rotate_app_token", "add_owner"})
 
 
 def first_reachable(addresses: Sequence[Address], connect: Callable[[Address], T]) -> T:

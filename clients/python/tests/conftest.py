@@ -29,8 +29,8 @@ def binary(name):
 class Server:
     """A healthd process; `owner_token`, `port` and `unix_path` describe how to reach it."""
 
-    def __init__(self, policy="prompt", *extra):
-        self.data = tempfile.mkdtemp(prefix="healthstore-pytest-")
+    def __init__(self, policy="prompt", *extra, data=None):
+        self.data = data or tempfile.mkdtemp(prefix="healthstore-pytest-")
         self.unix_path = os.path.join(self.data, "healthd.sock")
         self.log = []
         self.process = subprocess.Popen(

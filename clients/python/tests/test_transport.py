@@ -12,7 +12,8 @@ import pytest
 
 from healthstore import AsyncClient, Client, errors
 from healthstore.calls import type_list
-from healthstore.connection import Address, parse_address, parse_servers, resolve_servers, resolve_token, tls_context
+from healthstore.connection import (Address, ServerList, parse_address, parse_servers, resolve_servers, resolve_token,
+                                    tls_context)
 
 
 def test_addresses_parse_host_port_ipv6_and_unix_lists():
@@ -25,6 +26,41 @@ def test_addresses_parse_host_port_ipv6_and_unix_lists():
     for bad in ("host:port", "host:0", "unix:", ":7420", "", "[::1]x"):
         with pytest.raises(ValueError):
             parse_servers(bad)
+
+
+def test_several_nodes_as_a_list_or_comma_separated_with_tcp_prefixes():
+    a, b, c = Address(unix_path="/a"), Address("db.local", 7500), Address("::1", 7421)
+    assert parse_address("tcp:db.local:7500") == b
+    assert parse_servers(["unix:/a", "tcp:db.local:7500,[::1]:7421"]) == [a, b, c]
+    assert resolve_servers(["unix:/a", "db.local:7500"], environ={"HEALTHSTORE_SERVER": "x:1"}) == [a, b]
+    assert resolve_servers(environ={"HEALTHSTORE_SERVER": "unix:/a, tcp:db.local:7500"}) == [a, b]
+    with pytest.raises(ValueError):
+        parse_servers([" , ", ""])
+
+
+def test_failover_order_starts_past_a_lost_node_and_tries_it_last():
+    a, b, c = Address("a", 1), Address("b", 2), Address("c", 3)
+    servers = ServerList([a, b, c])
+    assert servers.dial_order() == [a, b, c]
+    assert servers.dial_order() == [a, b, c], "no connection was made: no node counts as lost"
+    servers.connected(b)
+    assert servers.dial_order() == [c, a, b]
+    servers.connected(c)
+    assert servers.dial_order() == [a, b, c], "past the end the order wraps"
+    assert ServerList([a, b, c], start=4).dial_order() == [b, c, a]
+
+
+def test_a_dial_moves_past_refusing_nodes_and_remembers_the_one_reached():
+    a, b, c = Address("a", 1), Address("b", 2), Address("c", 3)
+    servers = ServerList([a, b, c])
+
+    def connect(address):
+        if address == a:
+            raise errors.Unavailable("cannot connect to a:1: Connection refused")
+        return str(address)
+
+    assert servers.dial(connect) == ("b:2", b)
+    assert servers.dial_order() == [c, a, b]
 
 
 def test_server_comes_from_arguments_then_healthstore_server_then_the_default():

@@ -2,23 +2,34 @@ import HealthClient
 import HealthModel
 import HealthSimulator
 import HealthWire
+import Synchronization
 
 /// Plugs HealthClient into the simulator: device connections say Hello with the device's app
 /// token, revision and device; owner calls go over one owner connection, re-dialled when it drops.
+/// Given several nodes, each device starts at the next one in turn (the fleet spreads over them)
+/// and a device whose node dies reconnects to the node after it.
 final class ClientConnector: StoreConnector {
-    private let endpoint: Endpoint
+    private let servers: [Endpoint]
     private let tls: ClientTLS?
     private let owner: OwnerSession
+    /// Each device's own place in the server list.
+    private let rotations = Mutex<[Device: ServerRotation]>([:])
 
-    init(endpoint: Endpoint, tls: ClientTLS?, ownerTokenFile: String) {
-        self.endpoint = endpoint
+    init(servers: [Endpoint], tls: ClientTLS?, ownerTokenFile: String) {
+        self.servers = servers
         self.tls = tls
-        owner = OwnerSession(endpoint: endpoint, tls: tls, tokenFile: ownerTokenFile)
+        owner = OwnerSession(servers: ServerList(servers), tls: tls, tokenFile: ownerTokenFile)
     }
 
     func connect(token: String, revision: SourceRevision, device: Device) async throws -> any StoreLink {
         let hello = Hello(token: token, sourceRevision: revision, defaultDevice: device)
-        return ClientLink(connection: try await HealthConnection.connect(to: endpoint, hello: hello, tls: tls))
+        let rotation = rotations.withLock { rotations in
+            if let known = rotations[device] { return known }
+            let started = ServerRotation(ServerList(servers, start: rotations.count))
+            rotations[device] = started
+            return started
+        }
+        return ClientLink(connection: try await rotation.dial(hello: hello, tls: tls))
     }
 
     func registerApp(bundleID: String, name: String) async throws -> String {
@@ -36,25 +47,25 @@ final class ClientConnector: StoreConnector {
     }
 }
 
-/// The owner's connection, opened on first use with the owner token file.
+/// The owner's client, made on first use with the owner token file: it fails over between the
+/// nodes and repeats approvals cut off by a node's death (registrations are never repeated).
 actor OwnerSession {
-    private let endpoint: Endpoint
+    private let servers: ServerList
     private let tls: ClientTLS?
     private let tokenFile: String
-    private var current: HealthConnection?
+    private var client: ReconnectingClient?
 
-    init(endpoint: Endpoint, tls: ClientTLS?, tokenFile: String) {
-        self.endpoint = endpoint
+    init(servers: ServerList, tls: ClientTLS?, tokenFile: String) {
+        self.servers = servers
         self.tls = tls
         self.tokenFile = tokenFile
     }
 
-    func connection() async throws -> HealthConnection {
-        if let current, !current.isClosed { return current }
-        let token = try TokenSource.read(tokenFile)
-        let opened = try await HealthConnection.connect(to: endpoint, hello: Hello(token: token), tls: tls)
-        current = opened
-        return opened
+    func connection() throws -> ReconnectingClient {
+        if let client { return client }
+        let made = ReconnectingClient(servers: servers, hello: Hello(token: try TokenSource.read(tokenFile)), tls: tls)
+        client = made
+        return made
     }
 }
 

@@ -33,13 +33,13 @@ func summary(_ report: RunReport) -> String {
 
 let tool = ToolMain(name: "healthsim", help: RunOptions.help)
 let options: RunOptions
-let server: Endpoint
+let servers: [Endpoint]
 do throws(UsageError) {
     options = try RunOptions(tool.parse(Array(CommandLine.arguments.dropFirst()), options: RunOptions.specs))
     do throws(HealthError) {
-        server = try Endpoint.parse(options.server)
+        servers = try Endpoint.list(options.servers)
     } catch {
-        throw UsageError("--server: \(error.message)", option: "server")
+        throw UsageError.value("server", error.message)
     }
 } catch {
     tool.fail(error)
@@ -53,7 +53,7 @@ do {
     }
     let tls = try options.tls ? ClientTLS(caFile: options.caFile, certificateFile: options.tlsCertificateFile,
                                           keyFile: options.tlsKeyFile) : nil
-    let connector = ClientConnector(endpoint: server, tls: tls, ownerTokenFile: options.ownerTokenFile)
+    let connector = ClientConnector(servers: servers, tls: tls, ownerTokenFile: options.ownerTokenFile)
     let stats = RunStats()
     let devices = options.mode == .load ? options.devices : fleet.devices.count
     let progress = Task { await ProgressLine(stats: stats, devices: devices).run() }

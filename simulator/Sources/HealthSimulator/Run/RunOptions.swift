@@ -33,7 +33,8 @@ public struct RunOptions: Sendable, Equatable {
     public var burst = false
     public var faultRate = 0.0
     public var approve = false
-    public var server = "127.0.0.1:7420"
+    /// The nodes to upload to, in order; each device starts at another one and fails over to the next.
+    public var servers = ["127.0.0.1:7420"]
     /// TLS to the server: on when asked, or when a CA or client certificate is given.
     public var tls = false
     /// PEM CAs to verify the server against; nil = the system's.
@@ -71,8 +72,7 @@ public struct RunOptions: Sendable, Equatable {
         .value("profile", "FILE", "fleet JSON, one device JSON or a list of devices (repeatable)", section: "devices"),
         .flag("print-profiles", "print the built-in fleet JSON and exit", section: "devices"),
         .value("seed", "N", "signals and UUIDs are a function of the seed (default 42)", section: "devices"),
-        .value("server", "ADDRESS", "HOST:PORT or unix:PATH (default 127.0.0.1:7420)", environment: "HEALTHSTORE_SERVER",
-               section: "server"),
+        .server(section: "server"),
         .flag("tls", "connect with TLS, verifying the server's certificate and name", section: "server"),
         .value("ca", "FILE", "TLS: trust the CAs in this PEM file instead of the system's (implies --tls)", section: "server"),
         .value("tls-cert", "FILE", "TLS: client certificate (PEM) for servers that require one (implies --tls)", section: "server"),
@@ -131,7 +131,8 @@ public struct RunOptions: Sendable, Equatable {
         burst = arguments.has("burst")
         faultRate = try number("fault-rate", 0...1) ?? (arguments.has("faults") ? 0.05 : 0)
         approve = arguments.has("approve")
-        server = arguments.value("server") ?? server
+        let servers = arguments.list("server")
+        if !servers.isEmpty { self.servers = servers }
         caFile = arguments.value("ca")
         tlsCertificateFile = arguments.value("tls-cert")
         tlsKeyFile = arguments.value("tls-key")

@@ -1,0 +1,144 @@
+"""A client given two healthd nodes, one of them killed with SIGKILL. With SQLite each node keeps its
+own store (node B starts from a copy of A's data directory, so both accept the same owner token):
+these tests assert where the calls go and what the client answers, not shared data."""
+
+import asyncio
+import shutil
+import signal
+import tempfile
+import threading
+import time
+import uuid
+
+import pytest
+
+from conftest import Server
+from healthstore import AsyncClient, Client, errors, values
+
+
+@pytest.fixture()
+def nodes():
+    seed = Server("allow-all")
+    token = seed.owner_token
+    seed.process.terminate()
+    seed.process.wait(15)
+    copy = tempfile.mkdtemp(prefix="healthstore-pytest-b-")
+    shutil.copytree(seed.data, copy, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.sock"))
+    a, b = Server("allow-all", data=seed.data), Server("allow-all", data=copy)
+    yield a, b, token
+    for node in (a, b):
+        node.stop()
+
+
+def heart_rate(minutes_ago):
+    return values.quantity_sample("HeartRate", 60 + minutes_ago % 60, "count/min",
+                                  values.now_micros() - minutes_ago * 60_000_000, uuid=uuid.uuid4())
+
+
+def uuids_on(node, token):
+    with Client.connect(token, port=node.port) as client:
+        return {sample.uuid for sample in client.samples("HeartRate")}
+
+
+def test_calls_after_the_node_was_killed_go_to_the_next_node(nodes):
+    a, b, token = nodes
+    with Client.connect(token, server=[f"tcp:127.0.0.1:{a.port}", f"unix:{b.unix_path}"]) as client:
+        assert client.save([heart_rate(2)]) == ["STORED"]
+        assert str(client.server) == f"127.0.0.1:{a.port}"
+        a.process.send_signal(signal.SIGKILL)
+        a.process.wait(15)
+        after = heart_rate(1)
+        assert client.save([after]) == ["STORED"]
+        assert str(client.server) == f"unix:{b.unix_path}"
+        assert {s.uuid for s in client.samples("HeartRate")} == {uuid.UUID(bytes=after.uuid)}
+
+
+def test_saves_in_flight_when_the_node_dies_are_answered_by_the_next_one(nodes):
+    a, b, token = nodes
+    acknowledged, failures, lock = set(), [], threading.Lock()
+    with Client.connect(token, server=f"127.0.0.1:{a.port},127.0.0.1:{b.port}") as client:
+        def writer(index):
+            try:
+                for batch in range(12):
+                    samples = [heart_rate(1 + i + 40 * batch + 600 * index) for i in range(40)]
+                    outcomes = client.save(samples)
+                    assert set(outcomes) <= {"STORED", "ALREADY_STORED"}, outcomes
+                    with lock:
+                        acknowledged.update(uuid.UUID(bytes=s.uuid) for s in samples)
+            except Exception as exc:  # reported by the main thread
+                failures.append(exc)
+
+        threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        deadline = time.time() + 60
+        while len(acknowledged) < 400 and time.time() < deadline and not failures:
+            time.sleep(0.005)
+        a.process.send_signal(signal.SIGKILL)
+        a.process.wait(15)
+        for thread in threads:
+            thread.join(120)
+        assert failures == []
+        assert client.server.port == b.port
+    assert len(acknowledged) == 4 * 12 * 40
+    # Node A's store survives the SIGKILL: what it acknowledged is there, the rest is on B.
+    restarted = Server("allow-all", data=a.data)
+    try:
+        stored = uuids_on(restarted, token) | uuids_on(b, token)
+    finally:
+        restarted.stop()
+    assert acknowledged <= stored
+
+
+def test_a_credential_call_cut_off_by_the_nodes_death_is_reported_not_repeated(nodes):
+    a, b, token = nodes
+    with Client.connect(token, server=[f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"]) as client:
+        # Stopped, node A holds the call unanswered until it is killed.
+        a.process.send_signal(signal.SIGSTOP)
+        outcome = []
+
+        def register():
+            try:
+                outcome.append(client.register_app("com.example.band", "Band"))
+            except errors.HealthStoreError as exc:
+                outcome.append(exc)
+
+        thread = threading.Thread(target=register)
+        thread.start()
+        time.sleep(0.2)
+        a.process.send_signal(signal.SIGKILL)
+        a.process.wait(15)
+        thread.join(60)
+        assert len(outcome) == 1 and isinstance(outcome[0], errors.Unavailable), outcome
+        assert "not repeated" in outcome[0].message
+        assert client.list_apps() == [], "node B never got the RegisterApp"
+        assert client.server.port == b.port
+
+
+def test_the_asyncio_client_fails_over_with_saves_in_flight(nodes):
+    a, b, token = nodes
+
+    async def run():
+        async with AsyncClient.connect(token, server=f"unix:{a.unix_path},tcp:127.0.0.1:{b.port}") as client:
+            assert client.server.unix_path == a.unix_path
+            acknowledged = set()
+
+            async def writer(index):
+                for batch in range(10):
+                    samples = [heart_rate(1 + i + 40 * batch + 600 * index) for i in range(40)]
+                    outcomes = await client.save(samples)
+                    assert set(outcomes) <= {"STORED", "ALREADY_STORED"}, outcomes
+                    acknowledged.update(uuid.UUID(bytes=s.uuid) for s in samples)
+
+            writers = asyncio.gather(*(writer(i) for i in range(4)))
+            while len(acknowledged) < 400:
+                await asyncio.sleep(0.005)
+            a.process.send_signal(signal.SIGKILL)
+            await writers
+            assert client.server.port == b.port
+            assert len(acknowledged) == 4 * 10 * 40
+            with pytest.raises(errors.Unavailable):
+                await AsyncClient.connect(token, server=f"unix:{a.unix_path}")
+
+    asyncio.run(run())
+    a.process.wait(15)
