@@ -21,7 +21,8 @@ final class ServerProcess {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process.executableURL = try Self.binary()
         process.arguments = ["--listen", "127.0.0.1:0", "--unix", unixPath, "--data", self.dataDirectory.path,
-                             "--threads", "2"] + Self.storeArguments(dataDirectory: self.dataDirectory) + extraArguments
+                             "--threads", "2"]
+            + (extraArguments.contains("--store") ? [] : Self.storeArguments(dataDirectory: self.dataDirectory)) + extraArguments
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -40,7 +41,8 @@ final class ServerProcess {
 
     deinit { stopNow() }
 
-    /// `--store` for HEALTHSTORE_TEST_STORE, with a schema named after the data directory.
+    /// `--store` for HEALTHSTORE_TEST_STORE, with a schema named after the data directory (unless the
+    /// test names its own store).
     static func storeArguments(dataDirectory: URL) -> [String] {
         guard let url = ProcessInfo.processInfo.environment["HEALTHSTORE_TEST_STORE"], !url.isEmpty else { return [] }
         guard url.hasPrefix("postgres") else { return ["--store", url] }
