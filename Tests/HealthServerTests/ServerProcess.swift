@@ -3,7 +3,8 @@ import XCTest
 
 /// A real healthd process on an ephemeral port with a temporary data directory. With
 /// HEALTHSTORE_TEST_STORE set to a PostgreSQL URL, healthd stores in that database instead, in a schema
-/// of its own per data directory (so a restart on the same directory finds its data again).
+/// named in the data directory (so a restart on the same directory, or a node started from a copy of
+/// it, finds the same data).
 final class ServerProcess {
     let process = Process()
     let dataDirectory: URL
@@ -22,7 +23,7 @@ final class ServerProcess {
         process.executableURL = try Self.binary()
         process.arguments = ["--listen", "127.0.0.1:0", "--unix", unixPath, "--data", self.dataDirectory.path,
                              "--threads", "2"]
-            + (extraArguments.contains("--store") ? [] : Self.storeArguments(dataDirectory: self.dataDirectory)) + extraArguments
+            + (extraArguments.contains("--store") ? [] : try Self.storeArguments(dataDirectory: self.dataDirectory)) + extraArguments
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -41,13 +42,22 @@ final class ServerProcess {
 
     deinit { stopNow() }
 
-    /// `--store` for HEALTHSTORE_TEST_STORE, with a schema named after the data directory (unless the
-    /// test names its own store).
-    static func storeArguments(dataDirectory: URL) -> [String] {
+    /// True when healthd runs on HEALTHSTORE_TEST_STORE: nodes started from copies of one data
+    /// directory then share one store instead of each having its own copy.
+    static var sharesTestStore: Bool { !(ProcessInfo.processInfo.environment["HEALTHSTORE_TEST_STORE"] ?? "").isEmpty }
+
+    /// `--store` for HEALTHSTORE_TEST_STORE (unless the test names its own store), with the schema
+    /// recorded in the data directory's `test-store-schema`, made up on first use.
+    static func storeArguments(dataDirectory: URL) throws -> [String] {
         guard let url = ProcessInfo.processInfo.environment["HEALTHSTORE_TEST_STORE"], !url.isEmpty else { return [] }
         guard url.hasPrefix("postgres") else { return ["--store", url] }
-        let digest = dataDirectory.path.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
-        let schema = "hs_server_" + String(digest, radix: 16)
+        let file = dataDirectory.appendingPathComponent("test-store-schema")
+        var schema = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        if schema.isEmpty {
+            schema = "hs_server_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+            try schema.write(to: file, atomically: true, encoding: .utf8)
+        }
         return ["--store", url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema]
     }
 
