@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CLibZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(name: "CPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // protobuf-c code generated from proto/ by scripts/generate-proto (checked by scripts/check-proto).
         .target(name: "HealthProto", dependencies: ["CProtobufC"], cSettings: [.headerSearchPath("include")]),
 
@@ -31,8 +32,8 @@ let package = Package(
         .target(name: "HealthWire", dependencies: ["HealthModel", "HealthProto", "CProtobufC"]),
         // Lock-free counters and histograms, written as Prometheus text.
         .target(name: "HealthMetrics"),
-        // The store: `Store` protocol and the SQLite engine.
-        .target(name: "HealthStorage", dependencies: ["HealthModel", "HealthMetrics", "CSQLite", "CCrypto"]),
+        // The store: `Store` protocol, the shared engine and its SQLite and PostgreSQL connections.
+        .target(name: "HealthStorage", dependencies: ["HealthModel", "HealthMetrics", "CSQLite", "CPQ", "CCrypto"]),
         // TLS over memory buffers (OpenSSL), shared by the server's connections and the client.
         .target(name: "HealthTLS", dependencies: ["HealthModel", "CSSL"]),
         // libuv server: connections, sessions, dispatch, subscriptions; the HTTP listener (HTTP/: dashboard

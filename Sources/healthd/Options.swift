@@ -11,6 +11,11 @@ struct Options {
     var logLevel = LogLevel.info
     var tombstoneRetentionDays = 90.0
     var durability = SQLiteStore.Options.Durability.powerLoss
+    /// nil = the SQLite file in the data directory.
+    var store: StoreLocation?
+
+    /// The store to open.
+    var storeLocation: StoreLocation { store ?? .sqlite(path: DataDirectory(path: dataDirectory).storePath) }
 
     private static func option(_ name: String, _ value: String, _ help: String, section: String) -> OptionSpec {
         .value(name, value, help, environment: "HEALTHD_" + name.uppercased().replacingOccurrences(of: "-", with: "_"),
@@ -32,12 +37,16 @@ struct Options {
         option("metrics-auth", "MODE", "none | operator (default none): with operator, /metrics needs "
             + "Authorization: Bearer <operator token>", section: "http"),
         option("threads", "N", "I/O threads, each with its own event loop (default: one per core)", section: "listening"),
-        option("data", "DIR", "data directory (default ./data; the store is DIR/healthstore.sqlite)", section: "store"),
+        option("data", "DIR", "data directory (default ./data; the store is DIR/healthstore.sqlite unless --store says "
+            + "otherwise; first start writes the owner's and operator's tokens here)", section: "store"),
+        option("store", "LOCATION", "sqlite:PATH (default sqlite:DIR/healthstore.sqlite) or a PostgreSQL URL "
+            + "postgresql://user@host:port/db (also postgresql:///db?host=/socket/dir); PostgreSQL 13 or newer. Tokens "
+            + "and anchor keys live in the store, so several healthd nodes can share one PostgreSQL database", section: "store"),
         option("tombstone-retention-days", "N", "keep deletion records this long (default 90); an anchor that would "
             + "miss a purged one gets ANCHOR_EXPIRED and must resync", section: "store"),
         option("durability", "MODE", "power-loss | process-crash (default power-loss): what an acknowledged save "
             + "survives. power-loss fsyncs every commit; process-crash does not, so saves survive healthd being killed "
-            + "but not an OS crash or power loss", section: "store"),
+            + "but not an OS crash or power loss (SQLite only; PostgreSQL's own settings decide there)", section: "store"),
         option("authorization-policy", "POLICY", "prompt | allow-all | deny-all (default prompt)", section: "store"),
         option("max-connections", "N", "connection limit (default 1024)", section: "limits"),
         option("max-calls-in-flight", "N", "calls one connection may have in flight (default 128)", section: "limits"),
@@ -63,7 +72,8 @@ struct Options {
 
     static let help = HelpText(
         usage: ["healthd [options]"],
-        summary: "The HealthStore server: the binary protocol on TCP and optionally a Unix socket, the store in one SQLite file.",
+        summary: "The HealthStore server: the binary protocol on TCP and optionally a Unix socket, the store in one SQLite "
+            + "file or in PostgreSQL.",
         options: specs + [configSpec] + ToolMain.standardOptions.map { $0.inSection("configuration") },
         footer: "Every option can also come from the environment as HEALTHD_<NAME> (HEALTHD_LISTEN, HEALTHD_LOG_LEVEL, …) "
             + "or from the config file; flags override the environment, which overrides the file. Durations take 500ms, 10s, 5m, "
@@ -128,6 +138,7 @@ struct Options {
         }
         configuration.unixPath = arguments.value("unix") ?? configuration.unixPath
         dataDirectory = arguments.value("data") ?? dataDirectory
+        try set("store", { text throws(UsageError) in try StoreLocation(parsing: text) }) { store = $0 }
         try set("threads", count(1...256)) { configuration.ioThreads = $0 }
         try set("max-connections", count(1...1_000_000)) { configuration.maxConnections = $0 }
         try set("max-calls-in-flight", count(1...100_000)) { configuration.maxCallsInFlight = $0 }

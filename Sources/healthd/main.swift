@@ -27,23 +27,21 @@ do {
     logger.error("cannot use the data directory: \(error)")
     exit(1)
 }
-let store: SQLiteStore
+let store: EngineStore
 do {
-    var storeOptions = SQLiteStore.Options()
-    storeOptions.tombstoneRetention = Int64(options.tombstoneRetentionDays * 86_400_000_000)
-    storeOptions.durability = options.durability
-    store = try SQLiteStore.open(path: data.storePath, options: storeOptions)
+    store = try options.storeLocation.open(retention: Int64(options.tombstoneRetentionDays * 86_400_000_000),
+                                           durability: options.durability)
     store.openWarnings.forEach { logger.warning($0) }
     try await data.initialize(store, logger: logger)
 } catch {
-    logger.error("cannot open the store at \(data.storePath): \(error)")
+    logger.error("cannot open the store \(options.storeLocation): \(error)")
     exit(1)
 }
 
 let server = HealthServer(store: store, configuration: options.configuration, logger: logger)
 do {
     let addresses = try server.start()
-    logger.info("ready: listening on \(addresses.joined(separator: ", ")); store \(data.storePath); \(options.configuration.ioThreads) I/O thread(s); authorization policy \(options.configuration.authorizationPolicy.rawValue); durability \(options.durability.rawValue)")
+    logger.info("ready: listening on \(addresses.joined(separator: ", ")); store \(options.storeLocation); \(options.configuration.ioThreads) I/O thread(s); authorization policy \(options.configuration.authorizationPolicy.rawValue)\(options.storeLocation.isSQLite ? "; durability \(options.durability.rawValue)" : "")")
 } catch {
     logger.error("cannot listen: \(error)")
     await store.close()

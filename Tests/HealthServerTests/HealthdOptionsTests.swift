@@ -154,4 +154,24 @@ final class HealthdOptionsTests: XCTestCase {
             XCTAssertEqual((error as? UsageError)?.message, "--durability: 'fsync' is not one of power-loss, process-crash")
         }
     }
+
+    func testStoreComesFromFlagEnvironmentOrConfigFileAndDefaultsToTheDataDirectory() throws {
+        XCTAssertEqual(try Options(arguments: ["--data", "/srv/h"], environment: [:]).storeLocation,
+                       .sqlite(path: "/srv/h/healthstore.sqlite"))
+        let path = try configFile("store = sqlite:/srv/file.sqlite\n")
+        XCTAssertEqual(try Options(arguments: ["--config", path], environment: [:]).storeLocation, .sqlite(path: "/srv/file.sqlite"))
+        let url = "postgresql://health@db.example:5433/health"
+        XCTAssertEqual(try Options(arguments: ["--config", path], environment: ["HEALTHD_STORE": url]).storeLocation, .postgreSQL(url: url))
+        XCTAssertEqual(try Options(arguments: ["--store", "postgresql:///health?host=/run/pg"], environment: ["HEALTHD_STORE": url]).storeLocation,
+                       .postgreSQL(url: "postgresql:///health?host=/run/pg"))
+        XCTAssertThrowsError(try Options(arguments: ["--store", "mysql://x"], environment: [:])) { error in
+            XCTAssertEqual((error as? UsageError)?.message, "--store: 'mysql://x' is neither sqlite:PATH nor a postgresql://user@host:port/db URL")
+        }
+    }
+
+    func testStoreLocationInTheLogLeavesThePasswordOut() {
+        XCTAssertEqual(StoreLocation.postgreSQL(url: "postgresql://health:s3cret@db:5432/h").description, "postgresql://health@db:5432/h")
+        XCTAssertEqual(StoreLocation.postgreSQL(url: "postgres://db/h").description, "postgres://db/h")
+        XCTAssertEqual(StoreLocation.sqlite(path: "./data/healthstore.sqlite").description, "sqlite:./data/healthstore.sqlite")
+    }
 }

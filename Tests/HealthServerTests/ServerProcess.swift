@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
-/// A real healthd process on an ephemeral port with a temporary data directory.
+/// A real healthd process on an ephemeral port with a temporary data directory. With
+/// HEALTHSTORE_TEST_STORE set to a PostgreSQL URL, healthd stores in that database instead, in a schema
+/// named in the data directory (so a restart on the same directory, or a node started from a copy of
+/// it, finds the same data).
 final class ServerProcess {
     let process = Process()
     let dataDirectory: URL
@@ -23,7 +26,8 @@ final class ServerProcess {
         // An ephemeral HTTP port unless the test chooses: servers of tests running together must not collide.
         let http = extraArguments.contains("--http") ? [] : ["--http", "127.0.0.1:0"]
         process.arguments = ["--listen", "127.0.0.1:0", "--unix", unixPath, "--data", self.dataDirectory.path,
-                             "--threads", "2"] + http + extraArguments
+                             "--threads", "2"] + http
+            + (extraArguments.contains("--store") ? [] : try Self.storeArguments(dataDirectory: self.dataDirectory)) + extraArguments
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -42,6 +46,25 @@ final class ServerProcess {
     }
 
     deinit { stopNow() }
+
+    /// True when healthd runs on HEALTHSTORE_TEST_STORE: nodes started from copies of one data
+    /// directory then share one store instead of each having its own copy.
+    static var sharesTestStore: Bool { !(ProcessInfo.processInfo.environment["HEALTHSTORE_TEST_STORE"] ?? "").isEmpty }
+
+    /// `--store` for HEALTHSTORE_TEST_STORE (unless the test names its own store), with the schema
+    /// recorded in the data directory's `test-store-schema`, made up on first use.
+    static func storeArguments(dataDirectory: URL) throws -> [String] {
+        guard let url = ProcessInfo.processInfo.environment["HEALTHSTORE_TEST_STORE"], !url.isEmpty else { return [] }
+        guard url.hasPrefix("postgres") else { return ["--store", url] }
+        let file = dataDirectory.appendingPathComponent("test-store-schema")
+        var schema = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        if schema.isEmpty {
+            schema = "hs_server_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+            try schema.write(to: file, atomically: true, encoding: .utf8)
+        }
+        return ["--store", url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema]
+    }
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 

@@ -4,38 +4,40 @@ import HealthModel
 import Synchronization
 import XCTest
 
-final class AnchoredAndIdentityTests: XCTestCase {
+final class AnchoredAndIdentityTests: StoreTestCase {
     private let everything = ReadScope.everything(callerBundleID: "x")
 
     func testAnchorPagingReturnsSamplesAndTombstonesInOrderWithoutGaps() async throws {
-        let f = try await StoreFixture()
-        let samples = (0..<7).map { StoreFixture.heartRate(s(Int64($0))) }
-        try await f.save(samples)
-        let owner = Deleter(owner: f.owner, bundleID: "x", isOwner: true)
-        _ = try await f.store.deleteObjects(uuids: [samples[1].uuid, samples[4].uuid], by: owner)
-        let late = StoreFixture.heartRate(s(99))
-        try await f.save([late])
-        // Sequence: 7 inserts, 2 deletions, 1 insert; pages of 3 must walk it exactly once.
-        var anchor: Data?
-        var inserted: [UUID] = [], deleted: [UUID] = []
-        var pages = 0
-        while true {
-            let page = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: anchor,
-                                                       limit: 3, scope: everything)
-            XCTAssertLessThanOrEqual(page.samples.count + page.deleted.count, 3)
-            inserted += page.samples.map(\.uuid)
-            deleted += page.deleted.map(\.uuid)
-            anchor = page.newAnchor
-            pages += 1
-            if page.samples.isEmpty && page.deleted.isEmpty { break }
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let samples = (0..<7).map { StoreFixture.heartRate(s(Int64($0))) }
+            try await f.save(samples)
+            let owner = Deleter(owner: f.owner, bundleID: "x", isOwner: true)
+            _ = try await f.store.deleteObjects(uuids: [samples[1].uuid, samples[4].uuid], by: owner)
+            let late = StoreFixture.heartRate(s(99))
+            try await f.save([late])
+            // Sequence: 7 inserts, 2 deletions, 1 insert; pages of 3 must walk it exactly once.
+            var anchor: Data?
+            var inserted: [UUID] = [], deleted: [UUID] = []
+            var pages = 0
+            while true {
+                let page = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: anchor,
+                                                           limit: 3, scope: everything)
+                XCTAssertLessThanOrEqual(page.samples.count + page.deleted.count, 3)
+                inserted += page.samples.map(\.uuid)
+                deleted += page.deleted.map(\.uuid)
+                anchor = page.newAnchor
+                pages += 1
+                if page.samples.isEmpty && page.deleted.isEmpty { break }
+            }
+            XCTAssertEqual(inserted, [0, 2, 3, 5, 6].map { samples[$0].uuid } + [late.uuid])
+            XCTAssertEqual(deleted, [samples[1].uuid, samples[4].uuid])
+            XCTAssertEqual(pages, 4)
+            // The last page returned nothing and handed the anchor back; it is at the current position.
+            let current = try AnchorToken(decoding: try await f.store.currentAnchor(owner: f.owner), key: f.anchorKey(), owner: f.owner.rawValue)
+            XCTAssertEqual(try AnchorToken(decoding: anchor!, key: f.anchorKey(), owner: f.owner.rawValue).sequence, current.sequence)
+            await f.store.close()
         }
-        XCTAssertEqual(inserted, [0, 2, 3, 5, 6].map { samples[$0].uuid } + [late.uuid])
-        XCTAssertEqual(deleted, [samples[1].uuid, samples[4].uuid])
-        XCTAssertEqual(pages, 4)
-        // The last page returned nothing and handed the anchor back; it is at the current position.
-        let current = try AnchorToken(decoding: try await f.store.currentAnchor(owner: f.owner), key: f.anchorKey(), owner: f.owner.rawValue)
-        XCTAssertEqual(try AnchorToken(decoding: anchor!, key: f.anchorKey(), owner: f.owner.rawValue).sequence, current.sequence)
-        await f.store.close()
     }
 
     /// Several types are read as separate streams merged by anchor (or, when they are every stored
@@ -70,114 +72,124 @@ final class AnchoredAndIdentityTests: XCTestCase {
     }
 
     func testAnchoredPredicateFiltersTombstonesToo() async throws {
-        let f = try await StoreFixture()
-        let early = StoreFixture.heartRate(s(10)), later = StoreFixture.heartRate(s(500))
-        try await f.save([early, later])
-        let start = try await f.store.currentAnchor(owner: f.owner)
-        _ = try await f.store.deleteObjects(uuids: [early.uuid, later.uuid], by: Deleter(owner: f.owner, bundleID: "x", isOwner: true))
-        let page = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate],
-                                                   predicate: .dateRange(DateRange(start: s(100), end: nil)), anchor: start, limit: 0,
-                                                   scope: everything)
-        XCTAssertEqual(page.deleted.map(\.uuid), [later.uuid])
-        XCTAssertEqual(page.deleted.first?.type, StoreFixture.heartRate)
-        await f.store.close()
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let early = StoreFixture.heartRate(s(10)), later = StoreFixture.heartRate(s(500))
+            try await f.save([early, later])
+            let start = try await f.store.currentAnchor(owner: f.owner)
+            _ = try await f.store.deleteObjects(uuids: [early.uuid, later.uuid], by: Deleter(owner: f.owner, bundleID: "x", isOwner: true))
+            let page = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate],
+                                                       predicate: .dateRange(DateRange(start: s(100), end: nil)), anchor: start, limit: 0,
+                                                       scope: everything)
+            XCTAssertEqual(page.deleted.map(\.uuid), [later.uuid])
+            XCTAssertEqual(page.deleted.first?.type, StoreFixture.heartRate)
+            await f.store.close()
+        }
     }
 
     func testDamagedForeignAndExpiredAnchorsAreRefused() async throws {
-        let f = try await StoreFixture()
-        try await f.save([StoreFixture.heartRate(s(1))])
-        let anchor = try await f.store.currentAnchor(owner: f.owner)
-        var damaged = anchor
-        damaged[damaged.count - 6] ^= 0x01
-        let other = try await StoreFixture()
-        let foreign = try await other.store.currentAnchor(owner: other.owner)
-        for bad in [damaged, Data([1, 2, 3]), foreign] {
-            do {
-                _ = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: bad, limit: 0, scope: everything)
-                XCTFail("anchor must be refused")
-            } catch let error as HealthError {
-                XCTAssertEqual(error.code, .invalidAnchor)
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            try await f.save([StoreFixture.heartRate(s(1))])
+            let anchor = try await f.store.currentAnchor(owner: f.owner)
+            var damaged = anchor
+            damaged[damaged.count - 6] ^= 0x01
+            let other = try await StoreFixture()
+            let foreign = try await other.store.currentAnchor(owner: other.owner)
+            for bad in [damaged, Data([1, 2, 3]), foreign] {
+                do {
+                    _ = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: bad, limit: 0, scope: everything)
+                    XCTFail("anchor must be refused")
+                } catch let error as HealthError {
+                    XCTAssertEqual(error.code, .invalidAnchor)
+                }
             }
+            _ = try await f.store.deleteObjects(type: StoreFixture.heartRate, predicate: nil, by: Deleter(owner: f.owner, bundleID: "x", isOwner: true))
+            // Tombstones older than the retention are purged; anchors from before them expire.
+            try await expect(await f.store.purgeExpiredTombstones(now: Time.now() + 91 * 86_400_000_000), 1)
+            do {
+                _ = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: anchor, limit: 0, scope: everything)
+                XCTFail("expired anchor must be refused")
+            } catch let error as HealthError {
+                XCTAssertEqual(error.code, .anchorExpired)
+            }
+            let fresh = try await f.store.currentAnchor(owner: f.owner)
+            try await expect(await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: fresh, limit: 0,
+                                                         scope: everything).samples.count, 0)
+            await f.store.close()
+            await other.store.close()
         }
-        _ = try await f.store.deleteObjects(type: StoreFixture.heartRate, predicate: nil, by: Deleter(owner: f.owner, bundleID: "x", isOwner: true))
-        // Tombstones older than the retention are purged; anchors from before them expire.
-        try await expect(await f.store.purgeExpiredTombstones(now: Time.now() + 91 * 86_400_000_000), 1)
-        do {
-            _ = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: anchor, limit: 0, scope: everything)
-            XCTFail("expired anchor must be refused")
-        } catch let error as HealthError {
-            XCTAssertEqual(error.code, .anchorExpired)
-        }
-        let fresh = try await f.store.currentAnchor(owner: f.owner)
-        try await expect(await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: fresh, limit: 0,
-                                                     scope: everything).samples.count, 0)
-        await f.store.close()
-        await other.store.close()
     }
 
     func testChangeFeedReportsEachCommitPerOwner() async throws {
-        let f = try await StoreFixture()
-        let events = Mutex<[ChangeEvent]>([])
-        let token = f.store.subscribe { event in events.withLock { $0.append(event) } }
-        let sleep = StoreFixture.sleep(s(1), s(2), value: 0)
-        try await f.save([StoreFixture.heartRate(s(5)), StoreFixture.heartRate(s(1)), sleep])
-        let deleted = try await f.store.deleteObjects(uuids: [sleep.uuid], by: Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: false))
-        XCTAssertEqual(deleted, 1)
-        await f.store.close()
-        let seen = events.withLock { $0 }
-        XCTAssertEqual(seen.count, 2)
-        XCTAssertEqual(seen.first?.owner, f.owner)
-        XCTAssertEqual(seen.first?.types, [StoreFixture.heartRate, StoreFixture.sleep])
-        // Each type's span covers every object of it the commit touched, deletions included.
-        XCTAssertEqual(seen.first?.spans, [StoreFixture.heartRate: TimeSpan(start: s(1), end: s(5)),
-                                           StoreFixture.sleep: TimeSpan(start: s(1), end: s(2))])
-        XCTAssertEqual(seen.last?.spans, [StoreFixture.sleep: TimeSpan(start: s(1), end: s(2))])
-        XCTAssertEqual(seen.first?.sources, [StoreFixture.watch.bundleID])
-        f.store.unsubscribe(token)
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let events = Mutex<[ChangeEvent]>([])
+            let token = f.store.subscribe { event in events.withLock { $0.append(event) } }
+            let sleep = StoreFixture.sleep(s(1), s(2), value: 0)
+            try await f.save([StoreFixture.heartRate(s(5)), StoreFixture.heartRate(s(1)), sleep])
+            let deleted = try await f.store.deleteObjects(uuids: [sleep.uuid], by: Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: false))
+            XCTAssertEqual(deleted, 1)
+            await f.store.close()
+            let seen = events.withLock { $0 }
+            XCTAssertEqual(seen.count, 2)
+            XCTAssertEqual(seen.first?.owner, f.owner)
+            XCTAssertEqual(seen.first?.types, [StoreFixture.heartRate, StoreFixture.sleep])
+            // Each type's span covers every object of it the commit touched, deletions included.
+            XCTAssertEqual(seen.first?.spans, [StoreFixture.heartRate: TimeSpan(start: s(1), end: s(5)),
+                                               StoreFixture.sleep: TimeSpan(start: s(1), end: s(2))])
+            XCTAssertEqual(seen.last?.spans, [StoreFixture.sleep: TimeSpan(start: s(1), end: s(2))])
+            XCTAssertEqual(seen.first?.sources, [StoreFixture.watch.bundleID])
+            f.store.unsubscribe(token)
+        }
     }
 
     func testTokensAuthenticateRotateAndRevoke() async throws {
-        let f = try await StoreFixture()
-        let (owner, ownerToken) = try await f.store.addOwner(name: "carol")
-        let operatorToken = try await f.store.ensureOperatorToken()
-        XCTAssertNotNil(operatorToken)
-        try await expect(await f.store.ensureOperatorToken(), nil)
-        try await expect(await f.store.authenticate(token: operatorToken!)?.role, .serverOperator)
-        let principal = try await f.store.authenticate(token: ownerToken)
-        XCTAssertEqual(principal, Principal(role: .owner, owner: owner, ownerName: "carol", source: Principal.healthApp))
-        let appToken = try await f.store.registerApp(owner: owner, bundleID: "com.example.app", name: "App")
-        XCTAssertEqual(appToken.count, 43)
-        try await expect(await f.store.authenticate(token: appToken)?.source, Source(name: "App", bundleID: "com.example.app"))
-        let rotated = try await f.store.rotateAppToken(owner: owner, bundleID: "com.example.app")
-        try await expect(await f.store.authenticate(token: appToken), nil)
-        try await expect(await f.store.authenticate(token: rotated)?.role, .app)
-        try await f.store.revokeApp(owner: owner, bundleID: "com.example.app")
-        try await expect(await f.store.authenticate(token: rotated), nil)
-        try await expect(await f.store.listApps(owner: owner).map(\.revoked), [true])
-        try await expect(await f.store.authenticate(token: "nonsense"), nil)
-        do {
-            _ = try await f.store.addOwner(name: "carol")
-            XCTFail("duplicate owner name must fail")
-        } catch let error as HealthError {
-            XCTAssertEqual(error.code, .invalidArgument)
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let (owner, ownerToken) = try await f.store.addOwner(name: "carol")
+            let operatorToken = try await f.store.ensureOperatorToken()
+            XCTAssertNotNil(operatorToken)
+            try await expect(await f.store.ensureOperatorToken(), nil)
+            try await expect(await f.store.authenticate(token: operatorToken!)?.role, .serverOperator)
+            let principal = try await f.store.authenticate(token: ownerToken)
+            XCTAssertEqual(principal, Principal(role: .owner, owner: owner, ownerName: "carol", source: Principal.healthApp))
+            let appToken = try await f.store.registerApp(owner: owner, bundleID: "com.example.app", name: "App")
+            XCTAssertEqual(appToken.count, 43)
+            try await expect(await f.store.authenticate(token: appToken)?.source, Source(name: "App", bundleID: "com.example.app"))
+            let rotated = try await f.store.rotateAppToken(owner: owner, bundleID: "com.example.app")
+            try await expect(await f.store.authenticate(token: appToken), nil)
+            try await expect(await f.store.authenticate(token: rotated)?.role, .app)
+            try await f.store.revokeApp(owner: owner, bundleID: "com.example.app")
+            try await expect(await f.store.authenticate(token: rotated), nil)
+            try await expect(await f.store.listApps(owner: owner).map(\.revoked), [true])
+            try await expect(await f.store.authenticate(token: "nonsense"), nil)
+            do {
+                _ = try await f.store.addOwner(name: "carol")
+                XCTFail("duplicate owner name must fail")
+            } catch let error as HealthError {
+                XCTAssertEqual(error.code, .invalidArgument)
+            }
+            // Only the hash is stored.
+            let db = try f.connect()
+            let hashes = try db.prepareOnce("SELECT hash FROM tokens")
+            while try hashes.step() { XCTAssertEqual(hashes.blob(0)?.count, 32) }
+            await f.store.close()
         }
-        // Only the hash is stored.
-        let db = try SQLiteConnection(path: f.path, readOnly: true)
-        let hashes = try db.prepareOnce("SELECT hash FROM tokens")
-        while try hashes.step() { XCTAssertEqual(hashes.blob(0)?.count, 32) }
-        await f.store.close()
     }
 
     func testPermissionsAndPendingRequests() async throws {
-        let f = try await StoreFixture()
-        let request = AuthorizationUpdate(bundleID: "com.example.app", type: StoreFixture.heartRate, direction: .read, state: .pending)
-        try await f.store.setPermissions(owner: f.owner, [request,
-                                                          AuthorizationUpdate(bundleID: "com.example.app", type: StoreFixture.steps, direction: .share, state: .pending)])
-        try await expect(await f.store.pendingRequests(owner: f.owner, bundleID: nil).count, 2)
-        try await f.store.setPermissions(owner: f.owner, [AuthorizationUpdate(bundleID: "com.example.app", type: StoreFixture.heartRate, direction: .read, state: .granted)])
-        try await expect(await f.store.pendingRequests(owner: f.owner, bundleID: "com.example.app").map(\.0.type), [StoreFixture.steps])
-        try await expect(await f.store.permissions(owner: f.owner, bundleID: "com.example.app").map(\.state), [.granted, .pending])
-        try await expect(await f.store.permissions(owner: f.owner, bundleID: "other").count, 0)
-        await f.store.close()
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let request = AuthorizationUpdate(bundleID: "com.example.app", type: StoreFixture.heartRate, direction: .read, state: .pending)
+            try await f.store.setPermissions(owner: f.owner, [request,
+                                                              AuthorizationUpdate(bundleID: "com.example.app", type: StoreFixture.steps, direction: .share, state: .pending)])
+            try await expect(await f.store.pendingRequests(owner: f.owner, bundleID: nil).count, 2)
+            try await f.store.setPermissions(owner: f.owner, [AuthorizationUpdate(bundleID: "com.example.app", type: StoreFixture.heartRate, direction: .read, state: .granted)])
+            try await expect(await f.store.pendingRequests(owner: f.owner, bundleID: "com.example.app").map(\.0.type), [StoreFixture.steps])
+            try await expect(await f.store.permissions(owner: f.owner, bundleID: "com.example.app").map(\.state), [.granted, .pending])
+            try await expect(await f.store.permissions(owner: f.owner, bundleID: "other").count, 0)
+            await f.store.close()
+        }
     }
 }

@@ -130,8 +130,8 @@ private let capAtCurrentSize: @convention(c) (OpaquePointer?, UnsafeMutablePoint
     return sqlite3_exec(db, "PRAGMA max_page_count = 1", nil, nil, nil)
 }
 
-extension SQLiteStore {
-    /// Runs a pragma on the writer's connection and returns its first value.
+extension EngineStore {
+    /// Runs a pragma on the writer's connection (SQLite only) and returns its first value.
     @discardableResult
     func writerPragma(_ sql: String) async throws -> Int64? {
         try await write { context throws(HealthError) in

@@ -26,7 +26,7 @@ final class GroupCommitTests: XCTestCase {
         private let signals = Signals()
         private let task: Task<Void, any Error>
 
-        init(_ store: SQLiteStore) async throws {
+        init(_ store: EngineStore) async throws {
             let signals = signals
             task = Task { try await store.write { _ in signals.running.store(true, ordering: .relaxed); signals.gate.wait() } }
             while !signals.running.load(ordering: .relaxed) { try await Task.sleep(nanoseconds: 1_000_000) }

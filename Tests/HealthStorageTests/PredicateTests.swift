@@ -5,7 +5,7 @@ import XCTest
 
 /// Every predicate leaf and date-range strictness combination, on boundary cases, against HealthModel's
 /// in-memory evaluator (the reference semantics).
-final class PredicateTests: XCTestCase {
+final class PredicateTests: StoreTestCase {
     static let bandDevice = Device(name: "Band", manufacturer: "Other", model: "B2", localIdentifier: "L1")
 
     /// Intervals around S = 100 s and E = 200 s: touching, inside, instantaneous at each edge, spanning, outside.
@@ -75,56 +75,64 @@ final class PredicateTests: XCTestCase {
     }
 
     func testEveryLeafMatchesTheEvaluator() async throws {
-        let (f, stored) = try await makeStore()
-        for leaf in Self.leaves {
-            try await assertSameAsEvaluator(leaf, f, stored)
+        try await forEachEngine {
+            let (f, stored) = try await makeStore()
+            for leaf in Self.leaves {
+                try await assertSameAsEvaluator(leaf, f, stored)
+            }
+            await f.store.close()
         }
-        await f.store.close()
     }
 
     func testCompoundsAndNegationsMatchTheEvaluator() async throws {
-        let (f, stored) = try await makeStore()
-        let leaves = Self.leaves
-        for (index, leaf) in leaves.enumerated() {
-            let other = leaves[(index * 7 + 3) % leaves.count]
-            try await assertSameAsEvaluator(.not(leaf), f, stored)
-            try await assertSameAsEvaluator(.allOf([leaf, other]), f, stored)
-            try await assertSameAsEvaluator(.anyOf([leaf, .not(other)]), f, stored)
+        try await forEachEngine {
+            let (f, stored) = try await makeStore()
+            let leaves = Self.leaves
+            for (index, leaf) in leaves.enumerated() {
+                let other = leaves[(index * 7 + 3) % leaves.count]
+                try await assertSameAsEvaluator(.not(leaf), f, stored)
+                try await assertSameAsEvaluator(.allOf([leaf, other]), f, stored)
+                try await assertSameAsEvaluator(.anyOf([leaf, .not(other)]), f, stored)
+            }
+            try await assertSameAsEvaluator(.allOf([]), f, stored)
+            try await assertSameAsEvaluator(.anyOf([]), f, stored)
+            await f.store.close()
         }
-        try await assertSameAsEvaluator(.allOf([]), f, stored)
-        try await assertSameAsEvaluator(.anyOf([]), f, stored)
-        await f.store.close()
     }
 
     func testUUIDPredicate() async throws {
-        let (f, stored) = try await makeStore()
-        let some = Set(stored.prefix(5).map(\.uuid) + [UUID()])
-        try await assertSameAsEvaluator(.uuids(some), f, stored)
-        try await assertSameAsEvaluator(.uuids([]), f, stored)
-        await f.store.close()
+        try await forEachEngine {
+            let (f, stored) = try await makeStore()
+            let some = Set(stored.prefix(5).map(\.uuid) + [UUID()])
+            try await assertSameAsEvaluator(.uuids(some), f, stored)
+            try await assertSameAsEvaluator(.uuids([]), f, stored)
+            await f.store.close()
+        }
     }
 
     func testSortAndLimit() async throws {
-        let (f, stored) = try await makeStore()
-        let types = [StoreFixture.heartRate, StoreFixture.sleep]
-        for descriptor in [SampleSortDescriptor(.startDate), SampleSortDescriptor(.startDate, descending: true),
-                           SampleSortDescriptor(.endDate), SampleSortDescriptor(.endDate, descending: true)] {
-            func key(_ sample: Sample) -> Int64 { descriptor.key == .startDate ? sample.start : sample.end }
-            // Ties keep store order (the order saved).
-            let expected = stored.enumerated().sorted { a, b in
-                key(a.element) != key(b.element) ? (descriptor.descending ? key(a.element) > key(b.element) : key(a.element) < key(b.element))
-                    : a.offset < b.offset
-            }.map(\.element.uuid)
-            for limit in [0, 1, 5] {
-                let found = try await f.query(types, sort: [descriptor], limit: limit).map(\.uuid)
-                XCTAssertEqual(found, limit == 0 ? expected : Array(expected.prefix(limit)), "\(descriptor) limit \(limit)")
+        try await forEachEngine {
+            let (f, stored) = try await makeStore()
+            let types = [StoreFixture.heartRate, StoreFixture.sleep]
+            for descriptor in [SampleSortDescriptor(.startDate), SampleSortDescriptor(.startDate, descending: true),
+                               SampleSortDescriptor(.endDate), SampleSortDescriptor(.endDate, descending: true)] {
+                func key(_ sample: Sample) -> Int64 { descriptor.key == .startDate ? sample.start : sample.end }
+                // Ties keep store order (the order saved).
+                let expected = stored.enumerated().sorted { a, b in
+                    key(a.element) != key(b.element) ? (descriptor.descending ? key(a.element) > key(b.element) : key(a.element) < key(b.element))
+                        : a.offset < b.offset
+                }.map(\.element.uuid)
+                for limit in [0, 1, 5] {
+                    let found = try await f.query(types, sort: [descriptor], limit: limit).map(\.uuid)
+                    XCTAssertEqual(found, limit == 0 ? expected : Array(expected.prefix(limit)), "\(descriptor) limit \(limit)")
+                }
             }
+            // The latest sample: limit 1, end date descending, within a range.
+            let range = QueryPredicate.dateRange(DateRange(start: s(100), end: s(200)))
+            let latest = try await f.query([StoreFixture.heartRate], range, sort: [SampleSortDescriptor(.endDate, descending: true)], limit: 1)
+            XCTAssertEqual(latest.first?.end, s(210))
+            await f.store.close()
         }
-        // The latest sample: limit 1, end date descending, within a range.
-        let range = QueryPredicate.dateRange(DateRange(start: s(100), end: s(200)))
-        let latest = try await f.query([StoreFixture.heartRate], range, sort: [SampleSortDescriptor(.endDate, descending: true)], limit: 1)
-        XCTAssertEqual(latest.first?.end, s(210))
-        await f.store.close()
     }
 
     private func assertSameAsEvaluator(_ predicate: QueryPredicate, _ f: StoreFixture, _ stored: [Sample],

@@ -5,7 +5,7 @@ import XCTest
 
 /// `countSamples` counts exactly what `querySamples` with the same arguments returns, grouped by type,
 /// source and device, under every read scope.
-final class SampleCountTests: XCTestCase {
+final class SampleCountTests: StoreTestCase {
     private static let band = Device(name: "Band")
     private static let scaleDevice = Device(name: "Scale", manufacturer: "Example")
 
@@ -47,67 +47,75 @@ final class SampleCountTests: XCTestCase {
     }
 
     func testCountsPerTypeSourceAndDevice() async throws {
-        let f = try await fixture()
-        let counts = try await f.store.countSamples(owner: f.owner, types: [StoreFixture.heartRate, StoreFixture.steps], predicate: nil,
-                                                    scope: .everything(callerBundleID: Principal.healthApp.bundleID))
-        let heartRates = counts.filter { $0.type == StoreFixture.heartRate }
-        XCTAssertEqual(heartRates.map(\.source.bundleID), ["com.example.scale", "com.example.watch", "com.example.watch", "com.example.watch"],
-                       "ordered by type, then bundle id")
-        XCTAssertEqual(Set(heartRates.map { "\($0.source.bundleID) \($0.device?.name ?? "-") \($0.count)" }),
-                       ["com.example.scale Scale 2", "com.example.watch Watch 2", "com.example.watch Band 1", "com.example.watch - 1"])
-        XCTAssertEqual(counts.filter { $0.type == StoreFixture.steps }.map(\.count), [1])
-        XCTAssertEqual(counts.first?.source, StoreFixture.scale, "sources carry their names")
-        await f.store.close()
+        try await forEachEngine {
+            let f = try await fixture()
+            let counts = try await f.store.countSamples(owner: f.owner, types: [StoreFixture.heartRate, StoreFixture.steps], predicate: nil,
+                                                        scope: .everything(callerBundleID: Principal.healthApp.bundleID))
+            let heartRates = counts.filter { $0.type == StoreFixture.heartRate }
+            XCTAssertEqual(heartRates.map(\.source.bundleID), ["com.example.scale", "com.example.watch", "com.example.watch", "com.example.watch"],
+                           "ordered by type, then bundle id")
+            XCTAssertEqual(Set(heartRates.map { "\($0.source.bundleID) \($0.device?.name ?? "-") \($0.count)" }),
+                           ["com.example.scale Scale 2", "com.example.watch Watch 2", "com.example.watch Band 1", "com.example.watch - 1"])
+            XCTAssertEqual(counts.filter { $0.type == StoreFixture.steps }.map(\.count), [1])
+            XCTAssertEqual(counts.first?.source, StoreFixture.scale, "sources carry their names")
+            await f.store.close()
+        }
     }
 
     func testCountsMatchTheSampleQueryForEveryScopeAndPredicate() async throws {
-        let f = try await fixture()
-        let caller = StoreFixture.watch.bundleID
-        let scopes = [ReadScope.everything(callerBundleID: Principal.healthApp.bundleID),
-                      ReadScope(callerBundleID: caller, readableTypes: []),
-                      ReadScope(callerBundleID: caller, readableTypes: [StoreFixture.heartRate]),
-                      ReadScope(callerBundleID: caller, readableTypes: [StoreFixture.systolic]),
-                      ReadScope(callerBundleID: "com.example.never-saved", readableTypes: [StoreFixture.diastolic])]
-        let predicates: [QueryPredicate?] = [nil, .dateRange(DateRange(start: s(2), end: s(6))), .devices([Self.scaleDevice]),
-                                             .not(.sources([caller])), .noCorrelation]
-        for scope in scopes {
-            for predicate in predicates {
-                let counts = try await f.store.countSamples(owner: f.owner, types: Self.everyType, predicate: predicate, scope: scope)
-                let expected = try await counted(f, predicate, scope)
-                XCTAssertEqual(Set(counts), expected, "scope \(scope), predicate \(String(describing: predicate))")
-                XCTAssertEqual(counts.count, expected.count, "one row per group")
+        try await forEachEngine {
+            let f = try await fixture()
+            let caller = StoreFixture.watch.bundleID
+            let scopes = [ReadScope.everything(callerBundleID: Principal.healthApp.bundleID),
+                          ReadScope(callerBundleID: caller, readableTypes: []),
+                          ReadScope(callerBundleID: caller, readableTypes: [StoreFixture.heartRate]),
+                          ReadScope(callerBundleID: caller, readableTypes: [StoreFixture.systolic]),
+                          ReadScope(callerBundleID: "com.example.never-saved", readableTypes: [StoreFixture.diastolic])]
+            let predicates: [QueryPredicate?] = [nil, .dateRange(DateRange(start: s(2), end: s(6))), .devices([Self.scaleDevice]),
+                                                 .not(.sources([caller])), .noCorrelation]
+            for scope in scopes {
+                for predicate in predicates {
+                    let counts = try await f.store.countSamples(owner: f.owner, types: Self.everyType, predicate: predicate, scope: scope)
+                    let expected = try await counted(f, predicate, scope)
+                    XCTAssertEqual(Set(counts), expected, "scope \(scope), predicate \(String(describing: predicate))")
+                    XCTAssertEqual(counts.count, expected.count, "one row per group")
+                }
             }
+            await f.store.close()
         }
-        await f.store.close()
     }
 
     func testReadRestrictedCallerCountsOnlyWhatItCouldRead() async throws {
-        let f = try await fixture()
-        let own = ReadScope(callerBundleID: StoreFixture.watch.bundleID, readableTypes: [])
-        let counts = try await f.store.countSamples(owner: f.owner, types: Self.everyType, predicate: nil, scope: own)
-        XCTAssertEqual(Set(counts.map(\.source)), [StoreFixture.watch])
-        XCTAssertEqual(counts.reduce(0) { $0 + $1.count }, 5)
-        // Systolic readers see only the correlation holding a systolic reading.
-        let systolic = ReadScope(callerBundleID: StoreFixture.watch.bundleID, readableTypes: [StoreFixture.systolic])
-        let pressure = try await f.store.countSamples(owner: f.owner, types: [StoreFixture.bloodPressure, StoreFixture.diastolic],
-                                                      predicate: nil, scope: systolic)
-        XCTAssertEqual(pressure.map { "\($0.type) \($0.count)" }, ["\(StoreFixture.bloodPressure) 1"])
-        await f.store.close()
+        try await forEachEngine {
+            let f = try await fixture()
+            let own = ReadScope(callerBundleID: StoreFixture.watch.bundleID, readableTypes: [])
+            let counts = try await f.store.countSamples(owner: f.owner, types: Self.everyType, predicate: nil, scope: own)
+            XCTAssertEqual(Set(counts.map(\.source)), [StoreFixture.watch])
+            XCTAssertEqual(counts.reduce(0) { $0 + $1.count }, 5)
+            // Systolic readers see only the correlation holding a systolic reading.
+            let systolic = ReadScope(callerBundleID: StoreFixture.watch.bundleID, readableTypes: [StoreFixture.systolic])
+            let pressure = try await f.store.countSamples(owner: f.owner, types: [StoreFixture.bloodPressure, StoreFixture.diastolic],
+                                                          predicate: nil, scope: systolic)
+            XCTAssertEqual(pressure.map { "\($0.type) \($0.count)" }, ["\(StoreFixture.bloodPressure) 1"])
+            await f.store.close()
+        }
     }
 
     func testOtherOwnersAndUnstoredTypesCountNothing() async throws {
-        let f = try await fixture()
-        let other = try await f.store.addOwner(name: "bob").0
-        let everything = ReadScope.everything(callerBundleID: Principal.healthApp.bundleID)
-        try await expect(await f.store.countSamples(owner: other, types: Self.everyType, predicate: nil, scope: everything), [])
-        try await expect(await f.store.countSamples(owner: f.owner, types: ["HKQuantityTypeIdentifierBodyMass"], predicate: nil,
-                                                    scope: everything), [])
-        do {
-            _ = try await f.store.countSamples(owner: f.owner, types: ["HKCharacteristicTypeIdentifierBloodType"], predicate: nil, scope: everything)
-            XCTFail("a characteristic type is not a sample type")
-        } catch let error as HealthError {
-            XCTAssertEqual(error.code, .invalidArgument)
+        try await forEachEngine {
+            let f = try await fixture()
+            let other = try await f.store.addOwner(name: "bob").0
+            let everything = ReadScope.everything(callerBundleID: Principal.healthApp.bundleID)
+            try await expect(await f.store.countSamples(owner: other, types: Self.everyType, predicate: nil, scope: everything), [])
+            try await expect(await f.store.countSamples(owner: f.owner, types: ["HKQuantityTypeIdentifierBodyMass"], predicate: nil,
+                                                        scope: everything), [])
+            do {
+                _ = try await f.store.countSamples(owner: f.owner, types: ["HKCharacteristicTypeIdentifierBloodType"], predicate: nil, scope: everything)
+                XCTFail("a characteristic type is not a sample type")
+            } catch let error as HealthError {
+                XCTAssertEqual(error.code, .invalidArgument)
+            }
+            await f.store.close()
         }
-        await f.store.close()
     }
 }

@@ -2,13 +2,69 @@ import XCTest
 import Foundation
 import HealthModel
 @testable import HealthStorage
+import Synchronization
 
-/// A fresh store in a temporary directory with one owner and helpers to build samples.
+/// The engines storage tests run against: SQLite always, PostgreSQL too when HEALTHSTORE_TEST_POSTGRES
+/// holds a libpq conninfo or URL (each PostgreSQL fixture gets a fresh schema of its own).
+enum StoreEngine: Sendable, Equatable, CustomStringConvertible {
+    case sqlite
+    case postgreSQL(conninfo: String)
+
+    static var available: [StoreEngine] {
+        let conninfo = ProcessInfo.processInfo.environment["HEALTHSTORE_TEST_POSTGRES"] ?? ""
+        return conninfo.isEmpty ? [.sqlite] : [.sqlite, .postgreSQL(conninfo: conninfo)]
+    }
+
+    /// The engine `StoreFixture()` opens; `StoreTestCase` sets it around each run of a test.
+    static let current = Mutex(StoreEngine.sqlite)
+
+    var description: String {
+        switch self {
+        case .sqlite: "sqlite"
+        case .postgreSQL: "postgresql"
+        }
+    }
+}
+
+/// A storage test case whose tests run their body once per engine in `StoreEngine.available`
+/// (`forEachEngine`). Test classes that check SQLite's own files (durability, disk full, page
+/// counts, schema steps of the file) derive from XCTestCase instead and run on SQLite only.
+class StoreTestCase: XCTestCase {
+    /// Runs `body` once per engine; every `StoreFixture()` made inside opens that engine. An error
+    /// fails the test naming the engine it came from.
+    func forEachEngine(_ body: () async throws -> Void) async throws {
+        defer { StoreEngine.current.withLock { $0 = .sqlite } }
+        for engine in StoreEngine.available {
+            StoreEngine.current.withLock { $0 = engine }
+            do {
+                try await body()
+            } catch {
+                XCTFail("threw \(error)")
+                return
+            }
+        }
+    }
+
+    /// Failures name the engine they happened on.
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        let engine = StoreEngine.current.withLock { $0 }
+        super.recordFailure(withDescription: "[\(engine)] \(description)", inFile: filePath, atLine: lineNumber, expected: expected)
+    }
+}
+
+/// A fresh store (a temporary SQLite file, or a fresh PostgreSQL schema) with one owner and helpers
+/// to build samples.
 final class StoreFixture {
+    let engine: StoreEngine
     let directory: URL
+    /// The SQLite file (SQLite-only tests use it; nothing is there on PostgreSQL).
     let path: String
-    var store: SQLiteStore
+    /// The PostgreSQL schema of this fixture.
+    private let schema = "hs_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    var store: EngineStore
     let owner: OwnerID
+
+    var isSQLite: Bool { engine == .sqlite }
 
     static let heartRate = "HKQuantityTypeIdentifierHeartRate"
     static let steps = "HKQuantityTypeIdentifierStepCount"
@@ -22,19 +78,49 @@ final class StoreFixture {
     static let scale = Source(name: "Scale", bundleID: "com.example.scale")
     static let watchDevice = Device(name: "Watch", manufacturer: "Example", model: "W1")
 
+    /// SQLite `options` apply to SQLite stores only.
     init(options: SQLiteStore.Options = SQLiteStore.Options()) async throws {
+        engine = StoreEngine.current.withLock { $0 }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hs-storage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("store.sqlite").path
-        store = try SQLiteStore.open(path: path, options: options)
+        store = try Self.open(engine, path: path, schema: schema, options: options)
         owner = try await store.addOwner(name: "alice").0
     }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }
+    private static func open(_ engine: StoreEngine, path: String, schema: String,
+                             options: SQLiteStore.Options = SQLiteStore.Options()) throws -> EngineStore {
+        switch engine {
+        case .sqlite:
+            return try SQLiteStore.open(path: path, options: options)
+        case .postgreSQL(let conninfo):
+            var pgOptions = PostgreSQLStore.Options()
+            pgOptions.schema = schema
+            pgOptions.tombstoneRetention = options.tombstoneRetention
+            return try PostgreSQLStore.open(conninfo: conninfo, options: pgOptions)
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+        if case .postgreSQL(let conninfo) = engine, let db = try? PostgreSQLConnection(conninfo: conninfo) {
+            try? db.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        }
+    }
 
     func reopen() async throws {
         await store.close()
-        store = try SQLiteStore.open(path: path)
+        store = try Self.open(engine, path: path, schema: schema)
+    }
+
+    /// A private connection to the fixture's database, for checks beside the store.
+    func connect() throws -> Database {
+        switch engine {
+        case .sqlite:
+            return try SQLiteConnection(path: path, readOnly: true)
+        case .postgreSQL(let conninfo):
+            return try PostgreSQLConnection(conninfo: conninfo, sessionSetup: "SET search_path TO \(schema)")
+        }
     }
 
     func batch(_ objects: [Sample], source: Source = StoreFixture.watch, owner: OwnerID? = nil, version: String = "1.0",
@@ -62,7 +148,7 @@ final class StoreFixture {
 
     /// The store's anchor-sealing key, read through a private connection.
     func anchorKey() throws -> Data {
-        let db = try SQLiteConnection(path: path, readOnly: true)
+        let db = try connect()
         let statement = try db.prepareOnce("SELECT anchor_key FROM store_info WHERE id = 1")
         _ = try statement.step()
         return try XCTUnwrap(statement.blob(0))
@@ -70,7 +156,7 @@ final class StoreFixture {
 
     /// Row count of a table, read through a private connection.
     func count(_ table: String) throws -> Int {
-        let db = try SQLiteConnection(path: path, readOnly: true)
+        let db = try connect()
         let statement = try db.prepareOnce("SELECT COUNT(*) FROM \(table)")
         _ = try statement.step()
         return Int(statement.int(0))

@@ -7,6 +7,7 @@ extension WriteContext {
     func delete(uuids: [UUID], by deleter: Deleter) throws(HealthError) -> Int {
         guard !uuids.isEmpty else { throw HealthError.invalid("no objects to delete", field: "uuids") }
         let owner = deleter.owner.rawValue
+        try lockOwner(owner)
         let find = try db.prepare("SELECT anchor, source FROM samples WHERE owner = ? AND uuid = ?")
         var anchors: [Int64] = []
         var seen = Set<UUID>()
@@ -33,7 +34,9 @@ extension WriteContext {
             throw HealthError.invalid("'\(type)' is not a sample type", field: "type")
         }
         let owner = deleter.owner.rawValue
-        var builder = PredicateSQL(table: .samples, types: [(healthType, try typeID(type))])
+        try lockOwner(owner)
+        var builder = PredicateSQL(table: .samples, types: [(healthType, try typeID(type))],
+                                   metadataUnits: try db.metadataUnits(owner: owner, for: predicate))
         var sql = "SELECT s.anchor FROM samples s WHERE s.owner = ? AND s.type = ?"
         var arguments: [SQLValue] = [.int(owner), .int(try typeID(type))]
         if let predicate {

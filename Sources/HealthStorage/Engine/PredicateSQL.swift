@@ -9,22 +9,37 @@ struct PredicateSQL {
     let table: Table
     /// The queried types with their ids (quantity operands are converted per type).
     let types: [(type: HealthType, id: Int64)]
+    /// nil where `hs_meta` converts units itself (SQLite); otherwise the units of the quantities
+    /// stored in the owner's metadata, into which quantity operands are converted here.
+    let metadataUnits: [String]?
     private(set) var arguments: [SQLValue] = []
 
-    init(table: Table, types: [(type: HealthType, id: Int64)]) {
+    init(table: Table, types: [(type: HealthType, id: Int64)], metadataUnits: [String]? = nil) {
         self.table = table
         self.types = types
+        self.metadataUnits = metadataUnits
+    }
+
+    /// True when `predicate` compares metadata with a quantity (what `metadataUnits` is for).
+    static func comparesQuantities(_ predicate: QueryPredicate?) -> Bool {
+        switch predicate {
+        case .allOf(let parts)?, .anyOf(let parts)?: return parts.contains { comparesQuantities($0) }
+        case .not(let inner)?: return comparesQuantities(inner)
+        case .metadataCompare(_, _, .quantity)?: return true
+        case .metadataIn(_, let values)?: return values.contains { if case .quantity = $0 { true } else { false } }
+        default: return false
+        }
     }
 
     mutating func clause(_ predicate: QueryPredicate) throws(HealthError) -> String {
         switch predicate {
         case .allOf(let parts):
-            guard !parts.isEmpty else { return "1" }
+            guard !parts.isEmpty else { return "TRUE" }
             var sql: [String] = []
             for part in parts { sql.append(try clause(part)) }
             return "(" + sql.joined(separator: " AND ") + ")"
         case .anyOf(let parts):
-            guard !parts.isEmpty else { return "0" }
+            guard !parts.isEmpty else { return "FALSE" }
             var sql: [String] = []
             for part in parts { sql.append(try clause(part)) }
             return "(" + sql.joined(separator: " OR ") + ")"
@@ -33,9 +48,9 @@ struct PredicateSQL {
         case .dateRange(let range):
             return dateRange(range)
         case .uuids(let uuids):
-            return "s.uuid IN (" + list(uuids.map { .uuid($0) }) + ")"
+            return list("s.uuid", uuids.map { .uuid($0) })
         case .sources(let bundles):
-            return "s.source IN (SELECT id FROM sources WHERE bundle_id IN (" + list(bundles.sorted().map { .text($0) }) + "))"
+            return "s.source IN (SELECT id FROM sources WHERE " + list("bundle_id", bundles.sorted().map { .text($0) }) + ")"
         case .sourceRevisions(let patterns):
             var parts: [String] = []
             for pattern in patterns { parts.append(revision(pattern)) }
@@ -45,22 +60,28 @@ struct PredicateSQL {
             for pattern in patterns { parts.append(device(pattern)) }
             return anyOf(parts)
         case .deviceProperty(let property, let values):
-            return "(s.device IS NOT NULL AND s.device IN (SELECT id FROM devices WHERE \(Self.column(property)) IN ("
-                + list(values.sorted().map { .text($0) }) + ")))"
+            return "(s.device IS NOT NULL AND s.device IN (SELECT id FROM devices WHERE "
+                + list(Self.column(property), values.sorted().map { .text($0) }) + "))"
         case .metadataExists(let key):
             return metadata(MetadataLeaf.exists(key: key))
+        case .metadataCompare(let key, let op, .quantity(let quantity)) where metadataUnits != nil:
+            let conversions = (metadataUnits ?? []).compactMap { unit in (try? quantity.value(in: unit)).map { (unit, $0) } }
+            return metadata(MetadataLeaf.compareConverted(key: key, op, conversions))
         case .metadataCompare(let key, let op, let value):
             return metadata(MetadataLeaf.compare(key: key, op, value))
+        case .metadataIn(let key, let values) where metadataUnits != nil && Self.comparesQuantities(predicate):
+            // Stored equal to one of the values: the same as one equality per value.
+            return try clause(.anyOf(values.map { .metadataCompare(key: key, .equal, $0) }))
         case .metadataIn(let key, let values):
             return metadata(MetadataLeaf.isIn(key: key, values))
         case .quantity(let op, let quantity):
             return quantityClause(op, quantity)
         case .categoryValue(let op, let value):
-            guard table == .samples else { return "0" }
+            guard table == .samples else { return "FALSE" }
             return "(s.category IS NOT NULL AND s.category \(op.sql) " + bind(.int(value)) + ")"
         case .categoryValueIn(let values):
-            guard table == .samples else { return "0" }
-            return "(s.category IS NOT NULL AND s.category IN (" + list(values.sorted().map { .int($0) }) + "))"
+            guard table == .samples else { return "FALSE" }
+            return "(s.category IS NOT NULL AND " + list("s.category", values.sorted().map { .int($0) }) + ")"
         case .workoutActivityType(let activityType):
             // A tombstone carries the deleted workout's activity type itself (NULL before schema step 6: no match).
             if table == .tombstones {
@@ -91,7 +112,7 @@ struct PredicateSQL {
             clauses.append("s.start_time < " + bind(.int(end)))
             if range.strictEnd { clauses.append("s.end_time < " + bind(.int(end))) }
         }
-        return clauses.isEmpty ? "1" : "(" + clauses.joined(separator: " AND ") + ")"
+        return clauses.isEmpty ? "TRUE" : "(" + clauses.joined(separator: " AND ") + ")"
     }
 
     /// The redundant bound `start >= S − longest stored duration` that lets an overlap query (`end >= S`)
@@ -101,7 +122,7 @@ struct PredicateSQL {
         guard table == .samples, !types.isEmpty, let start = Self.overlapStart(predicate) else { return nil }
         // A constant subquery (no reference to s), so SQLite evaluates it once and uses it as the range bound.
         return "s.start_time >= " + bind(.int(start))
-            + " - (SELECT IFNULL(MAX(e.max_duration), 0) FROM type_extents e WHERE e.owner = " + bind(.int(owner)) + " AND e.type IN ("
+            + " - (SELECT COALESCE(MAX(e.max_duration), 0) FROM type_extents e WHERE e.owner = " + bind(.int(owner)) + " AND e.type IN ("
             + types.map { String($0.id) }.joined(separator: ", ") + "))"
     }
 
@@ -142,7 +163,7 @@ struct PredicateSQL {
 
     /// Compared in each type's canonical unit; types whose unit the operand cannot convert to match nothing.
     private mutating func quantityClause(_ op: ComparisonOperator, _ operand: Quantity) -> String {
-        guard table == .samples else { return "0" }
+        guard table == .samples else { return "FALSE" }
         var perType: [String] = []
         for (type, id) in types {
             guard let unit = type.canonicalUnit, let value = try? operand.value(in: unit) else { continue }
@@ -152,7 +173,7 @@ struct PredicateSQL {
     }
 
     private func anyOf(_ parts: [String]) -> String {
-        parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+        parts.isEmpty ? "FALSE" : "(" + parts.joined(separator: " OR ") + ")"
     }
 
     private mutating func bind(_ value: SQLValue) -> String {
@@ -160,9 +181,15 @@ struct PredicateSQL {
         return "?"
     }
 
-    private mutating func list(_ values: [SQLValue]) -> String {
+    /// `expression IN (?, …)` binding `values`.
+    private mutating func list(_ expression: String, _ values: [SQLValue]) -> String {
         arguments += values
-        return Array(repeating: "?", count: values.count).joined(separator: ", ")
+        return Self.isIn(expression, Array(repeating: "?", count: values.count))
+    }
+
+    /// `expression IN (items)`, or FALSE for no items (PostgreSQL has no empty IN list).
+    static func isIn(_ expression: String, _ items: [String]) -> String {
+        items.isEmpty ? "FALSE" : expression + " IN (" + items.joined(separator: ", ") + ")"
     }
 
     private static func column(_ property: DeviceProperty) -> String {

@@ -3,7 +3,7 @@ import HealthModel
 
 /// A reader thread's connection plus what queries need to decode rows and check anchors.
 struct ReadContext {
-    let db: SQLiteConnection
+    let db: Database
     let registry: Registry
     /// The store's secret for sealing anchors.
     let anchorKey: Data
@@ -13,7 +13,7 @@ struct ReadContext {
     /// Runs `body` in one read transaction, so all its statements see one snapshot; every read job
     /// runs this way, and no statement is left holding the snapshot afterwards.
     func snapshot<T>(_ body: () throws(HealthError) -> T) throws(HealthError) -> T {
-        try db.execute("BEGIN")
+        try db.beginRead()
         defer { db.resetAll() }
         do {
             let result = try body()
@@ -71,7 +71,7 @@ struct ReadContext {
     /// read stand for the correlations they are in). Other sources' purges of unreadable types never
     /// count, so an expiry reveals nothing the caller may not read.
     func purgeHorizon(owner: Int64, types: [(type: HealthType, id: Int64)], scope: ReadScope) throws(HealthError) -> Int64 {
-        let queried = types.map { String($0.id) }.joined(separator: ", ")
+        let queried = PredicateSQL.isIn("type", types.map { String($0.id) })
         var sql = "SELECT MAX(purged_through) FROM purge_horizons WHERE owner = ? AND "
         var arguments: [SQLValue] = [.int(owner)]
         if let readable = scope.readableTypes {
@@ -81,11 +81,11 @@ struct ReadContext {
                 shown.formUnion((type.correlationContents ?? []).intersection(readable))
             }
             let names = shown.sorted().map { SQLValue.text($0) }
-            sql += "((source = ? AND type IN (\(queried))) OR type IN (SELECT id FROM types WHERE identifier IN ("
-                + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")))"
+            sql += "((source = ? AND \(queried)) OR type IN (SELECT id FROM types WHERE "
+                + PredicateSQL.isIn("identifier", names.map { _ in "?" }) + "))"
             arguments += [.int(try sourceID(scope.callerBundleID) ?? -1)] + names
         } else {
-            sql += "type IN (\(queried))"
+            sql += queried
         }
         let statement = try db.prepareOnce(sql)
         statement.bind(all: arguments)

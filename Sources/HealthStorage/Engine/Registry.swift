@@ -14,15 +14,15 @@ final class Registry: Sendable {
 
     private let maps = Mutex(Maps())
 
-    func type(_ id: Int64, _ db: SQLiteConnection) throws(HealthError) -> String {
+    func type(_ id: Int64, _ db: Database) throws(HealthError) -> String {
         try interned(\.types, id, "type", "SELECT identifier FROM types WHERE id = ?", db) { $0.text(0) }
     }
 
-    func bundleID(_ id: Int64, _ db: SQLiteConnection) throws(HealthError) -> String {
+    func bundleID(_ id: Int64, _ db: Database) throws(HealthError) -> String {
         try interned(\.sources, id, "source", "SELECT bundle_id FROM sources WHERE id = ?", db) { $0.text(0) }
     }
 
-    func revision(_ id: Int64, _ db: SQLiteConnection) throws(HealthError) -> SourceRevision {
+    func revision(_ id: Int64, _ db: Database) throws(HealthError) -> SourceRevision {
         try interned(\.revisions, id, "source revision", """
             SELECT r.name, r.version, r.product_type, r.os_major, r.os_minor, r.os_patch, s.bundle_id
             FROM revisions r JOIN sources s ON s.id = r.source WHERE r.id = ?
@@ -33,7 +33,7 @@ final class Registry: Sendable {
         }
     }
 
-    func device(_ id: Int64, _ db: SQLiteConnection) throws(HealthError) -> Device {
+    func device(_ id: Int64, _ db: Database) throws(HealthError) -> Device {
         try interned(\.devices, id, "device", """
             SELECT name, manufacturer, model, hardware_version, firmware_version, software_version,
                    local_identifier, udi_device_identifier FROM devices WHERE id = ?
@@ -47,7 +47,7 @@ final class Registry: Sendable {
     /// The value with `id` from `map`, or the one `decode` makes of the row `sql` (one `?`, the id)
     /// reads, remembered for every thread.
     private func interned<Value: Sendable>(_ map: WritableKeyPath<Maps, [Int64: Value]>, _ id: Int64, _ what: String, _ sql: String,
-                                           _ db: SQLiteConnection, decode: (Statement) -> Value?) throws(HealthError) -> Value {
+                                           _ db: Database, decode: (Statement) -> Value?) throws(HealthError) -> Value {
         if let known = maps.withLock({ $0[keyPath: map][id] }) { return known }
         let statement = try db.prepare(sql)
         statement.bind(1, id)

@@ -12,10 +12,10 @@ extension ReadContext {
     private func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                         table: PredicateSQL.Table) throws(HealthError) -> FilterPart {
         let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table)
-        guard let first = parts.first else { return ("\(table == .samples ? "samples" : "tombstones") s", "0", []) }
+        guard let first = parts.first else { return ("\(table == .samples ? "samples" : "tombstones") s", "FALSE", []) }
         guard parts.count > 1 else { return first }
         let union = parts.map { "SELECT * FROM \($0.from) WHERE \($0.sql)" }.joined(separator: " UNION ALL ")
-        return ("(\(union)) s", "1", parts.flatMap(\.arguments))
+        return ("(\(union)) s", "TRUE", parts.flatMap(\.arguments))
     }
 
     /// A table to read (`s`), the WHERE clause (without the word) and its arguments.
@@ -30,7 +30,7 @@ extension ReadContext {
         let name = table == .samples ? "samples" : "tombstones"
         func part(_ types: [(type: HealthType, id: Int64)], _ from: String, _ visible: (sql: String, arguments: [SQLValue])?,
                   everyType: Bool = false) throws(HealthError) -> FilterPart {
-            var builder = PredicateSQL(table: table, types: types)
+            var builder = PredicateSQL(table: table, types: types, metadataUnits: try db.metadataUnits(owner: owner, for: predicate))
             var clauses = ["s.owner = ?"]
             if !everyType { clauses.append("s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")") }
             var arguments: [SQLValue] = [.int(owner)]
@@ -58,13 +58,13 @@ extension ReadContext {
             parts.append(try part(full, "\(name) s", nil, everyType: true))
         } else if afterAnchor != nil {
             // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
-            for type in full { parts.append(try part([type], "\(name) s INDEXED BY \(name)_by_type", nil)) }
+            for type in full { parts.append(try part([type], "\(name) s \(db.dialect.indexedBy("\(name)_by_type"))", nil)) }
         } else if !full.isEmpty {
             parts.append(try part(full, "\(name) s", nil))
         }
         if let readable = scope.readableTypes, !restricted.isEmpty {
             let caller = SQLValue.int(try sourceID(scope.callerBundleID) ?? -1)
-            parts.append(try part(restricted, "\(name) s INDEXED BY \(name)_by_source", ("s.source = ?", [caller])))
+            parts.append(try part(restricted, "\(name) s \(db.dialect.indexedBy("\(name)_by_source"))", ("s.source = ?", [caller])))
             let correlations = restricted.filter { !($0.type.correlationContents ?? []).isDisjoint(with: readable) }
             if !correlations.isEmpty {
                 let readings = Set(correlations.flatMap { $0.type.correlationContents ?? [] }).intersection(readable).sorted()
@@ -93,9 +93,10 @@ extension ReadContext {
     private func correlationsByReadings(_ readings: [String], owner: Int64, caller: SQLValue, table: PredicateSQL.Table,
                                         afterAnchor: Int64?) -> (sql: String, arguments: [SQLValue]) {
         let names = readings.map { SQLValue.text($0) }
-        let readingsByType = table == .samples ? "samples c INDEXED BY samples_by_reading" : "tombstones c INDEXED BY tombstones_by_type"
+        let readingsByType = table == .samples ? "samples c \(db.dialect.indexedBy("samples_by_reading"))"
+            : "tombstones c \(db.dialect.indexedBy("tombstones_by_type"))"
         var found = "SELECT c.parent FROM \(readingsByType) WHERE c.owner = ? AND c.parent IS NOT NULL"
-            + " AND c.type IN (SELECT id FROM types WHERE identifier IN (" + Array(repeating: "?", count: names.count).joined(separator: ", ") + "))"
+            + " AND c.type IN (SELECT id FROM types WHERE " + PredicateSQL.isIn("identifier", names.map { _ in "?" }) + ")"
         var arguments: [SQLValue] = [caller, .int(owner)] + names
         // Live correlations changed after the anchor are those whose readings point above it.
         if table == .samples, let afterAnchor {
@@ -109,8 +110,7 @@ extension ReadContext {
     private func childFilter(_ scope: ReadScope) throws(HealthError) -> (sql: String, arguments: [SQLValue])? {
         guard let readable = scope.readableTypes else { return nil }
         let names = readable.sorted().map { SQLValue.text($0) }
-        let sql = "(s.source = ? OR s.type IN (SELECT id FROM types WHERE identifier IN ("
-            + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")))"
+        let sql = "(s.source = ? OR s.type IN (SELECT id FROM types WHERE " + PredicateSQL.isIn("identifier", names.map { _ in "?" }) + "))"
         return (sql, [.int(try sourceID(scope.callerBundleID) ?? -1)] + names)
     }
 

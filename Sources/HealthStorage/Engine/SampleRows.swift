@@ -4,7 +4,7 @@ import HealthModel
 /// Turns sample rows into `Sample` values with their revision, device, correlation children and
 /// workout parts. Works on whichever connection runs the query (writer or reader).
 struct SampleRows {
-    let db: SQLiteConnection
+    let db: Database
     let registry: Registry
 
     /// Row flags.

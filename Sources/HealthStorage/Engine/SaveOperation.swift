@@ -5,7 +5,8 @@ import HealthModel
 extension WriteContext {
     func save(_ batch: SaveBatch) throws(HealthError) -> [SaveOutcome] {
         let owner = batch.owner.rawValue
-        let insertRow = try db.prepare(ObjectSaver.insertSQL)
+        try lockOwner(owner)
+        let insertRow = try db.prepare(ObjectSaver.insertSQL(db.dialect))
         var savers: [SourceRevision: ObjectSaver] = [:]
         func saver(for revision: SourceRevision) throws(HealthError) -> ObjectSaver {
             if let known = savers[revision] { return known }
@@ -42,8 +43,8 @@ extension WriteContext {
     /// (first time only: the mark keeps the time of the import that brought the source in).
     private func noteImport(owner: Int64, source: Int64) throws(HealthError) {
         let insert = try db.prepare("""
-            INSERT OR IGNORE INTO source_imports (owner, source, imported) SELECT ?, ?, ?
-            WHERE NOT EXISTS (SELECT 1 FROM type_sources WHERE owner = ? AND source = ?)
+            INSERT INTO source_imports (owner, source, imported) SELECT ?, ?, ?
+            WHERE NOT EXISTS (SELECT 1 FROM type_sources WHERE owner = ? AND source = ?) ON CONFLICT DO NOTHING
             """)
         insert.bind(1, owner); insert.bind(2, source); insert.bind(3, now); insert.bind(4, owner); insert.bind(5, source)
         try insert.run()
@@ -60,13 +61,13 @@ private struct ObjectSaver {
     /// `insertSQL`, prepared once per batch: looking it up per sample hashed the whole statement text.
     let insertRow: Statement
 
-    // OR FAIL: SQLite checks a row's constraints before writing any of it, so a one-row insert that
-    // fails changed nothing and needs no statement journal (ABORT would copy each page it touches).
-    static let insertSQL = """
-        INSERT OR FAIL INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count,
-                             category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    static func insertSQL(_ dialect: SQLDialect) -> String {
         """
+        \(dialect.insertOrFail) INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count,
+                             category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+        """
+    }
 
     func save(_ sample: Sample, device: Device?, parent: Int64?) throws(HealthError) -> SaveOutcome {
         guard let type = TypeCatalog.type(sample.type), type.isSampleType else {
@@ -127,7 +128,7 @@ private struct ObjectSaver {
         // INDEXED BY: without statistics SQLite 3.40 prefers the primary key's `owner` prefix (a scan
         // of every sample of the owner per saved sample) over this partial, non-covering index.
         let query = try context.db.prepare("""
-            SELECT anchor, uuid, sync_version, type, parent FROM samples INDEXED BY samples_by_sync_id
+            SELECT anchor, uuid, sync_version, type, parent FROM samples \(context.db.dialect.indexedBy("samples_by_sync_id"))
             WHERE owner = ? AND sync_id = ? AND source = ?
             """)
         query.bind(1, owner)
@@ -188,7 +189,11 @@ private struct ObjectSaver {
         }
         statement.bind(19, parent)
         statement.bind(20, MetadataCoding.encode(sample.metadata))
-        return try statement.runUnlessDuplicate()
+        if context.db.dialect.convertsMetadataUnitsBeforehand {
+            for case .quantity(let quantity) in sample.metadata.values { try context.noteMetadataUnit(owner: owner, quantity.unit) }
+        }
+        try statement.run()
+        return context.db.changes > 0
     }
 
     private func insertWorkout(_ workout: Workout, sample: Sample, anchor: Int64) throws(HealthError) {
@@ -203,7 +208,7 @@ private struct ObjectSaver {
         row.bind(6, WorkoutCoding.encode(workout))
         try row.run()
         let stored = try context.db.prepare("SELECT 1 FROM samples WHERE owner = ? AND uuid = ? AND source = ?")
-        let link = try context.db.prepare("INSERT OR IGNORE INTO workout_samples (owner, workout, sample_uuid) VALUES (?, ?, ?)")
+        let link = try context.db.prepare("INSERT INTO workout_samples (owner, workout, sample_uuid) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
         for (index, uuid) in workout.associatedSampleUUIDs.enumerated() {
             // Only the app's own saved samples: another source's UUID reads as not stored (docs/semantics.md decision 7).
             stored.reset()

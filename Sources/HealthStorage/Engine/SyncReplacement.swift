@@ -12,7 +12,10 @@ extension WriteContext {
         var workouts: [Int64] = []
         while try holders.step() { workouts.append(holders.int(0)) }
         if let new {
-            let move = try db.prepare("UPDATE OR IGNORE workout_samples SET sample_uuid = ? WHERE owner = ? AND sample_uuid = ?")
+            let move = try db.prepare("""
+                UPDATE workout_samples SET sample_uuid = ?1 WHERE owner = ?2 AND sample_uuid = ?3 AND NOT EXISTS (
+                    SELECT 1 FROM workout_samples o WHERE o.owner = ?2 AND o.workout = workout_samples.workout AND o.sample_uuid = ?1)
+                """)
             move.bind(1, new)
             move.bind(2, owner)
             move.bind(3, old)

@@ -10,7 +10,9 @@ extension WriteContext {
         let horizons = try db.prepare("""
             INSERT INTO purge_horizons (owner, type, source, purged_through)
             SELECT owner, type, source, MAX(anchor) FROM tombstones WHERE deleted < ? GROUP BY owner, type, source
-            ON CONFLICT (owner, type, source) DO UPDATE SET purged_through = MAX(purged_through, excluded.purged_through)
+            ON CONFLICT (owner, type, source) DO UPDATE SET purged_through = CASE
+                WHEN excluded.purged_through > purge_horizons.purged_through THEN excluded.purged_through
+                ELSE purge_horizons.purged_through END
             """)
         horizons.bind(1, cutoff)
         try horizons.run()

@@ -4,7 +4,7 @@ import HealthModel
 /// Everything the writer thread owns: its connection, the value → id caches of interned rows, the
 /// owners' anchor counters and what the running transaction changed. Used only on the writer thread.
 final class WriteContext {
-    let db: SQLiteConnection
+    let db: Database
     let registry: Registry
     /// Time stamped on everything the current transaction creates.
     private(set) var now: Microseconds = 0
@@ -15,7 +15,9 @@ final class WriteContext {
     private var deviceIDs = LayeredCache<Device, Int64>()
     private var typeSources = LayeredCache<TypeSourceKey, Bool>()
     private var extents = LayeredCache<TypeExtentKey, Int64>()
-    /// Last anchor handed out per owner. Never rolled back: a failed job only leaves a gap.
+    private var metadataUnits = LayeredCache<MetadataUnitKey, Bool>()
+    /// Last anchor handed out per owner in the running transaction. Never rolled back: a failed job
+    /// only leaves a gap.
     private var anchors: [Int64: Int64] = [:]
     /// Owners whose anchor moved in the running transaction (persisted just before it commits).
     private var movedAnchors: Set<Int64> = []
@@ -41,11 +43,15 @@ final class WriteContext {
         let owner: Int64, type: Int64, source: Int64
     }
 
+    private struct MetadataUnitKey: Hashable {
+        let owner: Int64, unit: String
+    }
+
     private struct TypeExtentKey: Hashable {
         let owner: Int64, type: Int64
     }
 
-    init(db: SQLiteConnection, registry: Registry) throws(HealthError) {
+    init(db: Database, registry: Registry) throws(HealthError) {
         self.db = db
         self.registry = registry
         try loadInterned()
@@ -71,7 +77,10 @@ final class WriteContext {
 
     // MARK: transaction bookkeeping
 
-    func beginTransaction() { now = Time.now() }
+    func beginTransaction() {
+        now = Time.now()
+        anchors.removeAll(keepingCapacity: true)
+    }
 
     /// Persists the anchors the transaction moved, once per owner rather than once per job: an anchor
     /// is never handed out twice, so a job undone after moving one only leaves a gap.
@@ -93,6 +102,7 @@ final class WriteContext {
         deviceIDs.finishJob(success: success)
         typeSources.finishJob(success: success)
         extents.finishJob(success: success)
+        metadataUnits.finishJob(success: success)
         if success {
             for (owner, change) in jobChanges { transactionChanges[owner, default: ChangeSet()].formUnion(change) }
         }
@@ -107,6 +117,7 @@ final class WriteContext {
         deviceIDs.finishTransaction(success: success)
         typeSources.finishTransaction(success: success)
         extents.finishTransaction(success: success)
+        metadataUnits.finishTransaction(success: success)
         defer {
             transactionChanges.removeAll(keepingCapacity: true)
             movedAnchors.removeAll(keepingCapacity: true)
@@ -123,17 +134,27 @@ final class WriteContext {
 
     // MARK: anchors
 
-    /// The next position in the owner's change sequence.
+    /// Takes the owner's counter row for the rest of the transaction: read once per transaction
+    /// through an UPDATE, which write-locks the row until the transaction ends. A second transaction
+    /// of the same owner (another node's writer on a shared PostgreSQL) waits here for the first to
+    /// commit and then continues from its committed counter. So anchors are handed out in commit
+    /// order per owner: no transaction ever commits an anchor below one already visible, and a reader
+    /// that paged past anchor n can never later find a new object at or below n. A sequence would
+    /// break exactly that (a value taken early can commit after a later one). Writes call this before
+    /// anything else, so two writers of one owner never hold other rows the other waits for.
+    @discardableResult
+    func lockOwner(_ owner: Int64) throws(HealthError) -> Int64 {
+        if let known = anchors[owner] { return known }
+        let statement = try db.prepare("UPDATE owners SET last_anchor = last_anchor WHERE id = ? RETURNING last_anchor")
+        statement.bind(1, owner)
+        guard let committed = try statement.insertReturning() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
+        anchors[owner] = committed
+        return committed
+    }
+
+    /// The next position in the owner's change sequence (see `lockOwner`).
     func nextAnchor(owner: Int64) throws(HealthError) -> Int64 {
-        let last: Int64
-        if let known = anchors[owner] {
-            last = known
-        } else {
-            let statement = try db.prepare("SELECT last_anchor FROM owners WHERE id = ?")
-            statement.bind(1, owner)
-            guard try statement.step() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
-            last = statement.int(0)
-        }
+        let last = try lockOwner(owner)
         anchors[owner] = last + 1
         movedAnchors.insert(owner)
         return last + 1
@@ -142,72 +163,100 @@ final class WriteContext {
     // MARK: interned rows
 
     func typeID(_ identifier: String) throws(HealthError) -> Int64 {
-        try internedID(\.typeIDs, identifier, "INSERT INTO types (identifier) VALUES (?)") { insert in insert.bind(1, identifier) }
+        try internedID(\.typeIDs, identifier, table: "types", key: ("identifier", .text(identifier)), fields: [])
     }
 
     func sourceID(_ bundleID: String) throws(HealthError) -> Int64 {
-        try internedID(\.sourceIDs, bundleID, "INSERT INTO sources (bundle_id) VALUES (?)") { insert in insert.bind(1, bundleID) }
+        try internedID(\.sourceIDs, bundleID, table: "sources", key: ("bundle_id", .text(bundleID)), fields: [])
     }
 
     /// The id of an existing source, without creating one (for filters).
     func existingSourceID(_ bundleID: String) -> Int64? { sourceIDs[bundleID] }
 
     func revisionID(_ revision: SourceRevision) throws(HealthError) -> Int64 {
-        try internedID(\.revisionIDs, revision, """
-            INSERT INTO revisions (key, source, name, version, product_type, os_major, os_minor, os_patch)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """) { insert throws(HealthError) in
-            var key = BinaryWriter()
-            key.string(revision.source.bundleID)
-            key.string(revision.source.name)
-            key.optionalString(revision.version)
-            key.optionalString(revision.productType)
-            key.int(Int64(revision.osMajor)); key.int(Int64(revision.osMinor)); key.int(Int64(revision.osPatch))
-            insert.bind(1, key.data)
-            insert.bind(2, try sourceID(revision.source.bundleID))
-            insert.bind(3, revision.source.name)
-            insert.bind(4, revision.version)
-            insert.bind(5, revision.productType)
-            insert.bind(6, Int64(revision.osMajor)); insert.bind(7, Int64(revision.osMinor)); insert.bind(8, Int64(revision.osPatch))
-        }
+        if let id = revisionIDs[revision] { return id }
+        var key = BinaryWriter()
+        key.string(revision.source.bundleID)
+        key.string(revision.source.name)
+        key.optionalString(revision.version)
+        key.optionalString(revision.productType)
+        key.int(Int64(revision.osMajor)); key.int(Int64(revision.osMinor)); key.int(Int64(revision.osPatch))
+        let text = { (value: String?) in value.map { SQLValue.text($0) } ?? .null }
+        return try internedID(\.revisionIDs, revision, table: "revisions", key: ("key", .blob(key.data)), fields: [
+            ("source", .int(try sourceID(revision.source.bundleID))), ("name", .text(revision.source.name)),
+            ("version", text(revision.version)), ("product_type", text(revision.productType)),
+            ("os_major", .int(Int64(revision.osMajor))), ("os_minor", .int(Int64(revision.osMinor))), ("os_patch", .int(Int64(revision.osPatch))),
+        ])
     }
 
     /// nil for no device (an all-empty device is no device).
     func deviceID(_ device: Device?) throws(HealthError) -> Int64? {
         guard let device, !device.isEmpty else { return nil }
-        return try internedID(\.deviceIDs, device, """
-            INSERT INTO devices (key, name, manufacturer, model, hardware_version, firmware_version, software_version,
-                                 local_identifier, udi_device_identifier) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """) { insert in
-            let fields = [device.name, device.manufacturer, device.model, device.hardwareVersion, device.firmwareVersion,
-                          device.softwareVersion, device.localIdentifier, device.udiDeviceIdentifier]
-            var key = BinaryWriter()
-            for field in fields { key.optionalString(field) }
-            insert.bind(1, key.data)
-            for (offset, field) in fields.enumerated() { insert.bind(Int32(offset + 2), field) }
-        }
+        if let id = deviceIDs[device] { return id }
+        let fields = [("name", device.name), ("manufacturer", device.manufacturer), ("model", device.model),
+                      ("hardware_version", device.hardwareVersion), ("firmware_version", device.firmwareVersion),
+                      ("software_version", device.softwareVersion), ("local_identifier", device.localIdentifier),
+                      ("udi_device_identifier", device.udiDeviceIdentifier)]
+        var key = BinaryWriter()
+        for (_, field) in fields { key.optionalString(field) }
+        return try internedID(\.deviceIDs, device, table: "devices", key: ("key", .blob(key.data)),
+                              fields: fields.map { ($0.0, $0.1.map { SQLValue.text($0) } ?? .null) })
     }
 
-    /// The cached id of `value`, or the id of the row `sql` inserts for it with what `bind` binds.
+    /// The cached id of `value`, or the id of its row in `table`, found by its unique `key` column or
+    /// inserted with `fields`. Ids are the table's highest plus one, taken in SQL (no sequence), so a
+    /// later row has a higher id: "the latest revision of a source" is its highest id. Writers on
+    /// other nodes may intern the same value, or take the same id for another one, at the same time:
+    /// the insert then does nothing, and the row is read back or the insert retried with the next id.
     private func internedID<Value>(_ cache: ReferenceWritableKeyPath<WriteContext, LayeredCache<Value, Int64>>, _ value: Value,
-                                   _ sql: String, bind: (Statement) throws(HealthError) -> Void) throws(HealthError) -> Int64 {
+                                   table: String, key: (column: String, value: SQLValue),
+                                   fields: [(column: String, value: SQLValue)]) throws(HealthError) -> Int64 {
         if let id = self[keyPath: cache][value] { return id }
-        let insert = try db.prepare(sql)
-        try bind(insert)
-        try insert.run()
-        let id = db.lastInsertRowID
-        self[keyPath: cache].insert(id, for: value)
-        return id
+        let columns = [key.column] + fields.map(\.column)
+        let insert = try db.prepare("""
+            INSERT INTO \(table) (id, \(columns.joined(separator: ", "))) SELECT COALESCE(MAX(id), 0) + 1, \
+            \(Array(repeating: "?", count: columns.count).joined(separator: ", ")) FROM \(table) WHERE TRUE
+            ON CONFLICT DO NOTHING RETURNING id
+            """)
+        let lookup = try db.prepare("SELECT id FROM \(table) WHERE \(key.column) = ?")
+        for _ in 0..<8 {
+            insert.reset()
+            insert.bind(all: [key.value] + fields.map(\.value))
+            var found = try insert.insertReturning()
+            if found == nil {
+                lookup.reset()
+                lookup.bind(all: [key.value])
+                found = try lookup.step() ? lookup.int(0) : nil
+                lookup.reset()
+            }
+            if let id = found {
+                self[keyPath: cache].insert(id, for: value)
+                return id
+            }
+        }
+        throw HealthError(.unavailable, "could not add a row to '\(table)' while other writers kept adding rows; retry")
     }
 
     /// Records that `source` saved `type` for `owner` (first sighting only).
     func noteTypeSource(owner: Int64, type: Int64, source: Int64) throws(HealthError) {
         let key = TypeSourceKey(owner: owner, type: type, source: source)
         if typeSources[key] != nil { return }
-        let insert = try db.prepare("INSERT OR IGNORE INTO type_sources (owner, type, source, first_seen) VALUES (?, ?, ?, ?)")
+        let insert = try db.prepare("INSERT INTO type_sources (owner, type, source, first_seen) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
         insert.bind(1, owner); insert.bind(2, type); insert.bind(3, source); insert.bind(4, now)
         try insert.run()
         typeSources.insert(true, for: key)
+    }
+
+    /// Records a unit of a quantity stored in the owner's metadata (engines whose `hs_meta` cannot
+    /// convert units; see `SQLDialect.convertsMetadataUnitsBeforehand`).
+    func noteMetadataUnit(owner: Int64, _ unit: String) throws(HealthError) {
+        let key = MetadataUnitKey(owner: owner, unit: unit)
+        if metadataUnits[key] != nil { return }
+        let insert = try db.prepare("INSERT INTO metadata_units (owner, unit) VALUES (?, ?) ON CONFLICT DO NOTHING")
+        insert.bind(1, owner)
+        insert.bind(2, unit)
+        try insert.run()
+        metadataUnits.insert(true, for: key)
     }
 
     /// Keeps `type_extents` at the longest duration stored for (owner, type).
@@ -216,7 +265,8 @@ final class WriteContext {
         if let known = extents[key], known >= duration { return }
         let upsert = try db.prepare("""
             INSERT INTO type_extents (owner, type, max_duration) VALUES (?, ?, ?)
-            ON CONFLICT (owner, type) DO UPDATE SET max_duration = MAX(max_duration, excluded.max_duration)
+            ON CONFLICT (owner, type) DO UPDATE SET max_duration = CASE
+                WHEN excluded.max_duration > type_extents.max_duration THEN excluded.max_duration ELSE type_extents.max_duration END
             RETURNING max_duration
             """)
         upsert.bind(1, owner)

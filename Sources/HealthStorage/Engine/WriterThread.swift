@@ -23,10 +23,9 @@ final class WriteJob: @unchecked Sendable {
 /// one commit and its fsync instead of paying one each; a writer that is not busy commits at once, so a
 /// single caller saving in turn never waits. Jobs still complete only after their commit.
 final class WriterThread: @unchecked Sendable {
-    // `context` and `statements` are used only on the thread started by `start`.
+    // `context` is used only on the thread started by `start`.
     private let queue = JobQueue<WriteJob>()
     private let context: WriteContext
-    private let statements: TransactionStatements
     private let feed: ChangeFeed
     private let metrics: StoreMetrics
     private let window: Duration
@@ -40,13 +39,12 @@ final class WriterThread: @unchecked Sendable {
 
     /// `window`: how long a busy writer gathers jobs before committing; `windowJobs`: a group this
     /// large commits without waiting out the window.
-    init(context: WriteContext, feed: ChangeFeed, metrics: StoreMetrics, window: Duration, windowJobs: Int) throws(HealthError) {
+    init(context: WriteContext, feed: ChangeFeed, metrics: StoreMetrics, window: Duration, windowJobs: Int) {
         self.context = context
         self.feed = feed
         self.metrics = metrics
         self.window = window
         self.windowJobs = max(1, windowJobs)
-        statements = try TransactionStatements(context.db)
     }
 
     /// Transactions committed so far (each is one fsync of the WAL at power-loss durability).
@@ -68,10 +66,7 @@ final class WriterThread: @unchecked Sendable {
                 commit(jobs)
                 busy = jobs.count > 1 || arrivedDuringGroup
             }
-            // Leaves the data in the main file and an empty WAL: otherwise a stopped server keeps a WAL as
-            // large as its last checkpoint interval on disk (more than the samples' own size for 1M).
-            // A reader still in a query only makes this checkpoint partial; the next open finishes it.
-            try? context.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            context.db.writerWillStop()
             finished.lock()
             running = false
             finished.broadcast()
@@ -95,7 +90,7 @@ final class WriterThread: @unchecked Sendable {
         finished.unlock()
     }
 
-    /// Commits `jobs` in as few transactions as SQLite lets it. Most groups succeed whole, so they run
+    /// Commits `jobs` in as few transactions as the database lets it. Most groups succeed whole, so they run
     /// first without a savepoint per job (a savepoint copies every page its job touches to the statement
     /// journal, which cost a lone sample more than its own insert); a group in which a job fails is
     /// undone and run again with savepoints, so that job fails alone.
@@ -104,15 +99,16 @@ final class WriterThread: @unchecked Sendable {
         while !pending.isEmpty { pending = commitGroup(pending, savepoints: true) ?? [] }
     }
 
-    /// Runs `jobs` in one transaction and completes them. SQLite may roll the whole transaction back
-    /// under a failing statement (on SQLITE_FULL, IOERR, BUSY or NOMEM): then the jobs run so far are
+    /// Runs `jobs` in one transaction and completes them. The database may roll the whole transaction
+    /// back under a failing statement (SQLite on SQLITE_FULL, IOERR, BUSY or NOMEM; PostgreSQL when the
+    /// connection is lost): then the jobs run so far are
     /// undone too and get that error, and the ones not yet run are returned for a fresh transaction.
     /// Without `savepoints`, a failing job undoes the transaction and nil is returned, nothing completed.
     private func commitGroup(_ jobs: ArraySlice<WriteJob>, savepoints: Bool) -> ArraySlice<WriteJob>? {
         let db = context.db
         let began = ContinuousClock.now
         do {
-            try statements.begin.run()
+            try db.beginWrite()
         } catch {
             jobs.forEach { $0.complete(error) }
             return []
@@ -121,9 +117,9 @@ final class WriterThread: @unchecked Sendable {
         var failures: [HealthError?] = []
         for job in jobs {
             do {
-                if savepoints { try statements.savepoint.run() }
+                if savepoints { try db.savepoint() }
                 try job.perform(context)
-                if savepoints { try statements.release.run() }
+                if savepoints { try db.releaseSavepoint() }
                 context.finishJob(success: true)
                 failures.append(nil)
             } catch {
@@ -149,7 +145,7 @@ final class WriterThread: @unchecked Sendable {
         db.resetAll()
         do {
             try context.finishTransactionWrites()
-            try statements.commit.run()
+            try db.commitWrite()
         } catch {
             if db.inTransaction { try? db.execute("ROLLBACK") }
             _ = context.finishTransaction(success: false)
@@ -166,19 +162,6 @@ final class WriterThread: @unchecked Sendable {
             ChangeEvent(owner: OwnerID(change.owner), spans: change.changes.spans, sources: change.changes.sources)
         })
         return []
-    }
-}
-
-/// The statements every group runs, prepared once: parsing them anew per group cost more than a lone
-/// sample's insert.
-private struct TransactionStatements {
-    let begin, savepoint, release, commit: Statement
-
-    init(_ db: SQLiteConnection) throws(HealthError) {
-        begin = try db.prepareOnce("BEGIN IMMEDIATE")
-        savepoint = try db.prepareOnce("SAVEPOINT job")
-        release = try db.prepareOnce("RELEASE job")
-        commit = try db.prepareOnce("COMMIT")
     }
 }
 

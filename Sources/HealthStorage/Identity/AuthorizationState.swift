@@ -9,7 +9,7 @@ extension WriteContext {
             INSERT INTO permissions (owner, bundle_id, type, direction, state, requested, updated) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (owner, bundle_id, type, direction) DO UPDATE SET
                 state = excluded.state, updated = excluded.updated,
-                requested = CASE WHEN excluded.state = 1 THEN excluded.requested ELSE requested END
+                requested = CASE WHEN excluded.state = 1 THEN excluded.requested ELSE permissions.requested END
             """)
         for update in updates {
             upsert.reset()

@@ -5,13 +5,16 @@ import HealthModel
 extension WriteContext {
     func addOwner(name: String) throws(HealthError) -> (OwnerID, token: String) {
         guard !name.isEmpty else { throw HealthError.invalid("owner name is empty", field: "name") }
-        let insert = try db.prepare("INSERT INTO owners (name, created) VALUES (?, ?)")
+        // The highest id plus one rather than a sequence (see `WriteContext.internedID`).
+        let insert = try db.prepare("""
+            INSERT INTO owners (id, name, created) SELECT COALESCE(MAX(id), 0) + 1, ?, ? FROM owners WHERE TRUE
+            ON CONFLICT DO NOTHING RETURNING id
+            """)
         insert.bind(1, name)
         insert.bind(2, now)
-        guard try insert.runUnlessDuplicate() else {
+        guard let owner = try insert.insertReturning() else {
             throw HealthError.invalid("an owner named '\(name)' already exists", field: "name")
         }
-        let owner = db.lastInsertRowID
         return (OwnerID(owner), try issueToken(role: .owner, owner: owner, app: nil))
     }
 
@@ -34,13 +37,15 @@ extension WriteContext {
             try revive.run()
             return try issueToken(role: .app, owner: owner.rawValue, app: app)
         }
-        let insert = try db.prepare("INSERT INTO apps (owner, bundle_id, name, created) VALUES (?, ?, ?, ?)")
+        let insert = try db.prepare("""
+            INSERT INTO apps (id, owner, bundle_id, name, created) SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ? FROM apps RETURNING id
+            """)
         insert.bind(1, owner.rawValue)
         insert.bind(2, bundleID)
         insert.bind(3, name)
         insert.bind(4, now)
-        try insert.run()
-        return try issueToken(role: .app, owner: owner.rawValue, app: db.lastInsertRowID)
+        guard let app = try insert.insertReturning() else { throw HealthError(.internalError, "registering an app returned no id") }
+        return try issueToken(role: .app, owner: owner.rawValue, app: app)
     }
 
     /// Replaces the app's tokens with a new one; data and permissions stay.

@@ -9,12 +9,12 @@ extension WriteContext {
             INSERT INTO characteristics (owner, biological_sex, blood_type, date_of_birth, fitzpatrick_skin_type,
                                          wheelchair_use, activity_move_mode) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (owner) DO UPDATE SET
-                biological_sex = COALESCE(excluded.biological_sex, biological_sex),
-                blood_type = COALESCE(excluded.blood_type, blood_type),
-                date_of_birth = COALESCE(excluded.date_of_birth, date_of_birth),
-                fitzpatrick_skin_type = COALESCE(excluded.fitzpatrick_skin_type, fitzpatrick_skin_type),
-                wheelchair_use = COALESCE(excluded.wheelchair_use, wheelchair_use),
-                activity_move_mode = COALESCE(excluded.activity_move_mode, activity_move_mode)
+                biological_sex = COALESCE(excluded.biological_sex, characteristics.biological_sex),
+                blood_type = COALESCE(excluded.blood_type, characteristics.blood_type),
+                date_of_birth = COALESCE(excluded.date_of_birth, characteristics.date_of_birth),
+                fitzpatrick_skin_type = COALESCE(excluded.fitzpatrick_skin_type, characteristics.fitzpatrick_skin_type),
+                wheelchair_use = COALESCE(excluded.wheelchair_use, characteristics.wheelchair_use),
+                activity_move_mode = COALESCE(excluded.activity_move_mode, characteristics.activity_move_mode)
             """)
         upsert.bind(1, owner.rawValue)
         upsert.bind(2, update.biologicalSex.map(Int64.init))

@@ -4,13 +4,18 @@ import HealthModel
 
 /// Credentials: 256-bit random tokens (base64url text), stored only as SHA-256 hashes.
 enum TokenCrypto {
+    /// `count` bytes from OpenSSL's CSPRNG.
+    static func randomBytes(_ count: Int) throws(HealthError) -> Data {
+        var bytes = [UInt8](repeating: 0, count: count)
+        guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else {
+            throw HealthError(.internalError, "the random generator failed to produce a secret")
+        }
+        return Data(bytes)
+    }
+
     /// A new token from OpenSSL's CSPRNG.
     static func newToken() throws(HealthError) -> String {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else {
-            throw HealthError(.internalError, "the random generator failed to produce a token")
-        }
-        return Data(bytes).base64EncodedString()
+        try randomBytes(32).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

@@ -24,7 +24,7 @@ enum MetadataSQLFunctions {
 
 /// The metadata predicate leaves, encoded as a bound SQL parameter.
 enum MetadataLeaf {
-    private enum Kind: UInt8 { case exists = 1, compare, isIn }
+    private enum Kind: UInt8 { case exists = 1, compare, isIn, compareConverted }
 
     static func exists(key: String) -> Data {
         var writer = BinaryWriter()
@@ -39,6 +39,22 @@ enum MetadataLeaf {
         writer.string(key)
         writer.byte(UInt8(op.rawValue))
         MetadataCoding.encode(value, into: &writer)
+        return writer.data
+    }
+
+    /// A comparison with a quantity, already converted (in Swift, exactly as `MetadataOrdering` does)
+    /// into each unit `conversions` lists; a stored quantity in another unit is incomparable. For SQL
+    /// functions that cannot convert units themselves (PostgreSQL's `hs_meta`).
+    static func compareConverted(key: String, _ op: ComparisonOperator, _ conversions: [(unit: String, value: Double)]) -> Data {
+        var writer = BinaryWriter()
+        writer.byte(Kind.compareConverted.rawValue)
+        writer.string(key)
+        writer.byte(UInt8(op.rawValue))
+        writer.varint(UInt64(conversions.count))
+        for (unit, value) in conversions {
+            writer.string(unit)
+            writer.double(value)
+        }
         return writer.data
     }
 
@@ -66,6 +82,16 @@ enum MetadataLeaf {
                   let operand = try? MetadataCoding.decodeValue(&reader) else { return false }
             guard let stored else { return false }
             return MetadataOrdering.evaluate(stored, op, operand)
+        case .compareConverted:
+            guard let opByte = try? reader.byte(), let op = ComparisonOperator(rawValue: Int32(opByte)),
+                  let count = try? reader.count() else { return false }
+            guard let stored else { return false }
+            guard case .quantity(let quantity) = stored else { return op == .notEqual }
+            for _ in 0..<count {
+                guard let unit = try? reader.string(), let value = try? reader.double() else { return false }
+                if unit == quantity.unit { return MetadataOrdering.evaluate(stored, op, .quantity(Quantity(value, unit))) }
+            }
+            return op == .notEqual
         case .isIn:
             guard let stored, let count = try? reader.count() else { return false }
             for _ in 0..<count {

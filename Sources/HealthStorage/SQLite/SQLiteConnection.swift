@@ -6,10 +6,11 @@ import HealthModel
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// One SQLite connection with a prepared-statement cache; used by exactly one thread at a time.
-final class SQLiteConnection {
+final class SQLiteConnection: Database {
     let handle: OpaquePointer
     let path: String
-    private var statements: [String: Statement] = [:]
+    private var statements: [String: SQLiteStatement] = [:]
+    var dialect: SQLDialect { .sqlite }
 
     init(path: String, readOnly: Bool) throws(HealthError) {
         var db: OpaquePointer?
@@ -33,7 +34,6 @@ final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
-    /// Runs one or more statements without results.
     func execute(_ sql: String) throws(HealthError) {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
@@ -45,18 +45,36 @@ final class SQLiteConnection {
         }
     }
 
-    /// A cached prepared statement, reset and with bindings cleared.
     func prepare(_ sql: String) throws(HealthError) -> Statement {
         if let cached = statements[sql] {
             cached.reset()
             return cached
         }
-        let statement = try Statement(connection: self, sql: sql)
+        let statement = try SQLiteStatement(connection: self, sql: sql)
         statements[sql] = statement
         return statement
     }
 
-    /// Resets every statement still holding a row, so none keeps a read snapshot open after the transaction.
+    // The writer's transaction control runs from cached prepared statements: parsing it anew per
+    // group cost more than a lone sample's insert.
+
+    /// IMMEDIATE: the write lock is taken at BEGIN, so no statement of the group meets SQLITE_BUSY halfway.
+    func beginWrite() throws(HealthError) { try prepare("BEGIN IMMEDIATE").run() }
+
+    func commitWrite() throws(HealthError) { try prepare("COMMIT").run() }
+
+    func savepoint() throws(HealthError) { try prepare("SAVEPOINT job").run() }
+
+    func releaseSavepoint() throws(HealthError) { try prepare("RELEASE job").run() }
+
+    /// A deferred transaction: the snapshot is taken by its first read and kept to the end.
+    func beginRead() throws(HealthError) { try execute("BEGIN") }
+
+    /// Leaves the data in the main file and an empty WAL: otherwise a stopped server keeps a WAL as
+    /// large as its last checkpoint interval on disk (more than the samples' own size for 1M).
+    /// A reader still in a query only makes this checkpoint partial; the next open finishes it.
+    func writerWillStop() { try? execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+
     func resetAll() {
         var statement = sqlite3_next_stmt(handle, nil)
         while let current = statement {
@@ -65,9 +83,8 @@ final class SQLiteConnection {
         }
     }
 
-    /// A statement used once (dynamic SQL that would only pollute the cache).
     func prepareOnce(_ sql: String) throws(HealthError) -> Statement {
-        try Statement(connection: self, sql: sql)
+        try SQLiteStatement(connection: self, sql: sql)
     }
 
     private var lastError: String { String(cString: sqlite3_errmsg(handle)) }
@@ -77,17 +94,13 @@ final class SQLiteConnection {
         SQLiteFailure(code: sqlite3_extended_errcode(handle), message: lastError, path: path, context: context).healthError
     }
 
-    /// False once SQLite has rolled back the open transaction (or none was open).
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
-    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
-    /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes64(handle)) }
 }
 
-/// A prepared statement with 1-based binding and 0-based column access.
-final class Statement {
+/// An SQLite prepared statement.
+final class SQLiteStatement: Statement {
     let pointer: OpaquePointer
     private unowned let connection: SQLiteConnection
 
@@ -136,44 +149,12 @@ final class Statement {
         }
     }
 
-    /// Binds positional values in order, starting at 1.
-    func bind(all values: [SQLValue]) {
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            switch value {
-            case .null: sqlite3_bind_null(pointer, index)
-            case .int(let v): bind(index, v)
-            case .double(let v): bind(index, v)
-            case .text(let v): bind(index, v)
-            case .blob(let v): bind(index, v)
-            }
-        }
-    }
-
     // MARK: stepping
 
-    /// Advances; true while a row is available.
     func step() throws(HealthError) -> Bool {
         let rc = sqlite3_step(pointer)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
-        throw failure()
-    }
-
-    /// Steps once, for statements without results; returns the primary result code on constraint failure.
-    func run() throws(HealthError) {
-        while try step() {}
-    }
-
-    /// Like `run`, but reports a UNIQUE/PRIMARY KEY violation as false instead of throwing.
-    func runUnlessDuplicate() throws(HealthError) -> Bool {
-        let rc = sqlite3_step(pointer)
-        if rc == SQLITE_DONE || rc == SQLITE_ROW { return true }
-        // SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY (macros Swift does not import).
-        if rc == SQLITE_CONSTRAINT | (8 << 8) || rc == SQLITE_CONSTRAINT | (6 << 8) {
-            sqlite3_reset(pointer)
-            return false
-        }
         throw failure()
     }
 
@@ -185,9 +166,7 @@ final class Statement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(pointer, column) == SQLITE_NULL }
     func int(_ column: Int32) -> Int64 { sqlite3_column_int64(pointer, column) }
-    func optionalInt(_ column: Int32) -> Int64? { isNull(column) ? nil : int(column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(pointer, column) }
-    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
 
     func text(_ column: Int32) -> String? {
         guard let c = sqlite3_column_text(pointer, column) else { return nil }
@@ -209,20 +188,4 @@ final class Statement {
         withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: 16)) }
         return UUID(uuid: raw)
     }
-}
-
-/// A value bound into dynamically built SQL.
-enum SQLValue {
-    case null
-    case int(Int64)
-    case double(Double)
-    case text(String)
-    case blob(Data)
-
-    static func uuid(_ uuid: UUID) -> SQLValue { .blob(uuid.bytes) }
-}
-
-extension UUID {
-    /// The 16 raw bytes, as stored.
-    var bytes: Data { withUnsafeBytes(of: uuid) { Data($0) } }
 }

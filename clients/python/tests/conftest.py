@@ -8,6 +8,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 
 import pytest
 
@@ -26,6 +27,25 @@ def binary(name):
     return path
 
 
+def store_arguments(data, extra):
+    """`--store` for HEALTHSTORE_TEST_STORE (a PostgreSQL URL), with the schema recorded in the data
+    directory's test-store-schema (made up on first use), so a restart on the directory or a node
+    started from a copy of it finds the same data; nothing when the test names its own store."""
+    url = os.environ.get("HEALTHSTORE_TEST_STORE", "")
+    if not url or "--store" in extra:
+        return []
+    path = os.path.join(data, "test-store-schema")
+    if os.path.exists(path):
+        with open(path) as file:
+            schema = file.read().strip()
+    else:
+        schema = "hs_py_" + uuid.uuid4().hex
+        os.makedirs(data, exist_ok=True)
+        with open(path, "w") as file:
+            file.write(schema)
+    return ["--store", url + ("&" if "?" in url else "?") + "options=-csearch_path%3D" + schema]
+
+
 class Server:
     """A healthd process; `owner_token`, `port` and `unix_path` describe how to reach it."""
 
@@ -35,7 +55,7 @@ class Server:
         self.log = []
         self.process = subprocess.Popen(
             [binary("healthd"), "--listen", "127.0.0.1:0", "--unix", self.unix_path, "--data", self.data,
-             "--authorization-policy", policy, "--log-level", "info", *extra],
+             "--authorization-policy", policy, "--log-level", "info", *store_arguments(self.data, extra), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.port = None
         ready = threading.Event()

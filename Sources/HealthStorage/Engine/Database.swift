@@ -1,0 +1,131 @@
+import Foundation
+import HealthModel
+
+/// The one seam between the engine and a database: a connection that runs SQL written once for both
+/// engines (`?` placeholders, `?N` for a repeated one) and says in its `dialect` what differs.
+/// Used by exactly one thread at a time.
+protocol Database: AnyObject {
+    var dialect: SQLDialect { get }
+    /// Runs one or more statements without results or parameters.
+    func execute(_ sql: String) throws(HealthError)
+    /// A cached prepared statement, reset and with bindings cleared.
+    func prepare(_ sql: String) throws(HealthError) -> Statement
+    /// A statement used once (dynamic SQL that would only pollute the cache).
+    func prepareOnce(_ sql: String) throws(HealthError) -> Statement
+    /// Starts the writer's transaction (taking the write lock up front where the engine has one).
+    func beginWrite() throws(HealthError)
+    /// Commits the writer's transaction.
+    func commitWrite() throws(HealthError)
+    /// Opens the savepoint `job` around one job of a group (undone with `ROLLBACK TO job`).
+    func savepoint() throws(HealthError)
+    /// Releases the savepoint `job` once its job succeeded.
+    func releaseSavepoint() throws(HealthError)
+    /// Starts a read-only transaction in which every statement sees one snapshot.
+    func beginRead() throws(HealthError)
+    /// Resets every statement still holding a row, so none keeps a snapshot open after the transaction.
+    func resetAll()
+    /// False once the database has rolled back the open transaction (or none was open).
+    var inTransaction: Bool { get }
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { get }
+    /// Called by the writer as it stops, for housekeeping a stopped store should not leave undone.
+    func writerWillStop()
+}
+
+/// A prepared statement with 1-based binding and 0-based column access.
+protocol Statement: AnyObject {
+    func reset()
+    func bind(_ index: Int32, _ value: Int64?)
+    func bind(_ index: Int32, _ value: Double?)
+    func bind(_ index: Int32, _ value: String?)
+    func bind(_ index: Int32, _ value: Data?)
+    func bind(_ index: Int32, _ value: UUID)
+    /// Advances; true while a row is available.
+    func step() throws(HealthError) -> Bool
+    func isNull(_ column: Int32) -> Bool
+    func int(_ column: Int32) -> Int64
+    func double(_ column: Int32) -> Double
+    func text(_ column: Int32) -> String?
+    func blob(_ column: Int32) -> Data?
+    func uuid(_ column: Int32) -> UUID
+}
+
+extension Statement {
+    /// Steps through, for statements without results.
+    func run() throws(HealthError) {
+        while try step() {}
+    }
+
+    func optionalInt(_ column: Int32) -> Int64? { isNull(column) ? nil : int(column) }
+    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+
+    /// Binds positional values in order, starting at 1.
+    func bind(all values: [SQLValue]) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            switch value {
+            case .null: bind(index, nil as Int64?)
+            case .int(let v): bind(index, v)
+            case .double(let v): bind(index, v)
+            case .text(let v): bind(index, v)
+            case .blob(let v): bind(index, v)
+            }
+        }
+    }
+
+    /// Runs an `INSERT … RETURNING` of one value and returns it; nil when the insert was skipped
+    /// (`ON CONFLICT DO NOTHING`).
+    func insertReturning() throws(HealthError) -> Int64? {
+        guard try step() else { return nil }
+        let value = int(0)
+        reset()
+        return value
+    }
+}
+
+/// The few places where the engines' SQL differs.
+struct SQLDialect: Sendable {
+    /// Forces an index SQLite's planner would otherwise pass over; PostgreSQL plans from its own statistics.
+    let forcesIndexes: Bool
+    /// `hs_meta` cannot convert units: the writer records every unit of a quantity stored in metadata
+    /// (`metadata_units`), and quantity operands are converted into those before the query runs.
+    let convertsMetadataUnitsBeforehand: Bool
+    /// `INSERT` for a one-row insert whose failure must change nothing. SQLite's `OR FAIL` checks the
+    /// row's constraints before writing any of it, so the insert needs no statement journal (ABORT
+    /// would copy each page it touches); PostgreSQL has no such clause and needs none.
+    let insertOrFail: String
+
+    static let sqlite = SQLDialect(forcesIndexes: true, convertsMetadataUnitsBeforehand: false, insertOrFail: "INSERT OR FAIL")
+    static let postgreSQL = SQLDialect(forcesIndexes: false, convertsMetadataUnitsBeforehand: true, insertOrFail: "INSERT")
+
+    /// `INDEXED BY index` where the engine needs it, else nothing.
+    func indexedBy(_ index: String) -> String { forcesIndexes ? "INDEXED BY \(index)" : "" }
+}
+
+extension Database {
+    /// The owner's metadata units when `predicate` needs them on this engine (see `PredicateSQL.metadataUnits`).
+    func metadataUnits(owner: Int64, for predicate: QueryPredicate?) throws(HealthError) -> [String]? {
+        guard dialect.convertsMetadataUnitsBeforehand, PredicateSQL.comparesQuantities(predicate) else { return nil }
+        let units = try prepare("SELECT unit FROM metadata_units WHERE owner = ?")
+        units.bind(1, owner)
+        var result: [String] = []
+        while try units.step() { result.append(units.text(0) ?? "") }
+        return result
+    }
+}
+
+/// A value bound into dynamically built SQL.
+enum SQLValue {
+    case null
+    case int(Int64)
+    case double(Double)
+    case text(String)
+    case blob(Data)
+
+    static func uuid(_ uuid: UUID) -> SQLValue { .blob(uuid.bytes) }
+}
+
+extension UUID {
+    /// The 16 raw bytes, as stored.
+    var bytes: Data { withUnsafeBytes(of: uuid) { Data($0) } }
+}

@@ -1,0 +1,319 @@
+import CPQ
+import Foundation
+import HealthModel
+
+/// One libpq session with a prepared-statement cache; used by exactly one thread at a time. The
+/// engine's `?`/`?N` placeholders become `$N`; parameters go as text (bytea as binary), so the server
+/// infers every parameter's type from the statement; results come back binary.
+final class PostgreSQLConnection: Database {
+    private let handle: OpaquePointer
+    /// Where the session goes, for messages (never the password).
+    let address: String
+    /// Statements run right after connecting and after every reconnect (search path, etc.).
+    private let sessionSetup: String
+    private var statements: [String: PostgreSQLStatement] = [:]
+    private var statementCount = 0
+    /// Bumped when the session is re-established: statements prepared in an older session prepare again.
+    private(set) var session = 0
+    private(set) var changes = 0
+    var dialect: SQLDialect { .postgreSQL }
+
+    /// The oldest server the schema and SQL are written for (13: `gen_random_uuid`-era core features,
+    /// stored generated columns, `ON CONFLICT`, `RETURNING` everywhere).
+    static let minimumServerVersion: Int32 = 130000
+
+    init(conninfo: String, sessionSetup: String = "") throws(HealthError) {
+        guard let connection = PQconnectdb(conninfo) else {
+            throw HealthError(.resourceExhausted, "cannot allocate a PostgreSQL connection")
+        }
+        address = Self.describe(connection)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(connection)
+            throw HealthError(.unavailable, "cannot connect to the PostgreSQL store at \(address): \(message)")
+        }
+        handle = connection
+        let version = PQserverVersion(connection)
+        guard version >= Self.minimumServerVersion else {
+            PQfinish(connection)
+            throw HealthError(.databaseInaccessible, "the PostgreSQL server at \(address) is version \(version / 10000); "
+                              + "HealthStore needs PostgreSQL 13 or newer")
+        }
+        self.sessionSetup = "SET client_min_messages = warning; " + sessionSetup
+        try execute(self.sessionSetup)
+    }
+
+    deinit {
+        statements.removeAll()
+        PQfinish(handle)
+    }
+
+    /// "host H port P database D user U" of a connection, tried or established.
+    private static func describe(_ connection: OpaquePointer) -> String {
+        func field(_ value: UnsafeMutablePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
+        let host = field(PQhost(connection))
+        return "host \(host.isEmpty ? "(default socket)" : host) port \(field(PQport(connection))) "
+            + "database \(field(PQdb(connection))) user \(field(PQuser(connection)))"
+    }
+
+    func execute(_ sql: String) throws(HealthError) {
+        try reconnectIfLost()
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result, "in \(sql.prefix(80))")
+    }
+
+    func prepare(_ sql: String) throws(HealthError) -> Statement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        statementCount += 1
+        let statement = PostgreSQLStatement(connection: self, sql: sql, name: "hs\(statementCount)")
+        statements[sql] = statement
+        return statement
+    }
+
+    func prepareOnce(_ sql: String) throws(HealthError) -> Statement {
+        PostgreSQLStatement(connection: self, sql: sql, name: nil)
+    }
+
+    /// READ COMMITTED: every statement sees what committed before it, and the owner's counter row
+    /// (`WriteContext.nextAnchor`) serialises writers of one owner.
+    func beginWrite() throws(HealthError) { try execute("BEGIN") }
+
+    func beginRead() throws(HealthError) { try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+
+    func commitWrite() throws(HealthError) { try execute("COMMIT") }
+
+    func savepoint() throws(HealthError) { try execute("SAVEPOINT job") }
+
+    func releaseSavepoint() throws(HealthError) { try execute("RELEASE job") }
+
+    /// Results are read whole into memory, so no statement holds anything open on the server.
+    func resetAll() {}
+
+    var inTransaction: Bool {
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    func writerWillStop() {}
+
+    /// A session lost between transactions (server restart, network) is re-established before the
+    /// next one; a transaction it cut short has already failed with UNAVAILABLE.
+    private func reconnectIfLost() throws(HealthError) {
+        guard PQstatus(handle) != CONNECTION_OK, !inTransaction else { return }
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw HealthError(.unavailable, "the PostgreSQL store at \(address) is unreachable: "
+                              + String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        session += 1
+        let result = PQexec(handle, sessionSetup)
+        defer { PQclear(result) }
+        try check(result, "setting up the session")
+    }
+
+    // MARK: used by statements
+
+    /// Prepares `sql` under `name` in the current session.
+    func prepareOnServer(name: String, sql: String) throws(HealthError) {
+        let result = PQprepare(handle, name, sql, 0, nil)
+        defer { PQclear(result) }
+        try check(result, "preparing \(sql.prefix(120))")
+    }
+
+    /// Runs a prepared (`name`) or one-off statement; the caller owns the result.
+    func run(name: String?, sql: String, values: [UnsafePointer<CChar>?], lengths: [Int32],
+             formats: [Int32]) throws(HealthError) -> OpaquePointer {
+        let result = name.map { PQexecPrepared(handle, $0, Int32(values.count), values, lengths, formats, 1) }
+            ?? PQexecParams(handle, sql, Int32(values.count), nil, values, lengths, formats, 1)
+        do {
+            try check(result, "in \(sql.prefix(80))")
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return result!
+    }
+
+    /// Throws the failure a result reports, as the HealthError a caller can act on.
+    private func check(_ result: OpaquePointer?, _ context: String) throws(HealthError) {
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
+        let text = result.flatMap(PQresultErrorMessage) ?? PQerrorMessage(handle)
+        let message = (text.map { String(cString: $0) } ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
+        throw PostgreSQLFailure(state: state, message: message, address: address, context: context,
+                                connectionLost: PQstatus(handle) != CONNECTION_OK).healthError
+    }
+}
+
+/// A PostgreSQL statement: bound values are kept until the first `step`, which runs it and buffers
+/// every row of the answer.
+final class PostgreSQLStatement: Statement {
+    private unowned let connection: PostgreSQLConnection
+    private let sql: String
+    /// Server-side name for a cached statement; nil for one run once (unnamed, parsed per run).
+    private let name: String?
+    private var preparedSession = -1
+    private var values: [Data?]
+    private var binary: [Bool]
+    private var result: OpaquePointer?
+    private var row = -1
+    private var rowCount = 0
+    /// A value that cannot be sent (text with a NUL byte), reported by `step`.
+    private var bindError: HealthError?
+
+    init(connection: PostgreSQLConnection, sql: String, name: String?) {
+        self.connection = connection
+        let (translated, count) = Self.numberPlaceholders(sql)
+        self.sql = translated
+        self.name = name
+        values = Array(repeating: nil, count: count)
+        binary = Array(repeating: false, count: count)
+    }
+
+    deinit { PQclear(result) }
+
+    /// `?` → `$1, $2, …` in order, `?N` → `$N` (outside quoted text); returns the parameter count.
+    static func numberPlaceholders(_ sql: String) -> (String, Int) {
+        var out = "", next = 0, highest = 0, quoted = false
+        var characters = sql.makeIterator()
+        var pending = characters.next()
+        while let c = pending {
+            pending = characters.next()
+            if c == "'" { quoted.toggle() }
+            guard c == "?", !quoted else { out.append(c); continue }
+            var digits = ""
+            while let d = pending, d.isASCII, d.isNumber {
+                digits.append(d)
+                pending = characters.next()
+            }
+            let number: Int
+            if let explicit = Int(digits) { number = explicit } else { next += 1; number = next }
+            highest = max(highest, number)
+            out += "$\(number)"
+        }
+        return (out, highest)
+    }
+
+    func reset() {
+        PQclear(result)
+        result = nil
+        row = -1
+        bindError = nil
+        for index in values.indices { values[index] = nil; binary[index] = false }
+    }
+
+    // MARK: binding
+
+    private func set(_ index: Int32, _ value: Data?, binary isBinary: Bool = false) {
+        let slot = Int(index) - 1
+        guard values.indices.contains(slot) else { return }
+        values[slot] = value
+        binary[slot] = isBinary
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) { set(index, value.map { Data(String($0).utf8) }) }
+
+    func bind(_ index: Int32, _ value: Double?) {
+        // Swift's description is the shortest text that reads back as the same double.
+        set(index, value.map { Data(($0.isNaN ? "NaN" : $0.isInfinite ? ($0 < 0 ? "-Infinity" : "Infinity") : "\($0)").utf8) })
+    }
+
+    func bind(_ index: Int32, _ value: String?) {
+        if let value, value.utf8.contains(0) {
+            bindError = HealthError.invalid("text values may not contain NUL characters", field: nil)
+        }
+        set(index, value.map { Data($0.utf8) })
+    }
+
+    func bind(_ index: Int32, _ value: Data?) { set(index, value, binary: true) }
+
+    func bind(_ index: Int32, _ value: UUID) { set(index, value.bytes, binary: true) }
+
+    // MARK: stepping
+
+    func step() throws(HealthError) -> Bool {
+        if result == nil { try execute() }
+        row += 1
+        return row < rowCount
+    }
+
+    private func execute() throws(HealthError) {
+        if let bindError { throw bindError }
+        if let name, preparedSession != connection.session {
+            try connection.prepareOnServer(name: name, sql: sql)
+            preparedSession = connection.session
+        }
+        // Copies that live until the call returns; text is sent NUL-terminated. A zero-length value
+        // still gets a buffer, or it would be sent as NULL.
+        let buffers: [UnsafeMutablePointer<CChar>?] = values.enumerated().map { index, value in
+            guard let value else { return nil }
+            let terminated = binary[index] ? value : value + Data([0])
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, terminated.count))
+            terminated.withUnsafeBytes { raw in
+                if let base = raw.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: raw.count) }
+            }
+            return buffer
+        }
+        defer { buffers.forEach { $0?.deallocate() } }
+        let lengths = values.map { Int32($0?.count ?? 0) }
+        let formats = binary.map { Int32($0 ? 1 : 0) }
+        let answer = try connection.run(name: name, sql: sql, values: buffers.map { $0.map { UnsafePointer($0) } },
+                                        lengths: lengths, formats: formats)
+        result = answer
+        rowCount = Int(PQntuples(answer))
+    }
+
+    // MARK: columns
+
+    func isNull(_ column: Int32) -> Bool { PQgetisnull(result, Int32(row), column) != 0 }
+
+    private func bytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), column), count: Int(PQgetlength(result, Int32(row), column)))
+    }
+
+    /// A big-endian integer column of any width (int2, int4, int8, bool).
+    func int(_ column: Int32) -> Int64 {
+        if isNull(column) { return 0 }
+        let raw = bytes(column)
+        if PQftype(result, column) == Self.float8 { return Int64(double(column)) }
+        var value: Int64 = raw.first.map { Int64(Int8(bitPattern: $0)) } ?? 0
+        for byte in raw.dropFirst() { value = value << 8 | Int64(byte) }
+        return value
+    }
+
+    func double(_ column: Int32) -> Double {
+        if isNull(column) { return 0 }
+        let raw = bytes(column)
+        switch PQftype(result, column) {
+        case Self.float8:
+            return Double(bitPattern: raw.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        case Self.float4:
+            return Double(Float(bitPattern: raw.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }))
+        default:
+            return Double(int(column))
+        }
+    }
+
+    func text(_ column: Int32) -> String? {
+        isNull(column) ? nil : String(decoding: bytes(column), as: UTF8.self)
+    }
+
+    func blob(_ column: Int32) -> Data? {
+        isNull(column) ? nil : Data(bytes(column))
+    }
+
+    func uuid(_ column: Int32) -> UUID {
+        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let stored = bytes(column)
+        if !isNull(column), stored.count == 16 { withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: stored) } }
+        return UUID(uuid: raw)
+    }
+
+    private static let float4: Oid = 700, float8: Oid = 701
+}
