@@ -7,16 +7,22 @@ public final class StoreMetrics: Sendable {
     public let commitJobs = Histogram.sizes()
     /// Time from BEGIN to the end of COMMIT of one group.
     public let commitSeconds = Histogram.seconds()
-    private let files: [String]
+    private let size: @Sendable () -> Int
 
-    init(files: [String]) {
-        self.files = files
+    /// `size` measures the stored data (asked at each metrics scrape).
+    init(size: @escaping @Sendable () -> Int) {
+        self.size = size
     }
 
-    /// The database file and its write-ahead log together.
-    public var sizeBytes: Int {
-        files.reduce(0) { total, path in
-            total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
-        }
+    /// The files' sizes together (SQLite: the database file and its write-ahead log).
+    convenience init(files: [String]) {
+        self.init(size: {
+            files.reduce(0) { total, path in
+                total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+            }
+        })
     }
+
+    /// Bytes the store occupies.
+    public var sizeBytes: Int { size() }
 }

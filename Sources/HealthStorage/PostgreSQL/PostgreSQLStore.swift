@@ -45,9 +45,9 @@ public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
         let readers = try ReaderPool(count: options.readerCount) { () throws(HealthError) -> ReadContext in
             ReadContext(db: try connect(), registry: registry, anchorKey: anchorKey)
         }
-        // The database's size is the server's business (pg_database_size), not a file this node can stat.
+        let probe = SizeProbe(connect: connect)
         return PostgreSQLStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention,
-                               openWarnings: [], metrics: StoreMetrics(files: []), window: options.groupCommitWindow,
+                               openWarnings: [], metrics: StoreMetrics(size: probe.measure), window: options.groupCommitWindow,
                                windowJobs: options.groupCommitWindowJobs)
     }
 
@@ -60,5 +60,36 @@ public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
               !first.hasPrefix("$") else { return }
         let name = first.hasPrefix("\"") ? String(first.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"") : first
         try db.execute("CREATE SCHEMA IF NOT EXISTS \"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+    }
+}
+
+/// Measures the store's tables on the server (a node has no file to stat), over a session of its own
+/// opened at the first scrape; a failed measurement repeats the last one.
+private final class SizeProbe: @unchecked Sendable {
+    // `db` and `last` are touched only under `lock`.
+    private let lock = NSLock()
+    private let connect: () throws(HealthError) -> PostgreSQLConnection
+    private var db: PostgreSQLConnection?
+    private var last = 0
+
+    init(connect: @escaping () throws(HealthError) -> PostgreSQLConnection) {
+        self.connect = connect
+    }
+
+    @Sendable func measure() -> Int {
+        lock.withLock {
+            do {
+                let db = try self.db ?? connect()
+                self.db = db
+                let statement = try db.prepare("""
+                    SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+                    JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'
+                    """)
+                if try statement.step() { last = Int(statement.int(0)) }
+            } catch {
+                db = nil
+            }
+            return last
+        }
     }
 }
