@@ -14,7 +14,7 @@ struct HTTPRequest: Sendable {
     let peer: String
 
     /// The headers the router reads; others are never copied out of libmicrohttpd.
-    static let readHeaders = ["cookie", "x-csrf-token", "origin", "host", "authorization", "content-type"]
+    static let readHeaders = ["cookie", "x-csrf-token", "origin", "host", "authorization", "content-type", "if-none-match"]
 
     /// The cookie's value, if the request carries it.
     func cookie(_ name: String) -> String? {

@@ -57,7 +57,7 @@ final class HTTPRouter: Sendable {
             return try await api(request, path: request.path.dropFirst("/api/".count).split(separator: "/", omittingEmptySubsequences: false))
         }
         guard request.method == "GET" || request.method == "HEAD" else { return Self.methodNotAllowed(request) }
-        guard let file = assets.response(for: request.path) else { throw Self.notFound(request) }
+        guard let file = assets.response(for: request.path, ifNoneMatch: request.headers["if-none-match"]) else { throw Self.notFound(request) }
         return file
     }
 
@@ -75,7 +75,12 @@ final class HTTPRouter: Sendable {
             response.header("Set-Cookie", sessions.cookie(id, secure: secure))
             return response
         case "GET":
-            return .json(whoAmI(try await signedIn(request).entry))
+            // Signed out is an answer, not an error: the page asks before it knows.
+            do {
+                return .json(whoAmI(try await signedIn(request).entry))
+            } catch where error.code == .unauthenticated {
+                return .json(.object(["owner": .null]))
+            }
         case "DELETE":
             let (id, entry) = try await signedIn(request)
             try checkCSRF(request, entry)

@@ -48,16 +48,11 @@ export function get(path, params = {}) {
   return call("GET", text ? `${path}?${text}` : path);
 }
 
-/** Who is signed in, or null. */
+/** Who is signed in, or null (the server answers `{"owner": null}`). */
 export async function currentSession() {
-  try {
-    const session = await call("GET", "/api/session");
-    csrfToken = session.csrf_token;
-    return session;
-  } catch (error) {
-    if (error.status === 401) return null;
-    throw error;
-  }
+  const session = await call("GET", "/api/session");
+  csrfToken = session.owner === null ? null : session.csrf_token;
+  return session.owner === null ? null : session;
 }
 
 export async function signIn(token) {
