@@ -317,3 +317,28 @@ def test_the_page_loads_only_from_healthd_under_a_strict_policy(browser, dashboa
     loaded = browser.execute_script("return performance.getEntriesByType('resource').map((entry) => entry.name)")
     assert loaded and [name for name in loaded if not name.startswith(dashboard.url + "/")] == []
     assert page_errors(browser) == []
+
+
+def test_an_uploaded_export_shows_its_progress_and_summary_and_its_types_appear_in_the_overview(signed_in, tmp_path):
+    waist = "HKQuantityTypeIdentifierWaistCircumference"
+    records = "\n".join(
+        f'<Record type="{waist}" sourceName="Upload Scale" unit="cm" creationDate="2024-05-0{day} 08:00:30 +0200" '
+        f'startDate="2024-05-0{day} 08:00:00 +0200" endDate="2024-05-0{day} 08:00:00 +0200" value="{80 + day}"/>'
+        for day in range(1, 4))
+    export = tmp_path / "export.xml"
+    export.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE HealthData [\n<!-- HealthKit Export Version: 11 -->\n'
+                      '<!ELEMENT HealthData ANY>\n]>\n<HealthData locale="en_US">\n'
+                      f' <ExportDate value="2024-06-01 08:10:05 +0200"/>\n{records}\n</HealthData>\n')
+    signed_in.get(signed_in.current_url.split("#")[0] + "#/import")
+    wait_for(signed_in, "#export-file").send_keys(str(export))
+    signed_in.find_element(By.ID, "start-import").click()
+    wait_for(signed_in, '#import-status[data-state="done"]')
+    upload = signed_in.find_element(By.ID, "upload-progress")
+    assert upload.get_attribute("value") == upload.get_attribute("max")
+    progress = signed_in.find_element(By.ID, "import-progress")
+    assert progress.get_attribute("value") == progress.get_attribute("max")
+    assert read_all(signed_in, "#import-types tbody tr") == ["Waist Circumference300"]
+    assert read_all(signed_in, "#import-sources tbody td:first-child") == ["Upload Scale"]
+    signed_in.get(signed_in.current_url.split("#")[0] + "#/")
+    wait_for(signed_in, f'#types tr[data-type="{waist}"]')
+    assert page_errors(signed_in) == []

@@ -38,6 +38,29 @@ export async function call(method, path, body) {
   return answer;
 }
 
+/** POSTs `file` as the body with XMLHttpRequest, whose upload events tell `onProgress(sent, total)`. */
+export function upload(path, file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open("POST", path);
+    request.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+    if (csrfToken) request.setRequestHeader("X-CSRF-Token", csrfToken);
+    request.upload.addEventListener("progress", (event) => onProgress(event.loaded, event.total));
+    request.addEventListener("load", () => {
+      let answer = null;
+      try { answer = JSON.parse(request.responseText); } catch { answer = null; }
+      if (request.status >= 200 && request.status < 300) resolve(answer);
+      else {
+        const error = new ApiError(request.status, answer);
+        if (request.status === 401) signedOutListeners.forEach((listener) => listener(error));
+        reject(error);
+      }
+    });
+    request.addEventListener("error", () => reject(new ApiError(0, null)));
+    request.send(file);
+  });
+}
+
 /** `GET path?params`, leaving out parameters that are null or undefined. */
 export function get(path, params = {}) {
   const query = new URLSearchParams();

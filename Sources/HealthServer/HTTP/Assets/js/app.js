@@ -11,6 +11,7 @@ const routes = {
   "blood-pressure": () => import("./pages/blood-pressure.js"),
   workouts: () => import("./pages/workouts.js"),
   apps: () => import("./pages/apps.js"),
+  import: () => import("./pages/import.js"),
 };
 
 const page = document.getElementById("page");
