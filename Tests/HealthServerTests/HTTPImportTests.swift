@@ -87,8 +87,12 @@ final class HTTPImportTests: XCTestCase {
     func testTheUploadLimitAndOneImportAtATime() throws {
         let server = try ServerProcess(extraArguments: ["--http-upload-limit", "4MiB"])
         var http = HTTPTestClient(server)
+        let huge = String(repeating: "x", count: 5 << 20)
+        // Refused from its headers, before anything is written to disk.
+        XCTAssertEqual(try upload(http, huge).status, 401, "signed out")
         _ = try http.signIn(server.ownerToken)
-        let tooLarge = try upload(http, String(repeating: "x", count: 5 << 20))
+        XCTAssertEqual(try upload(http, huge, headers: ["X-CSRF-Token": "0123"]).status, 403, "wrong CSRF token")
+        let tooLarge = try upload(http, huge)
         XCTAssertEqual(tooLarge.status, 413)
         XCTAssertEqual(tooLarge.errorCode, "DATA_SIZE_EXCEEDED")
         XCTAssertEqual(uploads(), [])
@@ -100,6 +104,9 @@ final class HTTPImportTests: XCTestCase {
         let second = try upload(http, big)
         XCTAssertEqual(second.status, 409, second.body)
         XCTAssertEqual(try finished(http, first)["state"] as? String, "done")
-        XCTAssertEqual(try upload(http, export(records: 1)).status, 202, "the next one may start")
+        let next = try upload(http, export(records: 1))
+        XCTAssertEqual(next.status, 202, "the next one may start")
+        XCTAssertEqual(try finished(http, next)["state"] as? String, "done")
+        XCTAssertEqual(uploads(), [])
     }
 }

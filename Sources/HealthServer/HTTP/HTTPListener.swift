@@ -141,7 +141,11 @@ final class HTTPListener: @unchecked Sendable {
         guard let existing = state.pointee else {
             let exchange = Exchange()
             if method == "POST" && HTTPRequest.uploadPaths.contains(url) {
-                do { exchange.upload = try UploadedFile() } catch { exchange.uploadFailed = error }
+                if let refused = router.refusesUpload(headers: Self.headers(connection)) {
+                    exchange.uploadFailed = refused
+                } else {
+                    do { exchange.upload = try UploadedFile() } catch { exchange.uploadFailed = error }
+                }
             }
             state.pointee = Unmanaged.passRetained(exchange).toOpaque()
             return MHD_Result.YES
@@ -227,12 +231,18 @@ final class HTTPListener: @unchecked Sendable {
         return queued
     }
 
-    /// The request's method, path, query, the headers the router reads, body and peer.
-    private static func request(_ connection: OpaquePointer, url: String, method: String, body: [UInt8]) -> HTTPRequest {
+    /// The headers the router reads, by lower-case name.
+    private static func headers(_ connection: OpaquePointer) -> [String: String] {
         var headers: [String: String] = [:]
         for name in HTTPRequest.readHeaders {
             if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) { headers[name] = String(cString: value) }
         }
+        return headers
+    }
+
+    /// The request's method, path, query, the headers the router reads, body and peer.
+    private static func request(_ connection: OpaquePointer, url: String, method: String, body: [UInt8]) -> HTTPRequest {
+        let headers = headers(connection)
         final class Collected { var query: [String: String] = [:] }
         let collected = Collected()
         withExtendedLifetime(collected) {

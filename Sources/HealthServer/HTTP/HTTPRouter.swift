@@ -127,6 +127,17 @@ final class HTTPRouter: Sendable {
         }
     }
 
+    /// Whether an upload may be written to disk at all, from its headers before its body: a signed-in
+    /// session and its CSRF token (checked again in full once the body is in).
+    func refusesUpload(headers: [String: String]) -> HealthError? {
+        let request = HTTPRequest(method: "POST", path: "", query: [:], headers: headers, body: [], peer: "")
+        guard let id = request.cookie(BrowserSessions.cookieName), let entry = sessions.entry(id) else {
+            return HealthError(.unauthenticated, "not signed in, or the session expired: sign in with the owner token")
+        }
+        do { try checkCSRF(request, entry) } catch { return error }
+        return nil
+    }
+
     // MARK: the owner's API
 
     private func api(_ request: HTTPRequest, path: [Substring]) async throws(HealthError) -> HTTPResponse {

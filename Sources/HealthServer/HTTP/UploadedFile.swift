@@ -6,14 +6,25 @@ import HealthModel
 /// refusal, or when the connection breaks off mid-upload.
 final class UploadedFile: @unchecked Sendable {
     let path: String
+    /// A directory of its own: files an export.xml refers to (workout routes) are looked up beside
+    /// it, and must not be found among other files.
+    private let directory: String
     private var fd: Int32
     private(set) var size: Int64 = 0
 
     init() throws(HealthError) {
         var template = Array((NSTemporaryDirectory() + "/healthstore-upload-XXXXXX").utf8CString)
-        fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw HealthError(.internalError, "cannot create a temporary file for the upload: \(String(cString: strerror(errno)))") }
-        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw HealthError(.internalError, "cannot create a temporary directory for the upload: \(String(cString: strerror(errno)))")
+        }
+        directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        path = directory + "/export"
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            rmdir(directory)
+            throw HealthError(.internalError, "cannot create a temporary file for the upload: \(reason)")
+        }
     }
 
     /// Appends a chunk (loop thread, while the upload arrives); false when the disk refuses it.
@@ -37,5 +48,6 @@ final class UploadedFile: @unchecked Sendable {
     deinit {
         close()
         unlink(path)
+        rmdir(directory)
     }
 }

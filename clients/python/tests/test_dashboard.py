@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import urllib.error
 import urllib.request
+import zipfile
 
 import pytest
 
@@ -325,10 +326,12 @@ def test_an_uploaded_export_shows_its_progress_and_summary_and_its_types_appear_
         f'<Record type="{waist}" sourceName="Upload Scale" unit="cm" creationDate="2024-05-0{day} 08:00:30 +0200" '
         f'startDate="2024-05-0{day} 08:00:00 +0200" endDate="2024-05-0{day} 08:00:00 +0200" value="{80 + day}"/>'
         for day in range(1, 4))
-    export = tmp_path / "export.xml"
-    export.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE HealthData [\n<!-- HealthKit Export Version: 11 -->\n'
-                      '<!ELEMENT HealthData ANY>\n]>\n<HealthData locale="en_US">\n'
-                      f' <ExportDate value="2024-06-01 08:10:05 +0200"/>\n{records}\n</HealthData>\n')
+    export = tmp_path / "export.zip"  # as the Health app shares it
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("apple_health_export/export.xml",
+                         '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE HealthData [\n<!-- HealthKit Export Version: 11 -->\n'
+                         '<!ELEMENT HealthData ANY>\n]>\n<HealthData locale="en_US">\n'
+                         f' <ExportDate value="2024-06-01 08:10:05 +0200"/>\n{records}\n</HealthData>\n')
     signed_in.get(signed_in.current_url.split("#")[0] + "#/import")
     wait_for(signed_in, "#export-file").send_keys(str(export))
     signed_in.find_element(By.ID, "start-import").click()
