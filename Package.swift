@@ -39,7 +39,7 @@ let package = Package(
         // libuv server: connections, sessions, dispatch, subscriptions; the HTTP listener (HTTP/: dashboard
         // API, operator endpoints) on libmicrohttpd, with the dashboard's files as resources.
         .target(name: "HealthServer", dependencies: ["HealthStorage", "HealthWire", "HealthModel", "HealthTLS", "HealthMetrics",
-                                                     "CLibUV", "CMicroHTTPD"],
+                                                     "CLibUV", "CMicroHTTPD", "AppleHealthImport"],
                 resources: [.copy("HTTP/Assets")]),
         // async/await client over the protocol.
         .target(name: "HealthClient", dependencies: ["HealthWire", "HealthModel", "HealthTLS"]),

@@ -89,6 +89,8 @@ public struct HTTPSettings: Sendable, Equatable {
     public var metricsTokenRequired = false
     /// Largest request body accepted; larger ones get 413.
     public var maxBodyBytes = 64 * 1024
+    /// Largest Apple Health export upload (streamed to a temporary file, never held in memory).
+    public var maxUploadBytes: Int64 = 4 << 30
     /// A browser session lasts this long after sign-in.
     public var sessionSeconds: Double = 12 * 3600
 

@@ -1,3 +1,4 @@
+import AppleHealthImport
 import HealthCLI
 import Foundation
 import HealthClient
@@ -264,7 +265,7 @@ struct ImportRun {
                     fail(lines: batch.map(\.line), error, samples: batch.map(\.sample))
                     return
                 }
-                if Self.isPresentElsewhere(error) {
+                if ExportImporter.isPresentElsewhere(error) {
                     counts.alreadyPresent += 1
                     observe?(batch[index].sample, .alreadyPresent)
                 } else {
@@ -275,29 +276,14 @@ struct ImportRun {
         }
     }
 
-    /// The object's UUID is stored already under another source: re-importing an export into the
-    /// store it came from (the owner's import saves as the Health app) meets every object this way.
-    private static func isPresentElsewhere(_ error: HealthError) -> Bool {
-        error.code == .invalidArgument && error.field?.hasSuffix("uuid") == true
-            && error.message.contains("already used by an object saved by another source")
-    }
-
     mutating func fail(lines: [Int], _ error: any Error, samples: [Sample] = []) {
         guard let first = lines.first, let last = lines.last else { return }
         let message = (error as? HealthError)?.message ?? "\(error)"
-        let reason = Self.reason(message)
+        let reason = ExportImporter.reason(message)
         for sample in samples { observe?(sample, .refused(reason: reason)) }
         if counts.refusals[reason]?.count ?? 0 < ImportCounts.exampleLines {
             status.note(lines.count == 1 ? "line \(first): \(message)" : "lines \(first)-\(last): \(message)")
         }
         counts.refuse(lines: lines, reason: reason)
-    }
-
-    /// A message with what differs from line to line (UUIDs, numbers, quoted values) taken out, so
-    /// refusals for one cause count together.
-    private static func reason(_ message: String) -> String {
-        message.replacing(/[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/, with: "<uuid>")
-            .replacing(/'[^']*'/, with: "'…'")
-            .replacing(/-?\d+(\.\d+)?/, with: "N")
     }
 }

@@ -34,6 +34,8 @@ struct Options {
             + "/metrics) over HTTP (default 127.0.0.1:7480; port 0 picks one; \"off\" = none); HTTPS with --tls-cert and "
             + "--tls-key. See docs/http.md", section: "http"),
         option("http-assets", "DIR", "serve the dashboard's files from DIR instead of the bundled ones", section: "http"),
+        option("http-upload-limit", "SIZE", "largest Apple Health export the dashboard may upload (default 4GiB; streamed "
+            + "to a temporary file)", section: "http"),
         option("metrics-auth", "MODE", "none | operator (default none): with operator, /metrics needs "
             + "Authorization: Bearer <operator token>", section: "http"),
         option("threads", "N", "I/O threads, each with its own event loop (default: one per core)", section: "listening"),
@@ -133,6 +135,7 @@ struct Options {
             }
         }
         configuration.http?.assetsDirectory = arguments.value("http-assets")
+        try set("http-upload-limit", bytes(1...Int.max)) { configuration.http?.maxUploadBytes = Int64($0) }
         try set("metrics-auth", { text throws(UsageError) in try Values.choice(text, MetricsAuth.self) }) {
             configuration.http?.metricsTokenRequired = $0 == .operator
         }

@@ -97,8 +97,46 @@ final class HTTPEndpointTests: XCTestCase {
         let signedOut = try http.request("DELETE", "/api/session")
         XCTAssertEqual(signedOut.status, 204)
         XCTAssertTrue(signedOut.header("set-cookie")?.contains("Max-Age=0") == true)
-        XCTAssertEqual(try http.request("GET", "/api/session").status, 401)
+        let whoAmI = try http.request("GET", "/api/session")
+        XCTAssertEqual(whoAmI.status, 200, "signed out is an answer, not an error")
+        XCTAssertEqual(whoAmI.body, "{\"owner\":null}\n")
         XCTAssertEqual(try http.request("GET", "/api/apps").status, 401)
+    }
+
+    func testSessionWithoutCookieAnswersNoOwnerAndTheCatalogNamesValuesAndActivities() throws {
+        let server = try ServerProcess()
+        var http = HTTPTestClient(server)
+        let nobody = try http.request("GET", "/api/session")
+        XCTAssertEqual(nobody.status, 200)
+        XCTAssertTrue(nobody.json["owner"] is NSNull, nobody.body)
+        XCTAssertNil(nobody.json["csrf_token"])
+        http.cookie = "healthstore_session=unknown"
+        XCTAssertEqual(try http.request("GET", "/api/session").body, "{\"owner\":null}\n", "an unknown session is no owner either")
+
+        _ = try http.signIn(server.ownerToken)
+        let catalog = try http.request("GET", "/api/catalog").json
+        let types = try XCTUnwrap(catalog["types"] as? [[String: Any]])
+        let sleep = try XCTUnwrap(types.first { $0["short_name"] as? String == "SleepAnalysis" })
+        let stages = try XCTUnwrap(sleep["value_names"] as? [String: String])
+        XCTAssertEqual(stages["0"], "inBed")
+        XCTAssertEqual(stages["5"], "asleepREM")
+        XCTAssertTrue(types.first { $0["short_name"] as? String == "HeartRate" }?["value_names"] is NSNull, "quantity types have none")
+        let activities = try XCTUnwrap(catalog["workout_activity_types"] as? [String: String])
+        XCTAssertEqual(activities["37"], "running")
+        XCTAssertEqual(activities.count, WorkoutActivityTypes.names.count)
+    }
+
+    func testAnAssetTheBrowserHoldsAnswers304() throws {
+        let server = try ServerProcess()
+        let http = HTTPTestClient(server)
+        let first = try http.request("GET", "/")
+        let etag = try XCTUnwrap(first.header("etag"))
+        let again = try http.request("GET", "/", headers: ["If-None-Match": etag])
+        XCTAssertEqual(again.status, 304)
+        XCTAssertEqual(again.body, "")
+        XCTAssertEqual(again.header("etag"), etag)
+        XCTAssertEqual(try http.request("GET", "/", headers: ["If-None-Match": "W/\"x\", \(etag)"]).status, 304, "one of several tags")
+        XCTAssertEqual(try http.request("GET", "/", headers: ["If-None-Match": "\"stale\""]).status, 200)
     }
 
     func testStatisticsCollectionAndSamplesEqualTheBinaryProtocolsAnswers() throws {

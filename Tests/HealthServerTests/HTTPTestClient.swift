@@ -29,9 +29,10 @@ struct HTTPTestClient {
         var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
     }
 
-    func request(_ method: String, _ path: String, json body: String? = nil, headers: [String: String] = [:]) throws -> Answer {
+    func request(_ method: String, _ path: String, json body: String? = nil, headers: [String: String] = [:],
+                 contentType: String = "application/json") throws -> Answer {
         let socket = try RawClient(port: port)
-        socket.sendRaw(Array(requestText(method, path, body: body, headers: headers).utf8))
+        socket.sendRaw(Array(requestText(method, path, body: body, headers: headers, contentType: contentType).utf8))
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -71,12 +72,13 @@ struct HTTPTestClient {
         return EventReader(socket: socket)
     }
 
-    private func requestText(_ method: String, _ path: String, body: String?, headers: [String: String]) -> String {
+    private func requestText(_ method: String, _ path: String, body: String?, headers: [String: String],
+                             contentType: String = "application/json") -> String {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let cookie { text += "Cookie: \(cookie)\r\n" }
         if let csrfToken, headers["X-CSRF-Token"] == nil { text += "X-CSRF-Token: \(csrfToken)\r\n" }
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        if let body { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+        if let body { text += "Content-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n" }
         return text + "\r\n" + (body ?? "")
     }
 }

@@ -16,7 +16,13 @@ enum APIJSON {
         fields["canonical_unit"] = .optional(type.canonicalUnit)
         fields["display_unit"] = .optional(type.kind == .quantity ? type.displayUnit ?? type.canonicalUnit : nil)
         fields["aggregation"] = type.aggregation.map { .string($0 == .cumulative ? "cumulative" : "discrete") } ?? .null
+        fields["value_names"] = type.kind == .category && !type.valueNames.isEmpty ? names(type.valueNames) : .null
         return .object(fields)
+    }
+
+    /// Raw value → name, keyed by the value's decimal text (JSON keys are strings).
+    static func names<Raw: BinaryInteger>(_ names: [Raw: String]) -> JSON {
+        .object(Dictionary(uniqueKeysWithValues: names.map { (String($0.key), JSON.string($0.value)) }))
     }
 
     static func statistics(_ s: Statistics) -> JSON {

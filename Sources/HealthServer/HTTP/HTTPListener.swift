@@ -33,6 +33,9 @@ final class HTTPListener: @unchecked Sendable {
     /// the answering task carries it back to the loop without touching it.
     private final class Exchange: @unchecked Sendable {
         var body: [UInt8] = []
+        /// Set for an upload path: the body goes here instead of `body`.
+        var upload: UploadedFile?
+        var uploadFailed: HealthError?
         var tooLarge = false
         var started = false
         var response: HTTPResponse?
@@ -136,10 +139,32 @@ final class HTTPListener: @unchecked Sendable {
     private func handle(_ connection: OpaquePointer, url: String, method: String, upload: UnsafePointer<CChar>?,
                         uploadSize: UnsafeMutablePointer<Int>, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let existing = state.pointee else {
-            state.pointee = Unmanaged.passRetained(Exchange()).toOpaque()
+            let exchange = Exchange()
+            if method == "POST" && HTTPRequest.uploadPaths.contains(url) {
+                if let refused = router.refusesUpload(headers: Self.headers(connection)) {
+                    exchange.uploadFailed = refused
+                } else {
+                    do { exchange.upload = try UploadedFile() } catch { exchange.uploadFailed = error }
+                }
+            }
+            state.pointee = Unmanaged.passRetained(exchange).toOpaque()
             return MHD_Result.YES
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
+        if uploadSize.pointee > 0, exchange.upload != nil || exchange.uploadFailed != nil {
+            if let file = exchange.upload, let upload {
+                if file.size + Int64(uploadSize.pointee) > settings.maxUploadBytes {
+                    exchange.upload = nil
+                    exchange.uploadFailed = HealthError(.dataSizeExceeded, "the upload is larger than \(settings.maxUploadBytes) bytes "
+                        + "(healthd --http-upload-limit)", field: "body")
+                } else if !file.append(UnsafeRawBufferPointer(start: upload, count: uploadSize.pointee)) {
+                    exchange.upload = nil
+                    exchange.uploadFailed = HealthError(.internalError, "cannot write the upload to a temporary file: \(String(cString: strerror(errno)))")
+                }
+            }
+            uploadSize.pointee = 0
+            return MHD_Result.YES
+        }
         if uploadSize.pointee > 0 {
             if exchange.body.count + uploadSize.pointee > settings.maxBodyBytes {
                 exchange.tooLarge = true
@@ -159,7 +184,11 @@ final class HTTPListener: @unchecked Sendable {
             let error = HealthError(.dataSizeExceeded, "the request body is larger than \(settings.maxBodyBytes) bytes", field: "body")
             return queue(router.finish(.error(error)), on: connection)
         }
-        let request = Self.request(connection, url: url, method: method, body: exchange.body)
+        if let failed = exchange.uploadFailed { return queue(router.finish(.error(failed)), on: connection) }
+        var request = Self.request(connection, url: url, method: method, body: exchange.body)
+        exchange.upload?.close()
+        request.upload = exchange.upload
+        exchange.upload = nil
         MHD_suspend_connection(connection)
         let (router, loop) = (router, loop)
         let box = UncheckedConnection(connection)
@@ -202,12 +231,18 @@ final class HTTPListener: @unchecked Sendable {
         return queued
     }
 
-    /// The request's method, path, query, the headers the router reads, body and peer.
-    private static func request(_ connection: OpaquePointer, url: String, method: String, body: [UInt8]) -> HTTPRequest {
+    /// The headers the router reads, by lower-case name.
+    private static func headers(_ connection: OpaquePointer) -> [String: String] {
         var headers: [String: String] = [:]
         for name in HTTPRequest.readHeaders {
             if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) { headers[name] = String(cString: value) }
         }
+        return headers
+    }
+
+    /// The request's method, path, query, the headers the router reads, body and peer.
+    private static func request(_ connection: OpaquePointer, url: String, method: String, body: [UInt8]) -> HTTPRequest {
+        let headers = headers(connection)
         final class Collected { var query: [String: String] = [:] }
         let collected = Collected()
         withExtendedLifetime(collected) {

@@ -1,7 +1,8 @@
 import Foundation
 import HealthModel
 
-/// One HTTP request as the router sees it, read whole (bodies are small: see `HTTPSettings.maxBodyBytes`).
+/// One HTTP request as the router sees it, read whole (bodies are small: see `HTTPSettings.maxBodyBytes`;
+/// an upload's body is in a temporary file instead).
 struct HTTPRequest: Sendable {
     let method: String
     /// The path without its query, percent-decoded by libmicrohttpd.
@@ -10,11 +11,16 @@ struct HTTPRequest: Sendable {
     /// Header values by lower-case name (only the headers the router reads).
     let headers: [String: String]
     let body: [UInt8]
+    /// The body of an upload endpoint, streamed to a temporary file instead of `body`.
+    var upload: UploadedFile? = nil
     /// The peer's address without port: sign-in attempts are limited per address.
     let peer: String
 
+    /// Paths whose POST body is an upload, streamed to a temporary file under its own size limit.
+    static let uploadPaths: Set<String> = ["/api/imports"]
+
     /// The headers the router reads; others are never copied out of libmicrohttpd.
-    static let readHeaders = ["cookie", "x-csrf-token", "origin", "host", "authorization", "content-type"]
+    static let readHeaders = ["cookie", "x-csrf-token", "origin", "host", "authorization", "content-type", "if-none-match"]
 
     /// The cookie's value, if the request carries it.
     func cookie(_ name: String) -> String? {

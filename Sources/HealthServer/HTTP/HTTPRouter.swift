@@ -12,6 +12,7 @@ final class HTTPRouter: Sendable {
     private let sessions: BrowserSessions
     private let assets: StaticAssets
     private let operatorEndpoints: OperatorEndpoints
+    private let imports: ExportImports
     /// Cookies get `Secure` when the listener serves HTTPS.
     private let secure: Bool
 
@@ -22,6 +23,7 @@ final class HTTPRouter: Sendable {
         secure = core.config.tls != nil
         sessions = BrowserSessions(lifetime: .seconds(settings.sessionSeconds))
         operatorEndpoints = OperatorEndpoints(core: core, metricsTokenRequired: settings.metricsTokenRequired)
+        imports = ExportImports(dispatcher: core.dispatcher, loop: loop)
     }
 
     /// Stops /readyz from reporting ready (the server is shutting down).
@@ -57,7 +59,7 @@ final class HTTPRouter: Sendable {
             return try await api(request, path: request.path.dropFirst("/api/".count).split(separator: "/", omittingEmptySubsequences: false))
         }
         guard request.method == "GET" || request.method == "HEAD" else { return Self.methodNotAllowed(request) }
-        guard let file = assets.response(for: request.path) else { throw Self.notFound(request) }
+        guard let file = assets.response(for: request.path, ifNoneMatch: request.headers["if-none-match"]) else { throw Self.notFound(request) }
         return file
     }
 
@@ -75,7 +77,12 @@ final class HTTPRouter: Sendable {
             response.header("Set-Cookie", sessions.cookie(id, secure: secure))
             return response
         case "GET":
-            return .json(whoAmI(try await signedIn(request).entry))
+            // Signed out is an answer, not an error: the page asks before it knows.
+            do {
+                return .json(whoAmI(try await signedIn(request).entry))
+            } catch where error.code == .unauthenticated {
+                return .json(.object(["owner": .null]))
+            }
         case "DELETE":
             let (id, entry) = try await signedIn(request)
             try checkCSRF(request, entry)
@@ -120,15 +127,49 @@ final class HTTPRouter: Sendable {
         }
     }
 
+    /// Whether an upload may be written to disk at all, from its headers before its body: a signed-in
+    /// session and its CSRF token (checked again in full once the body is in).
+    func refusesUpload(headers: [String: String]) -> HealthError? {
+        let request = HTTPRequest(method: "POST", path: "", query: [:], headers: headers, body: [], peer: "")
+        guard let id = request.cookie(BrowserSessions.cookieName), let entry = sessions.entry(id) else {
+            return HealthError(.unauthenticated, "not signed in, or the session expired: sign in with the owner token")
+        }
+        do { try checkCSRF(request, entry) } catch { return error }
+        return nil
+    }
+
     // MARK: the owner's API
 
     private func api(_ request: HTTPRequest, path: [Substring]) async throws(HealthError) -> HTTPResponse {
         let (id, entry) = try await signedIn(request)
         if request.method != "GET" && request.method != "HEAD" { try checkCSRF(request, entry) }
         if path == ["events"] && request.method == "GET" { return events(id, entry) }
+        if path.first == "imports" { return try importExport(request, path: path, entry) }
         let api = OwnerAPI(dispatcher: core.dispatcher, session: entry.session, loop: loop)
         guard let answer = try await api.respond(request, path: path) else { throw Self.notFound(request) }
         return answer
+    }
+
+    /// `POST /api/imports` (an Apple Health export as the body) starts an import; `GET /api/imports/<id>` tells how it goes.
+    private func importExport(_ request: HTTPRequest, path: [Substring], _ entry: BrowserSessions.Entry) throws(HealthError) -> HTTPResponse {
+        guard entry.session.principal.owner != nil else { throw HealthError(.permissionDenied, "imports are the owner's") }
+        switch (request.method, path.count) {
+        case ("POST", 1):
+            guard let file = request.upload, file.size > 0 else {
+                throw HealthError.invalid("send the export (export.zip or export.xml) as the request body", field: "body")
+            }
+            guard let id = imports.start(file, session: entry.session) else {
+                return .error(HealthError(.resourceExhausted, "an import is running already: wait for it to finish", field: "body"), status: 409)
+            }
+            return .json(ExportImports.json(id, imports.status(id, owner: nil)!), status: 202)
+        case ("GET", 2):
+            guard let status = imports.status(String(path[1]), owner: entry.session.principal.ownerName) else {
+                throw HealthError(.notFound, "no import \(path[1])", field: "id")
+            }
+            return .json(ExportImports.json(String(path[1]), status))
+        default:
+            throw Self.notFound(request)
+        }
     }
 
     /// The live stream: new and deleted samples, and pending authorization requests (docs/http.md).

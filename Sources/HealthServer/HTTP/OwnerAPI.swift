@@ -14,7 +14,8 @@ struct OwnerAPI {
         let query = QueryParameters(request.query)
         switch (request.method, path.map(String.init)) {
         case ("GET", ["catalog"]):
-            return .json(.object(["types": .array(TypeCatalog.all.filter(\.isSampleType).map(APIJSON.catalogEntry))]))
+            return .json(.object(["types": .array(TypeCatalog.all.filter(\.isSampleType).map(APIJSON.catalogEntry)),
+                                  "workout_activity_types": APIJSON.names(WorkoutActivityTypes.names)]))
         case ("GET", ["overview"]):
             return try await overview(range: query.dateRange())
         case ("GET", ["samples"]):

@@ -36,11 +36,16 @@ struct StaticAssets: Sendable {
         self.files = files
     }
 
-    /// The file at a request path ("/" is /index.html); nil when there is none.
-    func response(for path: String) -> HTTPResponse? {
+    /// The file at a request path ("/" is /index.html); nil when there is none. A browser that already
+    /// holds this version (`If-None-Match` names its ETag) gets 304 without the body.
+    func response(for path: String, ifNoneMatch: String?) -> HTTPResponse? {
         guard !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
               let file = files[path == "/" ? "/index.html" : path] else { return nil }
-        var response = HTTPResponse(status: 200, contentType: file.contentType, body: file.bytes)
+        let cached = ifNoneMatch.map { $0.split(separator: ",").contains { tag in
+            let tag = tag.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == file.etag || tag == "W/" + file.etag
+        } } ?? false
+        var response = HTTPResponse(status: cached ? 304 : 200, contentType: file.contentType, body: cached ? [] : file.bytes)
         response.header("Cache-Control", "no-cache")
         response.header("ETag", file.etag)
         return response

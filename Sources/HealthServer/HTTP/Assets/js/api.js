@@ -38,6 +38,29 @@ export async function call(method, path, body) {
   return answer;
 }
 
+/** POSTs `file` as the body with XMLHttpRequest, whose upload events tell `onProgress(sent, total)`. */
+export function upload(path, file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open("POST", path);
+    request.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+    if (csrfToken) request.setRequestHeader("X-CSRF-Token", csrfToken);
+    request.upload.addEventListener("progress", (event) => onProgress(event.loaded, event.total));
+    request.addEventListener("load", () => {
+      let answer = null;
+      try { answer = JSON.parse(request.responseText); } catch { answer = null; }
+      if (request.status >= 200 && request.status < 300) resolve(answer);
+      else {
+        const error = new ApiError(request.status, answer);
+        if (request.status === 401) signedOutListeners.forEach((listener) => listener(error));
+        reject(error);
+      }
+    });
+    request.addEventListener("error", () => reject(new ApiError(0, null)));
+    request.send(file);
+  });
+}
+
 /** `GET path?params`, leaving out parameters that are null or undefined. */
 export function get(path, params = {}) {
   const query = new URLSearchParams();
@@ -48,16 +71,11 @@ export function get(path, params = {}) {
   return call("GET", text ? `${path}?${text}` : path);
 }
 
-/** Who is signed in, or null. */
+/** Who is signed in, or null (the server answers `{"owner": null}`). */
 export async function currentSession() {
-  try {
-    const session = await call("GET", "/api/session");
-    csrfToken = session.csrf_token;
-    return session;
-  } catch (error) {
-    if (error.status === 401) return null;
-    throw error;
-  }
+  const session = await call("GET", "/api/session");
+  csrfToken = session.owner === null ? null : session.csrf_token;
+  return session.owner === null ? null : session;
 }
 
 export async function signIn(token) {

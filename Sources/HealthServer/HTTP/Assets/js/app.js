@@ -1,6 +1,6 @@
 // The dashboard's shell: sign-in and sign-out, the hash router, and the live stream's lifetime.
 import { currentSession, onSignedOut, signIn, signOut } from "./api.js";
-import { forgetCatalog } from "./catalog.js";
+import { forgetCatalog, loadCatalog } from "./catalog.js";
 import { h } from "./dom.js";
 import { connect, disconnect } from "./live.js";
 
@@ -11,6 +11,7 @@ const routes = {
   "blood-pressure": () => import("./pages/blood-pressure.js"),
   workouts: () => import("./pages/workouts.js"),
   apps: () => import("./pages/apps.js"),
+  import: () => import("./pages/import.js"),
 };
 
 const page = document.getElementById("page");
@@ -48,6 +49,7 @@ async function route(event) {
   let stop = null;
   try {
     if (!load) throw new Error(`No page at ${location.hash}`);
+    await loadCatalog(); // pages read value names synchronously
     stop = (await (await load()).render(view, argument)) || null;
   } catch (error) {
     if (error.status === 401) return;

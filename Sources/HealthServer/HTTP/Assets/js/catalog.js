@@ -1,11 +1,13 @@
-// The server's type catalog, fetched once per sign-in: kinds, aggregation and display units.
+// The server's type catalog, fetched once per sign-in: kinds, aggregation, display units and value names.
 import { get } from "./api.js";
+import { useNames } from "./format.js";
 
 let byName = null;
 
 export async function loadCatalog() {
   if (byName) return byName;
   const answer = await get("/api/catalog");
+  useNames(answer);
   byName = new Map();
   for (const entry of answer.types) {
     byName.set(entry.type, entry);

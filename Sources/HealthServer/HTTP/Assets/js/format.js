@@ -22,19 +22,30 @@ export function formatQuantity(quantity) {
   return quantity ? formatValue(quantity.value, quantity.unit) : "—";
 }
 
-// HKCategoryValueSleepAnalysis and HKWorkoutActivityType raw values, for the ones devices commonly record.
-export const sleepStages = { 0: "In bed", 1: "Asleep", 2: "Awake", 3: "Core", 4: "Deep", 5: "REM" };
-const activities = {
-  13: "Cycling", 16: "Elliptical", 20: "Functional strength", 24: "Hiking", 35: "Rowing", 37: "Running",
-  46: "Swimming", 50: "Strength training", 52: "Walking", 57: "Yoga", 63: "HIIT",
-};
+// Category value and workout activity names as the server's catalog gives them (`useNames`).
+let valueNames = new Map();
+let activities = {};
 
-export const activityName = (raw) => activities[raw] || `Activity ${raw}`;
-
-function categoryText(sample) {
-  const stage = sample.type.endsWith("SleepAnalysis") && sleepStages[sample.category_value];
-  return stage || `value ${sample.category_value}`;
+/** Takes the names from a `/api/catalog` answer; catalog.js calls it once per sign-in. */
+export function useNames(catalog) {
+  valueNames = new Map(catalog.types.filter((entry) => entry.value_names).map((entry) => [entry.type, entry.value_names]));
+  activities = catalog.workout_activity_types || {};
 }
+
+/** "asleepREM" → "Asleep REM", "traditionalStrengthTraining" → "Traditional strength training". */
+function readable(name) {
+  const text = name.replace(/([a-z])([A-Z])/g, "$1 $2").split(" ")
+    .map((word) => (/^[A-Z]{2,}$/.test(word) ? word : word.toLowerCase())).join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A category type's value by name ("In bed" for sleep's 0), else the number. */
+export function categoryName(type, raw) {
+  const name = (valueNames.get(type) || {})[raw];
+  return name ? readable(name) : `value ${raw}`;
+}
+
+export const activityName = (raw) => (activities[raw] ? readable(activities[raw]) : `Activity ${raw}`);
 
 /** A type's readable name: "HeartRate" → "Heart Rate". */
 export function typeLabel(shortName) {
@@ -64,7 +75,7 @@ export function workoutMicros(sample) {
 export function sampleValue(sample) {
   switch (sample.kind) {
     case "quantity": return formatValue(sample.value, sample.unit);
-    case "category": return categoryText(sample);
+    case "category": return categoryName(sample.type, sample.category_value);
     case "correlation": return (sample.objects || []).map(sampleValue).join(" / ");
     case "workout": return `${activityName(sample.workout.activity_type)} · ${Math.round(workoutMicros(sample) / 6e7)} min`;
     default: return "";

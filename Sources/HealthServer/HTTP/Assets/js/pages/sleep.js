@@ -2,11 +2,12 @@
 import { get } from "../api.js";
 import { timeline } from "../charts.js";
 import { h, section } from "../dom.js";
-import { formatClock, micros, sleepStages } from "../format.js";
+import { categoryName, formatClock, micros } from "../format.js";
 import { samplesTable } from "./samples.js";
 
 // Rows top to bottom: out of sleep first, then from light to deep.
-const stages = [0, 2, 5, 3, 4, 1].map((key) => ({ key, label: sleepStages[key] }));
+const sleep = "HKCategoryTypeIdentifierSleepAnalysis";
+const stageOrder = [0, 2, 5, 3, 4, 1];
 
 /** The time the spans cover together: devices of several sources record the same sleep. */
 function coveredMicros(spans) {
@@ -44,7 +45,7 @@ export async function render(page) {
     const { samples } = await get("/api/samples", { type: "SleepAnalysis", from: micros(from), to: micros(to), limit: 2000 });
     const spans = samples.map((sample) => ({
       row: sample.category_value, start: sample.start_micros, end: sample.end_micros,
-      title: `${sleepStages[sample.category_value] || sample.category_value}: ${formatClock(sample.start_micros)}–${formatClock(sample.end_micros)}`,
+      title: `${categoryName(sleep, sample.category_value)}: ${formatClock(sample.start_micros)}–${formatClock(sample.end_micros)}`,
     }));
     const asleep = coveredMicros(spans.filter((span) => [1, 3, 4, 5].includes(span.row))
       .map((span) => ({ start: Math.max(span.start, micros(from)), end: Math.min(span.end, micros(to)) })));
@@ -55,7 +56,7 @@ export async function render(page) {
         h("button", { type: "button", "aria-label": "next night", onclick: () => { offset = Math.min(offset + 1, 0); redraw(); } }, "▶")),
       samples.length ? h("p", {}, `Asleep ${Math.floor(asleep / 3.6e9)} h ${Math.round((asleep % 3.6e9) / 6e7)} min`)
         : h("p", { class: "hint" }, "No sleep recorded this night."),
-      timeline(stages, spans, micros(from), micros(to), formatClock),
+      timeline(stageOrder.map((key) => ({ key, label: categoryName(sleep, key) })), spans, micros(from), micros(to), formatClock),
       samplesTable(samples));
   }
   page.replaceChildren(h("h1", {}, "Sleep"), section("Night", body));
