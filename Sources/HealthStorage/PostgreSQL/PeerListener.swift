@@ -82,8 +82,10 @@ final class PeerListener: Sendable {
 
         func consumeInput() { _ = PQconsumeInput(handle) }
 
-        /// A round trip: fails (and marks the session lost) when the server is gone.
-        func checkAlive() { _ = execute("SELECT 1") }
+        /// A round trip (LISTEN again: a no-op that keeps the session's last statement naming the
+        /// channel, for an operator reading pg_stat_activity); fails, marking the session lost, when
+        /// the server is gone.
+        func checkAlive() { _ = execute(listen) }
 
         func takeNotifications() -> [String] {
             var payloads: [String] = []

@@ -7,6 +7,8 @@ import HealthModel
 public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
     /// Hears what other nodes on the same store commit.
     private let peers: PeerListener
+    /// The NOTIFY channel of this store's schema.
+    let peerChannelName: String
 
     /// Tuning knobs.
     public struct Options: Sendable {
@@ -57,14 +59,15 @@ public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
         let feed = ChangeFeed()
         let peers = try PeerListener(conninfo: conninfo, channel: channel, feed: feed)
         // The database's size is the server's business (pg_database_size), not a file this node can stat.
-        return PostgreSQLStore(peers: peers, writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention,
+        return PostgreSQLStore(peers: peers, channel: channel.name, writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention,
                                openWarnings: [], metrics: StoreMetrics(files: []), window: options.groupCommitWindow,
                                windowJobs: options.groupCommitWindowJobs, feed: feed)
     }
 
-    private init(peers: PeerListener, writer: WriteContext, readers: ReaderPool, tombstoneRetention: Microseconds,
+    private init(peers: PeerListener, channel: String, writer: WriteContext, readers: ReaderPool, tombstoneRetention: Microseconds,
                  openWarnings: [String], metrics: StoreMetrics, window: Duration, windowJobs: Int, feed: ChangeFeed) {
         self.peers = peers
+        peerChannelName = channel
         super.init(writer: writer, readers: readers, tombstoneRetention: tombstoneRetention, openWarnings: openWarnings,
                    metrics: metrics, window: window, windowJobs: windowJobs, feed: feed)
     }
