@@ -57,6 +57,19 @@ final class Dispatcher: Sendable {
             logger.warning("the link to other nodes was down: dropping cached permissions and refreshing every long-running call")
             permissions.forgetAll()
             hub.publishEverywhere()
+            Task { await closeConnectionsOfRevokedApps() }
+        }
+    }
+
+    /// Ends the connections of apps revoked meanwhile on another node (a token rotated meanwhile
+    /// cannot be told from here: its connections stay until they reconnect).
+    private func closeConnectionsOfRevokedApps() async {
+        for (owner, connected) in registry.connectedApps {
+            guard let apps = try? await store.listApps(owner: owner) else { continue }
+            for app in apps where app.revoked && connected.contains(app.source.bundleID) {
+                let closed = registry.closeConnections(owner: owner, bundleID: app.source.bundleID)
+                logger.info("\(owner)'s app '\(app.source.bundleID)' was revoked while the link to other nodes was down; closing \(closed) connection(s)")
+            }
         }
     }
 
