@@ -50,14 +50,11 @@ final class MultiNodeTests: XCTestCase {
     func testRevokingOrRotatingOnOneNodeEndsTheAppsConnectionsOnTheOther() throws {
         let nodes = try Nodes()
         defer { nodes.stop() }
-        let (a, b) = (nodes.a, nodes.b)
-        let owner = try RawClient.session(a, token: a.ownerToken)
-        let token = try owner.registerApp(band)
-        let onB = try RawClient.session(b, token: token)
+        let (owner, onB) = try nodes.appOnB(band)
         guard case .appCredential(_, let rotated)? = owner.call(.rotateAppToken(bundleID: band)) else { return XCTFail("no credential") }
         XCTAssertEqual(try XCTUnwrap(onB.messagesUntilClosed(), "B kept the rotated token's connection").last?.result.errorCode, .unauthenticated)
 
-        let renewed = try RawClient.session(b, token: rotated)
+        let renewed = try RawClient.session(nodes.b, token: rotated)
         XCTAssertEqual(owner.call(.revokeApp(bundleID: band)), .revokeApp(connectionsClosed: 0))
         XCTAssertEqual(try XCTUnwrap(renewed.messagesUntilClosed(), "B kept the revoked app's connection").last?.result.errorCode, .unauthenticated)
     }
@@ -65,10 +62,7 @@ final class MultiNodeTests: XCTestCase {
     func testPermissionDecisionOnOneNodeTakesEffectOnTheOther() throws {
         let nodes = try Nodes()
         defer { nodes.stop() }
-        let (a, b) = (nodes.a, nodes.b)
-        let owner = try RawClient.session(a, token: a.ownerToken)
-        let token = try owner.registerApp(band)
-        let app = try RawClient.session(b, token: token)
+        let (owner, app) = try nodes.appOnB(band)
         XCTAssertEqual(app.call(.requestAuthorization(share: [hr], read: [])), .requestAuthorization)
         // B now holds the app's (pending) states in its cache.
         XCTAssertEqual(app.call(.getAuthorizationStatus(types: [hr])), .authorizationStatus([TypeAuthorizationStatus(type: hr, status: .notDetermined)]))
@@ -197,6 +191,12 @@ private struct Nodes {
         a = try ServerProcess(extraArguments: ["--store", store])
         guard !a.ownerToken.isEmpty else { throw XCTSkip("healthd on PostgreSQL wrote no owner.token on first start") }
         b = try ServerProcess(extraArguments: ["--store", store])
+    }
+
+    /// An owner's session on A, and an app it registered there connected to B.
+    func appOnB(_ bundleID: String) throws -> (owner: RawClient, app: RawClient) {
+        let owner = try RawClient.session(a, token: a.ownerToken)
+        return (owner, try RawClient.session(b, token: try owner.registerApp(bundleID)))
     }
 
     func stop() {
