@@ -12,7 +12,7 @@ final class MultiNodeTests: XCTestCase {
     private let hr = Fixtures.heartRate
     private let band = "com.example.band"
 
-    func testObserverAndAnchoredUpdatesOnOneNodeHearASaveOnTheOther() throws {
+    func testObserverAnchoredAndStatisticsUpdatesOnOneNodeHearASaveOnTheOther() throws {
         let nodes = try Nodes()
         defer { nodes.stop() }
         let (a, b) = (nodes.a, nodes.b)
@@ -22,6 +22,12 @@ final class MultiNodeTests: XCTestCase {
         guard case .anchored(_, _, _, true, _)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no initial page") }
         let observer = watcher.submit(.observe(types: [hr], predicate: nil, frequency: nil))
         XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: [], sequence: 0))
+        let now = Time.now()
+        let hour: Int64 = 3_600_000_000
+        let collection = watcher.submit(.queryStatisticsCollection(StatisticsCollectionQuery(
+            type: hr, options: .discreteMax, anchor: now - now % hour, interval: IntervalComponents(hours: 1),
+            from: now - 2 * hour, to: now, updates: true)))
+        guard case .statisticsCollection(_, true, _)? = watcher.receive(callID: collection)?.result else { return XCTFail("no initial statistics") }
 
         let writer = try RawClient.session(a, token: a.ownerToken)
         let sample = Fixtures.heartRateSample(150, minutesAgo: 1)
@@ -30,6 +36,8 @@ final class MultiNodeTests: XCTestCase {
         guard case .anchored(let added, _, _, false, _)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no update on B") }
         XCTAssertEqual(added.map(\.uuid), [sample.uuid])
         XCTAssertEqual(watcher.nextEvent(observer)?.result, .observerEvent(changedTypes: [hr], sequence: 1))
+        guard case .statisticsCollection(let changed, false, _)? = watcher.receive(callID: collection)?.result else { return XCTFail("no statistics update on B") }
+        XCTAssertEqual(try XCTUnwrap(changed.first?.maximum).value(in: "count/min"), 150, accuracy: 1e-9)
     }
 
     func testOwnersRequestFeedOnOneNodeSeesARequestMadeOnTheOther() throws {
