@@ -130,6 +130,12 @@ final class ChangeHub: Sendable {
         return try await body(signal)
     }
 
+    /// Wakes every listener of every owner with "something changed".
+    func publishEverywhere() {
+        let signals = listeners.withLock { $0.byKey.values.flatMap(\.values) }
+        for signal in signals { signal.fire(Changes()) }
+    }
+
     func publish(owner: OwnerID, topic: Topic, changes: Changes = Changes()) {
         let signals = listeners.withLock { Array(($0.byKey[Key(owner: owner, topic: topic)] ?? [:]).values) }
         for signal in signals { signal.fire(changes) }

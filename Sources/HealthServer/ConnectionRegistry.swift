@@ -89,6 +89,13 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
+    /// The apps with live connections, per owner.
+    var connectedApps: [OwnerID: Set<String>] {
+        apps.withLock { apps in
+            Dictionary(grouping: apps.byApp.keys, by: \.owner).mapValues { Set($0.map(\.bundleID)) }
+        }
+    }
+
     /// Revocations so far; read before a Hello's token is checked.
     var revocationCount: UInt64 { revocations.load(ordering: .sequentiallyConsistent) }
 

@@ -34,11 +34,43 @@ final class Dispatcher: Sendable {
 
     /// Subscribes to the store's change feed (long-running calls listen through `hub`).
     func startChangeFeed() {
-        let hub = hub
-        let token = store.subscribe { event in
-            hub.publish(owner: event.owner, topic: .data, changes: Changes(spans: event.spans))
-        }
+        let token = store.subscribe { [self] event in react(to: event) }
         feed.withLock { $0 = token }
+    }
+
+    /// Passes a committed change on to the calls and caches it concerns. Besides data changes, the
+    /// feed carries other nodes' commits only: these get what this node's own calls do directly.
+    private func react(to event: StoreEvent) {
+        switch event {
+        case .data(let change):
+            hub.publish(owner: change.owner, topic: .data, changes: Changes(spans: change.spans))
+        case .permissions(let owner, let bundleIDs):
+            permissions.forget(owner: owner, bundleIDs: bundleIDs)
+            hub.publish(owner: owner, topic: .authorizationRequests)
+        case .sourcePriority(let owner, let type):
+            hub.publish(owner: owner, topic: .sourcePriority, changes: Changes(types: [type]))
+        case .credentials(let owner, let bundleID):
+            permissions.forget(owner: owner, bundleIDs: [bundleID])
+            let closed = registry.closeConnections(owner: owner, bundleID: bundleID)
+            logger.info("another node revoked or rotated the token of \(owner)'s app '\(bundleID)'; closing \(closed) connection(s)")
+        case .missed:
+            logger.warning("the link to other nodes was down: dropping cached permissions and refreshing every long-running call")
+            permissions.forgetAll()
+            hub.publishEverywhere()
+            Task { await closeConnectionsOfRevokedApps() }
+        }
+    }
+
+    /// Ends the connections of apps revoked meanwhile on another node (a token rotated meanwhile
+    /// cannot be told from here: its connections stay until they reconnect).
+    private func closeConnectionsOfRevokedApps() async {
+        for (owner, connected) in registry.connectedApps {
+            guard let apps = try? await store.listApps(owner: owner) else { continue }
+            for app in apps where app.revoked && connected.contains(app.source.bundleID) {
+                let closed = registry.closeConnections(owner: owner, bundleID: app.source.bundleID)
+                logger.info("\(owner)'s app '\(app.source.bundleID)' was revoked while the link to other nodes was down; closing \(closed) connection(s)")
+            }
+        }
     }
 
     func stopChangeFeed() {

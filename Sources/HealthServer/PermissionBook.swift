@@ -42,11 +42,22 @@ final class PermissionBook: Sendable {
         forget(owner: owner, bundleIDs: Set(updates.map(\.bundleID)))
     }
 
-    /// Drops cached states (e.g. after an app was revoked).
+    /// Drops cached states (e.g. after an app was revoked); no bundle id: every app of the owner.
     func forget(owner: OwnerID, bundleIDs: Set<String>) {
         cache.withLock { cache in
             cache.generation &+= 1
+            if bundleIDs.isEmpty {
+                cache.states = cache.states.filter { $0.key.owner != owner }
+            }
             for bundleID in bundleIDs { cache.states.removeValue(forKey: Key(owner: owner, bundleID: bundleID)) }
+        }
+    }
+
+    /// Drops every cached state (changes may have been missed).
+    func forgetAll() {
+        cache.withLock { cache in
+            cache.generation &+= 1
+            cache.states.removeAll()
         }
     }
 }

@@ -164,6 +164,22 @@ public struct ChangeEvent: Sendable, Hashable {
     }
 }
 
+/// What the change feed carries. `.data` comes from every commit; the others only from commits of
+/// other nodes sharing the database (a node's server handles its own as it makes them).
+public enum StoreEvent: Sendable, Hashable {
+    /// Objects saved or deleted.
+    case data(ChangeEvent)
+    /// An app's permission states changed, or it asked for new ones (the owner's pending requests);
+    /// no bundle id: any app of the owner.
+    case permissions(owner: OwnerID, bundleIDs: Set<String>)
+    /// The owner reordered a type's sources.
+    case sourcePriority(owner: OwnerID, type: String)
+    /// An app's tokens were revoked or rotated: its live connections must end.
+    case credentials(owner: OwnerID, bundleID: String)
+    /// Other nodes' events may have been missed (the link to them was down): refresh everything.
+    case missed
+}
+
 /// A permission state to record for one app (the server applies the policy); the store stamps
 /// the time of the write.
 public struct AuthorizationUpdate: Sendable, Hashable {
@@ -237,8 +253,9 @@ public protocol Store: Sendable {
     func sourcesFirstSeen(owner: OwnerID, type: String) async throws -> [(Source, Microseconds)]
 
     // MARK: change feed and lifecycle
-    /// Calls `handler` after every commit that changed data; returns a token for `unsubscribe`.
-    func subscribe(_ handler: @escaping @Sendable (ChangeEvent) -> Void) -> Int
+    /// Calls `handler` after every commit that changed data, and with what other nodes sharing the
+    /// database committed (see `StoreEvent`); returns a token for `unsubscribe`.
+    func subscribe(_ handler: @escaping @Sendable (StoreEvent) -> Void) -> Int
     func unsubscribe(_ token: Int)
     /// Finishes queued writes and closes.
     func close() async

@@ -51,7 +51,7 @@ final class FailoverSharedStoreTests: XCTestCase {
 }
 
 /// A database of its own on the PostgreSQL server of HEALTHSTORE_TEST_POSTGRES, dropped at the end.
-private struct SharedDatabase {
+struct SharedDatabase {
     let url: String
     private let server: String
     private let name = "failover_\(UUID().uuidString.prefix(8).lowercased())"

@@ -125,7 +125,9 @@ final class AnchoredAndIdentityTests: StoreTestCase {
         try await forEachEngine {
             let f = try await StoreFixture()
             let events = Mutex<[ChangeEvent]>([])
-            let token = f.store.subscribe { event in events.withLock { $0.append(event) } }
+            let token = f.store.subscribe { event in
+                if case .data(let change) = event { events.withLock { $0.append(change) } }
+            }
             let sleep = StoreFixture.sleep(s(1), s(2), value: 0)
             try await f.save([StoreFixture.heartRate(s(5)), StoreFixture.heartRate(s(1)), sleep])
             let deleted = try await f.store.deleteObjects(uuids: [sleep.uuid], by: Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: false))

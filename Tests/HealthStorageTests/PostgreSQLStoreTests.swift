@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 @testable import HealthStorage
+import Synchronization
 import XCTest
 
 /// What only the PostgreSQL engine has: refusals at open and several nodes on one database. Needs
@@ -72,6 +73,69 @@ final class PostgreSQLStoreTests: XCTestCase {
         XCTAssertEqual(first.samples.count, 1)
         XCTAssertEqual(next.samples.count, 0, "the other node accepts the anchor and has nothing newer")
         for store in stores { await store.close() }
+    }
+
+    /// One node's commits reach the other's change feed (data with its spans, permission, source
+    /// order and credential changes), never its own twice; a listener whose session was cut says
+    /// events may have been missed and hears the next ones.
+    func testCommitsOfOneNodeReachTheOthersFeedAndALostListenerReportsMissedEvents() async throws {
+        let stores = try nodes(2)
+        let heardByA = Mutex<[StoreEvent]>([]), heardByB = Mutex<[StoreEvent]>([])
+        _ = stores[0].subscribe { event in heardByA.withLock { $0.append(event) } }
+        _ = stores[1].subscribe { event in heardByB.withLock { $0.append(event) } }
+        let (owner, _) = try await stores[0].addOwner(name: "alice")
+        let revision = SourceRevision(source: StoreFixture.watch, version: "1", productType: nil, osMajor: 1, osMinor: 0, osPatch: 0)
+        let sample = StoreFixture.heartRate(s(1), s(2))
+        _ = try await stores[0].save(SaveBatch(owner: owner, revision: revision, defaultDevice: nil, objects: [sample]))
+        let bundleID = StoreFixture.watch.bundleID
+        _ = try await stores[0].registerApp(owner: owner, bundleID: bundleID, name: "Watch")
+        try await stores[0].setPermissions(owner: owner, [AuthorizationUpdate(bundleID: bundleID, type: StoreFixture.heartRate,
+                                                                              direction: .share, state: .pending)])
+        try await stores[0].setSourcePriority(owner: owner, type: StoreFixture.heartRate, bundleIDs: [bundleID])
+        try await stores[0].revokeApp(owner: owner, bundleID: bundleID)
+        let expected: [StoreEvent] = [
+            .data(ChangeEvent(owner: owner, spans: [StoreFixture.heartRate: TimeSpan(start: s(1), end: s(2))], sources: [bundleID])),
+            .permissions(owner: owner, bundleIDs: [bundleID]), .sourcePriority(owner: owner, type: StoreFixture.heartRate),
+            .credentials(owner: owner, bundleID: bundleID),
+        ]
+        try await waitFor { heardByB.withLock { $0 } == expected }
+        XCTAssertEqual(heardByB.withLock { $0 }, expected)
+        XCTAssertEqual(heardByA.withLock { $0 }, [expected[0]], "a node hears its own data change once, and none of its other events")
+
+        let db = try PostgreSQLConnection(conninfo: try conninfo())
+        let channel = try XCTUnwrap(stores[1].peerChannelName)
+        try db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE '%LISTEN \"\(channel)\"%'")
+        try await waitFor { heardByB.withLock { $0.last } == .missed }
+        let later = StoreFixture.heartRate(s(3), s(4))
+        _ = try await stores[0].save(SaveBatch(owner: owner, revision: revision, defaultDevice: nil, objects: [later]))
+        try await waitFor { heardByB.withLock { $0.count } == expected.count + 2 }
+        XCTAssertEqual(heardByB.withLock { $0.last }, .data(ChangeEvent(owner: owner, spans: [StoreFixture.heartRate: TimeSpan(start: s(3), end: s(4))],
+                                                                        sources: [bundleID])))
+        for store in stores { await store.close() }
+    }
+
+    /// A change too large for one NOTIFY payload goes out coarse (no spans, no sources: "something
+    /// changed"), never failing the commit; a node ignores its own payloads. Needs no server.
+    func testOversizedAnnouncementsGoOutCoarse() throws {
+        let (sender, receiver) = (PeerChannel(schema: "s"), PeerChannel(schema: "s"))
+        let owner = OwnerID(7)
+        let sources = Set((0..<400).map { "com.example.app-number-\($0)" })
+        let big = StoreEvent.data(ChangeEvent(owner: owner, spans: [StoreFixture.heartRate: TimeSpan(start: 1, end: 2)], sources: sources))
+        let many = StoreEvent.permissions(owner: owner, bundleIDs: sources)
+        let payloads = sender.payloads(for: [big, many])
+        XCTAssertEqual(payloads.count, 2)
+        XCTAssertTrue(payloads.allSatisfy { $0.utf8.count <= PeerChannel.payloadLimit })
+        XCTAssertEqual(payloads.map(receiver.event(from:)),
+                       [.data(ChangeEvent(owner: owner, spans: [:], sources: [])), .permissions(owner: owner, bundleIDs: [])])
+        XCTAssertNil(sender.event(from: payloads[0]))
+        XCTAssertEqual(sender.name, receiver.name)
+        XCTAssertLessThanOrEqual(PeerChannel(schema: String(repeating: "x", count: 100)).name.utf8.count, 63)
+    }
+
+    /// Waits until `condition` holds (events cross nodes asynchronously), at most 20 seconds.
+    private func waitFor(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     /// Writers on two nodes commit concurrently while an anchored reader pages along: every saved

@@ -4,10 +4,10 @@ import Synchronization
 /// Subscribers of committed changes. Events are delivered in commit order on a private serial queue,
 /// so a slow handler never holds up the writer.
 final class ChangeFeed: Sendable {
-    private let handlers = Mutex<(next: Int, byToken: [Int: @Sendable (ChangeEvent) -> Void])>((1, [:]))
+    private let handlers = Mutex<(next: Int, byToken: [Int: @Sendable (StoreEvent) -> Void])>((1, [:]))
     private let delivery = DispatchQueue(label: "healthstore.change-feed")
 
-    func subscribe(_ handler: @escaping @Sendable (ChangeEvent) -> Void) -> Int {
+    func subscribe(_ handler: @escaping @Sendable (StoreEvent) -> Void) -> Int {
         handlers.withLock { state in
             let token = state.next
             state.next += 1
@@ -20,7 +20,7 @@ final class ChangeFeed: Sendable {
         _ = handlers.withLock { $0.byToken.removeValue(forKey: token) }
     }
 
-    func publish(_ events: [ChangeEvent]) {
+    func publish(_ events: [StoreEvent]) {
         guard !events.isEmpty else { return }
         let targets = handlers.withLock { Array($0.byToken.values) }
         guard !targets.isEmpty else { return }

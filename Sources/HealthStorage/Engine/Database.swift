@@ -28,6 +28,9 @@ protocol Database: AnyObject {
     var inTransaction: Bool { get }
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { get }
+    /// Tells other nodes sharing the database what the writer's open transaction changed, delivered
+    /// when (and only if) it commits; a no-op where no other node can share the database.
+    func announce(_ events: [StoreEvent]) throws(HealthError)
     /// Called by the writer as it stops, for housekeeping a stopped store should not leave undone.
     func writerWillStop()
 }

@@ -5,10 +5,11 @@ import HealthModel
 /// and a small pool of reader threads, each on its own `Database` connection. `SQLiteStore` and
 /// `PostgreSQLStore` open the connections and hand them over.
 public class EngineStore: Store, @unchecked Sendable {
-    // Every stored property is a constant of a thread-safe type; subclasses add none.
+    // Every stored property is a constant of a thread-safe type; so are those subclasses add.
     private let writer: WriterThread
     private let readers: ReaderPool
-    private let feed: ChangeFeed
+    /// Also fed by a listener of other nodes' commits, where the engine has one.
+    let feed: ChangeFeed
     /// How long tombstones are kept before `purgeExpiredTombstones` removes them.
     private let tombstoneRetention: Microseconds
     /// Problems met at open that did not stop the store from serving, for the operator's log.
@@ -18,8 +19,7 @@ public class EngineStore: Store, @unchecked Sendable {
     /// Starts the threads over connections the engine has opened and migrated. `window` and
     /// `windowJobs`: the writer's group-commit window (see `WriterThread`).
     init(writer context: WriteContext, readers: ReaderPool, tombstoneRetention: Microseconds, openWarnings: [String],
-         metrics: StoreMetrics, window: Duration, windowJobs: Int) {
-        let feed = ChangeFeed()
+         metrics: StoreMetrics, window: Duration, windowJobs: Int, feed: ChangeFeed = ChangeFeed()) {
         self.metrics = metrics
         self.writer = WriterThread(context: context, feed: feed, metrics: metrics, window: window, windowJobs: windowJobs)
         self.readers = readers
@@ -207,7 +207,7 @@ public class EngineStore: Store, @unchecked Sendable {
 
     // MARK: change feed and lifecycle
 
-    public func subscribe(_ handler: @escaping @Sendable (ChangeEvent) -> Void) -> Int { feed.subscribe(handler) }
+    public func subscribe(_ handler: @escaping @Sendable (StoreEvent) -> Void) -> Int { feed.subscribe(handler) }
 
     public func unsubscribe(_ token: Int) { feed.unsubscribe(token) }
 

@@ -23,6 +23,9 @@ final class WriteContext {
     private var movedAnchors: Set<Int64> = []
     private var jobChanges: [Int64: ChangeSet] = [:]
     private var transactionChanges: [Int64: ChangeSet] = [:]
+    /// Events other than data changes that the running job and transaction made.
+    private var jobEvents: [StoreEvent] = []
+    private var transactionEvents: [StoreEvent] = []
 
     struct ChangeSet {
         var spans: [String: TimeSpan] = [:]
@@ -105,12 +108,22 @@ final class WriteContext {
         metadataUnits.finishJob(success: success)
         if success {
             for (owner, change) in jobChanges { transactionChanges[owner, default: ChangeSet()].formUnion(change) }
+            transactionEvents += jobEvents
         }
         jobChanges.removeAll(keepingCapacity: true)
+        jobEvents.removeAll(keepingCapacity: true)
     }
 
-    /// Ends the transaction; on success returns (owner, changes) for the change feed.
-    func finishTransaction(success: Bool) -> [(owner: Int64, changes: ChangeSet)] {
+    /// What the running transaction changed, as the change feed carries it: one data event per
+    /// owner, then the other events in the order the jobs made them.
+    var transactionFeedEvents: [StoreEvent] {
+        transactionChanges.map { owner, change in
+            .data(ChangeEvent(owner: OwnerID(owner), spans: change.spans, sources: change.sources))
+        } + transactionEvents
+    }
+
+    /// Ends the transaction (`transactionFeedEvents` is empty afterwards).
+    func finishTransaction(success: Bool) {
         typeIDs.finishTransaction(success: success)
         sourceIDs.finishTransaction(success: success)
         revisionIDs.finishTransaction(success: success)
@@ -118,18 +131,20 @@ final class WriteContext {
         typeSources.finishTransaction(success: success)
         extents.finishTransaction(success: success)
         metadataUnits.finishTransaction(success: success)
-        defer {
-            transactionChanges.removeAll(keepingCapacity: true)
-            movedAnchors.removeAll(keepingCapacity: true)
-        }
-        guard success else { return [] }
-        return transactionChanges.map { ($0.key, $0.value) }
+        transactionChanges.removeAll(keepingCapacity: true)
+        transactionEvents.removeAll(keepingCapacity: true)
+        movedAnchors.removeAll(keepingCapacity: true)
     }
 
     /// Records that `bundleID` inserted or deleted an object of `type` covering `span`.
     func noteChange(owner: Int64, type: String, span: TimeSpan, bundleID: String) {
         // In place: this runs for every saved sample.
         jobChanges[owner, default: ChangeSet()].note(type: type, span: span, bundleID: bundleID)
+    }
+
+    /// Records an event other than a data change for the change feed of other nodes.
+    func noteEvent(_ event: StoreEvent) {
+        jobEvents.append(event)
     }
 
     // MARK: anchors

@@ -127,7 +127,7 @@ final class WriterThread: @unchecked Sendable {
                 if !savepoints {
                     db.resetAll()
                     if db.inTransaction { try? db.execute("ROLLBACK") }
-                    _ = context.finishTransaction(success: false)
+                    context.finishTransaction(success: false)
                     return nil
                 }
                 if db.inTransaction {
@@ -136,31 +136,33 @@ final class WriterThread: @unchecked Sendable {
                 }
                 failures.append(error)
                 if !db.inTransaction {
-                    _ = context.finishTransaction(success: false)
+                    context.finishTransaction(success: false)
                     jobs.prefix(failures.count).forEach { $0.complete(error) }
                     return jobs.dropFirst(failures.count)
                 }
             }
         }
         db.resetAll()
+        let events = context.transactionFeedEvents
         do {
             try context.finishTransactionWrites()
+            // Inside the transaction: other nodes hear of it on commit, in commit order, or never.
+            try db.announce(events)
             try db.commitWrite()
         } catch {
             if db.inTransaction { try? db.execute("ROLLBACK") }
-            _ = context.finishTransaction(success: false)
+            context.finishTransaction(success: false)
             jobs.forEach { $0.complete(error) }
             return []
         }
         commits.add(1, ordering: .relaxed)
-        let changes = context.finishTransaction(success: true)
+        context.finishTransaction(success: true)
         metrics.commitJobs.observe(Double(jobs.count))
         metrics.commitSeconds.observe((ContinuousClock.now - began) / .seconds(1))
         arrivedDuringGroup = queue.count > 0
         for (job, failure) in zip(jobs, failures) { job.complete(failure) }
-        feed.publish(changes.map { change in
-            ChangeEvent(owner: OwnerID(change.owner), spans: change.changes.spans, sources: change.changes.sources)
-        })
+        // This node's server already acted on its own non-data events.
+        feed.publish(events.filter { if case .data = $0 { true } else { false } })
         return []
     }
 }

@@ -22,6 +22,7 @@ extension WriteContext {
             upsert.bind(7, now)
             try upsert.run()
         }
+        noteEvent(.permissions(owner: owner, bundleIDs: Set(updates.map(\.bundleID))))
     }
 }
 

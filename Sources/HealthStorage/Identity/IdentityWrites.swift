@@ -54,6 +54,7 @@ extension WriteContext {
             throw HealthError(.notFound, "no active app '\(bundleID)' is registered", field: "bundle_id")
         }
         try deleteTokens(app: app)
+        noteEvent(.credentials(owner: owner, bundleID: bundleID))
         return try issueToken(role: .app, owner: owner.rawValue, app: app)
     }
 
@@ -65,6 +66,7 @@ extension WriteContext {
         let revoke = try db.prepare("UPDATE apps SET revoked = 1 WHERE id = ?")
         revoke.bind(1, app)
         try revoke.run()
+        noteEvent(.credentials(owner: owner, bundleID: bundleID))
     }
 
     private func requireOwner(_ owner: OwnerID) throws(HealthError) {

@@ -41,6 +41,7 @@ extension WriteContext {
             insert.bind(4, bundleID)
             try insert.run()
         }
+        noteEvent(.sourcePriority(owner: owner, type: type))
     }
 }
 

@@ -100,6 +100,20 @@ final class PostgreSQLConnection: Database {
 
     func writerWillStop() {}
 
+    /// Where the writer announces its commits to other nodes (nil on reader sessions).
+    var peerChannel: PeerChannel?
+
+    /// One NOTIFY per event, sent in one round trip.
+    func announce(_ events: [StoreEvent]) throws(HealthError) {
+        guard let peerChannel, !events.isEmpty else { return }
+        let payloads = peerChannel.payloads(for: events)
+        guard !payloads.isEmpty else { return }
+        let values = (2...payloads.count + 1).map { "(?\($0))" }.joined(separator: ", ")
+        let notify = try prepareOnce("SELECT pg_notify(?1, payload) FROM (VALUES \(values)) AS announced(payload)")
+        notify.bind(all: [.text(peerChannel.name)] + payloads.map(SQLValue.text))
+        try notify.run()
+    }
+
     /// A session lost between transactions (server restart, network) is re-established before the
     /// next one; a transaction it cut short has already failed with UNAVAILABLE.
     private func reconnectIfLost() throws(HealthError) {

@@ -5,6 +5,11 @@ import HealthModel
 /// Everything a node needs to serve any client (token hashes, the anchor-sealing key) lives in the
 /// database, so several nodes can share one.
 public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
+    /// Hears what other nodes on the same store commit.
+    private let peers: PeerListener
+    /// The NOTIFY channel of this store's schema.
+    let peerChannelName: String
+
     /// Tuning knobs.
     public struct Options: Sendable {
         /// Reader sessions (each with its own thread).
@@ -36,6 +41,12 @@ public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
         let db = try connect()
         try createSearchPathSchema(db)
         try PostgreSQLSchema.migrate(db, anchorKey: try TokenCrypto.randomBytes(32))
+        let schemaName = try db.prepareOnce("SELECT current_schema()")
+        guard try schemaName.step(), let schema = schemaName.text(0) else {
+            throw HealthError(.databaseInaccessible, "the PostgreSQL session at \(db.address) has no current schema")
+        }
+        let channel = PeerChannel(schema: schema)
+        db.peerChannel = channel
         let keyRow = try db.prepareOnce("SELECT anchor_key FROM store_info WHERE id = 1")
         guard try keyRow.step(), let anchorKey = keyRow.blob(0) else {
             throw HealthError(.databaseInaccessible, "the PostgreSQL store at \(db.address) has no store_info row")
@@ -45,10 +56,27 @@ public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
         let readers = try ReaderPool(count: options.readerCount) { () throws(HealthError) -> ReadContext in
             ReadContext(db: try connect(), registry: registry, anchorKey: anchorKey)
         }
+        let feed = ChangeFeed()
+        let peers = try PeerListener(conninfo: conninfo, channel: channel, feed: feed)
         let probe = SizeProbe(connect: connect)
-        return PostgreSQLStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention,
+        return PostgreSQLStore(peers: peers, channel: channel.name, writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention,
                                openWarnings: [], metrics: StoreMetrics(size: probe.measure), window: options.groupCommitWindow,
-                               windowJobs: options.groupCommitWindowJobs)
+                               windowJobs: options.groupCommitWindowJobs, feed: feed)
+    }
+
+    private init(peers: PeerListener, channel: String, writer: WriteContext, readers: ReaderPool, tombstoneRetention: Microseconds,
+                 openWarnings: [String], metrics: StoreMetrics, window: Duration, windowJobs: Int, feed: ChangeFeed) {
+        self.peers = peers
+        peerChannelName = channel
+        super.init(writer: writer, readers: readers, tombstoneRetention: tombstoneRetention, openWarnings: openWarnings,
+                   metrics: metrics, window: window, windowJobs: windowJobs, feed: feed)
+    }
+
+    deinit { peers.stop() }
+
+    public override func close() async {
+        peers.stop()
+        await super.close()
     }
 
     /// The schema named first in the session's search path (`Options.schema`, or the URL's

@@ -73,6 +73,9 @@ final class SQLiteConnection: Database {
     /// Leaves the data in the main file and an empty WAL: otherwise a stopped server keeps a WAL as
     /// large as its last checkpoint interval on disk (more than the samples' own size for 1M).
     /// A reader still in a query only makes this checkpoint partial; the next open finishes it.
+    /// One node per database file: nobody else to tell.
+    func announce(_ events: [StoreEvent]) {}
+
     func writerWillStop() { try? execute("PRAGMA wal_checkpoint(TRUNCATE)") }
 
     func resetAll() {
