@@ -34,6 +34,6 @@ for fsync in on off; do
   echo "PostgreSQL, fsync $fsync:"
   "$bench" --stream --postgres "$url" "${args[@]}"
   python3 bench/peer/peer_bench.py --engine copy --address "$url" --samples "$samples" | python3 -c \
-    'import json, sys; r = json.load(sys.stdin); print(f"raw COPY, same rows      {r[\"per_second\"]:9.0f} samples/s")'
+    'import json, sys; print("raw COPY, same shape    %9.0f samples/s" % json.load(sys.stdin)["per_second"])'
   scripts/postgres stop "$pgdir"; pgdir=""
 done
