@@ -32,7 +32,9 @@ start_healthd() {
   server_pid=$!
   servers+=("$server_pid")
   for _ in $(seq 1 1200); do
-    grep -q "ready" "$server_data/healthd.log" 2>/dev/null && [ -s "$server_data/owner.token" ] && break
+    # healthd writes a new store's owner token before it logs ready.
+    grep -q " ready: " "$server_data/healthd.log" 2>/dev/null && break
+    kill -0 "$server_pid" 2>/dev/null || break
     sleep 0.05
   done
   server_addr="$(sed -n 's/.*listening on tcp \([0-9.]*:[0-9]*\).*/\1/p' "$server_data/healthd.log" | head -1)"

@@ -1,6 +1,9 @@
 """Ingest peer benchmark: one generated stream of quantity samples written to healthd (the binary
 protocol, SaveObjects) and to InfluxDB 1.x (line protocol over HTTP), with the same writer count
 and batch size, both pre-encoded before the clock starts so client CPU does not dominate.
+healthd's writers may be spread over several nodes (--address A,B: writer i uses address i mod n).
+--engine copy is PostgreSQL's raw limit for the same rows: one psql session COPYing them, one
+transaction per batch, into a table with the samples table's columns and indexes.
 
 The stream: 8 quantity types, 20 devices, one reading per device and type per second, random
 UUIDs (healthd) / one series per device and type (InfluxDB). Prints samples/s per engine as one
@@ -8,11 +11,13 @@ JSON line per run; bench/peer/run.sh starts the servers and prints the table."""
 
 import argparse
 import http.client
+import itertools
 import json
 import os
 import random
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -75,6 +80,35 @@ def healthd_frames(count, batch, seed):
     if objects:
         frames.append(frame(pb.ClientMessage(call_id=call_id, save_objects=pb.SaveObjects(objects=objects))))
     return frames
+
+
+COPY_COLUMNS = "owner, anchor, uuid, type, start_time, value, source, revision, device"
+
+
+def copy_script(count, batch, seed):
+    """A psql script that creates `raw_samples` like healthd's samples table (columns, defaults,
+    generated columns, indexes) and COPYs the same rows (same UUIDs) into it, one COPY per batch.
+    Owner, type, source, revision and device are the small ids healthd's interned tables would give."""
+    rng = random.Random(seed + 1)
+    parts = ["\\set ON_ERROR_STOP on\n",
+             "CREATE TABLE raw_samples (LIKE samples INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING INDEXES);\n"]
+    rows = []
+    for anchor, (k, device, t, value) in enumerate(readings(count, seed), start=1):
+        rows.append(f"1\t{anchor}\t\\\\x{rng.randbytes(16).hex()}\t{k + 1}\t{t}\t{value}\t1\t1\t{device + 1}\n")
+        if len(rows) == batch:
+            parts += [f"COPY raw_samples ({COPY_COLUMNS}) FROM STDIN;\n", *rows, "\\.\n"]
+            rows = []
+    if rows:
+        parts += [f"COPY raw_samples ({COPY_COLUMNS}) FROM STDIN;\n", *rows, "\\.\n"]
+    return "".join(parts).encode()
+
+
+def copy_run(url, script):
+    """Runs the script through one psql session; returns seconds."""
+    started = time.perf_counter()
+    subprocess.run(["psql", "--quiet", "--no-psqlrc", "--dbname", url, "--file", "-"], input=script, check=True,
+                   stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
 
 
 def influx_bodies(count, batch, seed):
@@ -176,8 +210,9 @@ def influx_send(connection, body):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--engine", choices=["healthd", "influxdb"], required=True)
-    parser.add_argument("--address", required=True, help="HOST:PORT")
+    parser.add_argument("--engine", choices=["healthd", "influxdb", "copy"], required=True)
+    parser.add_argument("--address", required=True, help="HOST:PORT (healthd: HOST:PORT,HOST:PORT,… spreads the "
+                        "writers over the nodes); copy: the PostgreSQL URL")
     parser.add_argument("--token-file", help="healthd: owner token")
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--batch", type=int, default=5000)
@@ -185,19 +220,24 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     prepared = time.perf_counter()
-    if args.engine == "healthd":
-        token = open(args.token_file).read().strip()
-        items = healthd_frames(args.samples, args.batch, args.seed)
-        connect, send = (lambda: healthd_writer(args.address, token)), healthd_send
+    if args.engine == "copy":
+        script = copy_script(args.samples, args.batch, args.seed)
+        encode_seconds = time.perf_counter() - prepared
+        seconds = copy_run(args.address, script)
     else:
-        host, port = args.address.rsplit(":", 1)
-        items = influx_bodies(args.samples, args.batch, args.seed)
-        connect, send = (lambda: http.client.HTTPConnection(host, int(port), timeout=600)), influx_send
-    encode_seconds = time.perf_counter() - prepared
-    seconds = run_writers(items, args.writers, connect, send)
+        if args.engine == "healthd":
+            token = open(args.token_file).read().strip()
+            items = healthd_frames(args.samples, args.batch, args.seed)
+            addresses = itertools.cycle(args.address.split(","))
+            connect, send = (lambda: healthd_writer(next(addresses), token)), healthd_send
+        else:
+            host, port = args.address.rsplit(":", 1)
+            items = influx_bodies(args.samples, args.batch, args.seed)
+            connect, send = (lambda: http.client.HTTPConnection(host, int(port), timeout=600)), influx_send
+        encode_seconds = time.perf_counter() - prepared
+        seconds = run_writers(items, args.writers, connect, send)
     print(json.dumps({"engine": args.engine, "samples": args.samples, "seconds": seconds,
                       "per_second": args.samples / seconds, "encode_seconds": encode_seconds}))
-
 
 if __name__ == "__main__":
     main()

@@ -7,13 +7,20 @@
 # Prints samples/s, the ratio to InfluxDB, and bytes on disk per sample once each has settled
 # (healthd: stopped, so its WAL is checkpointed into the file; InfluxDB: WAL compacted into TSM).
 #   bench/peer/run.sh [SIZES]      default "1000000 10000000"; e.g. bench/peer/run.sh 200000
+#   bench/peer/run.sh --postgres [SIZES]
+#       the same stream into healthd on SQLite, then on a throw-away PostgreSQL (scripts/postgres) with
+#       fsync on and with --fast (fsync off): one node, two nodes on the same database with the writers
+#       split over them, and PostgreSQL's raw limit for the same rows (one psql session COPYing them,
+#       one transaction per batch, into a table with the samples table's columns and indexes).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/healthd-fixture.sh"
+postgres=0
+if [ "${1:-}" = --postgres ]; then postgres=1; shift; fi
 sizes="${1:-1000000 10000000}"
 writers=4 batch=5000
 
-if ! command -v influxd >/dev/null; then
+if [ "$postgres" = 0 ] && ! command -v influxd >/dev/null; then
   echo "peer: installing InfluxDB (Debian package influxdb)" >&2
   sudo_cmd=(); [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
@@ -23,7 +30,10 @@ fi
 swift build -c "$config" --scratch-path "$scratch" --product healthd >&2
 bin="$scratch/$config"
 influx_pid=""
-trap 'stop_servers; [ -n "$influx_pid" ] && kill "$influx_pid" 2>/dev/null; rm -rf "$work"' EXIT INT TERM
+# As root the PostgreSQL cluster runs as "postgres", which cannot enter $work (0700).
+pgdir=""
+trap 'stop_servers; [ -n "$influx_pid" ] && kill "$influx_pid" 2>/dev/null; [ -z "$pgdir" ] || "$root/scripts/postgres" stop "$pgdir"; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 bytes_in() { du -sb "$@" | awk '{n += $1} END {print n}'; }
@@ -79,6 +89,48 @@ field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['$1'])" "$2
 
 durability_flag=(--durability process-crash)
 "$bin/healthd" --help 2>&1 | grep -q -- "--durability" || durability_flag=()
+
+# postgres_row SIZE LABEL NODES [--fast]: a fresh cluster, NODES healthd nodes on it (or, with NODES
+# "copy", psql COPYing the same rows), the stream through them, one table row.
+postgres_row() {
+  local n="$1" label="$2" nodes="$3" result addresses=()
+  pgdir="$(mktemp -d /tmp/peer-bench-pg.XXXXXX)"
+  local url; url="$("$root/scripts/postgres" start "$pgdir" "${@:4}")"
+  start_healthd "pg-$n-$label-schema" --store "$url" --http off
+  if [ "$nodes" = copy ]; then
+    stop_servers
+    result="$(run --engine copy --address "$url" --samples "$n")"
+  else
+    addresses=("$server_addr") token="$server_data/owner.token"
+    for i in $(seq 2 "$nodes"); do
+      start_healthd "pg-$n-$label-$i" --store "$url" --http off
+      addresses+=("$server_addr")
+    done
+    result="$(run --engine healthd --address "$(IFS=,; echo "${addresses[*]}")" --token-file "$token" --samples "$n")"
+    stop_servers
+  fi
+  "$root/scripts/postgres" stop "$pgdir"; pgdir=""
+  printf "%10d  %-46s %9.1f %11.0f\n" "$n" "$label" "$(field seconds "$result")" "$(field per_second "$result")"
+}
+
+if [ "$postgres" = 1 ]; then
+  echo "ingest on PostgreSQL: $writers writers, $batch samples per write, ${config} healthd, $(nproc) cores"
+  printf "%10s  %-46s %9s %11s\n" samples engine seconds "samples/s"
+  for n in $sizes; do
+    start_healthd "sqlite-$n" --http off
+    result="$(run --engine healthd --address "$server_addr" --token-file "$server_data/owner.token" --samples "$n")"
+    stop_servers
+    printf "%10d  %-46s %9.1f %11.0f\n" "$n" "healthd, SQLite (power-loss)" "$(field seconds "$result")" \
+      "$(field per_second "$result")"
+    for fsync in on off; do
+      fast=(); [ "$fsync" = on ] || fast=(--fast)
+      postgres_row "$n" "raw COPY, PostgreSQL fsync $fsync" copy "${fast[@]}"
+      postgres_row "$n" "healthd, 1 node, PostgreSQL fsync $fsync" 1 "${fast[@]}"
+      postgres_row "$n" "healthd, 2 nodes, PostgreSQL fsync $fsync" 2 "${fast[@]}"
+    done
+  done
+  exit 0
+fi
 
 echo "ingest peer benchmark: $writers writers, $batch samples per write, ${config} healthd, $(nproc) cores"
 printf "%10s  %-38s %9s %11s %8s %13s\n" samples engine seconds "samples/s" ratio "bytes/sample"

@@ -2,7 +2,7 @@
 // commit kicks in) in each durability mode, beside a raw-SQLite baseline inserting the same rows with
 // one prepared statement into the same schema at the same `synchronous` setting; then time-range
 // query latency over the stored heart-rate samples.
-// With --stream, the peer benchmark's stream instead (see streamRun).
+// With --stream, the peer benchmark's stream instead (see streamRun); --postgres URL runs it on PostgreSQL.
 import CSQLite
 import Foundation
 import HealthModel
@@ -105,8 +105,8 @@ func cpuSeconds() -> Double {
 
 /// The peer benchmark's stream at the storage level: 8 quantity types, 20 devices, one reading per device
 /// and type per second, random UUIDs, 4 concurrent savers of 5,000 samples. Prints the rate of each tenth of
-/// the run (a store that slows as it grows shows it here) and the settled bytes per sample.
-func streamRun() async throws {
+/// the run (a store that slows as it grows shows it here) and, on SQLite, the settled bytes per sample.
+func streamRun(postgres: String?) async throws {
     let types: [(String, String, Double)] = [
         ("HKQuantityTypeIdentifierHeartRate", "count/min", 70), ("HKQuantityTypeIdentifierStepCount", "count", 12),
         ("HKQuantityTypeIdentifierActiveEnergyBurned", "kcal", 0.8), ("HKQuantityTypeIdentifierDistanceWalkingRunning", "m", 1.2),
@@ -128,9 +128,9 @@ func streamRun() async throws {
     options.pageSize = option("--page-size", options.pageSize)
     options.checkpointPages = option("--checkpoint-pages", options.checkpointPages)
     options.writerCacheMiB = option("--cache-mib", options.writerCacheMiB)
-    let store = try SQLiteStore.open(path: path, options: options)
+    let store: EngineStore = try postgres.map { try PostgreSQLStore.open(conninfo: $0) } ?? SQLiteStore.open(path: path, options: options)
     let (owner, _) = try await store.addOwner(name: "stream")
-    print("stream: \(total) samples, 8 types, 20 devices, random UUIDs, \(writers) savers × \(batch) per save")
+    print("stream on \(postgres == nil ? "SQLite" : "PostgreSQL"): \(total) samples, 8 types, 20 devices, random UUIDs, \(writers) savers × \(batch) per save")
     var done = 0
     let started = Date(), startCPU = cpuSeconds()
     while done < total {
@@ -158,6 +158,7 @@ func streamRun() async throws {
     print("stream total       \(rate(total, Date().timeIntervalSince(started)))"
           + String(format: "  %5.1f µs CPU per sample", (cpuSeconds() - startCPU) / Double(total) * 1e6))
     await store.close()
+    guard postgres == nil else { return }
     let bytes = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
     let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
     print(String(format: "stream file size: %.1f bytes per sample, and %.1f in the WAL left after close",
@@ -177,7 +178,8 @@ func streamRun() async throws {
 }
 
 if arguments.contains("--stream") {
-    try await streamRun()
+    let postgres = arguments.firstIndex(of: "--postgres").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    try await streamRun(postgres: postgres)
     exit(0)
 }
 
