@@ -8,6 +8,10 @@ final class XMLElementStream {
     private let source: ByteSource
     private let fileName: String
     private let yieldDepth: Int32
+    /// When set, elements at the yield depth with other names are passed over, their subtrees unread.
+    private let only: Set<String>?
+    /// The status of a move already made (passing over an element) that `next` has yet to look at.
+    private var pendingStatus: Int32?
     /// The open elements from `yieldDepth` down.
     private var stack: [ExportElement] = []
     /// Element and attribute names are interned by libxml2's dictionary: decode each pointer once.
@@ -20,8 +24,9 @@ final class XMLElementStream {
     /// Added to every line reported: a stream resumed past bad XML starts mid-file.
     private let lineOffset: Int
 
-    init(source: ByteSource, fileName: String, yieldDepth: Int, lineOffset: Int = 0) throws(ImportError) {
+    init(source: ByteSource, fileName: String, yieldDepth: Int, lineOffset: Int = 0, only: Set<String>? = nil) throws(ImportError) {
         self.source = source
+        self.only = only
         self.lineOffset = lineOffset
         self.fileName = fileName
         self.yieldDepth = Int32(yieldDepth)
@@ -51,7 +56,8 @@ final class XMLElementStream {
     /// The next complete element at the yield depth; nil at the end of the document.
     func next() throws(ImportError) -> ExportElement? {
         while true {
-            let status = xmlTextReaderRead(reader)
+            let status = pendingStatus ?? xmlTextReaderRead(reader)
+            pendingStatus = nil
             if status == 0 { return nil }
             if status < 0 {
                 throw firstError ?? .malformed(file: fileName, line: Int(xmlTextReaderGetParserLineNumber(reader)) + lineOffset,
@@ -67,6 +73,10 @@ final class XMLElementStream {
                     rootAttributes = attributes()
                 }
                 guard depth >= yieldDepth else { continue }
+                if depth == yieldDepth, let only, !only.contains(name(xmlTextReaderConstName(reader))) {
+                    if xmlTextReaderIsEmptyElement(reader) != 1 { pendingStatus = xmlTextReaderNext(reader) }
+                    continue
+                }
                 // The node's own line: the parser's position is already further on.
                 let element = ExportElement(name: name(xmlTextReaderConstName(reader)), attributes: attributes(),
                                             line: Int(xmlGetLineNo(xmlTextReaderCurrentNode(reader))) + lineOffset)

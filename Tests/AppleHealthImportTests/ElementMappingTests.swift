@@ -28,11 +28,49 @@ final class ElementMappingTests: XCTestCase {
         let lone = SyntheticExport.record("HKQuantityTypeIdentifierBloodPressureSystolic", value: "130", unit: "mmHg", source: "Health")
         // The top-level copies come before the correlation (as the Health app writes them) and after it.
         let read = try SyntheticExport.read(try SyntheticExport.write([systolic, diastolic, lone, correlation, systolic].joined(separator: "\n")))
-        XCTAssertEqual(read.samples.map(\.type), ["HKCorrelationTypeIdentifierBloodPressure", "HKQuantityTypeIdentifierBloodPressureSystolic"])
-        XCTAssertEqual(read.samples[0].correlationObjects?.count, 2)
-        XCTAssertEqual(read.samples[1].quantity?.value, 130)
+        XCTAssertEqual(read.samples.map(\.type), ["HKQuantityTypeIdentifierBloodPressureSystolic", "HKCorrelationTypeIdentifierBloodPressure"])
+        XCTAssertEqual(read.samples[0].quantity?.value, 130)
+        XCTAssertEqual(read.samples[1].correlationObjects?.count, 2)
         XCTAssertEqual(read.summary.byType["HKQuantityTypeIdentifierBloodPressureSystolic"]?.skipped,
                        ["stored once, inside its correlation (repeated at top level)": 2])
+    }
+
+    /// Thousands of correlations whose records come first, by type, as the Health app writes them:
+    /// records no correlation holds are handed out as they are read, not kept until the end, and
+    /// each member is still stored once, inside its correlation.
+    func testRecordsOfCorrelationTypesAreNotHeldUntilTheEnd() throws {
+        let count = 2000
+        func stamp(_ i: Int) -> String { String(format: "2024-01-%02d %02d:%02d:00 +0200", 1 + i / 1440, i / 60 % 24, i % 60) }
+        func pressure(_ kind: String, _ i: Int, _ value: Int) -> String {
+            SyntheticExport.record("HKQuantityTypeIdentifierBloodPressure" + kind, value: String(value), unit: "mmHg", source: "Cuff", start: stamp(i))
+        }
+        let systolic = (0..<count).map { pressure("Systolic", $0, 120) }, diastolic = (0..<count).map { pressure("Diastolic", $0, 80) }
+        let lone = (0..<count).map { pressure("Systolic", $0, 140) }
+        let correlations = (0..<count).map { i in
+            "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" sourceName=\"Cuff\" sourceVersion=\"1\" "
+                + "startDate=\"\(stamp(i))\" endDate=\"\(stamp(i))\">\(diastolic[i])\(systolic[i])</Correlation>"
+        }
+        let path = try SyntheticExport.write((diastolic + systolic + lone + correlations).joined(separator: "\n"))
+        let export = try AppleHealthExport(archive: ExportArchive(path: path))
+        let firstCorrelationLine = 8 + 3 * count // after the header, the DTD and ExportDate
+        var loneRead = 0, correlationsRead = 0
+        while let item = try export.next() {
+            guard case .sample(let sample, let origin) = item else { continue }
+            if sample.correlationObjects?.count == 2 {
+                correlationsRead += 1
+            } else {
+                XCTAssertEqual(sample.quantity?.value, 140)
+                XCTAssertLessThan(origin.line, firstCorrelationLine)
+                XCTAssertEqual(correlationsRead, 0, "handed out before the correlations are read")
+                loneRead += 1
+            }
+        }
+        XCTAssertEqual(loneRead, count)
+        XCTAssertEqual(correlationsRead, count)
+        XCTAssertEqual(export.summary.byType["HKQuantityTypeIdentifierBloodPressureSystolic"]?.skipped,
+                       ["stored once, inside its correlation (repeated at top level)": count])
+        XCTAssertEqual(export.summary.byType["HKQuantityTypeIdentifierBloodPressureDiastolic"]?.skipped,
+                       ["stored once, inside its correlation (repeated at top level)": count])
     }
 
     func testOldAndNewWorkoutShapes() throws {
