@@ -11,32 +11,22 @@ final class LiveCallTests: XCTestCase {
         let server = try ServerProcess()
         let watcher = try RawClient(port: server.port)
         watcher.hello(server.ownerToken)
-        let anchored = watcher.submit(.queryAnchored(AnchoredQuery(types: [hr], updates: true)))
-        guard case .anchored(_, _, _, true, _)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no initial page") }
-        let observer = watcher.submit(.observe(types: [hr], predicate: nil, frequency: nil))
-        XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: [], sequence: 0))
-        let now = Time.now()
-        let hour: Int64 = 3_600_000_000
-        let collection = watcher.submit(.queryStatisticsCollection(StatisticsCollectionQuery(
-            type: hr, options: .discreteMax, anchor: now - now % hour, interval: IntervalComponents(hours: 1),
-            from: now - 2 * hour, to: now, updates: true)))
-        guard case .statisticsCollection(let initial, true, _)? = watcher.receive(callID: collection)?.result else { return XCTFail() }
-        XCTAssertTrue(initial.allSatisfy { $0.maximum == nil })
+        let live = try LiveHeartRateCalls(on: watcher)
+        XCTAssertTrue(live.initialBuckets.allSatisfy { $0.maximum == nil })
 
         let writer = try RawClient(port: server.port)
         writer.hello(server.ownerToken)
         let sample = Fixtures.heartRateSample(150, minutesAgo: 1)
         writer.call(.saveObjects([sample]))
 
-        guard case .anchored(let added, _, _, false, _)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no update") }
-        XCTAssertEqual(added.map(\.uuid), [sample.uuid])
-        XCTAssertEqual(watcher.nextEvent(observer)?.result, .observerEvent(changedTypes: [hr], sequence: 1))
-        guard case .statisticsCollection(let changed, false, _)? = watcher.receive(callID: collection)?.result else { return XCTFail() }
-        XCTAssertEqual(changed.count, 1)
-        XCTAssertEqual(try XCTUnwrap(changed.first?.maximum).value(in: "count/min"), 150, accuracy: 1e-9)
+        let updates = try live.updates(on: watcher)
+        XCTAssertEqual(updates.added, [sample.uuid])
+        XCTAssertEqual(updates.event, .observerEvent(changedTypes: [hr], sequence: 1))
+        XCTAssertEqual(updates.changed.count, 1)
+        XCTAssertEqual(try XCTUnwrap(updates.changed.first?.maximum).value(in: "count/min"), 150, accuracy: 1e-9)
 
-        XCTAssertEqual(watcher.call(.cancel(targetCallID: anchored)), .cancel(cancelled: true))
-        XCTAssertEqual(watcher.receive(callID: anchored)?.result, .callEnded(.cancelled))
+        XCTAssertEqual(watcher.call(.cancel(targetCallID: live.anchored)), .cancel(cancelled: true))
+        XCTAssertEqual(watcher.receive(callID: live.anchored)?.result, .callEnded(.cancelled))
     }
 
     func testObserverOfReadDeniedAppHearsOnlyItsOwnChanges() throws {

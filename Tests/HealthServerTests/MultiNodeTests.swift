@@ -18,26 +18,16 @@ final class MultiNodeTests: XCTestCase {
         let (a, b) = (nodes.a, nodes.b)
         let watcher = try RawClient(port: b.port)
         watcher.hello(a.ownerToken)
-        let anchored = watcher.submit(.queryAnchored(AnchoredQuery(types: [hr], updates: true)))
-        guard case .anchored(_, _, _, true, _)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no initial page") }
-        let observer = watcher.submit(.observe(types: [hr], predicate: nil, frequency: nil))
-        XCTAssertEqual(watcher.receive(callID: observer)?.result, .observerEvent(changedTypes: [], sequence: 0))
-        let now = Time.now()
-        let hour: Int64 = 3_600_000_000
-        let collection = watcher.submit(.queryStatisticsCollection(StatisticsCollectionQuery(
-            type: hr, options: .discreteMax, anchor: now - now % hour, interval: IntervalComponents(hours: 1),
-            from: now - 2 * hour, to: now, updates: true)))
-        guard case .statisticsCollection(_, true, _)? = watcher.receive(callID: collection)?.result else { return XCTFail("no initial statistics") }
+        let live = try LiveHeartRateCalls(on: watcher)
 
         let writer = try RawClient.session(a, token: a.ownerToken)
         let sample = Fixtures.heartRateSample(150, minutesAgo: 1)
         try writer.save([sample])
 
-        guard case .anchored(let added, _, _, false, _)? = watcher.receive(callID: anchored)?.result else { return XCTFail("no update on B") }
-        XCTAssertEqual(added.map(\.uuid), [sample.uuid])
-        XCTAssertEqual(watcher.nextEvent(observer)?.result, .observerEvent(changedTypes: [hr], sequence: 1))
-        guard case .statisticsCollection(let changed, false, _)? = watcher.receive(callID: collection)?.result else { return XCTFail("no statistics update on B") }
-        XCTAssertEqual(try XCTUnwrap(changed.first?.maximum).value(in: "count/min"), 150, accuracy: 1e-9)
+        let updates = try live.updates(on: watcher)
+        XCTAssertEqual(updates.added, [sample.uuid], "B's anchored query hears A's save")
+        XCTAssertEqual(updates.event, .observerEvent(changedTypes: [hr], sequence: 1))
+        XCTAssertEqual(try XCTUnwrap(updates.changed.first?.maximum).value(in: "count/min"), 150, accuracy: 1e-9)
     }
 
     func testOwnersRequestFeedOnOneNodeSeesARequestMadeOnTheOther() throws {
