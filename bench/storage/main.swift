@@ -2,7 +2,7 @@
 // commit kicks in) in each durability mode, beside a raw-SQLite baseline inserting the same rows with
 // one prepared statement into the same schema at the same `synchronous` setting; then time-range
 // query latency over the stored heart-rate samples.
-// With --stream, the peer benchmark's stream instead (see streamRun).
+// With --stream, the peer benchmark's stream instead (see streamRun); with --series, bytes per series point.
 import CSQLite
 import Foundation
 import HealthModel
@@ -178,6 +178,10 @@ func streamRun() async throws {
 
 if arguments.contains("--stream") {
     try await streamRun()
+    exit(0)
+}
+if arguments.contains("--series") {
+    try await seriesSizeRun()
     exit(0)
 }
 
