@@ -81,6 +81,7 @@ final class SeriesTests: XCTestCase {
     func testBeatRulesKeepOrderAndTheMaximumCount() {
         XCTAssertNoThrow(try SeriesRules.checkBeats([Heartbeat(offset: 0), Heartbeat(offset: 800_000)], count: 0, after: nil))
         XCTAssertThrowsError(try SeriesRules.checkBeats([Heartbeat(offset: -1)], count: 0, after: nil))
+        XCTAssertThrowsError(try SeriesRules.checkBeats([Heartbeat(offset: SeriesRules.maximumHeartbeatOffset + 1)], count: 0, after: nil))
         XCTAssertThrowsError(try SeriesRules.checkBeats([Heartbeat(offset: 5)], count: 1, after: 5))
         let full = (0..<2).map { Heartbeat(offset: Int64($0)) }
         XCTAssertThrowsError(try SeriesRules.checkBeats(full, count: SeriesRules.maximumHeartbeats - 1, after: nil)) { error in

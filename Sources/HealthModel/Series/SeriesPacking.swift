@@ -18,18 +18,11 @@ public enum SeriesPacking {
 
     /// The locations of one chunk of `count` points.
     public static func unpackLocations(_ bytes: [UInt8], count: Int) throws(HealthError) -> [RouteLocation] {
-        var reader = DeltaReader(bytes: bytes, fields: 10)
-        var locations: [RouteLocation] = []
-        locations.reserveCapacity(count)
-        for _ in 0..<count {
-            let v = try reader.next()
+        try unpack(bytes, count: count, fields: 10) { v in
             let d = zip(v.dropFirst(), locationScales).map { Double($0) / $1 }
-            locations.append(RouteLocation(time: v[0], latitude: d[0], longitude: d[1], altitude: d[2],
-                                           horizontalAccuracy: d[3], verticalAccuracy: d[4], course: d[5],
-                                           courseAccuracy: d[6], speed: d[7], speedAccuracy: d[8]))
+            return RouteLocation(time: v[0], latitude: d[0], longitude: d[1], altitude: d[2], horizontalAccuracy: d[3],
+                                 verticalAccuracy: d[4], course: d[5], courseAccuracy: d[6], speed: d[7], speedAccuracy: d[8])
         }
-        try reader.finish()
-        return locations
     }
 
     /// The beats packed as one chunk: each is one varint of (offset delta << 1 | gap).
@@ -43,15 +36,17 @@ public enum SeriesPacking {
 
     /// The beats of one chunk of `count` points.
     public static func unpackBeats(_ bytes: [UInt8], count: Int) throws(HealthError) -> [Heartbeat] {
-        var reader = DeltaReader(bytes: bytes, fields: 1)
-        var beats: [Heartbeat] = []
-        beats.reserveCapacity(count)
-        for _ in 0..<count {
-            let value = try reader.next()[0]
-            beats.append(Heartbeat(offset: value >> 1, precededByGap: value & 1 == 1))
-        }
+        try unpack(bytes, count: count, fields: 1) { Heartbeat(offset: $0[0] >> 1, precededByGap: $0[0] & 1 == 1) }
+    }
+
+    /// Reads `count` rows of `fields` integers and makes a point of each.
+    private static func unpack<P>(_ bytes: [UInt8], count: Int, fields: Int, _ make: ([Int64]) -> P) throws(HealthError) -> [P] {
+        var reader = DeltaReader(bytes: bytes, fields: fields)
+        var points: [P] = []
+        points.reserveCapacity(count)
+        for _ in 0..<count { points.append(make(try reader.next())) }
         try reader.finish()
-        return beats
+        return points
     }
 
     static func grid(_ value: Double, _ scale: Double) -> Int64 { Int64((value * scale).rounded()) }

@@ -4,6 +4,9 @@
 public enum SeriesRules {
     /// The most beats one heartbeat series holds (HKHeartbeatSeriesBuilder.maximumCount).
     public static let maximumHeartbeats = 1_000
+    /// Latest beat after the series start: a day (an HRV reading spans about a minute; HealthKit states
+    /// no bound), which also keeps every offset within the packed form.
+    public static let maximumHeartbeatOffset: Microseconds = 86_400 * Time.microsPerSecond
     /// Largest magnitude accepted for altitude, accuracies, course and speed, so every value fits the
     /// store's grid (HealthKit states no bound; no real location comes near it).
     static let largestMeasure = 1e9
@@ -66,8 +69,9 @@ public enum SeriesRules {
         var previous = previousOffset
         for (i, beat) in beats.enumerated() {
             let path = FieldPath.root.child("beats[\(i)]")
-            if beat.offset < 0 {
-                throw path.invalid("offset", "A heartbeat's time since the series start cannot be negative; got \(beat.offset) µs").at(index: i)
+            if !(0...maximumHeartbeatOffset).contains(beat.offset) {
+                throw path.invalid("offset", "A heartbeat's time since the series start must be between 0 and a day "
+                    + "(\(maximumHeartbeatOffset) µs); got \(beat.offset) µs").at(index: i)
             }
             if let previous, beat.offset <= previous {
                 throw path.invalid("offset", "Heartbeats must be in time order: \(beat.offset) µs is not after "
