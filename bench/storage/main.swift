@@ -2,7 +2,8 @@
 // commit kicks in) in each durability mode, beside a raw-SQLite baseline inserting the same rows with
 // one prepared statement into the same schema at the same `synchronous` setting; then time-range
 // query latency over the stored heart-rate samples.
-// With --stream, the peer benchmark's stream instead (see streamRun); --postgres URL runs it on PostgreSQL.
+// With --stream, the peer benchmark's stream instead (see streamRun); --postgres URL runs it on PostgreSQL;
+// with --series, bytes per series point.
 import CSQLite
 import Foundation
 import HealthModel
@@ -180,6 +181,10 @@ func streamRun(postgres: String?) async throws {
 if arguments.contains("--stream") {
     let postgres = arguments.firstIndex(of: "--postgres").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     try await streamRun(postgres: postgres)
+    exit(0)
+}
+if arguments.contains("--series") {
+    try await seriesSizeRun()
     exit(0)
 }
 

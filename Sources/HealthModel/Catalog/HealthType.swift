@@ -1,6 +1,8 @@
 /// What kind of object a type identifier names.
 public enum ObjectKind: String, Sendable, Hashable {
     case quantity, category, correlation, workout, characteristic
+    /// A series sample (HKSeriesType): a workout route or a heartbeat series, built point by point.
+    case series
 }
 
 /// HKQuantityAggregationStyle.
@@ -68,7 +70,8 @@ public struct HealthType: Sendable, Hashable {
     public var shortName: String {
         for prefix in TypeCatalog.identifierPrefixes where identifier.hasPrefix(prefix) {
             let rest = identifier.dropFirst(prefix.count)
-            return rest.isEmpty ? "Workout" : String(rest)
+            // A prefix that is the whole identifier ("HKWorkoutTypeIdentifier") names the type itself.
+            return rest.isEmpty ? String(prefix.dropFirst(2).dropLast("TypeIdentifier".count)) : String(rest)
         }
         return identifier
     }

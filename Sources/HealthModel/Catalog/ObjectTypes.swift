@@ -12,6 +12,11 @@ enum ObjectTypes {
 
     static let workout = HealthType(identifier: "HKWorkoutTypeIdentifier", kind: .workout)
 
+    /// HKSeriesType.workoutRoute(): GPS locations attached to a workout.
+    static let workoutRoute = HealthType(identifier: "HKWorkoutRouteTypeIdentifier", kind: .series)
+    /// HKSeriesType.heartbeat(): beat-to-beat times behind a heart rate variability reading.
+    static let heartbeatSeries = HealthType(identifier: "HKDataTypeIdentifierHeartbeatSeries", kind: .series)
+
     static let characteristics: [HealthType] = [
         characteristic("BiologicalSex", [0: "notSet", 1: "female", 2: "male", 3: "other"]),
         characteristic("BloodType", [0: "notSet", 1: "aPositive", 2: "aNegative", 3: "bPositive", 4: "bNegative",

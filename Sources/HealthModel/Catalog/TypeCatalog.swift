@@ -2,12 +2,13 @@
 public enum TypeCatalog {
     public static let identifierPrefixes = [
         "HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKCorrelationTypeIdentifier",
-        "HKCharacteristicTypeIdentifier", "HKWorkoutTypeIdentifier",
+        "HKCharacteristicTypeIdentifier", "HKWorkoutTypeIdentifier", "HKWorkoutRouteTypeIdentifier",
+        "HKDataTypeIdentifier",
     ]
 
     /// Every known type.
     public static let all: [HealthType] = QuantityTypes.all + CategoryTypes.all + ObjectTypes.correlations
-        + [ObjectTypes.workout] + ObjectTypes.characteristics
+        + [ObjectTypes.workout] + ObjectTypes.characteristics + [ObjectTypes.workoutRoute, ObjectTypes.heartbeatSeries]
 
     /// Every quantity type.
     public static let quantityTypes = QuantityTypes.all
@@ -17,6 +18,10 @@ public enum TypeCatalog {
     public static let correlationTypes = ObjectTypes.correlations
     /// The one workout type, "HKWorkoutTypeIdentifier".
     public static let workoutType = ObjectTypes.workout
+    /// The workout route series type, "HKWorkoutRouteTypeIdentifier".
+    public static let workoutRouteType = ObjectTypes.workoutRoute
+    /// The heartbeat series type, "HKDataTypeIdentifierHeartbeatSeries".
+    public static let heartbeatSeriesType = ObjectTypes.heartbeatSeries
     /// The six characteristic types.
     public static let characteristicTypes = ObjectTypes.characteristics
     /// Every type that can be saved as a sample.

@@ -70,6 +70,7 @@ public enum SampleValidator {
         case .correlation: "HKCorrelation"
         case .workout: "HKWorkout"
         case .characteristic: "HKCharacteristicType"
+        case .series: "HKSeriesSample"
         }
     }
 }

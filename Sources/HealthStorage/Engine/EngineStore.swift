@@ -49,7 +49,7 @@ public class EngineStore: Store, @unchecked Sendable {
     }
 
     /// Runs `body` on a free reader thread, in one read transaction.
-    private func read<T: Sendable>(_ body: @escaping @Sendable (ReadContext) throws(HealthError) -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (ReadContext) throws(HealthError) -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let accepted = readers.submit { context in
                 do {

@@ -14,7 +14,7 @@ import HealthModel
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3]
+    static let migrations: [String] = [version1, version2, version3, version4]
 
     static var currentVersion: Int { migrations.count }
 
@@ -47,6 +47,19 @@ enum PostgreSQLSchema {
             throw error
         }
     }
+
+    /// Points of series samples, as SQLite's step 10.
+    private static let version4 = """
+    CREATE TABLE series_chunks (
+        owner bigint NOT NULL,
+        series bytea NOT NULL,
+        chunk bigint NOT NULL,
+        points bigint NOT NULL,
+        last_key bigint NOT NULL,
+        data bytea NOT NULL,
+        PRIMARY KEY (owner, series, chunk)
+    );
+    """
 
     /// The units of quantities stored in each owner's metadata: `hs_meta` cannot convert units, so
     /// quantity operands are converted into each of these in Swift (`MetadataLeaf.compareConverted`).

@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10]
 
     static var currentVersion: Int { migrations.count }
 
@@ -28,6 +28,20 @@ enum Schema {
             throw error
         }
     }
+
+    /// Points of series samples (workout routes, heartbeat series), packed up to `SeriesChunks.chunkSize`
+    /// to a row; `last_key` is the last point's time (or offset) so appends check order without unpacking.
+    private static let version10 = """
+    CREATE TABLE series_chunks (
+        owner INTEGER NOT NULL,
+        series BLOB NOT NULL,         -- the series sample's UUID
+        chunk INTEGER NOT NULL,       -- 0, 1, …; every chunk but the last is full
+        points INTEGER NOT NULL,
+        last_key INTEGER NOT NULL,
+        data BLOB NOT NULL,           -- SeriesPacking
+        PRIMARY KEY (owner, series, chunk)
+    ) WITHOUT ROWID;
+    """
 
     /// Sources an owner's import (SaveObjects with keep_sources) brought into the owner's store, with
     /// the time of that import. Per owner, not on `sources`: the sources table is shared by every
