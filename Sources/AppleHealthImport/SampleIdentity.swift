@@ -109,6 +109,8 @@ private struct CanonicalText {
                 events(activity.events, label: label + ".event")
                 statistics(activity.statistics, label: label + ".statistic")
             }
+        case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
+            field("detail", String(describing: body))
         }
     }
 

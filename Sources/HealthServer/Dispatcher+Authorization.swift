@@ -88,6 +88,7 @@ extension Dispatcher {
         guard let type = TypeCatalog.type(identifier) else { return "unknown type" }
         if type.kind == .correlation { return "request its contained types instead" }
         if type.kind == .characteristic { return "characteristics are read-only for apps" }
+        if type.kind == .electrocardiogram { return "electrocardiograms are recorded by the ECG app and saved only by the Health app" }
         if type.appleOnlyWrite { return "only Apple may write this type" }
         return nil
     }

@@ -53,8 +53,17 @@ extension WireDecode {
             return .correlation(try samples(body.objects, body.n_objects, "correlation.objects", depth: depth + 1))
         case HEALTHSTORE__V1__SAMPLE__BODY_WORKOUT:
             return .workout(try workout(try CRead.required(s.workout, "workout")))
+        case HEALTHSTORE__V1__SAMPLE__BODY_ELECTROCARDIOGRAM:
+            return .electrocardiogram(try electrocardiogram(try CRead.required(s.electrocardiogram, "electrocardiogram")))
+        case HEALTHSTORE__V1__SAMPLE__BODY_AUDIOGRAM:
+            return .audiogram(try audiogram(try CRead.required(s.audiogram, "audiogram")))
+        case HEALTHSTORE__V1__SAMPLE__BODY_STATE_OF_MIND:
+            return .stateOfMind(try stateOfMind(try CRead.required(s.state_of_mind, "state_of_mind")))
+        case HEALTHSTORE__V1__SAMPLE__BODY_SCORED_ASSESSMENT:
+            return .scoredAssessment(try scoredAssessment(try CRead.required(s.scored_assessment, "scored_assessment")))
         default:
-            throw CRead.malformed("body is not set: a sample needs a quantity, category, correlation or workout body", field: "body")
+            throw CRead.malformed("body is not set: a sample needs a quantity, category, correlation, workout, electrocardiogram, "
+                + "audiogram, state_of_mind or scored_assessment body", field: "body")
         }
     }
 

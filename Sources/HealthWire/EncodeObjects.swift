@@ -152,6 +152,8 @@ extension WireArena {
         case .workout(let w):
             p.pointee.body_case = HEALTHSTORE__V1__SAMPLE__BODY_WORKOUT
             p.pointee.workout = workout(w)
+        case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
+            kindBody(s, into: p)
         }
         return p
     }

@@ -26,8 +26,11 @@ extension SampleJSON {
             body = .correlation(children)
         case "workout":
             body = .workout(try workout(try f.object("workout")))
+        case "electrocardiogram", "audiogram", "state_of_mind", "scored_assessment":
+            body = try kindBody(kind, try f.object(kind))
         default:
-            throw HealthError.invalid("kind must be quantity, category, correlation or workout, got '\(kind)'", field: "kind")
+            throw HealthError.invalid("kind must be quantity, category, correlation, workout, electrocardiogram, audiogram, "
+                                      + "state_of_mind or scored_assessment, got '\(kind)'", field: "kind")
         }
         return Sample(uuid: try f.uuid("uuid"), type: try f.string("type"), start: try f.int("start_micros"),
                       end: try f.int("end_micros"), metadata: try metadata(f), device: try f.optionalObject("device").map(device),
@@ -80,12 +83,12 @@ extension SampleJSON {
         return statistics
     }
 
-    private static func quantity(_ f: JSONFields, _ key: String) throws(HealthError) -> Quantity? {
+    static func quantity(_ f: JSONFields, _ key: String) throws(HealthError) -> Quantity? {
         guard let q = try f.optionalObject(key) else { return nil }
         return Quantity(try q.double("value"), try q.string("unit"))
     }
 
-    private static func int32(_ f: JSONFields, _ key: String) throws(HealthError) -> Int32 {
+    static func int32(_ f: JSONFields, _ key: String) throws(HealthError) -> Int32 {
         let v = try f.int(key)
         guard let narrow = Int32(exactly: v) else { throw HealthError.invalid("\(key) \(v) is out of range", field: key) }
         return narrow

@@ -14,6 +14,7 @@ enum SampleTable {
         case .correlation(let objects):
             (objects.compactMap { $0.quantity.map { formatNumber($0.value) } }.joined(separator: "/"), sharedUnit(objects))
         case .workout(let w): ("activity \(w.activityType)", "")
+        case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment: KindCells.cells(s)
         }
         return [Time.iso8601(s.start, in: zone), Time.iso8601(s.end, in: zone), shortName(s.type), value, unit,
                 s.sourceRevision?.source.bundleID ?? "", deviceLabel(s.device), s.uuid.uuidString]

@@ -3,6 +3,8 @@ public enum ObjectKind: String, Sendable, Hashable {
     case quantity, category, correlation, workout, characteristic
     /// A series sample (HKSeriesType): a workout route or a heartbeat series, built point by point.
     case series
+    /// HKElectrocardiogram, HKAudiogramSample, HKStateOfMind, HKScoredAssessment (GAD-7, PHQ-9).
+    case electrocardiogram, audiogram, stateOfMind, scoredAssessment
 }
 
 /// HKQuantityAggregationStyle.

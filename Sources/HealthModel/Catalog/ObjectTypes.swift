@@ -17,6 +17,18 @@ enum ObjectTypes {
     /// HKSeriesType.heartbeat(): beat-to-beat times behind a heart rate variability reading.
     static let heartbeatSeries = HealthType(identifier: "HKDataTypeIdentifierHeartbeatSeries", kind: .series)
 
+    /// HKObjectType.electrocardiogramType(): recorded by the ECG app and saved through the Health app only.
+    static let electrocardiogram = HealthType(identifier: "HKDataTypeIdentifierElectrocardiogram", kind: .electrocardiogram,
+                                              appleOnlyWrite: true)
+    /// HKObjectType.audiogramSampleType().
+    static let audiogram = HealthType(identifier: "HKDataTypeIdentifierAudiogram", kind: .audiogram)
+    /// HKObjectType.stateOfMindType(): logged at one moment (start equals end).
+    static let stateOfMind = HealthType(identifier: "HKDataTypeIdentifierStateOfMind", kind: .stateOfMind, maximumDuration: 0)
+    /// HKScoredAssessmentType GAD-7 and PHQ-9: answered at one moment (start equals end).
+    static let scoredAssessments = [ScoredAssessment.gad7Type, ScoredAssessment.phq9Type].map {
+        HealthType(identifier: $0, kind: .scoredAssessment, maximumDuration: 0)
+    }
+
     static let characteristics: [HealthType] = [
         characteristic("BiologicalSex", [0: "notSet", 1: "female", 2: "male", 3: "other"]),
         characteristic("BloodType", [0: "notSet", 1: "aPositive", 2: "aNegative", 3: "bPositive", 4: "bNegative",

@@ -3,12 +3,13 @@ public enum TypeCatalog {
     public static let identifierPrefixes = [
         "HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKCorrelationTypeIdentifier",
         "HKCharacteristicTypeIdentifier", "HKWorkoutTypeIdentifier", "HKWorkoutRouteTypeIdentifier",
-        "HKDataTypeIdentifier",
+        "HKDataTypeIdentifier", "HKScoredAssessmentTypeIdentifier",
     ]
 
     /// Every known type.
     public static let all: [HealthType] = QuantityTypes.all + CategoryTypes.all + ObjectTypes.correlations
         + [ObjectTypes.workout] + ObjectTypes.characteristics + [ObjectTypes.workoutRoute, ObjectTypes.heartbeatSeries]
+        + [ObjectTypes.electrocardiogram, ObjectTypes.audiogram, ObjectTypes.stateOfMind] + ObjectTypes.scoredAssessments
 
     /// Every quantity type.
     public static let quantityTypes = QuantityTypes.all
@@ -22,6 +23,12 @@ public enum TypeCatalog {
     public static let workoutRouteType = ObjectTypes.workoutRoute
     /// The heartbeat series type, "HKDataTypeIdentifierHeartbeatSeries".
     public static let heartbeatSeriesType = ObjectTypes.heartbeatSeries
+    /// The electrocardiogram type, "HKDataTypeIdentifierElectrocardiogram".
+    public static let electrocardiogramType = ObjectTypes.electrocardiogram
+    /// The audiogram type, "HKDataTypeIdentifierAudiogram".
+    public static let audiogramType = ObjectTypes.audiogram
+    /// The state of mind type, "HKDataTypeIdentifierStateOfMind".
+    public static let stateOfMindType = ObjectTypes.stateOfMind
     /// The six characteristic types.
     public static let characteristicTypes = ObjectTypes.characteristics
     /// Every type that can be saved as a sample.

@@ -212,6 +212,14 @@ public enum SampleBody: Sendable, Hashable {
     /// The samples a correlation holds.
     case correlation([Sample])
     case workout(Workout)
+    /// An electrocardiogram (its voltages only on save).
+    case electrocardiogram(Electrocardiogram)
+    /// An audiogram's sensitivity points.
+    case audiogram(Audiogram)
+    /// A state of mind.
+    case stateOfMind(StateOfMind)
+    /// A GAD-7 or PHQ-9 assessment's answers.
+    case scoredAssessment(ScoredAssessment)
 }
 
 /// A sample of any kind (HKSample subclasses), as saved by a client or read from the store.

@@ -3,7 +3,8 @@ import Foundation
 // The stable JSON form of stored objects, parsed by scripts and the Python interop tests:
 // {
 //   "uuid": "E621E1F8-…" (canonical upper-case), "type": "HKQuantityTypeIdentifierHeartRate",
-//   "kind": "quantity" | "category" | "correlation" | "workout",
+//   "kind": "quantity" | "category" | "correlation" | "workout" | "electrocardiogram" | "audiogram" | "state_of_mind"
+//           | "scored_assessment",
 //   "start": ISO-8601 UTC, "end": ISO-8601 UTC, "start_micros": Int, "end_micros": Int,
 //   quantity:    "value": Double, "unit": String, "count": Int
 //   category:    "category_value": Int
@@ -14,6 +15,14 @@ import Foundation
 //     activity:  {"uuid", "activity_type", "start_micros", "end_micros", "metadata", "metadata_types", "events",
 //                 "statistics"}
 //     statistic: {"quantity_type", "sum", "average", "minimum", "maximum"}, each {"value", "unit"} | null
+//   electrocardiogram: "electrocardiogram": {"classification": Int, "symptoms_status": Int, "average_heart_rate",
+//                 "sampling_frequency" ({"value", "unit"} | null), "number_of_voltage_measurements": Int,
+//                 "voltages": [[offset_micros, microvolts], …] (only when the sample carries them: an export does)}
+//   audiogram:   "audiogram": {"points": [{"frequency": {"value", "unit"}, "tests": [{"sensitivity": {"value", "unit"},
+//                 "conduction_type": Int, "masked": Bool, "side": Int, "clamping_lower_bound", "clamping_upper_bound"}]}]}
+//   state of mind: "state_of_mind": {"kind": Int, "valence": Double, "valence_classification": Int (derived),
+//                 "labels": [Int], "associations": [Int]}
+//   scored assessment: "scored_assessment": {"answers": [Int], "score": Int, "risk": Int} (score and risk derived)
 //   "source": {"name", "bundle_id", "version", "product_type", "os_version"} | null,
 //   "device": {"name", "manufacturer", "model", "hardware_version", "firmware_version",
 //              "software_version", "local_identifier", "udi_device_identifier"} | null,
@@ -62,6 +71,10 @@ public enum SampleJSON {
                 "activities": .array(w.activities.map(activity)),
                 "statistics": .array(w.statistics.map(statistic)),
             ])
+        case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
+            let (kind, body) = kindBody(s)
+            fields["kind"] = .string(kind)
+            fields[kind] = body
         }
         return .object(fields)
     }
@@ -76,8 +89,8 @@ public enum SampleJSON {
     }
 
     /// Appends `sample(s, zone:).text(pretty: false)` and a newline, byte for byte, without building
-    /// the tree for the common kinds (an export writes a million of them); correlations and workouts
-    /// go through the tree.
+    /// the tree for the common kinds (an export writes a million of them); the other kinds go through
+    /// the tree.
     public static func writeLine(_ s: Sample, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
         func text(_ name: StaticString) {
             out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
@@ -115,7 +128,7 @@ public enum SampleJSON {
             kind = "category"
             key("category_value")
             JSON.int(value).write(to: &out)
-        case .correlation, .workout:
+        case .correlation, .workout, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
             out.removeLast()
             sample(s, zone: zone).write(to: &out)
             return out.append(UInt8(ascii: "\n"))

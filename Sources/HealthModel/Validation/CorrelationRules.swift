@@ -12,6 +12,8 @@ enum CorrelationRules {
                 throw childPath.invalid("type", "Correlations cannot contain other correlations")
             case .workout:
                 throw childPath.invalid("type", "Correlations cannot contain workouts")
+            case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
+                throw childPath.invalid("type", "Correlations contain only quantity and category samples; got \(child.type)")
             case .quantity, .category:
                 break
             }

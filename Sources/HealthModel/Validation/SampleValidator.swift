@@ -50,6 +50,14 @@ public enum SampleValidator {
             try CorrelationRules.check(children, type: type, path: path)
         case .workout(let workout):
             try WorkoutRules.check(workout, start: sample.start, end: sample.end, path: path)
+        case .electrocardiogram(let ecg):
+            try KindRules.check(ecg, start: sample.start, end: sample.end, path: path)
+        case .audiogram(let audiogram):
+            try KindRules.check(audiogram, path: path)
+        case .stateOfMind(let state):
+            try KindRules.check(state, path: path)
+        case .scoredAssessment(let assessment):
+            try KindRules.check(assessment, type: type, path: path)
         }
         try MetadataValidator.checkObject(sample.metadata, type: type, path: path)
     }
@@ -60,6 +68,10 @@ public enum SampleValidator {
         case .category: .category
         case .correlation: .correlation
         case .workout: .workout
+        case .electrocardiogram: .electrocardiogram
+        case .audiogram: .audiogram
+        case .stateOfMind: .stateOfMind
+        case .scoredAssessment: .scoredAssessment
         }
     }
 
@@ -71,6 +83,10 @@ public enum SampleValidator {
         case .workout: "HKWorkout"
         case .characteristic: "HKCharacteristicType"
         case .series: "HKSeriesSample"
+        case .electrocardiogram: "HKElectrocardiogram"
+        case .audiogram: "HKAudiogramSample"
+        case .stateOfMind: "HKStateOfMind"
+        case .scoredAssessment: "HKScoredAssessment"
         }
     }
 }

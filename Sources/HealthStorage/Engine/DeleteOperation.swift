@@ -131,6 +131,12 @@ extension WriteContext {
                 try statement.run()
             }
         }
+        if flags & SampleRows.detail != 0 {
+            let statement = try db.prepare("DELETE FROM sample_details WHERE owner = ? AND anchor = ?")
+            statement.bind(all: [.int(owner), .int(anchor)])
+            try statement.run()
+            try SeriesChunks(db: db).delete(owner: owner, series: uuid)
+        }
         return true
     }
 }

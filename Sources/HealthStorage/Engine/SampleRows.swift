@@ -9,6 +9,8 @@ struct SampleRows {
 
     /// Row flags.
     static let userEntered: Int64 = 1, correlation: Int64 = 2, workout: Int64 = 4
+    /// The body is a row of `sample_details` (electrocardiogram, audiogram, state of mind, scored assessment).
+    static let detail: Int64 = 8
 
     /// The columns every sample query selects, in the order `sample(from:)` reads them.
     static let columns = """
@@ -26,6 +28,8 @@ struct SampleRows {
             body = .correlation(try children(owner: owner, parent: anchor, filter: childFilter))
         } else if flags & Self.workout != 0 {
             body = .workout(try workout(owner: owner, anchor: anchor))
+        } else if flags & Self.detail != 0 {
+            body = try detail(owner: owner, anchor: anchor, type: type)
         } else if let canonical = row.optionalDouble(6) {
             // No unit stored: the client used the type's canonical unit.
             guard let unit = row.text(7) ?? TypeCatalog.type(type)?.canonicalUnit else {
@@ -58,6 +62,17 @@ struct SampleRows {
             arguments += filter.arguments
         }
         return try samples(sql + " ORDER BY s.anchor", arguments, childFilter: nil)
+    }
+
+    private func detail(owner: Int64, anchor: Int64, type: String) throws(HealthError) -> SampleBody {
+        let row = try db.prepare("SELECT detail FROM sample_details WHERE owner = ? AND anchor = ?")
+        row.bind(1, owner)
+        row.bind(2, anchor)
+        defer { row.reset() }
+        guard try row.step(), let kind = TypeCatalog.type(type)?.kind else {
+            throw HealthError(.internalError, "store is inconsistent: detail row missing for anchor \(anchor)")
+        }
+        return try KindCoding.decode(row.blob(0) ?? Data(), kind: kind)
     }
 
     private func workout(owner: Int64, anchor: Int64) throws(HealthError) -> Workout {

@@ -118,6 +118,8 @@ private struct ObjectSaver {
             }
         case .workout(let workout):
             try insertWorkout(workout, sample: sample, anchor: anchor)
+        case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
+            try insertDetail(sample, anchor: anchor)
         case .quantity, .category:
             break
         }
@@ -177,6 +179,8 @@ private struct ObjectSaver {
             flags |= SampleRows.correlation
         case .workout:
             flags |= SampleRows.workout
+        case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
+            flags |= SampleRows.detail
         }
         statement.bind(12, source)
         statement.bind(13, revision)
@@ -227,6 +231,17 @@ private struct ObjectSaver {
         }
     }
 
+    /// The body's row in `sample_details`; an ECG's voltages go to `series_chunks` under its UUID.
+    private func insertDetail(_ sample: Sample, anchor: Int64) throws(HealthError) {
+        guard let detail = KindCoding.encode(sample.body) else { return }
+        let row = try context.db.prepare("INSERT INTO sample_details (owner, anchor, detail) VALUES (?, ?, ?)")
+        row.bind(all: [.int(owner), .int(anchor), .blob(detail)])
+        try row.run()
+        if case .electrocardiogram(let ecg) = sample.body, !ecg.voltages.isEmpty {
+            try SeriesChunks(db: context.db).append(owner: owner, series: sample.uuid, ecg.voltages)
+        }
+    }
+
     /// docs/semantics.md decision 1: the same UUID from the same source with identical content is a retry.
     private func compareWithStored(_ sample: Sample, device: Device?) throws(HealthError) -> SaveOutcome {
         let rows = SampleRows(db: context.db, registry: context.registry)
@@ -257,7 +272,10 @@ private struct ObjectSaver {
                                     events: w.events,
                                     activities: w.activities, statistics: w.statistics,
                                     associatedSampleUUIDs: Array(Set(w.associatedSampleUUIDs)).sorted { $0.uuidString < $1.uuidString }))
-        case .quantity, .category:
+        case .electrocardiogram(let ecg):
+            // The store keeps the count; the voltages themselves are not compared.
+            body = .electrocardiogram(ecg.withoutVoltages)
+        case .quantity, .category, .audiogram, .stateOfMind, .scoredAssessment:
             body = sample.body
         }
         return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end, metadata: sample.metadata,

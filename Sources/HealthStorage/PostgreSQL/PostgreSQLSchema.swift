@@ -14,7 +14,7 @@ import HealthModel
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4]
+    static let migrations: [String] = [version1, version2, version3, version4, version5]
 
     static var currentVersion: Int { migrations.count }
 
@@ -47,6 +47,16 @@ enum PostgreSQLSchema {
             throw error
         }
     }
+
+    /// Bodies of electrocardiograms, audiograms, states of mind and scored assessments, as SQLite's step 11.
+    private static let version5 = """
+    CREATE TABLE sample_details (
+        owner bigint NOT NULL,
+        anchor bigint NOT NULL,
+        detail bytea NOT NULL,
+        PRIMARY KEY (owner, anchor)
+    );
+    """
 
     /// Points of series samples, as SQLite's step 10.
     private static let version4 = """

@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11]
 
     static var currentVersion: Int { migrations.count }
 
@@ -28,6 +28,17 @@ enum Schema {
             throw error
         }
     }
+
+    /// The body of an electrocardiogram, audiogram, state of mind or scored assessment (`KindCoding`),
+    /// one row per sample flagged `SampleRows.detail`; an ECG's voltages are in `series_chunks` under its UUID.
+    private static let version11 = """
+    CREATE TABLE sample_details (
+        owner INTEGER NOT NULL,
+        anchor INTEGER NOT NULL,
+        detail BLOB NOT NULL,         -- KindCoding
+        PRIMARY KEY (owner, anchor)
+    ) WITHOUT ROWID;
+    """
 
     /// Points of series samples (workout routes, heartbeat series), packed up to `SeriesChunks.chunkSize`
     /// to a row; `last_key` is the last point's time (or offset) so appends check order without unpacking.
