@@ -17,7 +17,7 @@ final class CatalogTests: XCTestCase {
         XCTAssertEqual(TypeCatalog.correlationTypes.count, 2)
         XCTAssertEqual(TypeCatalog.characteristicTypes.count, 6)
         XCTAssertEqual(TypeCatalog.types(of: .workout).map(\.identifier), ["HKWorkoutTypeIdentifier"])
-        XCTAssertEqual(TypeCatalog.all.count, 120 + 68 + 2 + 1 + 6 + 2)
+        XCTAssertEqual(TypeCatalog.all.count, 120 + 68 + 2 + 1 + 6 + 2 + 5)
         XCTAssertEqual(TypeCatalog.sampleTypes.count, TypeCatalog.all.count - 6)
     }
 

@@ -124,3 +124,20 @@ final class KindStorageTests: StoreTestCase {
         }
     }
 }
+
+/// A SQLite file from before the kinds (step 10) gains `sample_details` at open and stores them.
+final class KindSchemaStepTests: XCTestCase {
+    func testAStoreFromStep10OpensAndStoresEveryKind() async throws {
+        let f = try await StoreFixture()
+        await f.store.close()
+        do {
+            let db = try SQLiteConnection(path: f.path, readOnly: false)
+            try db.execute("DROP TABLE sample_details; PRAGMA user_version = 10")
+        }
+        try await f.reopen()
+        let saved = KindStorageTests.samples()
+        try await expect(await f.save(saved), Array(repeating: .stored, count: saved.count))
+        try await expect(await f.query(KindStorageTests.kindTypes).count, saved.count)
+        await f.store.close()
+    }
+}

@@ -60,7 +60,29 @@ enum Fixtures {
                                           minimum: Quantity(90, "count/min"), maximum: Quantity(181, "count/min"))],
             associatedSampleUUIDs: [uuid(1), uuid(2)])))
 
-    static let allSamples = [heartRate, sleep, bloodPressure, run]
+    /// An electrocardiogram as the owner saves it (voltages included), an audiogram, a state of mind and
+    /// both scored assessments.
+    static let kindSamples = [
+        Sample(uuid: uuid(20), type: "HKDataTypeIdentifierElectrocardiogram", start: 1_000, end: 31_000_000,
+               body: .electrocardiogram(Electrocardiogram(classification: 2, symptomsStatus: 2, averageHeartRate: Quantity(88, "count/min"),
+                                                          samplingFrequency: Quantity(512, "Hz"),
+                                                          voltages: [VoltageMeasurement(offset: 0, microvolts: -12.5),
+                                                                     VoltageMeasurement(offset: 1_953, microvolts: 401.25)]))),
+        Sample(uuid: uuid(21), type: "HKDataTypeIdentifierElectrocardiogram", start: 1_000, end: 31_000_000,
+               body: .electrocardiogram(Electrocardiogram(samplingFrequency: nil, numberOfVoltageMeasurements: 15_360))),
+        Sample(uuid: uuid(22), type: "HKDataTypeIdentifierAudiogram", start: 0, end: 600_000_000,
+               body: .audiogram(Audiogram(points: [AudiogramSensitivityPoint(frequency: Quantity(1_000, "Hz"), tests: [
+                   AudiogramSensitivityTest(sensitivity: Quantity(10, "dBHL"), side: 0),
+                   AudiogramSensitivityTest(sensitivity: Quantity(25, "dBHL"), masked: true, side: 1,
+                                            clampingLowerBound: Quantity(-10, "dBHL"), clampingUpperBound: Quantity(100, "dBHL")),
+               ])]))),
+        Sample(uuid: uuid(23), type: "HKDataTypeIdentifierStateOfMind", start: 5, end: 5,
+               body: .stateOfMind(StateOfMind(kind: 1, valence: -0.25, labels: [4, 31], associations: [17, 18]))),
+        Sample(uuid: uuid(24), type: "HKScoredAssessmentTypeIdentifierPHQ9", start: 5, end: 5,
+               body: .scoredAssessment(ScoredAssessment(answers: [0, 1, 2, 3, 0, 1, 2, 3, 4]))),
+    ]
+
+    static let allSamples = [heartRate, sleep, bloodPressure, run] + kindSamples
 
     /// Every predicate leaf, once each.
     static let leaves: [QueryPredicate] = [
