@@ -41,7 +41,7 @@ final class KindStorageTests: StoreTestCase {
     static func asRead(_ s: Sample) -> Sample {
         guard case .electrocardiogram(let e) = s.body else { return s }
         return Sample(uuid: s.uuid, type: s.type, start: s.start, end: s.end, metadata: s.metadata, device: s.device,
-                      sourceRevision: s.sourceRevision, creationTime: s.creationTime, body: .electrocardiogram(e.withoutVoltages))
+                      sourceRevision: s.sourceRevision, creationTime: s.creationTime, body: .electrocardiogram(e.asSaved))
     }
 
     func testEveryKindRoundTripsAndTheVoltagesStreamBack() async throws {
@@ -104,6 +104,19 @@ final class KindStorageTests: StoreTestCase {
             let changes = try await f.store.queryAnchored(owner: f.owner, types: Self.kindTypes, predicate: nil, anchor: anchor, limit: 0,
                                                           scope: .everything(callerBundleID: Principal.healthApp.bundleID))
             XCTAssertEqual(Set(changes.samples.map(\.body)), Set(saved.map { Self.asRead($0).body }))
+            await f.store.close()
+        }
+    }
+
+    func testAnECGsCountIsThatOfItsStoredVoltages() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let claimed = Sample(type: Self.ecgType, start: s(1), end: s(31),
+                                 body: .electrocardiogram(Electrocardiogram(samplingFrequency: Quantity(512, "Hz"), numberOfVoltageMeasurements: 15_360)))
+            try await f.save([claimed])
+            guard case .electrocardiogram(let read)? = try await f.query([Self.ecgType]).first?.body else { return XCTFail("no ECG") }
+            XCTAssertEqual(read.numberOfVoltageMeasurements, 0)
+            try await expect(await f.save([claimed]), [.alreadyStored])
             await f.store.close()
         }
     }

@@ -43,9 +43,11 @@ public struct Electrocardiogram: Sendable, Hashable {
         self.voltages = voltages
     }
 
-    /// This recording as the store returns it: the count of its measurements, not the measurements.
-    public var withoutVoltages: Electrocardiogram {
+    /// This recording as saving stores it and reading returns it: the count is the server's, that of
+    /// the voltages sent (a count claimed without voltages is not kept, so a stored count always
+    /// matches the stored voltages), and the voltages are left out.
+    public var asSaved: Electrocardiogram {
         Electrocardiogram(classification: classification, symptomsStatus: symptomsStatus, averageHeartRate: averageHeartRate,
-                          samplingFrequency: samplingFrequency, numberOfVoltageMeasurements: numberOfVoltageMeasurements)
+                          samplingFrequency: samplingFrequency, numberOfVoltageMeasurements: Int64(voltages.count))
     }
 }

@@ -3,7 +3,8 @@ import HealthModel
 
 /// The body of an electrocardiogram, audiogram, state of mind or scored assessment as one BLOB in
 /// `sample_details`: read whole with its sample, never filtered by SQL. Derived values (valence
-/// classification, score, risk) are not stored; an ECG stores its count, its voltages go to `series_chunks`.
+/// classification, score, risk) are not stored; an ECG stores the count of the voltages saved with it
+/// (which go to `series_chunks`).
 enum KindCoding {
     static func encode(_ body: SampleBody) -> Data? {
         var w = BinaryWriter()
@@ -13,7 +14,7 @@ enum KindCoding {
             w.int(Int64(e.symptomsStatus))
             w.optionalQuantity(e.averageHeartRate)
             w.optionalQuantity(e.samplingFrequency)
-            w.int(e.numberOfVoltageMeasurements)
+            w.int(Int64(e.voltages.count))
         case .audiogram(let a):
             w.varint(UInt64(a.points.count))
             for point in a.points {

@@ -252,10 +252,18 @@ private struct ObjectSaver {
         guard stored.sourceRevision?.source.bundleID == bundleID else {
             throw HealthError.invalid("UUID \(sample.uuid) is already used by an object saved by another source", field: "uuid")
         }
-        guard Self.comparable(stored, device: stored.device) == Self.comparable(sample, device: device) else {
+        guard Self.comparable(stored, device: stored.device) == Self.comparable(Self.asStored(sample), device: device) else {
             throw HealthError.invalid("UUID \(sample.uuid) is already stored with different content", field: "uuid")
         }
         return .alreadyStored
+    }
+
+    /// A sample to save as reading it back would return it: an ECG as its count of voltages (the
+    /// voltages themselves are not compared).
+    private static func asStored(_ sample: Sample) -> Sample {
+        guard case .electrocardiogram(let ecg) = sample.body else { return sample }
+        return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end, metadata: sample.metadata,
+                      device: sample.device, body: .electrocardiogram(ecg.asSaved))
     }
 
     /// The fields a retry must repeat exactly: everything but the store-stamped revision and time.
@@ -272,10 +280,7 @@ private struct ObjectSaver {
                                     events: w.events,
                                     activities: w.activities, statistics: w.statistics,
                                     associatedSampleUUIDs: Array(Set(w.associatedSampleUUIDs)).sorted { $0.uuidString < $1.uuidString }))
-        case .electrocardiogram(let ecg):
-            // The store keeps the count; the voltages themselves are not compared.
-            body = .electrocardiogram(ecg.withoutVoltages)
-        case .quantity, .category, .audiogram, .stateOfMind, .scoredAssessment:
+        case .quantity, .category, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
             body = sample.body
         }
         return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end, metadata: sample.metadata,

@@ -209,9 +209,94 @@ class Workout:
 
 
 @dataclass(frozen=True)
+class Electrocardiogram:
+    """An ECG's body (HealthKit raw values); its voltages are streamed separately (QuerySeriesData)."""
+
+    classification: int
+    symptoms_status: int
+    average_heart_rate: Optional[Quantity]
+    sampling_frequency: Optional[Quantity]
+    number_of_voltage_measurements: int
+    raw: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_pb(cls, message: Any) -> Electrocardiogram:
+        """Reads an `ElectrocardiogramBody` message."""
+        return cls(message.classification, message.symptoms_status, Quantity.optional(message, "average_heart_rate"),
+                   Quantity.optional(message, "sampling_frequency"), message.number_of_voltage_measurements, message)
+
+
+@dataclass(frozen=True)
+class AudiogramTest:
+    """One test at one frequency: sensitivity (dBHL), side (0 left, 1 right), conduction type, masking, clamping range."""
+
+    sensitivity: Quantity
+    side: int
+    conduction_type: int
+    masked: bool
+    clamping_lower_bound: Optional[Quantity]
+    clamping_upper_bound: Optional[Quantity]
+    raw: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_pb(cls, message: Any) -> AudiogramTest:
+        """Reads an `AudiogramSensitivityTest` message."""
+        return cls(Quantity.from_pb(message.sensitivity), message.side, message.conduction_type, message.masked,
+                   Quantity.optional(message, "clamping_lower_bound"), Quantity.optional(message, "clamping_upper_bound"), message)
+
+
+@dataclass(frozen=True)
+class AudiogramPoint:
+    """The tests at one frequency of an audiogram."""
+
+    frequency: Quantity
+    tests: List[AudiogramTest]
+    raw: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_pb(cls, message: Any) -> AudiogramPoint:
+        """Reads an `AudiogramSensitivityPoint` message."""
+        return cls(Quantity.from_pb(message.frequency), [AudiogramTest.from_pb(t) for t in message.tests], message)
+
+
+@dataclass(frozen=True)
+class StateOfMind:
+    """A state of mind: kind, valence, the valence classification the server derived, labels, associations."""
+
+    kind: int
+    valence: float
+    valence_classification: int
+    labels: List[int]
+    associations: List[int]
+    raw: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_pb(cls, message: Any) -> StateOfMind:
+        """Reads a `StateOfMindBody` message."""
+        return cls(message.kind, message.valence, message.valence_classification, list(message.labels),
+                   list(message.associations), message)
+
+
+@dataclass(frozen=True)
+class ScoredAssessment:
+    """A GAD-7 or PHQ-9 assessment: answers, and the score and risk the server derived."""
+
+    answers: List[int]
+    score: int
+    risk: int
+    raw: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_pb(cls, message: Any) -> ScoredAssessment:
+        """Reads a `ScoredAssessmentBody` message."""
+        return cls(list(message.answers), message.score, message.risk, message)
+
+
+@dataclass(frozen=True)
 class Sample:
     """A stored sample. `kind` says which body is set: `quantity` (with `count`), `category`,
-    `objects` (a correlation's samples) or `workout`."""
+    `objects` (a correlation's samples), `workout`, `electrocardiogram`, `audiogram` (its points),
+    `state_of_mind` or `scored_assessment`."""
 
     uuid: _uuid.UUID
     type: str
@@ -227,6 +312,10 @@ class Sample:
     category: Optional[int] = None
     objects: List[Sample] = field(default_factory=list)
     workout: Optional[Workout] = None
+    electrocardiogram: Optional[Electrocardiogram] = None
+    audiogram: List[AudiogramPoint] = field(default_factory=list)
+    state_of_mind: Optional[StateOfMind] = None
+    scored_assessment: Optional[ScoredAssessment] = None
     raw: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -244,6 +333,10 @@ class Sample:
             category=message.category.value if kind == "category" else None,
             objects=[Sample.from_pb(o) for o in message.correlation.objects] if kind == "correlation" else [],
             workout=Workout.from_pb(message.workout) if kind == "workout" else None,
+            electrocardiogram=Electrocardiogram.from_pb(message.electrocardiogram) if kind == "electrocardiogram" else None,
+            audiogram=[AudiogramPoint.from_pb(p) for p in message.audiogram.points] if kind == "audiogram" else [],
+            state_of_mind=StateOfMind.from_pb(message.state_of_mind) if kind == "state_of_mind" else None,
+            scored_assessment=ScoredAssessment.from_pb(message.scored_assessment) if kind == "scored_assessment" else None,
             raw=message)
 
     @property

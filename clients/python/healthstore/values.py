@@ -187,3 +187,72 @@ def any_of(*predicates: Any) -> Any:
 def statistics_options(*names: str) -> Any:
     """StatisticsOptions from names like "cumulative_sum", "discrete_average", "separate_by_source"."""
     return pb.StatisticsOptions(**{name: True for name in names})
+
+
+ELECTROCARDIOGRAM = "HKDataTypeIdentifierElectrocardiogram"
+AUDIOGRAM = "HKDataTypeIdentifierAudiogram"
+STATE_OF_MIND = "HKDataTypeIdentifierStateOfMind"
+GAD7 = "HKScoredAssessmentTypeIdentifierGAD7"
+PHQ9 = "HKScoredAssessmentTypeIdentifierPHQ9"
+
+
+def electrocardiogram(start: Time, end: Time, sampling_frequency_hz: float, voltages: Iterable[Tuple[int, float]] = (),
+                      classification: int = 0, symptoms_status: int = 0, average_heart_rate: Optional[float] = None,
+                      uuid: Optional[UUIDLike] = None, metadata: Optional[Mapping[str, MetadataInput]] = None,
+                      device: Optional[DeviceLike] = None) -> Any:
+    """An electrocardiogram (HKElectrocardiogram) with its voltages as (µs since start, µV) pairs. Only
+    the owner saves them; raw values are HealthKit's (classification 1 = sinusRhythm, …)."""
+    sample = _fill_common(pb.Sample(), ELECTROCARDIOGRAM, start, end, uuid, metadata, device)
+    body = sample.electrocardiogram
+    body.classification = classification
+    body.symptoms_status = symptoms_status
+    body.sampling_frequency.CopyFrom(pb.Quantity(value=float(sampling_frequency_hz), unit="Hz"))
+    if average_heart_rate is not None:
+        body.average_heart_rate.CopyFrom(pb.Quantity(value=float(average_heart_rate), unit="count/min"))
+    body.voltages.extend(pb.VoltageMeasurement(offset=int(o), microvolts=float(uv)) for o, uv in voltages)
+    return sample
+
+
+def audiogram_test(sensitivity_dbhl: float, side: int, masked: bool = False, conduction_type: int = 0,
+                   clamping: Tuple[Optional[float], Optional[float]] = (None, None)) -> Any:
+    """One test of an audiogram point (HKAudiogramSensitivityTest): side 0 = left, 1 = right."""
+    test = pb.AudiogramSensitivityTest(sensitivity=pb.Quantity(value=float(sensitivity_dbhl), unit="dBHL"),
+                                       conduction_type=conduction_type, masked=masked, side=side)
+    lower, upper = clamping
+    if lower is not None:
+        test.clamping_lower_bound.CopyFrom(pb.Quantity(value=float(lower), unit="dBHL"))
+    if upper is not None:
+        test.clamping_upper_bound.CopyFrom(pb.Quantity(value=float(upper), unit="dBHL"))
+    return test
+
+
+def audiogram(points: Iterable[Tuple[float, Iterable[Any]]], start: Time, end: Optional[Time] = None,
+              uuid: Optional[UUIDLike] = None, metadata: Optional[Mapping[str, MetadataInput]] = None,
+              device: Optional[DeviceLike] = None) -> Any:
+    """An audiogram (HKAudiogramSample): (frequency in Hz, [audiogram_test(...), …]) per frequency."""
+    sample = _fill_common(pb.Sample(), AUDIOGRAM, start, end, uuid, metadata, device)
+    for hertz, tests in points:
+        sample.audiogram.points.add(frequency=pb.Quantity(value=float(hertz), unit="Hz")).tests.extend(tests)
+    return sample
+
+
+def state_of_mind(kind: int, valence: float, at: Time, labels: Iterable[int] = (), associations: Iterable[int] = (),
+                  uuid: Optional[UUIDLike] = None, metadata: Optional[Mapping[str, MetadataInput]] = None,
+                  device: Optional[DeviceLike] = None) -> Any:
+    """A state of mind (HKStateOfMind) at one moment: kind 1 = momentary emotion, 2 = daily mood;
+    valence −1…1; HealthKit's Label and Association raw values. The server derives the classification."""
+    sample = _fill_common(pb.Sample(), STATE_OF_MIND, at, at, uuid, metadata, device)
+    sample.state_of_mind.kind = kind
+    sample.state_of_mind.valence = float(valence)
+    sample.state_of_mind.labels.extend(labels)
+    sample.state_of_mind.associations.extend(associations)
+    return sample
+
+
+def scored_assessment(type_id: str, answers: Iterable[int], at: Time, uuid: Optional[UUIDLike] = None,
+                      metadata: Optional[Mapping[str, MetadataInput]] = None, device: Optional[DeviceLike] = None) -> Any:
+    """A GAD-7 or PHQ-9 assessment ("GAD7", "PHQ9" or the identifier) with one answer raw value per
+    question; the server derives the score and risk."""
+    sample = _fill_common(pb.Sample(), _type(type_id, "HKScoredAssessmentTypeIdentifier"), at, at, uuid, metadata, device)
+    sample.scored_assessment.answers.extend(answers)
+    return sample
