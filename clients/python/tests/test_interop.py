@@ -414,3 +414,49 @@ def test_owner_saves_keeping_sources_and_apps_may_not(owner, new_app):
     with pytest.raises(errors.InvalidArgument) as invalid:
         owner.save([claimed, nameless], keep_sources=True)
     assert (invalid.value.object_index, invalid.value.field) == (1, "source_revision.source.name")
+
+
+def test_ecg_audiogram_state_of_mind_and_assessments_from_python(server, owner, new_app):
+    ecg_type, state, audio = v.ELECTROCARDIOGRAM, v.STATE_OF_MIND, v.AUDIOGRAM
+    # Only the owner (the Health app) saves ECGs; an app's share request is refused as HealthKit refuses it.
+    ecg = v.electrocardiogram(T0, T0 + 30_000_000, 512, [(round(i * 1e6 / 512), (i % 90) - 40.25) for i in range(15_360)],
+                              classification=1, symptoms_status=1, average_heart_rate=64)
+    assert owner.save([ecg]) == ["STORED"]
+    app_types = [state, audio, v.GAD7, v.PHQ9]
+    app = new_app(share=app_types, read=app_types + [ecg_type])
+    with pytest.raises(errors.InvalidArgument, match="Authorization to share the following types is disallowed"):
+        app.request_authorization(share=[ecg_type], read=[])
+    [read_ecg] = app.samples(ecg_type)
+    assert read_ecg.kind == "electrocardiogram" and read_ecg.uuid == uid(ecg)
+    assert read_ecg.electrocardiogram.number_of_voltage_measurements == 15_360
+    assert read_ecg.electrocardiogram.classification == 1
+    assert len(read_ecg.raw.electrocardiogram.voltages) == 0, "voltages are streamed, not sent with the sample"
+
+    mood = v.state_of_mind(2, 0.55, T0, labels=[17, 7], associations=[5, 17])
+    hearing = v.audiogram([(1000, [v.audiogram_test(10, 0), v.audiogram_test(15, 1, masked=True, clamping=(0, None))]),
+                           (4000, [v.audiogram_test(30, 1)])], T0, T0 + 10 * MIN)
+    gad = v.scored_assessment("GAD7", [3, 3, 2, 2, 1, 1, 0], T0)
+    phq = v.scored_assessment("PHQ9", [1, 1, 1, 1, 1, 0, 0, 0, 4], T0)
+    assert app.save([mood, hearing, gad, phq]) == ["STORED"] * 4
+    got = {s.uuid: s for s in app.samples(*app_types)}
+    assert got[uid(mood)].state_of_mind.valence_classification == 6
+    assert got[uid(mood)].state_of_mind.labels == [17, 7]
+    assert [p.frequency.value for p in got[uid(hearing)].audiogram] == [1000, 4000]
+    assert got[uid(hearing)].audiogram[0].tests[1].masked
+    assert got[uid(hearing)].audiogram[0].tests[1].clamping_lower_bound.value == 0
+    assert got[uid(hearing)].audiogram[0].tests[1].clamping_upper_bound is None
+    assert (got[uid(gad)].scored_assessment.score, got[uid(gad)].scored_assessment.risk) == (12, 3)
+    assert (got[uid(phq)].scored_assessment.score, got[uid(phq)].scored_assessment.risk) == (5, 2)
+
+    # A valence outside −1…1 names its field; nothing is stored.
+    with pytest.raises(errors.InvalidArgument) as bad:
+        app.save([v.state_of_mind(1, 1.5, T0 + MIN)])
+    assert bad.value.field == "state_of_mind.valence"
+
+    # healthctl shows them, with the derived fields.
+    rows = {r["uuid"].lower(): r for r in json.loads(server.healthctl("samples", "--type", "StateOfMind", "--type", "GAD7",
+                                                                     "--format", "json"))}
+    assert rows[str(uid(mood))]["state_of_mind"]["valence_classification"] == 6
+    assert rows[str(uid(gad))]["scored_assessment"]["risk"] == 3
+    table = server.healthctl("samples", "--type", "StateOfMind", "--type", "Electrocardiogram")
+    assert "pleasant (happy, calm)" in table and "sinusRhythm" in table
