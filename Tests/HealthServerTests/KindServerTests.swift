@@ -113,4 +113,29 @@ final class KindServerTests: XCTestCase {
         XCTAssertEqual(error.field, "state_of_mind.valence")
         XCTAssertEqual(error.objectIndex, 1)
     }
+
+    func testHealthctlExportAndImportCarryTheKindsIntoAnotherOwner() throws {
+        let server = try ServerProcess()
+        let directory = server.dataDirectory.deletingLastPathComponent()
+        let ownerA = try RawClient.session(server, token: server.ownerToken)
+        let tokenB = try RawClient.session(server, token: server.operatorToken).addOwner("B")
+        let tokenFileB = directory.appendingPathComponent("b.token").path
+        try tokenB.write(toFile: tokenFileB, atomically: true, encoding: .utf8)
+        let saved = Self.appSamples(at: 1_700_000_000_000_000)
+        XCTAssertEqual(ownerA.call(.saveObjects(saved)), .saveObjects(Array(repeating: .stored, count: saved.count)))
+
+        let file = directory.appendingPathComponent("kinds.jsonl").path
+        let types = ["StateOfMind", "Audiogram", "GAD7", "PHQ9"].flatMap { ["--type", $0] }
+        let export = try healthctl(["export", "--output", file] + types, server: server,
+                                   tokenFile: server.dataDirectory.appendingPathComponent("owner.token").path)
+        XCTAssertEqual(export.status, 0, export.errors)
+        let imported = try healthctl(["import", file], server: server, tokenFile: tokenFileB)
+        XCTAssertEqual(imported.status, 0, imported.errors)
+        let ownerB = try RawClient.session(server, token: tokenB)
+        let inB = Dictionary(uniqueKeysWithValues: query(ownerB, Self.appTypes).map { ($0.uuid, $0) })
+        for sample in saved {
+            XCTAssertEqual(inB[sample.uuid]?.body, sample.body, sample.type)
+            XCTAssertEqual(inB[sample.uuid]?.start, sample.start)
+        }
+    }
 }
