@@ -17,7 +17,7 @@ final class InMemoryStore: StoreConnector, Sendable {
 
     let state = Mutex(State())
     /// Types the store knows.
-    let knownTypes = Set(SignalKind.allCases.flatMap(\.writtenTypes) + [HKType.bloodPressure])
+    let knownTypes = Set(SignalKind.allCases.flatMap(\.writtenTypes) + [HKType.bloodPressure, HKType.electrocardiogram])
 
     func connect(token: String, revision: SourceRevision, device: Device) async throws -> any StoreLink {
         try state.withLock { s in
@@ -46,6 +46,17 @@ final class InMemoryStore: StoreConnector, Sendable {
 
     func approve(bundleID: String, share: [String], read: [String]) async throws {
         state.withLock { $0.granted[bundleID, default: []].formUnion(share) }
+    }
+
+    /// The owner's saves, as the Health app: every type is allowed.
+    static let healthApp = "com.apple.Health"
+
+    func saveAsOwner(_ samples: [Sample]) async throws -> [SaveOutcome] {
+        state.withLock { s in
+            s.granted[Self.healthApp] = knownTypes
+            s.requested[Self.healthApp] = knownTypes
+        }
+        return try save(samples, bundleID: Self.healthApp)
     }
 
     /// Stored top-level objects.

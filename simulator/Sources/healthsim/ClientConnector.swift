@@ -45,6 +45,10 @@ final class ClientConnector: StoreConnector {
             + read.map { AuthorizationDecision(type: $0, direction: .read, grant: true) }
         try await owner.connection().decideAuthorization(bundleID: bundleID, decisions: decisions)
     }
+
+    func saveAsOwner(_ samples: [Sample]) async throws -> [SaveOutcome] {
+        try await owner.connection().save(samples)
+    }
 }
 
 /// The owner's client, made on first use with the owner token file: it fails over between the

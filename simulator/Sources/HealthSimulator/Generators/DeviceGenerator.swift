@@ -53,6 +53,9 @@ public struct DeviceGenerator: Sendable {
             case .bodyFatPercentage: out += context.bodyFatPercentage(spec)
             case .bloodPressure: out += context.bloodPressure(spec)
             case .bodyTemperature: out += context.bodyTemperature(spec)
+            case .electrocardiogram: out += context.electrocardiogram(spec)
+            case .stateOfMind: out += context.stateOfMind(spec)
+            case .assessments: out += context.assessments(spec)
             }
         }
         // The workout goes last: it refers to the samples above.

@@ -53,6 +53,12 @@ public struct SampleFactory: Sendable {
                       body: .workout(workout))
     }
 
+    /// A sample of any other kind (ECG, state of mind, scored assessment).
+    public func sample(_ type: String, start: Microseconds, end: Microseconds, body: SampleBody) -> Sample {
+        Sample(uuid: identity.uuid(type: type, start: start), type: type, start: start, end: end,
+               metadata: metadata(type: type, start: start, ordinal: 0), device: device, body: body)
+    }
+
     /// `q` in `unit`, rounded to what a device would display; a unit that cannot be converted to
     /// keeps the canonical unit, so the data stays right.
     static func convert(_ q: Quantity, to unit: String) -> Quantity {

@@ -84,13 +84,18 @@ public actor DeviceUplink {
     }
 
     private func uploadNextBatch() async {
-        var count = min(configuration.batchSize, buffer.count)
+        // The watch's ECG recordings go one by one through the owner (the Health app saves them).
+        if let first = buffer.first, Self.savedByOwner(first) {
+            if await deliver([first], countsAsData: true, asOwner: true) { buffer.removeFirst() }
+            return
+        }
+        var count = min(configuration.batchSize, buffer.prefix { !Self.savedByOwner($0) }.count)
         var offset = 0
         // Out of order: the following batch goes first, unless a workout (which refers to earlier
-        // samples) is in it.
+        // samples) or an owner's sample is in it.
         if buffer.count > count, faults.outOfOrder() {
             let next = buffer[count..<min(buffer.count, 2 * count)]
-            if !next.contains(where: { $0.type == HKType.workout }) {
+            if !next.contains(where: { $0.type == HKType.workout || Self.savedByOwner($0) }) {
                 offset = count
                 count = next.count
                 stats.fault("outOfOrderBatches")
@@ -110,17 +115,25 @@ public actor DeviceUplink {
         }
     }
 
-    /// Sends one batch until it gets an answer; true when the batch is done with (acknowledged or
-    /// rejected), false only if the run was cancelled.
+    /// The source the server stamps on the owner's saves.
+    static let healthAppBundleID = "com.apple.Health"
+
+    /// Samples the Health app saves with the owner's credential rather than the device's app.
+    static func savedByOwner(_ sample: Sample) -> Bool { sample.type == HKType.electrocardiogram }
+
+    /// Sends one batch (through the owner with `asOwner`) until it gets an answer; true when the
+    /// batch is done with (acknowledged or rejected), false only if the run was cancelled.
     @discardableResult
-    private func deliver(_ batch: [Sample], countsAsData: Bool) async -> Bool {
+    private func deliver(_ batch: [Sample], countsAsData: Bool, asOwner: Bool = false) async -> Bool {
         var attempt = 0
         while !Task.isCancelled {
             guard let link = await connected() else { return false }
             let started = ContinuousClock.now
             do {
                 let outcomes: [SaveOutcome]
-                if faults.disconnectMidBatch() {
+                if asOwner {
+                    outcomes = try await connector.saveAsOwner(batch)
+                } else if faults.disconnectMidBatch() {
                     stats.fault("disconnects")
                     async let saving = link.save(batch)
                     try? await Task.sleep(for: .milliseconds(1))
@@ -129,7 +142,8 @@ public actor DeviceUplink {
                 } else {
                     outcomes = try await link.save(batch)
                 }
-                stats.acknowledged(batch, outcomes: outcomes, bundleID: profile.source.bundleID, latencyMs: Self.ms(since: started))
+                stats.acknowledged(batch, outcomes: outcomes, bundleID: asOwner ? Self.healthAppBundleID : profile.source.bundleID,
+                                   latencyMs: Self.ms(since: started))
                 return true
             } catch is CancellationError {
                 // The run ended (drain timeout) while the batch was in flight: it stays unanswered,

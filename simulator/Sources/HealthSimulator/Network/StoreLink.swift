@@ -22,6 +22,8 @@ public protocol StoreConnector: Sendable {
     func rotateAppToken(bundleID: String) async throws -> String
     /// Owner: grants every listed share and read permission to the app.
     func approve(bundleID: String, share: [String], read: [String]) async throws
+    /// Owner: saves samples as the Health app does: the watch's ECG recordings, a type no app may share.
+    func saveAsOwner(_ samples: [Sample]) async throws -> [SaveOutcome]
 }
 
 extension HealthError {

@@ -36,7 +36,8 @@ public enum BuiltinFleet {
            {"kind": "steps", "everySeconds": 60},
            {"kind": "distance", "everySeconds": 60, "unit": "m"},
            {"kind": "sleep", "stages": true},
-           {"kind": "workouts"}
+           {"kind": "workouts"},
+           {"kind": "electrocardiogram", "probability": 0.15}
          ]},
         {"id": "band", "person": "ada",
          "source": {"bundleID": "com.pulsefit.app", "name": "PulseFit", "version": "4.8.1",
@@ -59,7 +60,9 @@ public enum BuiltinFleet {
          "signals": [
            {"kind": "steps", "everySeconds": 420},
            {"kind": "distance", "everySeconds": 420, "unit": "m"},
-           {"kind": "flightsClimbed"}
+           {"kind": "flightsClimbed"},
+           {"kind": "stateOfMind"},
+           {"kind": "assessments"}
          ]},
         {"id": "scale", "person": "ada", "relayedBy": "phone",
          "source": {"bundleID": "com.balanceco.health", "name": "Balance Health", "version": "6.3.0",

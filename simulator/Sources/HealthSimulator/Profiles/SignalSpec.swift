@@ -3,6 +3,10 @@ public enum SignalKind: String, Codable, Sendable, CaseIterable {
     case heartRate, restingHeartRate, heartRateVariability, oxygenSaturation
     case activeEnergy, steps, distance, flightsClimbed, sleep, workouts
     case bodyMass, bodyFatPercentage, bloodPressure, bodyTemperature
+    /// The watch's ECG app: recordings are saved by the Health app with the owner's credential, so the
+    /// device's app shares no type for them.
+    case electrocardiogram
+    case stateOfMind, assessments
 
     /// The sample types this signal saves (correlation contents, not the correlation type, are what
     /// authorization covers — docs/semantics.md §3.6).
@@ -22,6 +26,9 @@ public enum SignalKind: String, Codable, Sendable, CaseIterable {
         case .bodyFatPercentage: [HKType.bodyFatPercentage]
         case .bloodPressure: [HKType.systolic, HKType.diastolic]
         case .bodyTemperature: [HKType.bodyTemperature]
+        case .electrocardiogram: []
+        case .stateOfMind: [HKType.stateOfMind]
+        case .assessments: [HKType.phq9, HKType.gad7]
         }
     }
 }
@@ -73,4 +80,8 @@ public enum HKType {
     public static let systolic = "HKQuantityTypeIdentifierBloodPressureSystolic"
     public static let diastolic = "HKQuantityTypeIdentifierBloodPressureDiastolic"
     public static let bodyTemperature = "HKQuantityTypeIdentifierBodyTemperature"
+    public static let electrocardiogram = "HKDataTypeIdentifierElectrocardiogram"
+    public static let stateOfMind = "HKDataTypeIdentifierStateOfMind"
+    public static let gad7 = "HKScoredAssessmentTypeIdentifierGAD7"
+    public static let phq9 = "HKScoredAssessmentTypeIdentifierPHQ9"
 }
