@@ -185,6 +185,7 @@ if arguments.contains("--stream") {
 }
 if arguments.contains("--series") {
     try await seriesSizeRun()
+    try await voltageSizeRun()
     exit(0)
 }
 
