@@ -71,13 +71,17 @@ export function workoutMicros(sample) {
   return sample.workout.duration_micros ?? sample.end_micros - sample.start_micros;
 }
 
-/** What a sample says, in a few words: its value, category value, readings or workout. */
+/** What a sample says, in a few words: its value, category value, readings, workout or the other kinds' gist. */
 export function sampleValue(sample) {
   switch (sample.kind) {
     case "quantity": return formatValue(sample.value, sample.unit);
     case "category": return categoryName(sample.type, sample.category_value);
     case "correlation": return (sample.objects || []).map(sampleValue).join(" / ");
     case "workout": return `${activityName(sample.workout.activity_type)} · ${Math.round(workoutMicros(sample) / 6e7)} min`;
+    case "electrocardiogram": return `ECG · ${sample.electrocardiogram.number_of_voltage_measurements} voltages`;
+    case "audiogram": return `${sample.audiogram.points.length} frequencies`;
+    case "state_of_mind": return `valence ${sample.state_of_mind.valence}`;
+    case "scored_assessment": return `score ${sample.scored_assessment.score}`;
     default: return "";
   }
 }
