@@ -33,7 +33,8 @@ final class CallErrorTests: XCTestCase {
              "uuid", "objects[3].uuid must be 16 bytes, got 5"),
             (41, ProtoBytes().string(2, Fixtures.heartRate).message(11, ProtoBytes()), "uuid", "objects[3].uuid must be 16 bytes, got 0"),
             (42, ProtoBytes().bytes(1, uuid16).string(2, Fixtures.heartRate), "body",
-             "objects[3].body is not set: a sample needs a quantity, category, correlation or workout body"),
+             "objects[3].body is not set: a sample needs a quantity, category, correlation, workout, electrocardiogram, "
+                + "audiogram, state_of_mind or scored_assessment body"),
             (43, ProtoBytes().bytes(1, uuid16).bytes(2, cut).message(11, ProtoBytes()), "type",
              "objects[3].type contains a NUL byte; strings must not contain NUL"),
         ]
