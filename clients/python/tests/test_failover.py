@@ -94,15 +94,20 @@ def test_saves_in_flight_when_the_node_dies_are_answered_by_the_next_one(nodes):
     assert acknowledged <= stored
 
 
-def wait_until_stopped(pid):
-    """Returns once SIGSTOP has taken effect (the process state in /proc is "T")."""
+def freeze(process):
+    """SIGSTOP, returning once it has taken effect: every thread's state in /proc is "T" (the signal
+    is only queued when kill returns, and a running thread may still read a request meanwhile)."""
+    process.send_signal(signal.SIGSTOP)
     deadline = time.time() + 15
     while time.time() < deadline:
-        with open(f"/proc/{pid}/stat") as stat:
-            if stat.read().rsplit(")", 1)[1].split()[0] == "T":
-                return
+        states = []
+        for task in os.listdir(f"/proc/{process.pid}/task"):
+            with open(f"/proc/{process.pid}/task/{task}/stat") as stat:
+                states.append(stat.read().rsplit(")", 1)[1].split()[0])
+        if all(state == "T" for state in states):
+            return
         time.sleep(0.01)
-    pytest.fail(f"process {pid} did not stop")
+    pytest.fail(f"process {process.pid} did not stop")
 
 
 class LateNoticingSocket:
@@ -152,8 +157,7 @@ def test_a_call_waiting_on_the_killed_node_is_repeated_even_when_its_reader_noti
         to_a.hold.set()
         # Stopped, node A leaves the save unread, so its death resets the connection: the next
         # write fails at once, while the reader has not yet noticed.
-        a.process.send_signal(signal.SIGSTOP)
-        wait_until_stopped(a.process.pid)
+        freeze(a.process)
         waiting, outcome = heart_rate(2), []
 
         def save():
@@ -178,7 +182,7 @@ def test_a_credential_call_cut_off_by_the_nodes_death_is_reported_not_repeated(n
     a, b, token = nodes
     with Client.connect(token, server=[f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"]) as client:
         # Stopped, node A holds the call unanswered until it is killed.
-        a.process.send_signal(signal.SIGSTOP)
+        freeze(a.process)
         outcome = []
 
         def register():
