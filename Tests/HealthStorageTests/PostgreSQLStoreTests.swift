@@ -50,6 +50,34 @@ final class PostgreSQLStoreTests: XCTestCase {
         }
     }
 
+    /// A node that stops answering in the middle of a write transaction (frozen, its machine or
+    /// network gone) holds the owner's anchor counter; the server ends that session, so another
+    /// node's save of the owner completes, and the frozen node's transaction is undone.
+    func testASessionFrozenInsideAWriteTransactionDoesNotStallAnotherNodesSaves() async throws {
+        let conninfo = try conninfo()
+        let store = try nodes(1)[0]
+        let (owner, _) = try await store.addOwner(name: "alice")
+        let schema = try XCTUnwrap(try currentSchemas(conninfo).first { $0.hasPrefix("hs_test_") })
+        // A session as a node opens it, which takes the owner's counter row and then goes silent.
+        let frozen = try PostgreSQLConnection(conninfo: conninfo, sessionSetup: "SET search_path TO \(schema)")
+        try frozen.beginWrite()
+        try frozen.execute("UPDATE owners SET last_anchor = last_anchor + 1 WHERE id = \(owner.rawValue)")
+        let revision = SourceRevision(source: StoreFixture.watch, version: "1", productType: nil, osMajor: 1, osMinor: 0, osPatch: 0)
+        let saved = Mutex(false)
+        let save = Task {
+            _ = try await store.save(SaveBatch(owner: owner, revision: revision, defaultDevice: nil, objects: [StoreFixture.heartRate(s(1))]))
+            saved.withLock { $0 = true }
+        }
+        try await waitFor(within: .seconds(90)) { saved.withLock { $0 } }
+        XCTAssertTrue(saved.withLock { $0 }, "the save is still waiting for the frozen session's lock")
+        XCTAssertThrowsError(try frozen.commitWrite()) { error in
+            XCTAssertEqual((error as? HealthError)?.code, .unavailable, "\(error)")
+        }
+        try? frozen.execute("ROLLBACK")
+        try await save.value
+        await store.close()
+    }
+
     private func currentSchemas(_ conninfo: String) throws -> [String] {
         let db = try PostgreSQLConnection(conninfo: conninfo)
         let names = try db.prepareOnce("SELECT nspname FROM pg_namespace ORDER BY oid DESC")
@@ -133,8 +161,8 @@ final class PostgreSQLStoreTests: XCTestCase {
     }
 
     /// Waits until `condition` holds (events cross nodes asynchronously), at most 20 seconds.
-    private func waitFor(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+    private func waitFor(within limit: Duration = .seconds(20), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
         while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 

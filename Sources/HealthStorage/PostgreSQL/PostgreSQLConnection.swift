@@ -22,6 +22,14 @@ final class PostgreSQLConnection: Database {
     /// stored generated columns, `ON CONFLICT`, `RETURNING` everywhere).
     static let minimumServerVersion: Int32 = 130000
 
+    /// How long a session may sit idle inside a transaction before the server ends it. A node that
+    /// stops answering mid-transaction (frozen, its machine or network gone) would otherwise hold its
+    /// row locks, the owner's anchor counter among them, and stall every other node's saves of that
+    /// owner until the server notices the dead peer: hours with default TCP keepalives, never while
+    /// the socket stays open. Every transaction of ours runs its statements back to back, so a
+    /// session idle this long in one belongs to a node that is gone; well under clients' deadlines.
+    static let idleTransactionLimit = "10s"
+
     init(conninfo: String, sessionSetup: String = "") throws(HealthError) {
         guard let connection = PQconnectdb(conninfo) else {
             throw HealthError(.resourceExhausted, "cannot allocate a PostgreSQL connection")
@@ -39,7 +47,8 @@ final class PostgreSQLConnection: Database {
             throw HealthError(.databaseInaccessible, "the PostgreSQL server at \(address) is version \(version / 10000); "
                               + "HealthStore needs PostgreSQL 13 or newer")
         }
-        self.sessionSetup = "SET client_min_messages = warning; " + sessionSetup
+        self.sessionSetup = "SET client_min_messages = warning; "
+            + "SET idle_in_transaction_session_timeout = '\(Self.idleTransactionLimit)'; " + sessionSetup
         try execute(self.sessionSetup)
     }
 

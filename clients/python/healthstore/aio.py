@@ -19,7 +19,6 @@ from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, decode_server_messag
 from .protocol import ack_frame, call_frame, cancel_frame, hello_message, is_connection_error, raise_for_error, stream_ended
 from .results import HelloInfo
 
-_CLOSED = object()
 Streams = Tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
@@ -165,8 +164,8 @@ class AsyncClient(FailoverState, Calls, AsyncRunner):
             item = await asyncio.wait_for(answers.get(), timeout)
         except asyncio.TimeoutError:
             raise errors.DeadlineExceeded(f"no answer within {timeout} s") from None
-        if item is _CLOSED:
-            raise self.closed_error or errors.ConnectionClosed("connection closed")
+        if isinstance(item, errors.HealthStoreError):
+            raise item
         return raise_for_error(item)
 
     async def call_raw(self, call_field: str, request: Any, result_field: str) -> Any:
@@ -208,6 +207,9 @@ class AsyncClient(FailoverState, Calls, AsyncRunner):
             if self._generation != generation:
                 return
             self._writer.close()
+            # The old connection's read task may notice the loss only once the next connection is
+            # in place, and then leaves the calls alone: those sent on the old one end here.
+            self._cut_off()
             reconnection = Reconnection(failover.servers, failover.reconnect_timeout)
             for step in reconnection.steps():
                 if isinstance(step, float):
@@ -281,8 +283,14 @@ class AsyncClient(FailoverState, Calls, AsyncRunner):
             return
         if self.closed_error is None:
             self.closed_error = error
-        for answers in self._pending.values():
-            answers.put_nowait(_CLOSED)
+        self._cut_off()
+
+    def _cut_off(self) -> None:
+        """Fails every call waiting for an answer with the connection's loss."""
+        error = self.closed_error or errors.ConnectionClosed("connection closed")
+        waiting, self._pending = list(self._pending.values()), {}
+        for answers in waiting:
+            answers.put_nowait(error)
 
     def _dispatch(self, message: Any) -> None:
         if is_connection_error(message):
@@ -306,8 +314,7 @@ class AsyncClient(FailoverState, Calls, AsyncRunner):
         except (OSError, ssl.SSLError):
             pass
         self._task.cancel()
-        for answers in self._pending.values():
-            answers.put_nowait(_CLOSED)
+        self._cut_off()
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -21,9 +21,6 @@ from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, decode_server_messag
 from .protocol import ack_frame, call_frame, cancel_frame, hello_message, is_connection_error, raise_for_error, stream_ended
 from .results import HelloInfo
 
-_CLOSED = object()
-
-
 def client_tls(tls: Union[bool, ssl.SSLContext], ca: Optional[str], cert: Optional[str], key: Optional[str]) -> Optional[ssl.SSLContext]:
     """The TLS context a connect call asked for: a given context, one built from ca/cert/key, or None for plain TCP."""
     if isinstance(tls, ssl.SSLContext):
@@ -45,8 +42,8 @@ class Pending:
             item = self.answers.get(timeout=timeout)
         except queue.Empty:
             raise errors.DeadlineExceeded(f"no answer within {timeout} s") from None
-        if item is _CLOSED:
-            raise self.client.closed_error or errors.ConnectionClosed("connection closed")
+        if isinstance(item, errors.HealthStoreError):
+            raise item
         return raise_for_error(item)
 
     def result(self, timeout: Optional[float] = None) -> Any:
@@ -157,6 +154,10 @@ class Client(FailoverState, Calls, SyncRunner):
             except OSError:
                 pass
             self._sock.close()
+            with self._lock:
+                # The old socket's reader may notice the loss only once the next connection is in
+                # place, and then leaves the calls alone: those sent on the old one end here.
+                self._cut_off()
             reconnection = Reconnection(failover.servers, failover.reconnect_timeout)
             for step in reconnection.steps():
                 if isinstance(step, float):
@@ -191,8 +192,10 @@ class Client(FailoverState, Calls, SyncRunner):
             call_id = next(self._ids)
             pending = Pending(self, call_id, result_field, extract)
             self._pending[call_id] = pending
+            # The connection the call waits on, even if a failover replaces it before the write.
+            sock = self._sock
         try:
-            self.send_raw(call_frame(call_id, call_field, request))
+            self._send(sock, call_frame(call_id, call_field, request))
         except BaseException:
             self._forget(call_id)
             raise
@@ -209,7 +212,9 @@ class Client(FailoverState, Calls, SyncRunner):
 
     def send_raw(self, data: bytes) -> None:
         """Writes bytes as they are (tests use this to send malformed frames); ConnectionClosed when the connection is gone."""
-        sock = self._sock
+        self._send(self._sock, data)
+
+    def _send(self, sock: socket.socket, data: bytes) -> None:
         try:
             with self._send_lock:
                 sock.sendall(data)
@@ -303,9 +308,14 @@ class Client(FailoverState, Calls, SyncRunner):
                 return
             if self.closed_error is None:
                 self.closed_error = error
-            pending, self._pending = list(self._pending.values()), {}
-        for p in pending:
-            p.answers.put(_CLOSED)
+            self._cut_off()
+
+    def _cut_off(self) -> None:
+        """Fails every call waiting for an answer with the connection's loss; the caller holds `_lock`."""
+        error = self.closed_error or errors.ConnectionClosed("connection closed")
+        waiting, self._pending = list(self._pending.values()), {}
+        for pending in waiting:
+            pending.answers.put(error)
 
     def _dispatch(self, message: Any) -> None:
         if is_connection_error(message):

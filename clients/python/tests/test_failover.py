@@ -14,6 +14,7 @@ import uuid
 import pytest
 
 from conftest import Server
+import healthstore.client
 from healthstore import AsyncClient, Client, errors, values
 
 
@@ -93,11 +94,95 @@ def test_saves_in_flight_when_the_node_dies_are_answered_by_the_next_one(nodes):
     assert acknowledged <= stored
 
 
+def freeze(process):
+    """SIGSTOP, returning once it has taken effect: every thread's state in /proc is "T" (the signal
+    is only queued when kill returns, and a running thread may still read a request meanwhile)."""
+    process.send_signal(signal.SIGSTOP)
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        states = []
+        for task in os.listdir(f"/proc/{process.pid}/task"):
+            with open(f"/proc/{process.pid}/task/{task}/stat") as stat:
+                states.append(stat.read().rsplit(")", 1)[1].split()[0])
+        if all(state == "T" for state in states):
+            return
+        time.sleep(0.01)
+    pytest.fail(f"process {process.pid} did not stop")
+
+
+class LateNoticingSocket:
+    """A client socket whose reader, once `hold` is set, is handed what the connection delivers
+    (the end, a reset) only when `release` is set: a reader thread the scheduler runs late.
+    `sent` is set by each write made while holding."""
+
+    def __init__(self, sock):
+        self._sock = sock
+        self.hold, self.release, self.sent = threading.Event(), threading.Event(), threading.Event()
+
+    def sendall(self, data):
+        self._sock.sendall(data)
+        if self.hold.is_set():
+            self.sent.set()
+
+    def recv(self, size):
+        try:
+            data, error = self._sock.recv(size), None
+        except OSError as exc:
+            data, error = b"", exc
+        if self.hold.is_set():
+            self.release.wait(60)
+        if error is not None:
+            raise error
+        return data
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+
+def test_a_call_waiting_on_the_killed_node_is_repeated_even_when_its_reader_notices_the_loss_last(nodes, monkeypatch):
+    a, b, token = nodes
+    late, dial = [], healthstore.client.connect_socket
+
+    def connect_socket(address, *args):
+        sock = dial(address, *args)
+        if address.port != a.port:
+            return sock
+        late.append(LateNoticingSocket(sock))
+        return late[-1]
+
+    monkeypatch.setattr(healthstore.client, "connect_socket", connect_socket)
+    with Client.connect(token, server=[f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"], timeout=10) as client:
+        assert client.save([heart_rate(3)]) == ["STORED"]
+        to_a = late[0]
+        to_a.hold.set()
+        # Stopped, node A leaves the save unread, so its death resets the connection: the next
+        # write fails at once, while the reader has not yet noticed.
+        freeze(a.process)
+        waiting, outcome = heart_rate(2), []
+
+        def save():
+            try:
+                outcome.append(client.save([waiting]))
+            except errors.HealthStoreError as exc:
+                outcome.append(exc)
+
+        thread = threading.Thread(target=save)
+        thread.start()
+        assert to_a.sent.wait(10)
+        a.process.send_signal(signal.SIGKILL)
+        a.process.wait(15)
+        assert client.save([heart_rate(1)]) == ["STORED"]
+        assert client.server.port == b.port
+        to_a.release.set()
+        thread.join(30)
+        assert outcome == [["STORED"]], "the save sent to node A before its death is repeated on node B"
+
+
 def test_a_credential_call_cut_off_by_the_nodes_death_is_reported_not_repeated(nodes):
     a, b, token = nodes
     with Client.connect(token, server=[f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"]) as client:
         # Stopped, node A holds the call unanswered until it is killed.
-        a.process.send_signal(signal.SIGSTOP)
+        freeze(a.process)
         outcome = []
 
         def register():
