@@ -40,7 +40,7 @@ public enum SeriesPacking {
     }
 
     /// Reads `count` rows of `fields` integers and makes a point of each.
-    private static func unpack<P>(_ bytes: [UInt8], count: Int, fields: Int, _ make: ([Int64]) -> P) throws(HealthError) -> [P] {
+    static func unpack<P>(_ bytes: [UInt8], count: Int, fields: Int, _ make: ([Int64]) -> P) throws(HealthError) -> [P] {
         var reader = DeltaReader(bytes: bytes, fields: fields)
         var points: [P] = []
         points.reserveCapacity(count)
@@ -67,7 +67,7 @@ extension RouteLocation {
 }
 
 /// Appends rows of integers as zigzag varint deltas from the previous row.
-private struct DeltaWriter {
+struct DeltaWriter {
     private(set) var bytes: [UInt8] = []
     private var previous: [Int64]
 
@@ -88,9 +88,9 @@ private struct DeltaWriter {
 }
 
 /// Reads back what `DeltaWriter` wrote; a truncated or overlong chunk is a stored-data error.
-private struct DeltaReader {
+struct DeltaReader {
     let bytes: [UInt8]
-    private var position = 0
+    private(set) var position = 0
     private var previous: [Int64]
 
     init(bytes: [UInt8], fields: Int) {
@@ -120,7 +120,7 @@ private struct DeltaReader {
         if position != bytes.count { throw Self.corrupt }
     }
 
-    private static let corrupt = HealthError(.internalError, "Stored series chunk is corrupt (its points do not match its length)")
+    static let corrupt = HealthError(.internalError, "Stored series chunk is corrupt (its points do not match its length)")
 }
 
 /// A point of a series sample, packed into chunks by the store.

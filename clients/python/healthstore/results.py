@@ -211,7 +211,9 @@ class Workout:
 @dataclass(frozen=True)
 class Sample:
     """A stored sample. `kind` says which body is set: `quantity` (with `count`), `category`,
-    `objects` (a correlation's samples) or `workout`."""
+    `objects` (a correlation's samples) or `workout`. A discrete quantity series sample (count > 1,
+    made by a series builder) has `quantity` = the points' average and also `minimum`, `maximum`,
+    `most_recent` and the most recent point's interval; they are None on every other sample."""
 
     uuid: _uuid.UUID
     type: str
@@ -227,12 +229,18 @@ class Sample:
     category: Optional[int] = None
     objects: List[Sample] = field(default_factory=list)
     workout: Optional[Workout] = None
+    minimum: Optional[Quantity] = None
+    maximum: Optional[Quantity] = None
+    most_recent: Optional[Quantity] = None
+    most_recent_start_time: Optional[int] = None
+    most_recent_end_time: Optional[int] = None
     raw: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_pb(cls, message: Any) -> Sample:
         """Reads a `Sample` message."""
         kind = message.WhichOneof("body") or ""
+        series = kind == "quantity" and message.quantity.HasField("most_recent")
         return cls(
             uuid=_uuid_of(message.uuid), type=message.type, start_time=message.start_time, end_time=message.end_time,
             metadata=_metadata(message.metadata),
@@ -244,6 +252,11 @@ class Sample:
             category=message.category.value if kind == "category" else None,
             objects=[Sample.from_pb(o) for o in message.correlation.objects] if kind == "correlation" else [],
             workout=Workout.from_pb(message.workout) if kind == "workout" else None,
+            minimum=Quantity.optional(message.quantity, "minimum") if series else None,
+            maximum=Quantity.optional(message.quantity, "maximum") if series else None,
+            most_recent=Quantity.optional(message.quantity, "most_recent") if series else None,
+            most_recent_start_time=message.quantity.most_recent_start_time if series else None,
+            most_recent_end_time=message.quantity.most_recent_end_time if series else None,
             raw=message)
 
     @property
@@ -260,6 +273,21 @@ class Sample:
     def bundle_id(self) -> str:
         """The bundle id of the app that saved the sample ("" before it is stored)."""
         return self.source_revision.source.bundle_id if self.source_revision else ""
+
+
+@dataclass(frozen=True)
+class QuantitySeriesPoint:
+    """One quantity of a quantity series with its interval (start_time == end_time for an instant)."""
+
+    quantity: Quantity
+    start_time: int
+    end_time: int
+    raw: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_pb(cls, message: Any) -> QuantitySeriesPoint:
+        """Reads a `QuantitySeriesPoint` message."""
+        return cls(Quantity.from_pb(message.quantity), message.start_time, message.end_time, message)
 
 
 @dataclass(frozen=True)
