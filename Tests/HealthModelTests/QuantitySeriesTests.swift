@@ -103,6 +103,25 @@ final class QuantitySeriesTests: XCTestCase {
         }
     }
 
+    func testTheJSONFormCarriesTheDiscreteSummaryOnlyWhereThereIsOne() throws {
+        var summary = try QuantitySeriesSummary(type: heartRate)
+        try summary.add([bpm(60, at: 0), bpm(80, at: 1_000_000)])
+        let series = try summary.sample(uuid: UUID(), start: t0, end: nil, metadata: [:], device: nil)
+        let plain = Sample(type: heartRate.identifier, start: t0, end: t0, body: .quantity(Quantity(60, "count/min"), count: 1))
+        guard case .object(let fields) = SampleJSON.sample(series), case .object(let discrete)? = fields["discrete_series"] else {
+            return XCTFail("no discrete_series in \(SampleJSON.sample(series))")
+        }
+        XCTAssertEqual(discrete["most_recent"], SampleJSON.quantity(Quantity(80, "count/min")))
+        XCTAssertEqual(discrete["most_recent_start_micros"], .int(t0 + 1_000_000))
+        guard case .object(let plainFields) = SampleJSON.sample(plain) else { return XCTFail("not an object") }
+        XCTAssertNil(plainFields["discrete_series"])
+        var cache = SampleJSON.LineCache()
+        var bytes: [UInt8] = []
+        for sample in [series, plain] { SampleJSON.writeLine(sample, zone: nil, cache: &cache, to: &bytes) }
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self),
+                       [series, plain].map { SampleJSON.sample($0).text(pretty: false) + "\n" }.joined())
+    }
+
     func testACumulativeSeriesFinishesIntoTheSumOfItsPoints() throws {
         var summary = try QuantitySeriesSummary(type: steps)
         try summary.add((0..<10).map { QuantitySeriesPoint(Quantity(Double($0), "count"), start: t0 + Int64($0) * 1_000_000, end: t0 + Int64($0 + 1) * 1_000_000) })

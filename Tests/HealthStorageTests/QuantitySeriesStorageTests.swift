@@ -103,6 +103,20 @@ final class QuantitySeriesStorageTests: StoreTestCase {
         }
     }
 
+    func testReplacingAPointAloneInTheLastChunkKeepsTheChunksFull() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let builder = UUID()
+            let points = (0...SeriesChunks.chunkSize).map { bpm(Double(60 + $0 % 50), at: Int64($0) * 1_000_000) }
+            try await append(f, builder, points)
+            let last = SeriesChunks.chunkSize * 1_000_000
+            let count = try await append(f, builder, [bpm(99, at: Int64(last)), bpm(98, at: Int64(last) + 1)])
+            XCTAssertEqual(count, points.count + 1)
+            let read: [QuantitySeriesPoint] = try await f.store.seriesPoints(owner: f.owner, series: builder, from: 0, limit: 5_000)
+            XCTAssertEqual(read, points.dropLast() + [bpm(99, at: Int64(last)), bpm(98, at: Int64(last) + 1)])
+        }
+    }
+
     func testBadPointsAreRefusedAndStoreNothing() async throws {
         try await forEachEngine {
             let f = try await StoreFixture()
@@ -141,6 +155,22 @@ final class QuantitySeriesStorageTests: StoreTestCase {
             XCTAssertEqual(try f.count("series_chunks"), 0)
             XCTAssertEqual(try f.count("discrete_series"), 0)
         }
+    }
+
+    func testAStoreFromStep10OpensAndStoresADiscreteSeries() async throws {
+        let f = try await StoreFixture()
+        await f.store.close()
+        do {
+            let db = try SQLiteConnection(path: f.path, readOnly: false)
+            try db.execute("DROP TABLE discrete_series; PRAGMA user_version = 10")
+        }
+        try await f.reopen()
+        let builder = UUID()
+        try await append(f, builder, [bpm(60, at: 0), bpm(70, at: 1)])
+        let sample = try await finish(f, builder, type: StoreFixture.heartRate)
+        let stored = try await f.query()
+        XCTAssertEqual(stored.map(\.discreteSeries), [sample.discreteSeries])
+        await f.store.close()
     }
 
     func testAnOrdinarySampleReadsAsOnePoint() async throws {
