@@ -59,11 +59,10 @@ final class QuantitySeriesStorageTests: StoreTestCase {
             let type = try XCTUnwrap(TypeCatalog.type(StoreFixture.steps))
             let inputs = try await statInputs(f, StoreFixture.steps)
             XCTAssertEqual(inputs.count, 120, "statistics see the points, not the sample")
-            let hours = try [0, 1].map { (i: Int64) throws(HealthError) in
-                try StatisticsCalculator.compute(type: type, samples: inputs, options: .cumulativeSum,
-                                                 interval: t0 + i * hour..<t0 + (i + 1) * hour, priority: SourcePriorityOrder()).sum
-            }
-            XCTAssertEqual(hours, [Quantity(1_200, "count"), nil], "spread over the sample, each hour would get 600")
+            let hourly = try CalendarBuckets(anchor: t0, components: IntervalComponents(hours: 1), timeZone: "UTC", calendar: nil)
+            let hours = try StatisticsCalculator.collection(type: type, samples: inputs, options: .cumulativeSum, buckets: hourly,
+                                                            from: t0, to: t0 + 2 * hour - 1, priority: SourcePriorityOrder())
+            XCTAssertEqual(hours.map(\.sum), [Quantity(1_200, "count"), nil], "spread over the sample, each hour would get 600")
 
             var read: [QuantitySeriesPoint] = []
             while true {
@@ -114,6 +113,24 @@ final class QuantitySeriesStorageTests: StoreTestCase {
             XCTAssertEqual(count, points.count + 1)
             let read: [QuantitySeriesPoint] = try await f.store.seriesPoints(owner: f.owner, series: builder, from: 0, limit: 5_000)
             XCTAssertEqual(read, points.dropLast() + [bpm(99, at: Int64(last)), bpm(98, at: Int64(last) + 1)])
+        }
+    }
+
+    func testASyncVersionReplacingASeriesDropsTheOldPoints() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let (old, new) = (UUID(), UUID())
+            try await append(f, old, [bpm(60, at: 0), bpm(61, at: 1)])
+            _ = try await finish(f, old, type: StoreFixture.heartRate, metadata: [MetadataKey.syncIdentifier: .string("hr-1"),
+                                                                                  MetadataKey.syncVersion: .int(1)])
+            try await append(f, new, [bpm(70, at: 0), bpm(72, at: 1), bpm(74, at: 2)])
+            _ = try await finish(f, new, type: StoreFixture.heartRate, metadata: [MetadataKey.syncIdentifier: .string("hr-1"),
+                                                                                  MetadataKey.syncVersion: .int(2)])
+            let stored = try await f.query()
+            XCTAssertEqual(stored.map(\.uuid), [new])
+            let oldPoints: [QuantitySeriesPoint] = try await f.store.seriesPoints(owner: f.owner, series: old, from: 0, limit: 10)
+            XCTAssertEqual(oldPoints, [])
+            XCTAssertEqual(try f.count("discrete_series"), 1)
         }
     }
 
