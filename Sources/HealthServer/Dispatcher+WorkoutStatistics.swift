@@ -1,3 +1,4 @@
+import Foundation
 import HealthModel
 import HealthStorage
 
@@ -19,10 +20,17 @@ extension Dispatcher {
         let byUUID = Dictionary(associated.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
         var priorities: [String: SourcePriorityOrder] = [:]
         for type in Set(associated.map(\.type)) { priorities[type] = try await priorityOrder(owner: owner, type: type) }
+        // A quantity series counts as its points, as it does in QueryStatistics.
+        var points: [UUID: [QuantitySeriesPoint]] = [:]
+        for sample in associated {
+            guard case .quantity(_, let count) = sample.body, count > 1 else { continue }
+            points[sample.uuid] = try await store.quantitySeriesPoints(owner: owner, of: sample, from: 0, limit: .max)
+        }
 
         return try samples.map { sample throws(HealthError) -> Sample in
             guard let workout = sample.workout, !workout.associatedSampleUUIDs.isEmpty else { return sample }
-            let derived = try Self.statistics(of: workout.associatedSampleUUIDs.compactMap { byUUID[$0] }, priorities: priorities)
+            let derived = try Self.statistics(of: workout.associatedSampleUUIDs.compactMap { byUUID[$0] }, points: points,
+                                              priorities: priorities)
             guard !derived.isEmpty else { return sample }
             let derivedTypes = Set(derived.map(\.quantityType))
             let statistics = workout.statistics.filter { !derivedTypes.contains($0.quantityType) } + derived
@@ -35,17 +43,20 @@ extension Dispatcher {
         }
     }
 
-    /// One statistic per quantity type of `samples`, ordered by type identifier.
-    private static func statistics(of samples: [Sample], priorities: [String: SourcePriorityOrder]) throws(HealthError) -> [WorkoutStatistic] {
+    /// One statistic per quantity type of `samples` (a series sample as its `points`), ordered by type identifier.
+    private static func statistics(of samples: [Sample], points: [UUID: [QuantitySeriesPoint]],
+                                   priorities: [String: SourcePriorityOrder]) throws(HealthError) -> [WorkoutStatistic] {
         var result: [WorkoutStatistic] = []
         for (identifier, group) in Dictionary(grouping: samples, by: \.type).sorted(by: { $0.key < $1.key }) {
             guard let type = TypeCatalog.type(identifier), let style = type.aggregation, let canonical = type.canonicalUnit else { continue }
             var inputs: [StatInput] = []
             for sample in group {
                 guard let quantity = sample.quantity else { continue }
-                inputs.append(StatInput(start: sample.start, end: sample.end, value: try quantity.value(in: canonical),
-                                        sourceBundleID: sample.sourceRevision?.source.bundleID ?? "",
-                                        sourceName: sample.sourceRevision?.source.name ?? "", wasUserEntered: sample.wasUserEntered))
+                for point in points[sample.uuid] ?? [QuantitySeriesPoint(quantity, start: sample.start, end: sample.end)] {
+                    inputs.append(StatInput(start: point.start, end: point.end, value: try point.quantity.value(in: canonical),
+                                            sourceBundleID: sample.sourceRevision?.source.bundleID ?? "",
+                                            sourceName: sample.sourceRevision?.source.name ?? "", wasUserEntered: sample.wasUserEntered))
+                }
             }
             guard !inputs.isEmpty else { continue }
             let options: StatisticsOptions = style.isDiscrete ? [.discreteAverage, .discreteMin, .discreteMax] : .cumulativeSum

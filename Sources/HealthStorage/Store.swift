@@ -243,6 +243,17 @@ public protocol Store: Sendable {
     /// queries only (it moves with every source's writes).
     func currentAnchor(owner: OwnerID) async throws -> Data
 
+    // MARK: quantity series (HKQuantitySeriesSampleBuilder, HKQuantitySeriesSampleQuery)
+    /// Appends a batch of points to an open builder (its type and start date), checked against the points
+    /// it holds; returns how many it holds now.
+    func appendQuantityPoints(owner: OwnerID, builder: UUID, type: String, start: Microseconds,
+                              _ points: [QuantitySeriesPoint]) async throws -> Int
+    /// Saves the quantity sample a builder's points make (UUID = builder id) as `revision`'s; returns it as stored.
+    func finishQuantitySeries(owner: OwnerID, builder: UUID, type: String, start: Microseconds, end: Microseconds?,
+                              metadata: Metadata, device: Device?, revision: SourceRevision) async throws -> Sample
+    /// Up to `limit` points of a readable quantity sample from point `start` on; an ordinary sample is one point.
+    func quantitySeriesPoints(owner: OwnerID, of sample: Sample, from start: Int, limit: Int) async throws -> [QuantitySeriesPoint]
+
     // MARK: characteristics and source order
     func characteristics(owner: OwnerID) async throws -> Characteristics
     func writeCharacteristics(owner: OwnerID, _ update: Characteristics) async throws

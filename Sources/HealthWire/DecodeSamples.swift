@@ -14,7 +14,28 @@ extension WireDecode {
                device: try optionalDevice(s.device),
                sourceRevision: try optionalSourceRevision(s.source_revision),
                creationTime: s.creation_time == 0 ? nil : s.creation_time,
-               body: try sampleBody(s, depth: depth))
+               body: try sampleBody(s, depth: depth),
+               discreteSeries: try discreteSeries(s))
+    }
+
+    /// The discrete series summary of a quantity body: all three quantities, or none.
+    private static func discreteSeries(_ s: Healthstore__V1__Sample) throws(HealthError) -> DiscreteSeriesSummary? {
+        guard s.body_case == HEALTHSTORE__V1__SAMPLE__BODY_QUANTITY, let body = s.quantity?.pointee,
+              body.minimum != nil || body.maximum != nil || body.most_recent != nil else { return nil }
+        return DiscreteSeriesSummary(minimum: try requiredQuantity(body.minimum, "quantity.minimum"),
+                                     maximum: try requiredQuantity(body.maximum, "quantity.maximum"),
+                                     mostRecent: try requiredQuantity(body.most_recent, "quantity.most_recent"),
+                                     mostRecentStart: body.most_recent_start_time, mostRecentEnd: body.most_recent_end_time)
+    }
+
+    /// Quantity series points (InsertSeriesData.quantities, SeriesDataPage.quantities).
+    static func quantitySeriesPoints(_ pointers: UnsafeMutablePointer<UnsafeMutablePointer<Healthstore__V1__QuantitySeriesPoint>?>?,
+                                     _ count: Int, _ field: String) throws(HealthError) -> [QuantitySeriesPoint] {
+        var index = 0
+        return try CRead.list(pointers, count, field) { (p: Healthstore__V1__QuantitySeriesPoint) throws(HealthError) -> QuantitySeriesPoint in
+            defer { index += 1 }
+            return QuantitySeriesPoint(try requiredQuantity(p.quantity, "\(field)[\(index)].quantity"), start: p.start_time, end: p.end_time)
+        }
     }
 
     /// A list of samples. An error names the offending sample: a top-level one (`depth` 0) by its

@@ -137,6 +137,13 @@ extension WireArena {
             let body = message(healthstore__v1__quantity_body__init)
             body.pointee.quantity = quantity(q)
             body.pointee.count = count
+            if let series = s.discreteSeries {
+                body.pointee.minimum = quantity(series.minimum)
+                body.pointee.maximum = quantity(series.maximum)
+                body.pointee.most_recent = quantity(series.mostRecent)
+                body.pointee.most_recent_start_time = series.mostRecentStart
+                body.pointee.most_recent_end_time = series.mostRecentEnd
+            }
             p.pointee.body_case = HEALTHSTORE__V1__SAMPLE__BODY_QUANTITY
             p.pointee.quantity = body
         case .category(let value):
@@ -155,6 +162,15 @@ extension WireArena {
         case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
             kindBody(s, into: p)
         }
+        return p
+    }
+
+    /// One point of a quantity series (InsertSeriesData.quantities, SeriesDataPage.quantities).
+    func quantitySeriesPoint(_ point: QuantitySeriesPoint) -> UnsafeMutablePointer<Healthstore__V1__QuantitySeriesPoint> {
+        let p = message(healthstore__v1__quantity_series_point__init)
+        p.pointee.quantity = quantity(point.quantity)
+        p.pointee.start_time = point.start
+        p.pointee.end_time = point.end
         return p
     }
 

@@ -101,7 +101,7 @@ final class SeriesStorageTests: StoreTestCase {
         await f.store.close()
         do {
             let db = try SQLiteConnection(path: f.path, readOnly: false)
-            try db.execute("DROP TABLE series_chunks; DROP TABLE sample_details; PRAGMA user_version = 9")
+            try db.execute("DROP TABLE discrete_series; DROP TABLE series_chunks; DROP TABLE sample_details; PRAGMA user_version = 9")
         }
         try await f.reopen()
         let route = UUID()

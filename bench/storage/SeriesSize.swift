@@ -2,9 +2,11 @@ import Foundation
 import HealthModel
 import HealthStorage
 
-/// `--series`: bytes per point of a 10,000-location route (a 1 Hz run with GPS noise) and of 100,000
-/// heartbeats (100 series of 1,000 beats), packed and as the SQLite file grew, beside the 80 bytes a
-/// location and 9 a beat take as plain fields (ten 8-byte numbers; an 8-byte offset and a flag byte).
+/// `--series`: bytes per point of a 10,000-location route (a 1 Hz run with GPS noise), of 100,000
+/// heartbeats (100 series of 1,000 beats) and of two 100,000-point quantity series (heart-rate
+/// readings and step counts 1–5 s apart), packed and as the SQLite file grew, beside the 80 bytes a
+/// location, 9 a beat and 24 a quantity point take as plain fields (ten 8-byte numbers; an 8-byte
+/// offset and a flag byte; start, end and value).
 func seriesSizeRun() async throws {
     let path = directory.appendingPathComponent("series.sqlite").path
     let store = try SQLiteStore.open(path: path)
@@ -38,14 +40,40 @@ func seriesSizeRun() async throws {
         beatsStored += try await reopened.appendHeartbeats(owner: owner, series: UUID(), beats)
     }
     let beatBytes = try await reopened.seriesPackedBytes() - routeBytes
+    var quantityBytes: [Int64] = []
+    for (type, cumulative) in [("HKQuantityTypeIdentifierHeartRate", false), ("HKQuantityTypeIdentifierStepCount", true)] {
+        let before = try await reopened.seriesPackedBytes()
+        var start = epochStart, bpm = 90.0
+        let points = (0..<quantityPoints).map { _ -> QuantitySeriesPoint in
+            let gap = Int64(random.uniform(1_000_000, 5_000_000))
+            defer { start += gap }
+            bpm = min(max(bpm + random.uniform(-3, 3), 55), 170)
+            return cumulative
+                ? QuantitySeriesPoint(Quantity(random.uniform(0, 12).rounded(), "count"), start: start, end: start + gap)
+                : QuantitySeriesPoint(Quantity(bpm.rounded(), "count/min"), start: start)
+        }
+        let builder = UUID()
+        for first in stride(from: 0, to: points.count, by: 1_000) {
+            _ = try await reopened.appendQuantityPoints(owner: owner, builder: builder, type: type, start: epochStart,
+                                                        Array(points[first..<first + 1_000]))
+        }
+        quantityBytes.append(try await reopened.seriesPackedBytes() - before)
+    }
     await reopened.close()
     let grown = Double(fileSize(path) - emptySize)
     print(String(format: "route of %d locations: %.1f bytes per location packed (plain fields: 80)",
                  locations.count, Double(routeBytes) / Double(locations.count)))
     print(String(format: "%d heartbeats: %.1f bytes per beat packed (plain fields: 9)", beatsStored, Double(beatBytes) / Double(beatsStored)))
-    print(String(format: "SQLite file grew by %.1f bytes per point over both (pages, keys, free space)",
-                 grown / Double(locations.count + beatsStored)))
+    print(String(format: "%d heart-rate readings 1–5 s apart: %.1f bytes per point packed (plain fields: 24)",
+                 quantityPoints, Double(quantityBytes[0]) / Double(quantityPoints)))
+    print(String(format: "%d step counts over 1–5 s intervals: %.1f bytes per point packed (plain fields: 24)",
+                 quantityPoints, Double(quantityBytes[1]) / Double(quantityPoints)))
+    print(String(format: "SQLite file grew by %.1f bytes per point over all of them (pages, keys, free space)",
+                 grown / Double(locations.count + beatsStored + 2 * quantityPoints)))
 }
+
+/// Points of each quantity series `--series` stores.
+private let quantityPoints = 100_000
 
 private func fileSize(_ path: String) -> Int {
     (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0

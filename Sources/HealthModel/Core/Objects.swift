@@ -237,10 +237,13 @@ public struct Sample: Sendable, Hashable {
     /// Set by the store at save time.
     public let creationTime: Microseconds?
     public let body: SampleBody
+    /// Set by the store on a discrete quantity series sample of more than one point (its quantity is then
+    /// their average); nil on every other sample.
+    public let discreteSeries: DiscreteSeriesSummary?
 
     public init(uuid: UUID = UUID(), type: String, start: Microseconds, end: Microseconds,
                 metadata: Metadata = [:], device: Device? = nil, sourceRevision: SourceRevision? = nil,
-                creationTime: Microseconds? = nil, body: SampleBody) {
+                creationTime: Microseconds? = nil, body: SampleBody, discreteSeries: DiscreteSeriesSummary? = nil) {
         self.uuid = uuid
         self.type = type
         self.start = start
@@ -250,6 +253,7 @@ public struct Sample: Sendable, Hashable {
         self.sourceRevision = sourceRevision
         self.creationTime = creationTime
         self.body = body
+        self.discreteSeries = discreteSeries
     }
 
     /// A copy carrying the store-assigned fields.
@@ -261,7 +265,7 @@ public struct Sample: Sendable, Hashable {
             body = self.body
         }
         return Sample(uuid: uuid, type: type, start: start, end: end, metadata: metadata, device: device,
-                      sourceRevision: revision, creationTime: creationTime, body: body)
+                      sourceRevision: revision, creationTime: creationTime, body: body, discreteSeries: discreteSeries)
     }
 
     /// The quantity of a quantity sample.

@@ -6,7 +6,9 @@ import Foundation
 //   "kind": "quantity" | "category" | "correlation" | "workout" | "electrocardiogram" | "audiogram" | "state_of_mind"
 //           | "scored_assessment",
 //   "start": ISO-8601 UTC, "end": ISO-8601 UTC, "start_micros": Int, "end_micros": Int,
-//   quantity:    "value": Double, "unit": String, "count": Int
+//   quantity:    "value": Double, "unit": String, "count": Int, and on a discrete series sample only
+//                "discrete_series": {"minimum", "maximum", "most_recent": {"value", "unit"},
+//                                    "most_recent_start_micros", "most_recent_end_micros"}
 //   category:    "category_value": Int
 //   correlation: "objects": [sample, …]
 //   workout:     "workout": {"activity_type": Int, "duration_micros": Int|null, "associated": [uuid, …],
@@ -55,6 +57,13 @@ public enum SampleJSON {
             fields["value"] = .double(q.value)
             fields["unit"] = .string(q.unit)
             fields["count"] = .int(count)
+            if let series = s.discreteSeries {
+                fields["discrete_series"] = .object([
+                    "minimum": quantity(series.minimum), "maximum": quantity(series.maximum),
+                    "most_recent": quantity(series.mostRecent), "most_recent_start_micros": .int(series.mostRecentStart),
+                    "most_recent_end_micros": .int(series.mostRecentEnd),
+                ])
+            }
         case .category(let value):
             fields["kind"] = .string("category")
             fields["category_value"] = .int(value)
@@ -89,8 +98,8 @@ public enum SampleJSON {
     }
 
     /// Appends `sample(s, zone:).text(pretty: false)` and a newline, byte for byte, without building
-    /// the tree for the common kinds (an export writes a million of them); the other kinds go through
-    /// the tree.
+    /// the tree for the common kinds (an export writes a million of them); the other kinds (and discrete
+    /// series samples) go through the tree.
     public static func writeLine(_ s: Sample, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
         func text(_ name: StaticString) {
             out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
@@ -120,6 +129,11 @@ public enum SampleJSON {
         // Keys in sorted order: the kind's own first ("category_value" or "count") and last ("unit",
         // "value"), the shared ones between.
         switch s.body {
+        case .quantity where s.discreteSeries != nil, .correlation, .workout, .electrocardiogram, .audiogram,
+             .stateOfMind, .scoredAssessment:
+            out.removeLast()
+            sample(s, zone: zone).write(to: &out)
+            return out.append(UInt8(ascii: "\n"))
         case .quantity(_, let count):
             kind = "quantity"
             key("count")
@@ -128,10 +142,6 @@ public enum SampleJSON {
             kind = "category"
             key("category_value")
             JSON.int(value).write(to: &out)
-        case .correlation, .workout, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
-            out.removeLast()
-            sample(s, zone: zone).write(to: &out)
-            return out.append(UInt8(ascii: "\n"))
         }
         key("creation_micros")
         (s.creationTime.map(JSON.int) ?? .null).write(to: &out)

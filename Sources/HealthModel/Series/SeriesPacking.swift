@@ -90,7 +90,7 @@ struct DeltaWriter {
 /// Reads back what `DeltaWriter` wrote; a truncated or overlong chunk is a stored-data error.
 struct DeltaReader {
     let bytes: [UInt8]
-    private var position = 0
+    private(set) var position = 0
     private var previous: [Int64]
 
     init(bytes: [UInt8], fields: Int) {
@@ -120,7 +120,7 @@ struct DeltaReader {
         if position != bytes.count { throw Self.corrupt }
     }
 
-    private static let corrupt = HealthError(.internalError, "Stored series chunk is corrupt (its points do not match its length)")
+    static let corrupt = HealthError(.internalError, "Stored series chunk is corrupt (its points do not match its length)")
 }
 
 /// A point of a series sample, packed into chunks by the store.

@@ -41,6 +41,10 @@ public enum SampleValidator {
                 + "the object is a \(className(bodyKind(sample.body)))")
         }
         try IntervalRules.checkSample(start: sample.start, end: sample.end, type: type, path: path)
+        if sample.discreteSeries != nil {
+            throw path.invalid("quantity.minimum", "minimum, maximum and most_recent are set by the server on the samples "
+                + "a quantity series builder finishes; a saved sample cannot carry them")
+        }
         switch sample.body {
         case .quantity(let quantity, let count):
             try QuantityRules.check(quantity, count: count, type: type, path: path)

@@ -123,6 +123,9 @@ extension WriteContext {
             while try children.step() { childAnchors.append(children.int(0)) }
             for child in childAnchors { try deleteRow(owner: owner, anchor: child) }
         }
+        if flags & SampleRows.quantitySeries != 0 {
+            try QuantitySeriesRows(db: db).delete(owner: owner, uuid: uuid)
+        }
         if flags & SampleRows.workout != 0 {
             for sql in ["DELETE FROM workouts WHERE owner = ? AND anchor = ?", "DELETE FROM workout_samples WHERE owner = ? AND workout = ?"] {
                 let statement = try db.prepare(sql)

@@ -252,11 +252,14 @@ extension ReadContext {
         guard !resolved.isEmpty else { return [] }
         let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         let statement = try db.prepareOnce("""
-            SELECT s.start_time, s.end_time, s.value, s.revision, s.flags FROM \(from)
+            SELECT s.start_time, s.end_time, s.value, s.revision, s.flags, s.uuid FROM \(from)
             WHERE \(whereSQL) AND s.value IS NOT NULL ORDER BY s.start_time, s.anchor
             """)
         statement.bind(all: arguments)
         var result: [StatisticsSample] = []
+        // A quantity series counts as its points (a series spanning two buckets splits by them), read
+        // once the rows are.
+        var series: [(uuid: UUID, source: Source, wasUserEntered: Bool)] = []
         // A year of samples comes from a few revisions: each is looked up once, not per row.
         var sources: [Int64: Source] = [:]
         while try statement.step() {
@@ -268,9 +271,20 @@ extension ReadContext {
                 source = try registry.revision(revision, db).source
                 sources[revision] = source
             }
-            result.append(StatisticsSample(start: statement.int(0), end: statement.int(1), value: statement.double(2),
-                                           source: source, wasUserEntered: statement.int(4) & SampleRows.userEntered != 0))
+            let flags = statement.int(4), wasUserEntered = flags & SampleRows.userEntered != 0
+            if flags & SampleRows.quantitySeries != 0 {
+                series.append((statement.uuid(5), source, wasUserEntered))
+            } else {
+                result.append(StatisticsSample(start: statement.int(0), end: statement.int(1), value: statement.double(2),
+                                               source: source, wasUserEntered: wasUserEntered))
+            }
         }
+        guard !series.isEmpty, let canonical = resolved[0].type.canonicalUnit else { return result }
+        let rows = QuantitySeriesRows(db: db)
+        for (uuid, source, wasUserEntered) in series {
+            result += try rows.statisticsPoints(owner: owner, uuid: uuid, canonical: canonical, source: source, wasUserEntered: wasUserEntered)
+        }
+        result.sort { $0.start < $1.start }
         return result
     }
 

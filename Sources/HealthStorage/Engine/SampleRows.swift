@@ -11,6 +11,8 @@ struct SampleRows {
     static let userEntered: Int64 = 1, correlation: Int64 = 2, workout: Int64 = 4
     /// The body is a row of `sample_details` (electrocardiogram, audiogram, state of mind, scored assessment).
     static let detail: Int64 = 8
+    /// A quantity sample a series builder made, its points in `series_chunks`.
+    static let quantitySeries: Int64 = 16
 
     /// The columns every sample query selects, in the order `sample(from:)` reads them.
     static let columns = """
@@ -24,6 +26,7 @@ struct SampleRows {
         let type = try registry.type(row.int(3), db)
         let flags = row.int(14)
         let body: SampleBody
+        var discreteSeries: DiscreteSeriesSummary?
         if flags & Self.correlation != 0 {
             body = .correlation(try children(owner: owner, parent: anchor, filter: childFilter))
         } else if flags & Self.workout != 0 {
@@ -36,13 +39,17 @@ struct SampleRows {
                 throw HealthError(.internalError, "store is inconsistent: quantity of '\(type)' without a unit at anchor \(anchor)")
             }
             body = .quantity(Quantity(row.optionalDouble(8) ?? canonical, unit), count: row.optionalInt(9) ?? 1)
+            if flags & Self.quantitySeries != 0 {
+                discreteSeries = try QuantitySeriesRows(db: db).summary(owner: owner, uuid: row.uuid(2), unit: unit)
+            }
         } else {
             body = .category(row.optionalInt(10) ?? 0)
         }
         return Sample(uuid: row.uuid(2), type: type, start: row.int(4), end: row.int(5),
                       metadata: try MetadataCoding.decode(row.blob(15)),
                       device: try row.optionalInt(12).map { id throws(HealthError) in try registry.device(id, db) },
-                      sourceRevision: try registry.revision(row.int(11), db), creationTime: row.int(13), body: body)
+                      sourceRevision: try registry.revision(row.int(11), db), creationTime: row.int(13), body: body,
+                      discreteSeries: discreteSeries)
     }
 
     /// Runs a query selecting `columns` and decodes every row.

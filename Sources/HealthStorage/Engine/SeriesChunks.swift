@@ -62,6 +62,22 @@ struct SeriesChunks {
         return points
     }
 
+    /// Removes the series' last point (a quantity series point replaced by one with the same start).
+    func removeLast<P: SeriesPoint>(owner: Int64, series: UUID, as: P.Type) throws(HealthError) {
+        guard let last = try lastChunk(owner: owner, series: series) else { return }
+        let kept = try P.unpack(last.data, count: last.points).dropLast()
+        let statement: Statement
+        if let newLast = kept.last {
+            statement = try db.prepare("UPDATE series_chunks SET points = ?, last_key = ?, data = ? WHERE owner = ? AND series = ? AND chunk = ?")
+            statement.bind(all: [.int(Int64(kept.count)), .int(newLast.orderKey), .blob(Data(P.pack(Array(kept)))),
+                                 .int(owner), .uuid(series), .int(last.chunk)])
+        } else {
+            statement = try db.prepare("DELETE FROM series_chunks WHERE owner = ? AND series = ? AND chunk = ?")
+            statement.bind(all: [.int(owner), .uuid(series), .int(last.chunk)])
+        }
+        try statement.run()
+    }
+
     /// Removes every point of a series.
     func delete(owner: Int64, series: UUID) throws(HealthError) {
         let delete = try db.prepare("DELETE FROM series_chunks WHERE owner = ? AND series = ?")

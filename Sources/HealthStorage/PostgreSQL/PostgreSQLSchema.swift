@@ -14,7 +14,7 @@ import HealthModel
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
 
     static var currentVersion: Int { migrations.count }
 
@@ -47,6 +47,20 @@ enum PostgreSQLSchema {
             throw error
         }
     }
+
+    /// Discrete quantity series summaries, as SQLite's step 12.
+    private static let version6 = """
+    CREATE TABLE discrete_series (
+        owner bigint NOT NULL,
+        uuid bytea NOT NULL,
+        minimum double precision NOT NULL,
+        maximum double precision NOT NULL,
+        most_recent double precision NOT NULL,
+        most_recent_start bigint NOT NULL,
+        most_recent_end bigint NOT NULL,
+        PRIMARY KEY (owner, uuid)
+    );
+    """
 
     /// Bodies of electrocardiograms, audiograms, states of mind and scored assessments, as SQLite's step 11.
     private static let version5 = """

@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12]
 
     static var currentVersion: Int { migrations.count }
 
@@ -28,6 +28,21 @@ enum Schema {
             throw error
         }
     }
+
+    /// What a discrete quantity series sample adds to its row (its value is the points' average), in the
+    /// row's unit; keyed like `series_chunks` by the sample's UUID.
+    private static let version12 = """
+    CREATE TABLE discrete_series (
+        owner INTEGER NOT NULL,
+        uuid BLOB NOT NULL,
+        minimum REAL NOT NULL,
+        maximum REAL NOT NULL,
+        most_recent REAL NOT NULL,
+        most_recent_start INTEGER NOT NULL,
+        most_recent_end INTEGER NOT NULL,
+        PRIMARY KEY (owner, uuid)
+    ) WITHOUT ROWID;
+    """
 
     /// The body of an electrocardiogram, audiogram, state of mind or scored assessment (`KindCoding`),
     /// one row per sample flagged `SampleRows.detail`; an ECG's voltages are in `series_chunks` under its UUID.

@@ -296,7 +296,9 @@ class ScoredAssessment:
 class Sample:
     """A stored sample. `kind` says which body is set: `quantity` (with `count`), `category`,
     `objects` (a correlation's samples), `workout`, `electrocardiogram`, `audiogram` (its points),
-    `state_of_mind` or `scored_assessment`."""
+    `state_of_mind` or `scored_assessment`. A discrete quantity series sample (count > 1, made by a
+    series builder) has `quantity` = the points' average and also `minimum`, `maximum`, `most_recent`
+    and the most recent point's interval; they are None on every other sample."""
 
     uuid: _uuid.UUID
     type: str
@@ -316,12 +318,18 @@ class Sample:
     audiogram: List[AudiogramPoint] = field(default_factory=list)
     state_of_mind: Optional[StateOfMind] = None
     scored_assessment: Optional[ScoredAssessment] = None
+    minimum: Optional[Quantity] = None
+    maximum: Optional[Quantity] = None
+    most_recent: Optional[Quantity] = None
+    most_recent_start_time: Optional[int] = None
+    most_recent_end_time: Optional[int] = None
     raw: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_pb(cls, message: Any) -> Sample:
         """Reads a `Sample` message."""
         kind = message.WhichOneof("body") or ""
+        series = kind == "quantity" and message.quantity.HasField("most_recent")
         return cls(
             uuid=_uuid_of(message.uuid), type=message.type, start_time=message.start_time, end_time=message.end_time,
             metadata=_metadata(message.metadata),
@@ -337,6 +345,11 @@ class Sample:
             audiogram=[AudiogramPoint.from_pb(p) for p in message.audiogram.points] if kind == "audiogram" else [],
             state_of_mind=StateOfMind.from_pb(message.state_of_mind) if kind == "state_of_mind" else None,
             scored_assessment=ScoredAssessment.from_pb(message.scored_assessment) if kind == "scored_assessment" else None,
+            minimum=Quantity.optional(message.quantity, "minimum") if series else None,
+            maximum=Quantity.optional(message.quantity, "maximum") if series else None,
+            most_recent=Quantity.optional(message.quantity, "most_recent") if series else None,
+            most_recent_start_time=message.quantity.most_recent_start_time if series else None,
+            most_recent_end_time=message.quantity.most_recent_end_time if series else None,
             raw=message)
 
     @property
@@ -353,6 +366,21 @@ class Sample:
     def bundle_id(self) -> str:
         """The bundle id of the app that saved the sample ("" before it is stored)."""
         return self.source_revision.source.bundle_id if self.source_revision else ""
+
+
+@dataclass(frozen=True)
+class QuantitySeriesPoint:
+    """One quantity of a quantity series with its interval (start_time == end_time for an instant)."""
+
+    quantity: Quantity
+    start_time: int
+    end_time: int
+    raw: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_pb(cls, message: Any) -> QuantitySeriesPoint:
+        """Reads a `QuantitySeriesPoint` message."""
+        return cls(Quantity.from_pb(message.quantity), message.start_time, message.end_time, message)
 
 
 @dataclass(frozen=True)
