@@ -23,7 +23,7 @@ enum RecordMapping {
                 throw .malformed("value '\(text)' is not a value of \(typeName)")
             }
             return (header.sample(type: typeName, body: .category(value)), header)
-        case .correlation, .workout, .characteristic:
+        case .correlation, .workout, .characteristic, .series:
             throw .refused("a Record of \(type.kind.rawValue) type \(typeName)")
         }
     }
