@@ -745,6 +745,501 @@ void   healthstore__v1__workout_body__free_unpacked
   assert(message->base.descriptor == &healthstore__v1__workout_body__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   healthstore__v1__series_body__init
+                     (Healthstore__V1__SeriesBody         *message)
+{
+  static const Healthstore__V1__SeriesBody init_value = HEALTHSTORE__V1__SERIES_BODY__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__series_body__get_packed_size
+                     (const Healthstore__V1__SeriesBody *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__series_body__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__series_body__pack
+                     (const Healthstore__V1__SeriesBody *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__series_body__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__series_body__pack_to_buffer
+                     (const Healthstore__V1__SeriesBody *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__series_body__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__SeriesBody *
+       healthstore__v1__series_body__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__SeriesBody *)
+     protobuf_c_message_unpack (&healthstore__v1__series_body__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__series_body__free_unpacked
+                     (Healthstore__V1__SeriesBody *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__series_body__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__route_location__init
+                     (Healthstore__V1__RouteLocation         *message)
+{
+  static const Healthstore__V1__RouteLocation init_value = HEALTHSTORE__V1__ROUTE_LOCATION__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__route_location__get_packed_size
+                     (const Healthstore__V1__RouteLocation *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__route_location__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__route_location__pack
+                     (const Healthstore__V1__RouteLocation *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__route_location__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__route_location__pack_to_buffer
+                     (const Healthstore__V1__RouteLocation *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__route_location__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__RouteLocation *
+       healthstore__v1__route_location__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__RouteLocation *)
+     protobuf_c_message_unpack (&healthstore__v1__route_location__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__route_location__free_unpacked
+                     (Healthstore__V1__RouteLocation *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__route_location__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__heartbeat__init
+                     (Healthstore__V1__Heartbeat         *message)
+{
+  static const Healthstore__V1__Heartbeat init_value = HEALTHSTORE__V1__HEARTBEAT__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__heartbeat__get_packed_size
+                     (const Healthstore__V1__Heartbeat *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__heartbeat__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__heartbeat__pack
+                     (const Healthstore__V1__Heartbeat *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__heartbeat__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__heartbeat__pack_to_buffer
+                     (const Healthstore__V1__Heartbeat *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__heartbeat__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__Heartbeat *
+       healthstore__v1__heartbeat__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__Heartbeat *)
+     protobuf_c_message_unpack (&healthstore__v1__heartbeat__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__heartbeat__free_unpacked
+                     (Healthstore__V1__Heartbeat *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__heartbeat__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__quantity_series_point__init
+                     (Healthstore__V1__QuantitySeriesPoint         *message)
+{
+  static const Healthstore__V1__QuantitySeriesPoint init_value = HEALTHSTORE__V1__QUANTITY_SERIES_POINT__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__quantity_series_point__get_packed_size
+                     (const Healthstore__V1__QuantitySeriesPoint *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__quantity_series_point__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__quantity_series_point__pack
+                     (const Healthstore__V1__QuantitySeriesPoint *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__quantity_series_point__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__quantity_series_point__pack_to_buffer
+                     (const Healthstore__V1__QuantitySeriesPoint *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__quantity_series_point__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__QuantitySeriesPoint *
+       healthstore__v1__quantity_series_point__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__QuantitySeriesPoint *)
+     protobuf_c_message_unpack (&healthstore__v1__quantity_series_point__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__quantity_series_point__free_unpacked
+                     (Healthstore__V1__QuantitySeriesPoint *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__quantity_series_point__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__voltage_measurement__init
+                     (Healthstore__V1__VoltageMeasurement         *message)
+{
+  static const Healthstore__V1__VoltageMeasurement init_value = HEALTHSTORE__V1__VOLTAGE_MEASUREMENT__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__voltage_measurement__get_packed_size
+                     (const Healthstore__V1__VoltageMeasurement *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__voltage_measurement__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__voltage_measurement__pack
+                     (const Healthstore__V1__VoltageMeasurement *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__voltage_measurement__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__voltage_measurement__pack_to_buffer
+                     (const Healthstore__V1__VoltageMeasurement *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__voltage_measurement__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__VoltageMeasurement *
+       healthstore__v1__voltage_measurement__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__VoltageMeasurement *)
+     protobuf_c_message_unpack (&healthstore__v1__voltage_measurement__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__voltage_measurement__free_unpacked
+                     (Healthstore__V1__VoltageMeasurement *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__voltage_measurement__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__electrocardiogram_body__init
+                     (Healthstore__V1__ElectrocardiogramBody         *message)
+{
+  static const Healthstore__V1__ElectrocardiogramBody init_value = HEALTHSTORE__V1__ELECTROCARDIOGRAM_BODY__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__electrocardiogram_body__get_packed_size
+                     (const Healthstore__V1__ElectrocardiogramBody *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__electrocardiogram_body__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__electrocardiogram_body__pack
+                     (const Healthstore__V1__ElectrocardiogramBody *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__electrocardiogram_body__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__electrocardiogram_body__pack_to_buffer
+                     (const Healthstore__V1__ElectrocardiogramBody *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__electrocardiogram_body__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__ElectrocardiogramBody *
+       healthstore__v1__electrocardiogram_body__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__ElectrocardiogramBody *)
+     protobuf_c_message_unpack (&healthstore__v1__electrocardiogram_body__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__electrocardiogram_body__free_unpacked
+                     (Healthstore__V1__ElectrocardiogramBody *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__electrocardiogram_body__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__audiogram_sensitivity_test__init
+                     (Healthstore__V1__AudiogramSensitivityTest         *message)
+{
+  static const Healthstore__V1__AudiogramSensitivityTest init_value = HEALTHSTORE__V1__AUDIOGRAM_SENSITIVITY_TEST__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__audiogram_sensitivity_test__get_packed_size
+                     (const Healthstore__V1__AudiogramSensitivityTest *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__audiogram_sensitivity_test__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__audiogram_sensitivity_test__pack
+                     (const Healthstore__V1__AudiogramSensitivityTest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__audiogram_sensitivity_test__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__audiogram_sensitivity_test__pack_to_buffer
+                     (const Healthstore__V1__AudiogramSensitivityTest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__audiogram_sensitivity_test__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__AudiogramSensitivityTest *
+       healthstore__v1__audiogram_sensitivity_test__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__AudiogramSensitivityTest *)
+     protobuf_c_message_unpack (&healthstore__v1__audiogram_sensitivity_test__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__audiogram_sensitivity_test__free_unpacked
+                     (Healthstore__V1__AudiogramSensitivityTest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__audiogram_sensitivity_test__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__audiogram_sensitivity_point__init
+                     (Healthstore__V1__AudiogramSensitivityPoint         *message)
+{
+  static const Healthstore__V1__AudiogramSensitivityPoint init_value = HEALTHSTORE__V1__AUDIOGRAM_SENSITIVITY_POINT__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__audiogram_sensitivity_point__get_packed_size
+                     (const Healthstore__V1__AudiogramSensitivityPoint *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__audiogram_sensitivity_point__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__audiogram_sensitivity_point__pack
+                     (const Healthstore__V1__AudiogramSensitivityPoint *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__audiogram_sensitivity_point__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__audiogram_sensitivity_point__pack_to_buffer
+                     (const Healthstore__V1__AudiogramSensitivityPoint *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__audiogram_sensitivity_point__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__AudiogramSensitivityPoint *
+       healthstore__v1__audiogram_sensitivity_point__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__AudiogramSensitivityPoint *)
+     protobuf_c_message_unpack (&healthstore__v1__audiogram_sensitivity_point__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__audiogram_sensitivity_point__free_unpacked
+                     (Healthstore__V1__AudiogramSensitivityPoint *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__audiogram_sensitivity_point__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__audiogram_body__init
+                     (Healthstore__V1__AudiogramBody         *message)
+{
+  static const Healthstore__V1__AudiogramBody init_value = HEALTHSTORE__V1__AUDIOGRAM_BODY__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__audiogram_body__get_packed_size
+                     (const Healthstore__V1__AudiogramBody *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__audiogram_body__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__audiogram_body__pack
+                     (const Healthstore__V1__AudiogramBody *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__audiogram_body__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__audiogram_body__pack_to_buffer
+                     (const Healthstore__V1__AudiogramBody *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__audiogram_body__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__AudiogramBody *
+       healthstore__v1__audiogram_body__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__AudiogramBody *)
+     protobuf_c_message_unpack (&healthstore__v1__audiogram_body__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__audiogram_body__free_unpacked
+                     (Healthstore__V1__AudiogramBody *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__audiogram_body__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__state_of_mind_body__init
+                     (Healthstore__V1__StateOfMindBody         *message)
+{
+  static const Healthstore__V1__StateOfMindBody init_value = HEALTHSTORE__V1__STATE_OF_MIND_BODY__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__state_of_mind_body__get_packed_size
+                     (const Healthstore__V1__StateOfMindBody *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__state_of_mind_body__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__state_of_mind_body__pack
+                     (const Healthstore__V1__StateOfMindBody *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__state_of_mind_body__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__state_of_mind_body__pack_to_buffer
+                     (const Healthstore__V1__StateOfMindBody *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__state_of_mind_body__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__StateOfMindBody *
+       healthstore__v1__state_of_mind_body__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__StateOfMindBody *)
+     protobuf_c_message_unpack (&healthstore__v1__state_of_mind_body__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__state_of_mind_body__free_unpacked
+                     (Healthstore__V1__StateOfMindBody *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__state_of_mind_body__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__scored_assessment_body__init
+                     (Healthstore__V1__ScoredAssessmentBody         *message)
+{
+  static const Healthstore__V1__ScoredAssessmentBody init_value = HEALTHSTORE__V1__SCORED_ASSESSMENT_BODY__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__scored_assessment_body__get_packed_size
+                     (const Healthstore__V1__ScoredAssessmentBody *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__scored_assessment_body__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__scored_assessment_body__pack
+                     (const Healthstore__V1__ScoredAssessmentBody *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__scored_assessment_body__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__scored_assessment_body__pack_to_buffer
+                     (const Healthstore__V1__ScoredAssessmentBody *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__scored_assessment_body__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__ScoredAssessmentBody *
+       healthstore__v1__scored_assessment_body__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__ScoredAssessmentBody *)
+     protobuf_c_message_unpack (&healthstore__v1__scored_assessment_body__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__scored_assessment_body__free_unpacked
+                     (Healthstore__V1__ScoredAssessmentBody *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__scored_assessment_body__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   healthstore__v1__deleted_object__metadata_entry__init
                      (Healthstore__V1__DeletedObject__MetadataEntry         *message)
 {
@@ -3406,6 +3901,372 @@ void   healthstore__v1__delete_objects_result__free_unpacked
   assert(message->base.descriptor == &healthstore__v1__delete_objects_result__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   healthstore__v1__insert_series_data__init
+                     (Healthstore__V1__InsertSeriesData         *message)
+{
+  static const Healthstore__V1__InsertSeriesData init_value = HEALTHSTORE__V1__INSERT_SERIES_DATA__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__insert_series_data__get_packed_size
+                     (const Healthstore__V1__InsertSeriesData *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__insert_series_data__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__insert_series_data__pack
+                     (const Healthstore__V1__InsertSeriesData *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__insert_series_data__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__insert_series_data__pack_to_buffer
+                     (const Healthstore__V1__InsertSeriesData *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__insert_series_data__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__InsertSeriesData *
+       healthstore__v1__insert_series_data__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__InsertSeriesData *)
+     protobuf_c_message_unpack (&healthstore__v1__insert_series_data__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__insert_series_data__free_unpacked
+                     (Healthstore__V1__InsertSeriesData *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__insert_series_data__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__insert_series_data_result__init
+                     (Healthstore__V1__InsertSeriesDataResult         *message)
+{
+  static const Healthstore__V1__InsertSeriesDataResult init_value = HEALTHSTORE__V1__INSERT_SERIES_DATA_RESULT__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__insert_series_data_result__get_packed_size
+                     (const Healthstore__V1__InsertSeriesDataResult *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__insert_series_data_result__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__insert_series_data_result__pack
+                     (const Healthstore__V1__InsertSeriesDataResult *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__insert_series_data_result__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__insert_series_data_result__pack_to_buffer
+                     (const Healthstore__V1__InsertSeriesDataResult *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__insert_series_data_result__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__InsertSeriesDataResult *
+       healthstore__v1__insert_series_data_result__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__InsertSeriesDataResult *)
+     protobuf_c_message_unpack (&healthstore__v1__insert_series_data_result__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__insert_series_data_result__free_unpacked
+                     (Healthstore__V1__InsertSeriesDataResult *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__insert_series_data_result__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__finish_series__metadata_entry__init
+                     (Healthstore__V1__FinishSeries__MetadataEntry         *message)
+{
+  static const Healthstore__V1__FinishSeries__MetadataEntry init_value = HEALTHSTORE__V1__FINISH_SERIES__METADATA_ENTRY__INIT;
+  *message = init_value;
+}
+void   healthstore__v1__finish_series__init
+                     (Healthstore__V1__FinishSeries         *message)
+{
+  static const Healthstore__V1__FinishSeries init_value = HEALTHSTORE__V1__FINISH_SERIES__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__finish_series__get_packed_size
+                     (const Healthstore__V1__FinishSeries *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__finish_series__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__finish_series__pack
+                     (const Healthstore__V1__FinishSeries *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__finish_series__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__finish_series__pack_to_buffer
+                     (const Healthstore__V1__FinishSeries *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__finish_series__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__FinishSeries *
+       healthstore__v1__finish_series__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__FinishSeries *)
+     protobuf_c_message_unpack (&healthstore__v1__finish_series__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__finish_series__free_unpacked
+                     (Healthstore__V1__FinishSeries *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__finish_series__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__finish_series_result__init
+                     (Healthstore__V1__FinishSeriesResult         *message)
+{
+  static const Healthstore__V1__FinishSeriesResult init_value = HEALTHSTORE__V1__FINISH_SERIES_RESULT__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__finish_series_result__get_packed_size
+                     (const Healthstore__V1__FinishSeriesResult *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__finish_series_result__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__finish_series_result__pack
+                     (const Healthstore__V1__FinishSeriesResult *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__finish_series_result__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__finish_series_result__pack_to_buffer
+                     (const Healthstore__V1__FinishSeriesResult *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__finish_series_result__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__FinishSeriesResult *
+       healthstore__v1__finish_series_result__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__FinishSeriesResult *)
+     protobuf_c_message_unpack (&healthstore__v1__finish_series_result__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__finish_series_result__free_unpacked
+                     (Healthstore__V1__FinishSeriesResult *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__finish_series_result__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__discard_series__init
+                     (Healthstore__V1__DiscardSeries         *message)
+{
+  static const Healthstore__V1__DiscardSeries init_value = HEALTHSTORE__V1__DISCARD_SERIES__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__discard_series__get_packed_size
+                     (const Healthstore__V1__DiscardSeries *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__discard_series__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__discard_series__pack
+                     (const Healthstore__V1__DiscardSeries *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__discard_series__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__discard_series__pack_to_buffer
+                     (const Healthstore__V1__DiscardSeries *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__discard_series__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__DiscardSeries *
+       healthstore__v1__discard_series__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__DiscardSeries *)
+     protobuf_c_message_unpack (&healthstore__v1__discard_series__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__discard_series__free_unpacked
+                     (Healthstore__V1__DiscardSeries *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__discard_series__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__discard_series_result__init
+                     (Healthstore__V1__DiscardSeriesResult         *message)
+{
+  static const Healthstore__V1__DiscardSeriesResult init_value = HEALTHSTORE__V1__DISCARD_SERIES_RESULT__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__discard_series_result__get_packed_size
+                     (const Healthstore__V1__DiscardSeriesResult *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__discard_series_result__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__discard_series_result__pack
+                     (const Healthstore__V1__DiscardSeriesResult *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__discard_series_result__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__discard_series_result__pack_to_buffer
+                     (const Healthstore__V1__DiscardSeriesResult *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__discard_series_result__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__DiscardSeriesResult *
+       healthstore__v1__discard_series_result__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__DiscardSeriesResult *)
+     protobuf_c_message_unpack (&healthstore__v1__discard_series_result__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__discard_series_result__free_unpacked
+                     (Healthstore__V1__DiscardSeriesResult *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__discard_series_result__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__query_series_data__init
+                     (Healthstore__V1__QuerySeriesData         *message)
+{
+  static const Healthstore__V1__QuerySeriesData init_value = HEALTHSTORE__V1__QUERY_SERIES_DATA__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__query_series_data__get_packed_size
+                     (const Healthstore__V1__QuerySeriesData *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__query_series_data__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__query_series_data__pack
+                     (const Healthstore__V1__QuerySeriesData *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__query_series_data__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__query_series_data__pack_to_buffer
+                     (const Healthstore__V1__QuerySeriesData *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__query_series_data__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__QuerySeriesData *
+       healthstore__v1__query_series_data__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__QuerySeriesData *)
+     protobuf_c_message_unpack (&healthstore__v1__query_series_data__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__query_series_data__free_unpacked
+                     (Healthstore__V1__QuerySeriesData *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__query_series_data__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   healthstore__v1__series_data_page__init
+                     (Healthstore__V1__SeriesDataPage         *message)
+{
+  static const Healthstore__V1__SeriesDataPage init_value = HEALTHSTORE__V1__SERIES_DATA_PAGE__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__series_data_page__get_packed_size
+                     (const Healthstore__V1__SeriesDataPage *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__series_data_page__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__series_data_page__pack
+                     (const Healthstore__V1__SeriesDataPage *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__series_data_page__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__series_data_page__pack_to_buffer
+                     (const Healthstore__V1__SeriesDataPage *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__series_data_page__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__SeriesDataPage *
+       healthstore__v1__series_data_page__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__SeriesDataPage *)
+     protobuf_c_message_unpack (&healthstore__v1__series_data_page__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__series_data_page__free_unpacked
+                     (Healthstore__V1__SeriesDataPage *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__series_data_page__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   healthstore__v1__query_samples__init
                      (Healthstore__V1__QuerySamples         *message)
 {
@@ -4936,7 +5797,7 @@ void   healthstore__v1__source_priority__free_unpacked
   assert(message->base.descriptor == &healthstore__v1__source_priority__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_descriptors[33] =
+static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_descriptors[37] =
 {
   {
     "call_id",
@@ -5054,6 +5915,42 @@ static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_des
     offsetof(Healthstore__V1__ClientMessage, call_case),
     offsetof(Healthstore__V1__ClientMessage, delete_objects),
     &healthstore__v1__delete_objects__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "insert_series_data",
+    32,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ClientMessage, call_case),
+    offsetof(Healthstore__V1__ClientMessage, insert_series_data),
+    &healthstore__v1__insert_series_data__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "finish_series",
+    33,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ClientMessage, call_case),
+    offsetof(Healthstore__V1__ClientMessage, finish_series),
+    &healthstore__v1__finish_series__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "discard_series",
+    34,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ClientMessage, call_case),
+    offsetof(Healthstore__V1__ClientMessage, discard_series),
+    &healthstore__v1__discard_series__descriptor,
     NULL,
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -5203,6 +6100,18 @@ static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_des
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "query_series_data",
+    52,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ClientMessage, call_case),
+    offsetof(Healthstore__V1__ClientMessage, query_series_data),
+    &healthstore__v1__query_series_data__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "register_app",
     60,
     PROTOBUF_C_LABEL_NONE,
@@ -5337,38 +6246,42 @@ static const ProtobufCFieldDescriptor healthstore__v1__client_message__field_des
 };
 static const unsigned healthstore__v1__client_message__field_indices_by_name[] = {
   4,   /* field[4] = ack_observer_event */
-  31,   /* field[31] = add_owner */
+  35,   /* field[35] = add_owner */
   0,   /* field[0] = call_id */
   3,   /* field[3] = cancel */
-  19,   /* field[19] = count_samples */
-  27,   /* field[27] = decide_authorization */
+  22,   /* field[22] = count_samples */
+  31,   /* field[31] = decide_authorization */
   9,   /* field[9] = delete_objects */
+  12,   /* field[12] = discard_series */
+  11,   /* field[11] = finish_series */
   6,   /* field[6] = get_authorization_status */
   7,   /* field[7] = get_request_status_for_authorization */
-  30,   /* field[30] = get_source_priority */
+  34,   /* field[34] = get_source_priority */
   1,   /* field[1] = hello */
-  23,   /* field[23] = list_apps */
-  26,   /* field[26] = list_authorization_requests */
-  32,   /* field[32] = list_owners */
-  28,   /* field[28] = list_permissions */
-  16,   /* field[16] = observe */
+  10,   /* field[10] = insert_series_data */
+  27,   /* field[27] = list_apps */
+  30,   /* field[30] = list_authorization_requests */
+  36,   /* field[36] = list_owners */
+  32,   /* field[32] = list_permissions */
+  19,   /* field[19] = observe */
   2,   /* field[2] = ping */
-  17,   /* field[17] = query_activity_summaries */
-  11,   /* field[11] = query_anchored */
-  14,   /* field[14] = query_correlations */
-  18,   /* field[18] = query_devices */
-  10,   /* field[10] = query_samples */
-  15,   /* field[15] = query_sources */
-  12,   /* field[12] = query_statistics */
-  13,   /* field[13] = query_statistics_collection */
-  20,   /* field[20] = read_characteristics */
-  22,   /* field[22] = register_app */
+  20,   /* field[20] = query_activity_summaries */
+  14,   /* field[14] = query_anchored */
+  17,   /* field[17] = query_correlations */
+  21,   /* field[21] = query_devices */
+  13,   /* field[13] = query_samples */
+  25,   /* field[25] = query_series_data */
+  18,   /* field[18] = query_sources */
+  15,   /* field[15] = query_statistics */
+  16,   /* field[16] = query_statistics_collection */
+  23,   /* field[23] = read_characteristics */
+  26,   /* field[26] = register_app */
   5,   /* field[5] = request_authorization */
-  24,   /* field[24] = revoke_app */
-  25,   /* field[25] = rotate_app_token */
+  28,   /* field[28] = revoke_app */
+  29,   /* field[29] = rotate_app_token */
   8,   /* field[8] = save_objects */
-  29,   /* field[29] = set_source_priority */
-  21,   /* field[21] = write_characteristics */
+  33,   /* field[33] = set_source_priority */
+  24,   /* field[24] = write_characteristics */
 };
 static const ProtobufCIntRange healthstore__v1__client_message__number_ranges[7 + 1] =
 {
@@ -5376,10 +6289,10 @@ static const ProtobufCIntRange healthstore__v1__client_message__number_ranges[7 
   { 10, 1 },
   { 20, 5 },
   { 30, 8 },
-  { 40, 10 },
-  { 60, 22 },
-  { 80, 31 },
-  { 0, 33 }
+  { 40, 13 },
+  { 60, 26 },
+  { 80, 35 },
+  { 0, 37 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__client_message__descriptor =
 {
@@ -5389,14 +6302,14 @@ const ProtobufCMessageDescriptor healthstore__v1__client_message__descriptor =
   "Healthstore__V1__ClientMessage",
   "healthstore.v1",
   sizeof(Healthstore__V1__ClientMessage),
-  33,
+  37,
   healthstore__v1__client_message__field_descriptors,
   healthstore__v1__client_message__field_indices_by_name,
   7,  healthstore__v1__client_message__number_ranges,
   (ProtobufCMessageInit) healthstore__v1__client_message__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_descriptors[34] =
+static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_descriptors[38] =
 {
   {
     "call_id",
@@ -5555,6 +6468,42 @@ static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_des
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "insert_series_data",
+    32,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ServerMessage, result_case),
+    offsetof(Healthstore__V1__ServerMessage, insert_series_data),
+    &healthstore__v1__insert_series_data_result__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "finish_series",
+    33,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ServerMessage, result_case),
+    offsetof(Healthstore__V1__ServerMessage, finish_series),
+    &healthstore__v1__finish_series_result__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "discard_series",
+    34,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ServerMessage, result_case),
+    offsetof(Healthstore__V1__ServerMessage, discard_series),
+    &healthstore__v1__discard_series_result__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "samples",
     40,
     PROTOBUF_C_LABEL_NONE,
@@ -5699,6 +6648,18 @@ static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_des
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "series_data",
+    52,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ServerMessage, result_case),
+    offsetof(Healthstore__V1__ServerMessage, series_data),
+    &healthstore__v1__series_data_page__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "app_credential",
     60,
     PROTOBUF_C_LABEL_NONE,
@@ -5809,39 +6770,43 @@ static const ProtobufCFieldDescriptor healthstore__v1__server_message__field_des
 };
 static const unsigned healthstore__v1__server_message__field_indices_by_name[] = {
   7,   /* field[7] = ack_observer_event */
-  20,   /* field[20] = activity_summaries */
-  14,   /* field[14] = anchored */
-  25,   /* field[25] = app_credential */
-  28,   /* field[28] = authorization_requests */
+  23,   /* field[23] = activity_summaries */
+  17,   /* field[17] = anchored */
+  29,   /* field[29] = app_credential */
+  32,   /* field[32] = authorization_requests */
   6,   /* field[6] = call_ended */
   0,   /* field[0] = call_id */
   5,   /* field[5] = cancel */
-  23,   /* field[23] = characteristics */
-  17,   /* field[17] = correlations */
-  29,   /* field[29] = decide_authorization */
+  26,   /* field[26] = characteristics */
+  20,   /* field[20] = correlations */
+  33,   /* field[33] = decide_authorization */
   12,   /* field[12] = delete_objects */
-  21,   /* field[21] = devices */
+  24,   /* field[24] = devices */
+  15,   /* field[15] = discard_series */
   2,   /* field[2] = error */
+  14,   /* field[14] = finish_series */
   9,   /* field[9] = get_authorization_status */
   10,   /* field[10] = get_request_status_for_authorization */
   3,   /* field[3] = hello */
-  26,   /* field[26] = list_apps */
-  33,   /* field[33] = list_owners */
-  30,   /* field[30] = list_permissions */
+  13,   /* field[13] = insert_series_data */
+  30,   /* field[30] = list_apps */
+  37,   /* field[37] = list_owners */
+  34,   /* field[34] = list_permissions */
   1,   /* field[1] = more */
-  19,   /* field[19] = observer_event */
-  32,   /* field[32] = owner_credential */
+  22,   /* field[22] = observer_event */
+  36,   /* field[36] = owner_credential */
   4,   /* field[4] = pong */
   8,   /* field[8] = request_authorization */
-  27,   /* field[27] = revoke_app */
-  22,   /* field[22] = sample_counts */
-  13,   /* field[13] = samples */
+  31,   /* field[31] = revoke_app */
+  25,   /* field[25] = sample_counts */
+  16,   /* field[16] = samples */
   11,   /* field[11] = save_objects */
-  31,   /* field[31] = source_priority */
-  18,   /* field[18] = sources */
-  15,   /* field[15] = statistics */
-  16,   /* field[16] = statistics_collection */
-  24,   /* field[24] = write_characteristics */
+  28,   /* field[28] = series_data */
+  35,   /* field[35] = source_priority */
+  21,   /* field[21] = sources */
+  18,   /* field[18] = statistics */
+  19,   /* field[19] = statistics_collection */
+  27,   /* field[27] = write_characteristics */
 };
 static const ProtobufCIntRange healthstore__v1__server_message__number_ranges[8 + 1] =
 {
@@ -5849,11 +6814,11 @@ static const ProtobufCIntRange healthstore__v1__server_message__number_ranges[8 
   { 10, 3 },
   { 20, 8 },
   { 30, 11 },
-  { 40, 13 },
-  { 60, 25 },
-  { 64, 28 },
-  { 80, 32 },
-  { 0, 34 }
+  { 40, 16 },
+  { 60, 29 },
+  { 64, 32 },
+  { 80, 36 },
+  { 0, 38 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__server_message__descriptor =
 {
@@ -5863,7 +6828,7 @@ const ProtobufCMessageDescriptor healthstore__v1__server_message__descriptor =
   "Healthstore__V1__ServerMessage",
   "healthstore.v1",
   sizeof(Healthstore__V1__ServerMessage),
-  34,
+  38,
   healthstore__v1__server_message__field_descriptors,
   healthstore__v1__server_message__field_indices_by_name,
   8,  healthstore__v1__server_message__number_ranges,
@@ -6474,7 +7439,7 @@ const ProtobufCMessageDescriptor healthstore__v1__sample__metadata_entry__descri
   (ProtobufCMessageInit) healthstore__v1__sample__metadata_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__sample__field_descriptors[12] =
+static const ProtobufCFieldDescriptor healthstore__v1__sample__field_descriptors[17] =
 {
   {
     "uuid",
@@ -6620,17 +7585,82 @@ static const ProtobufCFieldDescriptor healthstore__v1__sample__field_descriptors
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "series",
+    14,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__Sample, body_case),
+    offsetof(Healthstore__V1__Sample, series),
+    &healthstore__v1__series_body__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "electrocardiogram",
+    15,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__Sample, body_case),
+    offsetof(Healthstore__V1__Sample, electrocardiogram),
+    &healthstore__v1__electrocardiogram_body__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "audiogram",
+    16,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__Sample, body_case),
+    offsetof(Healthstore__V1__Sample, audiogram),
+    &healthstore__v1__audiogram_body__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "state_of_mind",
+    17,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__Sample, body_case),
+    offsetof(Healthstore__V1__Sample, state_of_mind),
+    &healthstore__v1__state_of_mind_body__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "scored_assessment",
+    18,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__Sample, body_case),
+    offsetof(Healthstore__V1__Sample, scored_assessment),
+    &healthstore__v1__scored_assessment_body__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned healthstore__v1__sample__field_indices_by_name[] = {
+  14,   /* field[14] = audiogram */
   9,   /* field[9] = category */
   10,   /* field[10] = correlation */
   7,   /* field[7] = creation_time */
   5,   /* field[5] = device */
+  13,   /* field[13] = electrocardiogram */
   3,   /* field[3] = end_time */
   4,   /* field[4] = metadata */
   8,   /* field[8] = quantity */
+  16,   /* field[16] = scored_assessment */
+  12,   /* field[12] = series */
   6,   /* field[6] = source_revision */
   2,   /* field[2] = start_time */
+  15,   /* field[15] = state_of_mind */
   1,   /* field[1] = type */
   0,   /* field[0] = uuid */
   11,   /* field[11] = workout */
@@ -6639,7 +7669,7 @@ static const ProtobufCIntRange healthstore__v1__sample__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 10, 8 },
-  { 0, 12 }
+  { 0, 17 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__sample__descriptor =
 {
@@ -6649,14 +7679,14 @@ const ProtobufCMessageDescriptor healthstore__v1__sample__descriptor =
   "Healthstore__V1__Sample",
   "healthstore.v1",
   sizeof(Healthstore__V1__Sample),
-  12,
+  17,
   healthstore__v1__sample__field_descriptors,
   healthstore__v1__sample__field_indices_by_name,
   2,  healthstore__v1__sample__number_ranges,
   (ProtobufCMessageInit) healthstore__v1__sample__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__quantity_body__field_descriptors[2] =
+static const ProtobufCFieldDescriptor healthstore__v1__quantity_body__field_descriptors[7] =
 {
   {
     "quantity",
@@ -6682,15 +7712,80 @@ static const ProtobufCFieldDescriptor healthstore__v1__quantity_body__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "minimum",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuantityBody, minimum),
+    &healthstore__v1__quantity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "maximum",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuantityBody, maximum),
+    &healthstore__v1__quantity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "most_recent",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuantityBody, most_recent),
+    &healthstore__v1__quantity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "most_recent_start_time",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuantityBody, most_recent_start_time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "most_recent_end_time",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuantityBody, most_recent_end_time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned healthstore__v1__quantity_body__field_indices_by_name[] = {
   1,   /* field[1] = count */
+  3,   /* field[3] = maximum */
+  2,   /* field[2] = minimum */
+  4,   /* field[4] = most_recent */
+  6,   /* field[6] = most_recent_end_time */
+  5,   /* field[5] = most_recent_start_time */
   0,   /* field[0] = quantity */
 };
 static const ProtobufCIntRange healthstore__v1__quantity_body__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__quantity_body__descriptor =
 {
@@ -6700,7 +7795,7 @@ const ProtobufCMessageDescriptor healthstore__v1__quantity_body__descriptor =
   "Healthstore__V1__QuantityBody",
   "healthstore.v1",
   sizeof(Healthstore__V1__QuantityBody),
-  2,
+  7,
   healthstore__v1__quantity_body__field_descriptors,
   healthstore__v1__quantity_body__field_indices_by_name,
   1,  healthstore__v1__quantity_body__number_ranges,
@@ -7269,6 +8364,814 @@ const ProtobufCMessageDescriptor healthstore__v1__workout_body__descriptor =
   healthstore__v1__workout_body__field_indices_by_name,
   1,  healthstore__v1__workout_body__number_ranges,
   (ProtobufCMessageInit) healthstore__v1__workout_body__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__series_body__field_descriptors[1] =
+{
+  {
+    "count",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__SeriesBody, count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__series_body__field_indices_by_name[] = {
+  0,   /* field[0] = count */
+};
+static const ProtobufCIntRange healthstore__v1__series_body__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__series_body__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.SeriesBody",
+  "SeriesBody",
+  "Healthstore__V1__SeriesBody",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__SeriesBody),
+  1,
+  healthstore__v1__series_body__field_descriptors,
+  healthstore__v1__series_body__field_indices_by_name,
+  1,  healthstore__v1__series_body__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__series_body__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__route_location__field_descriptors[10] =
+{
+  {
+    "time",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__RouteLocation, time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "latitude",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__RouteLocation, latitude),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "longitude",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__RouteLocation, longitude),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "altitude",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__RouteLocation, altitude),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "horizontal_accuracy",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__RouteLocation, horizontal_accuracy),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "vertical_accuracy",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__RouteLocation, vertical_accuracy),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "course",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__RouteLocation, course),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "course_accuracy",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__RouteLocation, course_accuracy),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "speed",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__RouteLocation, speed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "speed_accuracy",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__RouteLocation, speed_accuracy),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__route_location__field_indices_by_name[] = {
+  3,   /* field[3] = altitude */
+  6,   /* field[6] = course */
+  7,   /* field[7] = course_accuracy */
+  4,   /* field[4] = horizontal_accuracy */
+  1,   /* field[1] = latitude */
+  2,   /* field[2] = longitude */
+  8,   /* field[8] = speed */
+  9,   /* field[9] = speed_accuracy */
+  0,   /* field[0] = time */
+  5,   /* field[5] = vertical_accuracy */
+};
+static const ProtobufCIntRange healthstore__v1__route_location__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 10 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__route_location__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.RouteLocation",
+  "RouteLocation",
+  "Healthstore__V1__RouteLocation",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__RouteLocation),
+  10,
+  healthstore__v1__route_location__field_descriptors,
+  healthstore__v1__route_location__field_indices_by_name,
+  1,  healthstore__v1__route_location__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__route_location__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__heartbeat__field_descriptors[2] =
+{
+  {
+    "offset",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__Heartbeat, offset),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "preceded_by_gap",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__Heartbeat, preceded_by_gap),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__heartbeat__field_indices_by_name[] = {
+  0,   /* field[0] = offset */
+  1,   /* field[1] = preceded_by_gap */
+};
+static const ProtobufCIntRange healthstore__v1__heartbeat__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__heartbeat__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.Heartbeat",
+  "Heartbeat",
+  "Healthstore__V1__Heartbeat",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__Heartbeat),
+  2,
+  healthstore__v1__heartbeat__field_descriptors,
+  healthstore__v1__heartbeat__field_indices_by_name,
+  1,  healthstore__v1__heartbeat__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__heartbeat__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__quantity_series_point__field_descriptors[3] =
+{
+  {
+    "quantity",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuantitySeriesPoint, quantity),
+    &healthstore__v1__quantity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "start_time",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuantitySeriesPoint, start_time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "end_time",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuantitySeriesPoint, end_time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__quantity_series_point__field_indices_by_name[] = {
+  2,   /* field[2] = end_time */
+  0,   /* field[0] = quantity */
+  1,   /* field[1] = start_time */
+};
+static const ProtobufCIntRange healthstore__v1__quantity_series_point__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__quantity_series_point__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.QuantitySeriesPoint",
+  "QuantitySeriesPoint",
+  "Healthstore__V1__QuantitySeriesPoint",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__QuantitySeriesPoint),
+  3,
+  healthstore__v1__quantity_series_point__field_descriptors,
+  healthstore__v1__quantity_series_point__field_indices_by_name,
+  1,  healthstore__v1__quantity_series_point__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__quantity_series_point__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__voltage_measurement__field_descriptors[2] =
+{
+  {
+    "offset",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__VoltageMeasurement, offset),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "microvolts",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__VoltageMeasurement, microvolts),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__voltage_measurement__field_indices_by_name[] = {
+  1,   /* field[1] = microvolts */
+  0,   /* field[0] = offset */
+};
+static const ProtobufCIntRange healthstore__v1__voltage_measurement__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__voltage_measurement__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.VoltageMeasurement",
+  "VoltageMeasurement",
+  "Healthstore__V1__VoltageMeasurement",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__VoltageMeasurement),
+  2,
+  healthstore__v1__voltage_measurement__field_descriptors,
+  healthstore__v1__voltage_measurement__field_indices_by_name,
+  1,  healthstore__v1__voltage_measurement__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__voltage_measurement__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__electrocardiogram_body__field_descriptors[6] =
+{
+  {
+    "classification",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__ElectrocardiogramBody, classification),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "symptoms_status",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__ElectrocardiogramBody, symptoms_status),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "average_heart_rate",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__ElectrocardiogramBody, average_heart_rate),
+    &healthstore__v1__quantity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sampling_frequency",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__ElectrocardiogramBody, sampling_frequency),
+    &healthstore__v1__quantity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "number_of_voltage_measurements",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__ElectrocardiogramBody, number_of_voltage_measurements),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "voltages",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__ElectrocardiogramBody, n_voltages),
+    offsetof(Healthstore__V1__ElectrocardiogramBody, voltages),
+    &healthstore__v1__voltage_measurement__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__electrocardiogram_body__field_indices_by_name[] = {
+  2,   /* field[2] = average_heart_rate */
+  0,   /* field[0] = classification */
+  4,   /* field[4] = number_of_voltage_measurements */
+  3,   /* field[3] = sampling_frequency */
+  1,   /* field[1] = symptoms_status */
+  5,   /* field[5] = voltages */
+};
+static const ProtobufCIntRange healthstore__v1__electrocardiogram_body__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__electrocardiogram_body__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.ElectrocardiogramBody",
+  "ElectrocardiogramBody",
+  "Healthstore__V1__ElectrocardiogramBody",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__ElectrocardiogramBody),
+  6,
+  healthstore__v1__electrocardiogram_body__field_descriptors,
+  healthstore__v1__electrocardiogram_body__field_indices_by_name,
+  1,  healthstore__v1__electrocardiogram_body__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__electrocardiogram_body__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__audiogram_sensitivity_test__field_descriptors[6] =
+{
+  {
+    "sensitivity",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AudiogramSensitivityTest, sensitivity),
+    &healthstore__v1__quantity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "conduction_type",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AudiogramSensitivityTest, conduction_type),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "masked",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AudiogramSensitivityTest, masked),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "side",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AudiogramSensitivityTest, side),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "clamping_lower_bound",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AudiogramSensitivityTest, clamping_lower_bound),
+    &healthstore__v1__quantity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "clamping_upper_bound",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AudiogramSensitivityTest, clamping_upper_bound),
+    &healthstore__v1__quantity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__audiogram_sensitivity_test__field_indices_by_name[] = {
+  4,   /* field[4] = clamping_lower_bound */
+  5,   /* field[5] = clamping_upper_bound */
+  1,   /* field[1] = conduction_type */
+  2,   /* field[2] = masked */
+  0,   /* field[0] = sensitivity */
+  3,   /* field[3] = side */
+};
+static const ProtobufCIntRange healthstore__v1__audiogram_sensitivity_test__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__audiogram_sensitivity_test__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.AudiogramSensitivityTest",
+  "AudiogramSensitivityTest",
+  "Healthstore__V1__AudiogramSensitivityTest",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__AudiogramSensitivityTest),
+  6,
+  healthstore__v1__audiogram_sensitivity_test__field_descriptors,
+  healthstore__v1__audiogram_sensitivity_test__field_indices_by_name,
+  1,  healthstore__v1__audiogram_sensitivity_test__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__audiogram_sensitivity_test__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__audiogram_sensitivity_point__field_descriptors[2] =
+{
+  {
+    "frequency",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AudiogramSensitivityPoint, frequency),
+    &healthstore__v1__quantity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "tests",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__AudiogramSensitivityPoint, n_tests),
+    offsetof(Healthstore__V1__AudiogramSensitivityPoint, tests),
+    &healthstore__v1__audiogram_sensitivity_test__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__audiogram_sensitivity_point__field_indices_by_name[] = {
+  0,   /* field[0] = frequency */
+  1,   /* field[1] = tests */
+};
+static const ProtobufCIntRange healthstore__v1__audiogram_sensitivity_point__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__audiogram_sensitivity_point__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.AudiogramSensitivityPoint",
+  "AudiogramSensitivityPoint",
+  "Healthstore__V1__AudiogramSensitivityPoint",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__AudiogramSensitivityPoint),
+  2,
+  healthstore__v1__audiogram_sensitivity_point__field_descriptors,
+  healthstore__v1__audiogram_sensitivity_point__field_indices_by_name,
+  1,  healthstore__v1__audiogram_sensitivity_point__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__audiogram_sensitivity_point__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__audiogram_body__field_descriptors[1] =
+{
+  {
+    "points",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__AudiogramBody, n_points),
+    offsetof(Healthstore__V1__AudiogramBody, points),
+    &healthstore__v1__audiogram_sensitivity_point__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__audiogram_body__field_indices_by_name[] = {
+  0,   /* field[0] = points */
+};
+static const ProtobufCIntRange healthstore__v1__audiogram_body__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__audiogram_body__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.AudiogramBody",
+  "AudiogramBody",
+  "Healthstore__V1__AudiogramBody",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__AudiogramBody),
+  1,
+  healthstore__v1__audiogram_body__field_descriptors,
+  healthstore__v1__audiogram_body__field_indices_by_name,
+  1,  healthstore__v1__audiogram_body__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__audiogram_body__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__state_of_mind_body__field_descriptors[5] =
+{
+  {
+    "kind",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__StateOfMindBody, kind),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "valence",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__StateOfMindBody, valence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "valence_classification",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__StateOfMindBody, valence_classification),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "labels",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Healthstore__V1__StateOfMindBody, n_labels),
+    offsetof(Healthstore__V1__StateOfMindBody, labels),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "associations",
+    5,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Healthstore__V1__StateOfMindBody, n_associations),
+    offsetof(Healthstore__V1__StateOfMindBody, associations),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__state_of_mind_body__field_indices_by_name[] = {
+  4,   /* field[4] = associations */
+  0,   /* field[0] = kind */
+  3,   /* field[3] = labels */
+  1,   /* field[1] = valence */
+  2,   /* field[2] = valence_classification */
+};
+static const ProtobufCIntRange healthstore__v1__state_of_mind_body__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__state_of_mind_body__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.StateOfMindBody",
+  "StateOfMindBody",
+  "Healthstore__V1__StateOfMindBody",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__StateOfMindBody),
+  5,
+  healthstore__v1__state_of_mind_body__field_descriptors,
+  healthstore__v1__state_of_mind_body__field_indices_by_name,
+  1,  healthstore__v1__state_of_mind_body__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__state_of_mind_body__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__scored_assessment_body__field_descriptors[3] =
+{
+  {
+    "answers",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Healthstore__V1__ScoredAssessmentBody, n_answers),
+    offsetof(Healthstore__V1__ScoredAssessmentBody, answers),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "score",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__ScoredAssessmentBody, score),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "risk",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__ScoredAssessmentBody, risk),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__scored_assessment_body__field_indices_by_name[] = {
+  0,   /* field[0] = answers */
+  2,   /* field[2] = risk */
+  1,   /* field[1] = score */
+};
+static const ProtobufCIntRange healthstore__v1__scored_assessment_body__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__scored_assessment_body__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.ScoredAssessmentBody",
+  "ScoredAssessmentBody",
+  "Healthstore__V1__ScoredAssessmentBody",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__ScoredAssessmentBody),
+  3,
+  healthstore__v1__scored_assessment_body__field_descriptors,
+  healthstore__v1__scored_assessment_body__field_indices_by_name,
+  1,  healthstore__v1__scored_assessment_body__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__scored_assessment_body__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor healthstore__v1__deleted_object__metadata_entry__field_descriptors[2] =
@@ -10379,6 +12282,562 @@ const ProtobufCMessageDescriptor healthstore__v1__delete_objects_result__descrip
   healthstore__v1__delete_objects_result__field_indices_by_name,
   1,  healthstore__v1__delete_objects_result__number_ranges,
   (ProtobufCMessageInit) healthstore__v1__delete_objects_result__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__insert_series_data__field_descriptors[7] =
+{
+  {
+    "builder_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__InsertSeriesData, builder_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "type",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__InsertSeriesData, type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "start_time",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__InsertSeriesData, start_time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "device",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__InsertSeriesData, device),
+    &healthstore__v1__device__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "locations",
+    5,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__InsertSeriesData, n_locations),
+    offsetof(Healthstore__V1__InsertSeriesData, locations),
+    &healthstore__v1__route_location__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "beats",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__InsertSeriesData, n_beats),
+    offsetof(Healthstore__V1__InsertSeriesData, beats),
+    &healthstore__v1__heartbeat__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "quantities",
+    7,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__InsertSeriesData, n_quantities),
+    offsetof(Healthstore__V1__InsertSeriesData, quantities),
+    &healthstore__v1__quantity_series_point__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__insert_series_data__field_indices_by_name[] = {
+  5,   /* field[5] = beats */
+  0,   /* field[0] = builder_id */
+  3,   /* field[3] = device */
+  4,   /* field[4] = locations */
+  6,   /* field[6] = quantities */
+  2,   /* field[2] = start_time */
+  1,   /* field[1] = type */
+};
+static const ProtobufCIntRange healthstore__v1__insert_series_data__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__insert_series_data__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.InsertSeriesData",
+  "InsertSeriesData",
+  "Healthstore__V1__InsertSeriesData",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__InsertSeriesData),
+  7,
+  healthstore__v1__insert_series_data__field_descriptors,
+  healthstore__v1__insert_series_data__field_indices_by_name,
+  1,  healthstore__v1__insert_series_data__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__insert_series_data__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__insert_series_data_result__field_descriptors[1] =
+{
+  {
+    "count",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__InsertSeriesDataResult, count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__insert_series_data_result__field_indices_by_name[] = {
+  0,   /* field[0] = count */
+};
+static const ProtobufCIntRange healthstore__v1__insert_series_data_result__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__insert_series_data_result__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.InsertSeriesDataResult",
+  "InsertSeriesDataResult",
+  "Healthstore__V1__InsertSeriesDataResult",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__InsertSeriesDataResult),
+  1,
+  healthstore__v1__insert_series_data_result__field_descriptors,
+  healthstore__v1__insert_series_data_result__field_indices_by_name,
+  1,  healthstore__v1__insert_series_data_result__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__insert_series_data_result__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__finish_series__metadata_entry__field_descriptors[2] =
+{
+  {
+    "key",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__FinishSeries__MetadataEntry, key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "value",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__FinishSeries__MetadataEntry, value),
+    &healthstore__v1__metadata_value__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__finish_series__metadata_entry__field_indices_by_name[] = {
+  0,   /* field[0] = key */
+  1,   /* field[1] = value */
+};
+static const ProtobufCIntRange healthstore__v1__finish_series__metadata_entry__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__finish_series__metadata_entry__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.FinishSeries.MetadataEntry",
+  "MetadataEntry",
+  "Healthstore__V1__FinishSeries__MetadataEntry",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__FinishSeries__MetadataEntry),
+  2,
+  healthstore__v1__finish_series__metadata_entry__field_descriptors,
+  healthstore__v1__finish_series__metadata_entry__field_indices_by_name,
+  1,  healthstore__v1__finish_series__metadata_entry__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__finish_series__metadata_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__finish_series__field_descriptors[4] =
+{
+  {
+    "builder_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__FinishSeries, builder_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "workout_uuid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__FinishSeries, workout_uuid),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "metadata",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__FinishSeries, n_metadata),
+    offsetof(Healthstore__V1__FinishSeries, metadata),
+    &healthstore__v1__finish_series__metadata_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "end_time",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__FinishSeries, end_time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__finish_series__field_indices_by_name[] = {
+  0,   /* field[0] = builder_id */
+  3,   /* field[3] = end_time */
+  2,   /* field[2] = metadata */
+  1,   /* field[1] = workout_uuid */
+};
+static const ProtobufCIntRange healthstore__v1__finish_series__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__finish_series__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.FinishSeries",
+  "FinishSeries",
+  "Healthstore__V1__FinishSeries",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__FinishSeries),
+  4,
+  healthstore__v1__finish_series__field_descriptors,
+  healthstore__v1__finish_series__field_indices_by_name,
+  1,  healthstore__v1__finish_series__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__finish_series__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__finish_series_result__field_descriptors[1] =
+{
+  {
+    "samples",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__FinishSeriesResult, n_samples),
+    offsetof(Healthstore__V1__FinishSeriesResult, samples),
+    &healthstore__v1__sample__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__finish_series_result__field_indices_by_name[] = {
+  0,   /* field[0] = samples */
+};
+static const ProtobufCIntRange healthstore__v1__finish_series_result__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__finish_series_result__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.FinishSeriesResult",
+  "FinishSeriesResult",
+  "Healthstore__V1__FinishSeriesResult",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__FinishSeriesResult),
+  1,
+  healthstore__v1__finish_series_result__field_descriptors,
+  healthstore__v1__finish_series_result__field_indices_by_name,
+  1,  healthstore__v1__finish_series_result__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__finish_series_result__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__discard_series__field_descriptors[1] =
+{
+  {
+    "builder_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__DiscardSeries, builder_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__discard_series__field_indices_by_name[] = {
+  0,   /* field[0] = builder_id */
+};
+static const ProtobufCIntRange healthstore__v1__discard_series__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__discard_series__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.DiscardSeries",
+  "DiscardSeries",
+  "Healthstore__V1__DiscardSeries",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__DiscardSeries),
+  1,
+  healthstore__v1__discard_series__field_descriptors,
+  healthstore__v1__discard_series__field_indices_by_name,
+  1,  healthstore__v1__discard_series__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__discard_series__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define healthstore__v1__discard_series_result__field_descriptors NULL
+#define healthstore__v1__discard_series_result__field_indices_by_name NULL
+#define healthstore__v1__discard_series_result__number_ranges NULL
+const ProtobufCMessageDescriptor healthstore__v1__discard_series_result__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.DiscardSeriesResult",
+  "DiscardSeriesResult",
+  "Healthstore__V1__DiscardSeriesResult",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__DiscardSeriesResult),
+  0,
+  healthstore__v1__discard_series_result__field_descriptors,
+  healthstore__v1__discard_series_result__field_indices_by_name,
+  0,  healthstore__v1__discard_series_result__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__discard_series_result__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__query_series_data__field_descriptors[4] =
+{
+  {
+    "uuid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuerySeriesData, uuid),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "type",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuerySeriesData, type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "predicate",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuerySeriesData, predicate),
+    &healthstore__v1__predicate__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "batch_size",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__QuerySeriesData, batch_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__query_series_data__field_indices_by_name[] = {
+  3,   /* field[3] = batch_size */
+  2,   /* field[2] = predicate */
+  1,   /* field[1] = type */
+  0,   /* field[0] = uuid */
+};
+static const ProtobufCIntRange healthstore__v1__query_series_data__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__query_series_data__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.QuerySeriesData",
+  "QuerySeriesData",
+  "Healthstore__V1__QuerySeriesData",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__QuerySeriesData),
+  4,
+  healthstore__v1__query_series_data__field_descriptors,
+  healthstore__v1__query_series_data__field_indices_by_name,
+  1,  healthstore__v1__query_series_data__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__query_series_data__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__series_data_page__field_descriptors[6] =
+{
+  {
+    "sample_uuid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__SeriesDataPage, sample_uuid),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "locations",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__SeriesDataPage, n_locations),
+    offsetof(Healthstore__V1__SeriesDataPage, locations),
+    &healthstore__v1__route_location__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "beats",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__SeriesDataPage, n_beats),
+    offsetof(Healthstore__V1__SeriesDataPage, beats),
+    &healthstore__v1__heartbeat__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "quantities",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__SeriesDataPage, n_quantities),
+    offsetof(Healthstore__V1__SeriesDataPage, quantities),
+    &healthstore__v1__quantity_series_point__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "voltages",
+    5,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Healthstore__V1__SeriesDataPage, n_voltages),
+    offsetof(Healthstore__V1__SeriesDataPage, voltages),
+    &healthstore__v1__voltage_measurement__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sample_done",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__SeriesDataPage, sample_done),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__series_data_page__field_indices_by_name[] = {
+  2,   /* field[2] = beats */
+  1,   /* field[1] = locations */
+  3,   /* field[3] = quantities */
+  5,   /* field[5] = sample_done */
+  0,   /* field[0] = sample_uuid */
+  4,   /* field[4] = voltages */
+};
+static const ProtobufCIntRange healthstore__v1__series_data_page__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__series_data_page__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.SeriesDataPage",
+  "SeriesDataPage",
+  "Healthstore__V1__SeriesDataPage",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__SeriesDataPage),
+  6,
+  healthstore__v1__series_data_page__field_descriptors,
+  healthstore__v1__series_data_page__field_indices_by_name,
+  1,  healthstore__v1__series_data_page__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__series_data_page__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor healthstore__v1__query_samples__field_descriptors[4] =

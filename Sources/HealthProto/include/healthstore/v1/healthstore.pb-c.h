@@ -34,6 +34,17 @@ typedef struct Healthstore__V1__WorkoutStatistic Healthstore__V1__WorkoutStatist
 typedef struct Healthstore__V1__WorkoutActivity Healthstore__V1__WorkoutActivity;
 typedef struct Healthstore__V1__WorkoutActivity__MetadataEntry Healthstore__V1__WorkoutActivity__MetadataEntry;
 typedef struct Healthstore__V1__WorkoutBody Healthstore__V1__WorkoutBody;
+typedef struct Healthstore__V1__SeriesBody Healthstore__V1__SeriesBody;
+typedef struct Healthstore__V1__RouteLocation Healthstore__V1__RouteLocation;
+typedef struct Healthstore__V1__Heartbeat Healthstore__V1__Heartbeat;
+typedef struct Healthstore__V1__QuantitySeriesPoint Healthstore__V1__QuantitySeriesPoint;
+typedef struct Healthstore__V1__VoltageMeasurement Healthstore__V1__VoltageMeasurement;
+typedef struct Healthstore__V1__ElectrocardiogramBody Healthstore__V1__ElectrocardiogramBody;
+typedef struct Healthstore__V1__AudiogramSensitivityTest Healthstore__V1__AudiogramSensitivityTest;
+typedef struct Healthstore__V1__AudiogramSensitivityPoint Healthstore__V1__AudiogramSensitivityPoint;
+typedef struct Healthstore__V1__AudiogramBody Healthstore__V1__AudiogramBody;
+typedef struct Healthstore__V1__StateOfMindBody Healthstore__V1__StateOfMindBody;
+typedef struct Healthstore__V1__ScoredAssessmentBody Healthstore__V1__ScoredAssessmentBody;
 typedef struct Healthstore__V1__DeletedObject Healthstore__V1__DeletedObject;
 typedef struct Healthstore__V1__DeletedObject__MetadataEntry Healthstore__V1__DeletedObject__MetadataEntry;
 typedef struct Healthstore__V1__Predicate Healthstore__V1__Predicate;
@@ -94,6 +105,15 @@ typedef struct Healthstore__V1__SaveObjectsResult Healthstore__V1__SaveObjectsRe
 typedef struct Healthstore__V1__DeleteObjects Healthstore__V1__DeleteObjects;
 typedef struct Healthstore__V1__TypedPredicate Healthstore__V1__TypedPredicate;
 typedef struct Healthstore__V1__DeleteObjectsResult Healthstore__V1__DeleteObjectsResult;
+typedef struct Healthstore__V1__InsertSeriesData Healthstore__V1__InsertSeriesData;
+typedef struct Healthstore__V1__InsertSeriesDataResult Healthstore__V1__InsertSeriesDataResult;
+typedef struct Healthstore__V1__FinishSeries Healthstore__V1__FinishSeries;
+typedef struct Healthstore__V1__FinishSeries__MetadataEntry Healthstore__V1__FinishSeries__MetadataEntry;
+typedef struct Healthstore__V1__FinishSeriesResult Healthstore__V1__FinishSeriesResult;
+typedef struct Healthstore__V1__DiscardSeries Healthstore__V1__DiscardSeries;
+typedef struct Healthstore__V1__DiscardSeriesResult Healthstore__V1__DiscardSeriesResult;
+typedef struct Healthstore__V1__QuerySeriesData Healthstore__V1__QuerySeriesData;
+typedef struct Healthstore__V1__SeriesDataPage Healthstore__V1__SeriesDataPage;
 typedef struct Healthstore__V1__QuerySamples Healthstore__V1__QuerySamples;
 typedef struct Healthstore__V1__SamplesPage Healthstore__V1__SamplesPage;
 typedef struct Healthstore__V1__QueryAnchored Healthstore__V1__QueryAnchored;
@@ -712,6 +732,9 @@ typedef enum {
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_GET_REQUEST_STATUS_FOR_AUTHORIZATION = 22,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_SAVE_OBJECTS = 30,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_DELETE_OBJECTS = 31,
+  HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_INSERT_SERIES_DATA = 32,
+  HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_FINISH_SERIES = 33,
+  HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_DISCARD_SERIES = 34,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_SAMPLES = 40,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_ANCHORED = 41,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_STATISTICS = 42,
@@ -724,6 +747,7 @@ typedef enum {
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_COUNT_SAMPLES = 49,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_READ_CHARACTERISTICS = 50,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_WRITE_CHARACTERISTICS = 51,
+  HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_SERIES_DATA = 52,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_REGISTER_APP = 60,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_LIST_APPS = 61,
   HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_REVOKE_APP = 62,
@@ -787,6 +811,19 @@ struct  Healthstore__V1__ClientMessage
      */
     Healthstore__V1__DeleteObjects *delete_objects;
     /*
+     * Adds points to a series builder (HKWorkoutRouteBuilder, HKHeartbeatSeriesBuilder,
+     * HKQuantitySeriesSampleBuilder); the first call opens the builder.
+     */
+    Healthstore__V1__InsertSeriesData *insert_series_data;
+    /*
+     * Finishes a series builder into its sample(s).
+     */
+    Healthstore__V1__FinishSeries *finish_series;
+    /*
+     * Drops an unfinished series builder and its points.
+     */
+    Healthstore__V1__DiscardSeries *discard_series;
+    /*
      * HKSampleQuery.
      */
     Healthstore__V1__QuerySamples *query_samples;
@@ -834,6 +871,12 @@ struct  Healthstore__V1__ClientMessage
      * Writes the owner's characteristics (owner only).
      */
     Healthstore__V1__WriteCharacteristics *write_characteristics;
+    /*
+     * Streams the points of series samples: route locations (HKWorkoutRouteQuery), beats
+     * (HKHeartbeatSeriesQuery), quantities (HKQuantitySeriesSampleQuery) or voltages
+     * (HKElectrocardiogramQuery).
+     */
+    Healthstore__V1__QuerySeriesData *query_series_data;
     /*
      * Owner: registers an app and returns its token.
      */
@@ -898,6 +941,9 @@ typedef enum {
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_GET_REQUEST_STATUS_FOR_AUTHORIZATION = 22,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAVE_OBJECTS = 30,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_DELETE_OBJECTS = 31,
+  HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_INSERT_SERIES_DATA = 32,
+  HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_FINISH_SERIES = 33,
+  HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_DISCARD_SERIES = 34,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAMPLES = 40,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ANCHORED = 41,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_STATISTICS = 42,
@@ -910,6 +956,7 @@ typedef enum {
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAMPLE_COUNTS = 49,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_CHARACTERISTICS = 50,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_WRITE_CHARACTERISTICS = 51,
+  HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SERIES_DATA = 52,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_APP_CREDENTIAL = 60,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_LIST_APPS = 61,
   HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_REVOKE_APP = 62,
@@ -983,6 +1030,18 @@ struct  Healthstore__V1__ServerMessage
      */
     Healthstore__V1__DeleteObjectsResult *delete_objects;
     /*
+     * Answer to InsertSeriesData.
+     */
+    Healthstore__V1__InsertSeriesDataResult *insert_series_data;
+    /*
+     * Answer to FinishSeries.
+     */
+    Healthstore__V1__FinishSeriesResult *finish_series;
+    /*
+     * Answer to DiscardSeries.
+     */
+    Healthstore__V1__DiscardSeriesResult *discard_series;
+    /*
      * One page of a QuerySamples answer.
      */
     Healthstore__V1__SamplesPage *samples;
@@ -1030,6 +1089,10 @@ struct  Healthstore__V1__ServerMessage
      * Answer to WriteCharacteristics.
      */
     Healthstore__V1__WriteCharacteristicsResult *write_characteristics;
+    /*
+     * One page of a QuerySeriesData answer.
+     */
+    Healthstore__V1__SeriesDataPage *series_data;
     /*
      * Answer to RegisterApp and RotateAppToken.
      */
@@ -1301,7 +1364,12 @@ typedef enum {
   HEALTHSTORE__V1__SAMPLE__BODY_QUANTITY = 10,
   HEALTHSTORE__V1__SAMPLE__BODY_CATEGORY = 11,
   HEALTHSTORE__V1__SAMPLE__BODY_CORRELATION = 12,
-  HEALTHSTORE__V1__SAMPLE__BODY_WORKOUT = 13
+  HEALTHSTORE__V1__SAMPLE__BODY_WORKOUT = 13,
+  HEALTHSTORE__V1__SAMPLE__BODY_SERIES = 14,
+  HEALTHSTORE__V1__SAMPLE__BODY_ELECTROCARDIOGRAM = 15,
+  HEALTHSTORE__V1__SAMPLE__BODY_AUDIOGRAM = 16,
+  HEALTHSTORE__V1__SAMPLE__BODY_STATE_OF_MIND = 17,
+  HEALTHSTORE__V1__SAMPLE__BODY_SCORED_ASSESSMENT = 18
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(HEALTHSTORE__V1__SAMPLE__BODY__CASE)
 } Healthstore__V1__Sample__BodyCase;
 
@@ -1363,6 +1431,26 @@ struct  Healthstore__V1__Sample
      * For the workout type.
      */
     Healthstore__V1__WorkoutBody *workout;
+    /*
+     * For the series types (workout route, heartbeat series): made by FinishSeries, not SaveObjects.
+     */
+    Healthstore__V1__SeriesBody *series;
+    /*
+     * For the electrocardiogram type (HKElectrocardiogram).
+     */
+    Healthstore__V1__ElectrocardiogramBody *electrocardiogram;
+    /*
+     * For the audiogram type (HKAudiogramSample).
+     */
+    Healthstore__V1__AudiogramBody *audiogram;
+    /*
+     * For the state of mind type (HKStateOfMind).
+     */
+    Healthstore__V1__StateOfMindBody *state_of_mind;
+    /*
+     * For the scored assessment types (HKGAD7Assessment, HKPHQ9Assessment).
+     */
+    Healthstore__V1__ScoredAssessmentBody *scored_assessment;
   };
 };
 #define HEALTHSTORE__V1__SAMPLE__INIT \
@@ -1381,13 +1469,35 @@ struct  Healthstore__V1__QuantityBody
    */
   Healthstore__V1__Quantity *quantity;
   /*
-   * Number of quantities in a series sample; 0 is read as 1.
+   * Number of quantities in a series sample; 0 is read as 1. Set by the server for samples made by
+   * FinishSeries (their points are read with QuerySeriesData).
    */
   int64_t count;
+  /*
+   * Discrete types with count > 1 (HKDiscreteQuantitySample), set by the server: `quantity` is the
+   * average of the points, these are their minimum, maximum and most recent point.
+   */
+  Healthstore__V1__Quantity *minimum;
+  /*
+   * See minimum.
+   */
+  Healthstore__V1__Quantity *maximum;
+  /*
+   * The most recent point's quantity.
+   */
+  Healthstore__V1__Quantity *most_recent;
+  /*
+   * The most recent point's interval.
+   */
+  int64_t most_recent_start_time;
+  /*
+   * See most_recent_start_time.
+   */
+  int64_t most_recent_end_time;
 };
 #define HEALTHSTORE__V1__QUANTITY_BODY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__quantity_body__descriptor) \
-    , NULL, 0 }
+    , NULL, 0, NULL, NULL, NULL, 0, 0 }
 
 
 /*
@@ -1587,6 +1697,310 @@ struct  Healthstore__V1__WorkoutBody
 #define HEALTHSTORE__V1__WORKOUT_BODY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__workout_body__descriptor) \
     , 0, 0, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
+
+
+/*
+ * Body of a series sample (HKWorkoutRoute, HKHeartbeatSeriesSample); set by the server.
+ */
+struct  Healthstore__V1__SeriesBody
+{
+  ProtobufCMessage base;
+  /*
+   * Number of points (HKSeriesSample.count): locations of a route, beats of a heartbeat series.
+   */
+  int64_t count;
+};
+#define HEALTHSTORE__V1__SERIES_BODY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__series_body__descriptor) \
+    , 0 }
+
+
+/*
+ * One location of a workout route (a CLLocation). Negative accuracies, course and speed mean "not
+ * known"; a negative horizontal accuracy marks an invalid coordinate.
+ */
+struct  Healthstore__V1__RouteLocation
+{
+  ProtobufCMessage base;
+  /*
+   * When the location was measured.
+   */
+  int64_t time;
+  /*
+   * Degrees, -90..90.
+   */
+  double latitude;
+  /*
+   * Degrees, -180..180.
+   */
+  double longitude;
+  /*
+   * Metres above sea level.
+   */
+  double altitude;
+  /*
+   * Metres.
+   */
+  double horizontal_accuracy;
+  /*
+   * Metres.
+   */
+  double vertical_accuracy;
+  /*
+   * Degrees clockwise from true north, 0..<360.
+   */
+  double course;
+  /*
+   * Degrees.
+   */
+  double course_accuracy;
+  /*
+   * Metres per second.
+   */
+  double speed;
+  /*
+   * Metres per second.
+   */
+  double speed_accuracy;
+};
+#define HEALTHSTORE__V1__ROUTE_LOCATION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__route_location__descriptor) \
+    , 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+
+
+/*
+ * One beat of a heartbeat series.
+ */
+struct  Healthstore__V1__Heartbeat
+{
+  ProtobufCMessage base;
+  /*
+   * Microseconds since the series sample's start.
+   */
+  int64_t offset;
+  /*
+   * Beats were missed just before this one (the interval to the previous beat is no R-R interval).
+   */
+  protobuf_c_boolean preceded_by_gap;
+};
+#define HEALTHSTORE__V1__HEARTBEAT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__heartbeat__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * One point of a quantity series (HKQuantitySeriesSampleBuilder.insert).
+ */
+struct  Healthstore__V1__QuantitySeriesPoint
+{
+  ProtobufCMessage base;
+  /*
+   * The point's quantity, in any unit compatible with the type.
+   */
+  Healthstore__V1__Quantity *quantity;
+  /*
+   * Start of the point's interval.
+   */
+  int64_t start_time;
+  /*
+   * End of the point's interval (equal to start_time for an instant).
+   */
+  int64_t end_time;
+};
+#define HEALTHSTORE__V1__QUANTITY_SERIES_POINT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__quantity_series_point__descriptor) \
+    , NULL, 0, 0 }
+
+
+/*
+ * One voltage measurement of an electrocardiogram (HKElectrocardiogram.VoltageMeasurement).
+ */
+struct  Healthstore__V1__VoltageMeasurement
+{
+  ProtobufCMessage base;
+  /*
+   * Microseconds since the recording's start.
+   */
+  int64_t offset;
+  /*
+   * Lead I–like voltage (appleWatchSimilarToLeadI), microvolts.
+   */
+  double microvolts;
+};
+#define HEALTHSTORE__V1__VOLTAGE_MEASUREMENT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__voltage_measurement__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * Body of an electrocardiogram (HKElectrocardiogram). Only the owner saves them (the Health app's
+ * ECG recordings); apps may read them but not share them.
+ */
+struct  Healthstore__V1__ElectrocardiogramBody
+{
+  ProtobufCMessage base;
+  /*
+   * HKElectrocardiogram.Classification raw value (0 = not set).
+   */
+  int32_t classification;
+  /*
+   * HKElectrocardiogram.SymptomsStatus raw value (0 = not set).
+   */
+  int32_t symptoms_status;
+  /*
+   * Average heart rate ("count/min"); absent when not known.
+   */
+  Healthstore__V1__Quantity *average_heart_rate;
+  /*
+   * Sampling frequency ("Hz").
+   */
+  Healthstore__V1__Quantity *sampling_frequency;
+  /*
+   * Set by the server on read: how many voltage measurements the recording holds.
+   */
+  int64_t number_of_voltage_measurements;
+  /*
+   * On save: the measurements, in time order. Never sent on read: stream them with QuerySeriesData.
+   */
+  size_t n_voltages;
+  Healthstore__V1__VoltageMeasurement **voltages;
+};
+#define HEALTHSTORE__V1__ELECTROCARDIOGRAM_BODY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__electrocardiogram_body__descriptor) \
+    , 0, 0, NULL, NULL, 0, 0,NULL }
+
+
+/*
+ * One test at one frequency of an audiogram (HKAudiogramSensitivityTest).
+ */
+struct  Healthstore__V1__AudiogramSensitivityTest
+{
+  ProtobufCMessage base;
+  /*
+   * Hearing level ("dBHL").
+   */
+  Healthstore__V1__Quantity *sensitivity;
+  /*
+   * HKAudiogramConductionType raw value (0 = air).
+   */
+  int32_t conduction_type;
+  /*
+   * Whether the test was masked.
+   */
+  protobuf_c_boolean masked;
+  /*
+   * HKAudiogramSensitivityTestSide raw value (0 = left, 1 = right).
+   */
+  int32_t side;
+  /*
+   * Lower bound of the clamping range ("dBHL"); absent when unbounded.
+   */
+  Healthstore__V1__Quantity *clamping_lower_bound;
+  /*
+   * Upper bound of the clamping range ("dBHL"); absent when unbounded.
+   */
+  Healthstore__V1__Quantity *clamping_upper_bound;
+};
+#define HEALTHSTORE__V1__AUDIOGRAM_SENSITIVITY_TEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__audiogram_sensitivity_test__descriptor) \
+    , NULL, 0, 0, 0, NULL, NULL }
+
+
+/*
+ * The tests at one frequency of an audiogram (HKAudiogramSensitivityPoint).
+ */
+struct  Healthstore__V1__AudiogramSensitivityPoint
+{
+  ProtobufCMessage base;
+  /*
+   * Frequency ("Hz").
+   */
+  Healthstore__V1__Quantity *frequency;
+  /*
+   * The tests at this frequency: at most one per side, conduction type and masking.
+   */
+  size_t n_tests;
+  Healthstore__V1__AudiogramSensitivityTest **tests;
+};
+#define HEALTHSTORE__V1__AUDIOGRAM_SENSITIVITY_POINT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__audiogram_sensitivity_point__descriptor) \
+    , NULL, 0,NULL }
+
+
+/*
+ * Body of an audiogram (HKAudiogramSample).
+ */
+struct  Healthstore__V1__AudiogramBody
+{
+  ProtobufCMessage base;
+  /*
+   * Sensitivity points, one per frequency.
+   */
+  size_t n_points;
+  Healthstore__V1__AudiogramSensitivityPoint **points;
+};
+#define HEALTHSTORE__V1__AUDIOGRAM_BODY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__audiogram_body__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * Body of a state of mind (HKStateOfMind).
+ */
+struct  Healthstore__V1__StateOfMindBody
+{
+  ProtobufCMessage base;
+  /*
+   * HKStateOfMind.Kind raw value (1 = momentary emotion, 2 = daily mood).
+   */
+  int32_t kind;
+  /*
+   * -1 (very unpleasant) … 1 (very pleasant).
+   */
+  double valence;
+  /*
+   * Set by the server: HKStateOfMind.ValenceClassification raw value derived from the valence.
+   */
+  int32_t valence_classification;
+  /*
+   * HKStateOfMind.Label raw values.
+   */
+  size_t n_labels;
+  int32_t *labels;
+  /*
+   * HKStateOfMind.Association raw values.
+   */
+  size_t n_associations;
+  int32_t *associations;
+};
+#define HEALTHSTORE__V1__STATE_OF_MIND_BODY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__state_of_mind_body__descriptor) \
+    , 0, 0, 0, 0,NULL, 0,NULL }
+
+
+/*
+ * Body of a scored assessment (HKGAD7Assessment, HKPHQ9Assessment).
+ */
+struct  Healthstore__V1__ScoredAssessmentBody
+{
+  ProtobufCMessage base;
+  /*
+   * Answer raw values, one per question in order (7 for GAD-7, 9 for PHQ-9).
+   */
+  size_t n_answers;
+  int32_t *answers;
+  /*
+   * Set by the server: the score derived from the answers.
+   */
+  int32_t score;
+  /*
+   * Set by the server: the risk raw value derived from the score.
+   */
+  int32_t risk;
+};
+#define HEALTHSTORE__V1__SCORED_ASSESSMENT_BODY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__scored_assessment_body__descriptor) \
+    , 0,NULL, 0, 0 }
 
 
 struct  Healthstore__V1__DeletedObject__MetadataEntry
@@ -2872,7 +3286,224 @@ struct  Healthstore__V1__DeleteObjectsResult
 
 /*
  * HKSampleQuery over one or more types (union of types).
+ * Opens a series builder (first call) or adds points to it. A builder belongs to the app that
+ * opened it; its points are invisible until it is finished. Points must come in time order across
+ * calls. Exactly one of the point lists matches the type.
  */
+struct  Healthstore__V1__InsertSeriesData
+{
+  ProtobufCMessage base;
+  /*
+   * 16-byte id chosen by the client; for a route or heartbeat series it becomes the sample's UUID.
+   */
+  ProtobufCBinaryData builder_id;
+  /*
+   * "HKWorkoutRouteTypeIdentifier", "HKDataTypeIdentifierHeartbeatSeries" or a quantity type.
+   * Required on the first call; later calls may leave it empty or must repeat it.
+   */
+  char *type;
+  /*
+   * Heartbeat series: the series start (beats are offsets from it). Quantity series: the
+   * builder's start date. Ignored for routes. Read on the first call only.
+   */
+  int64_t start_time;
+  /*
+   * The device recording the series; read on the first call only.
+   */
+  Healthstore__V1__Device *device;
+  /*
+   * Route locations.
+   */
+  size_t n_locations;
+  Healthstore__V1__RouteLocation **locations;
+  /*
+   * Heartbeats.
+   */
+  size_t n_beats;
+  Healthstore__V1__Heartbeat **beats;
+  /*
+   * Quantity series points.
+   */
+  size_t n_quantities;
+  Healthstore__V1__QuantitySeriesPoint **quantities;
+};
+#define HEALTHSTORE__V1__INSERT_SERIES_DATA__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__insert_series_data__descriptor) \
+    , {0,NULL}, (char *)protobuf_c_empty_string, 0, NULL, 0,NULL, 0,NULL, 0,NULL }
+
+
+/*
+ * Answer to InsertSeriesData.
+ */
+struct  Healthstore__V1__InsertSeriesDataResult
+{
+  ProtobufCMessage base;
+  /*
+   * Points the builder holds after this call.
+   */
+  int64_t count;
+};
+#define HEALTHSTORE__V1__INSERT_SERIES_DATA_RESULT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__insert_series_data_result__descriptor) \
+    , 0 }
+
+
+struct  Healthstore__V1__FinishSeries__MetadataEntry
+{
+  ProtobufCMessage base;
+  char *key;
+  Healthstore__V1__MetadataValue *value;
+};
+#define HEALTHSTORE__V1__FINISH_SERIES__METADATA_ENTRY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__finish_series__metadata_entry__descriptor) \
+    , (char *)protobuf_c_empty_string, NULL }
+
+
+/*
+ * Finishes a builder: stores its sample(s) with the builder's points. Finishing twice fails.
+ */
+struct  Healthstore__V1__FinishSeries
+{
+  ProtobufCMessage base;
+  /*
+   * The builder.
+   */
+  ProtobufCBinaryData builder_id;
+  /*
+   * Routes: the stored workout the route belongs to (required).
+   */
+  ProtobufCBinaryData workout_uuid;
+  /*
+   * Metadata of the finished sample(s).
+   */
+  size_t n_metadata;
+  Healthstore__V1__FinishSeries__MetadataEntry **metadata;
+  /*
+   * Heartbeat and quantity series: the sample's end; 0 = the last point's time (end).
+   */
+  int64_t end_time;
+};
+#define HEALTHSTORE__V1__FINISH_SERIES__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__finish_series__descriptor) \
+    , {0,NULL}, {0,NULL}, 0,NULL, 0 }
+
+
+/*
+ * Answer to FinishSeries.
+ */
+struct  Healthstore__V1__FinishSeriesResult
+{
+  ProtobufCMessage base;
+  /*
+   * The stored sample(s), as a sample query returns them. A quantity series may finish into
+   * several samples; their UUIDs are derived from the builder id.
+   */
+  size_t n_samples;
+  Healthstore__V1__Sample **samples;
+};
+#define HEALTHSTORE__V1__FINISH_SERIES_RESULT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__finish_series_result__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * Drops an unfinished builder and its points (a builder the app abandons).
+ */
+struct  Healthstore__V1__DiscardSeries
+{
+  ProtobufCMessage base;
+  /*
+   * The builder.
+   */
+  ProtobufCBinaryData builder_id;
+};
+#define HEALTHSTORE__V1__DISCARD_SERIES__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__discard_series__descriptor) \
+    , {0,NULL} }
+
+
+/*
+ * Answer to DiscardSeries.
+ */
+struct  Healthstore__V1__DiscardSeriesResult
+{
+  ProtobufCMessage base;
+};
+#define HEALTHSTORE__V1__DISCARD_SERIES_RESULT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__discard_series_result__descriptor) \
+     }
+
+
+/*
+ * Streams series points in pages, each page for one sample; the last page of a sample has
+ * sample_done set. Either one sample by UUID, or (quantity types only) every readable sample of
+ * `type` matching `predicate` (HKQuantitySeriesSampleQuery without a sample).
+ */
+struct  Healthstore__V1__QuerySeriesData
+{
+  ProtobufCMessage base;
+  /*
+   * The series sample: a route, a heartbeat series, an ECG or a quantity sample.
+   */
+  ProtobufCBinaryData uuid;
+  /*
+   * A quantity type, when uuid is empty.
+   */
+  char *type;
+  /*
+   * With type: which samples; absent matches every sample of the type.
+   */
+  Healthstore__V1__Predicate *predicate;
+  /*
+   * Points per page; 0 = the server's default.
+   */
+  uint32_t batch_size;
+};
+#define HEALTHSTORE__V1__QUERY_SERIES_DATA__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__query_series_data__descriptor) \
+    , {0,NULL}, (char *)protobuf_c_empty_string, NULL, 0 }
+
+
+/*
+ * One page of a QuerySeriesData answer.
+ */
+struct  Healthstore__V1__SeriesDataPage
+{
+  ProtobufCMessage base;
+  /*
+   * The sample these points belong to.
+   */
+  ProtobufCBinaryData sample_uuid;
+  /*
+   * Route locations.
+   */
+  size_t n_locations;
+  Healthstore__V1__RouteLocation **locations;
+  /*
+   * Heartbeats.
+   */
+  size_t n_beats;
+  Healthstore__V1__Heartbeat **beats;
+  /*
+   * Quantity series points (a sample without stored points yields its own quantity as one point).
+   */
+  size_t n_quantities;
+  Healthstore__V1__QuantitySeriesPoint **quantities;
+  /*
+   * Electrocardiogram voltages.
+   */
+  size_t n_voltages;
+  Healthstore__V1__VoltageMeasurement **voltages;
+  /*
+   * This is the last page of the sample.
+   */
+  protobuf_c_boolean sample_done;
+};
+#define HEALTHSTORE__V1__SERIES_DATA_PAGE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__series_data_page__descriptor) \
+    , {0,NULL}, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0 }
+
+
 struct  Healthstore__V1__QuerySamples
 {
   ProtobufCMessage base;
@@ -4058,6 +4689,215 @@ Healthstore__V1__WorkoutBody *
 void   healthstore__v1__workout_body__free_unpacked
                      (Healthstore__V1__WorkoutBody *message,
                       ProtobufCAllocator *allocator);
+/* Healthstore__V1__SeriesBody methods */
+void   healthstore__v1__series_body__init
+                     (Healthstore__V1__SeriesBody         *message);
+size_t healthstore__v1__series_body__get_packed_size
+                     (const Healthstore__V1__SeriesBody   *message);
+size_t healthstore__v1__series_body__pack
+                     (const Healthstore__V1__SeriesBody   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__series_body__pack_to_buffer
+                     (const Healthstore__V1__SeriesBody   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__SeriesBody *
+       healthstore__v1__series_body__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__series_body__free_unpacked
+                     (Healthstore__V1__SeriesBody *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__RouteLocation methods */
+void   healthstore__v1__route_location__init
+                     (Healthstore__V1__RouteLocation         *message);
+size_t healthstore__v1__route_location__get_packed_size
+                     (const Healthstore__V1__RouteLocation   *message);
+size_t healthstore__v1__route_location__pack
+                     (const Healthstore__V1__RouteLocation   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__route_location__pack_to_buffer
+                     (const Healthstore__V1__RouteLocation   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__RouteLocation *
+       healthstore__v1__route_location__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__route_location__free_unpacked
+                     (Healthstore__V1__RouteLocation *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__Heartbeat methods */
+void   healthstore__v1__heartbeat__init
+                     (Healthstore__V1__Heartbeat         *message);
+size_t healthstore__v1__heartbeat__get_packed_size
+                     (const Healthstore__V1__Heartbeat   *message);
+size_t healthstore__v1__heartbeat__pack
+                     (const Healthstore__V1__Heartbeat   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__heartbeat__pack_to_buffer
+                     (const Healthstore__V1__Heartbeat   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__Heartbeat *
+       healthstore__v1__heartbeat__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__heartbeat__free_unpacked
+                     (Healthstore__V1__Heartbeat *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__QuantitySeriesPoint methods */
+void   healthstore__v1__quantity_series_point__init
+                     (Healthstore__V1__QuantitySeriesPoint         *message);
+size_t healthstore__v1__quantity_series_point__get_packed_size
+                     (const Healthstore__V1__QuantitySeriesPoint   *message);
+size_t healthstore__v1__quantity_series_point__pack
+                     (const Healthstore__V1__QuantitySeriesPoint   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__quantity_series_point__pack_to_buffer
+                     (const Healthstore__V1__QuantitySeriesPoint   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__QuantitySeriesPoint *
+       healthstore__v1__quantity_series_point__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__quantity_series_point__free_unpacked
+                     (Healthstore__V1__QuantitySeriesPoint *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__VoltageMeasurement methods */
+void   healthstore__v1__voltage_measurement__init
+                     (Healthstore__V1__VoltageMeasurement         *message);
+size_t healthstore__v1__voltage_measurement__get_packed_size
+                     (const Healthstore__V1__VoltageMeasurement   *message);
+size_t healthstore__v1__voltage_measurement__pack
+                     (const Healthstore__V1__VoltageMeasurement   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__voltage_measurement__pack_to_buffer
+                     (const Healthstore__V1__VoltageMeasurement   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__VoltageMeasurement *
+       healthstore__v1__voltage_measurement__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__voltage_measurement__free_unpacked
+                     (Healthstore__V1__VoltageMeasurement *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__ElectrocardiogramBody methods */
+void   healthstore__v1__electrocardiogram_body__init
+                     (Healthstore__V1__ElectrocardiogramBody         *message);
+size_t healthstore__v1__electrocardiogram_body__get_packed_size
+                     (const Healthstore__V1__ElectrocardiogramBody   *message);
+size_t healthstore__v1__electrocardiogram_body__pack
+                     (const Healthstore__V1__ElectrocardiogramBody   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__electrocardiogram_body__pack_to_buffer
+                     (const Healthstore__V1__ElectrocardiogramBody   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__ElectrocardiogramBody *
+       healthstore__v1__electrocardiogram_body__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__electrocardiogram_body__free_unpacked
+                     (Healthstore__V1__ElectrocardiogramBody *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__AudiogramSensitivityTest methods */
+void   healthstore__v1__audiogram_sensitivity_test__init
+                     (Healthstore__V1__AudiogramSensitivityTest         *message);
+size_t healthstore__v1__audiogram_sensitivity_test__get_packed_size
+                     (const Healthstore__V1__AudiogramSensitivityTest   *message);
+size_t healthstore__v1__audiogram_sensitivity_test__pack
+                     (const Healthstore__V1__AudiogramSensitivityTest   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__audiogram_sensitivity_test__pack_to_buffer
+                     (const Healthstore__V1__AudiogramSensitivityTest   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__AudiogramSensitivityTest *
+       healthstore__v1__audiogram_sensitivity_test__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__audiogram_sensitivity_test__free_unpacked
+                     (Healthstore__V1__AudiogramSensitivityTest *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__AudiogramSensitivityPoint methods */
+void   healthstore__v1__audiogram_sensitivity_point__init
+                     (Healthstore__V1__AudiogramSensitivityPoint         *message);
+size_t healthstore__v1__audiogram_sensitivity_point__get_packed_size
+                     (const Healthstore__V1__AudiogramSensitivityPoint   *message);
+size_t healthstore__v1__audiogram_sensitivity_point__pack
+                     (const Healthstore__V1__AudiogramSensitivityPoint   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__audiogram_sensitivity_point__pack_to_buffer
+                     (const Healthstore__V1__AudiogramSensitivityPoint   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__AudiogramSensitivityPoint *
+       healthstore__v1__audiogram_sensitivity_point__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__audiogram_sensitivity_point__free_unpacked
+                     (Healthstore__V1__AudiogramSensitivityPoint *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__AudiogramBody methods */
+void   healthstore__v1__audiogram_body__init
+                     (Healthstore__V1__AudiogramBody         *message);
+size_t healthstore__v1__audiogram_body__get_packed_size
+                     (const Healthstore__V1__AudiogramBody   *message);
+size_t healthstore__v1__audiogram_body__pack
+                     (const Healthstore__V1__AudiogramBody   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__audiogram_body__pack_to_buffer
+                     (const Healthstore__V1__AudiogramBody   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__AudiogramBody *
+       healthstore__v1__audiogram_body__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__audiogram_body__free_unpacked
+                     (Healthstore__V1__AudiogramBody *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__StateOfMindBody methods */
+void   healthstore__v1__state_of_mind_body__init
+                     (Healthstore__V1__StateOfMindBody         *message);
+size_t healthstore__v1__state_of_mind_body__get_packed_size
+                     (const Healthstore__V1__StateOfMindBody   *message);
+size_t healthstore__v1__state_of_mind_body__pack
+                     (const Healthstore__V1__StateOfMindBody   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__state_of_mind_body__pack_to_buffer
+                     (const Healthstore__V1__StateOfMindBody   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__StateOfMindBody *
+       healthstore__v1__state_of_mind_body__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__state_of_mind_body__free_unpacked
+                     (Healthstore__V1__StateOfMindBody *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__ScoredAssessmentBody methods */
+void   healthstore__v1__scored_assessment_body__init
+                     (Healthstore__V1__ScoredAssessmentBody         *message);
+size_t healthstore__v1__scored_assessment_body__get_packed_size
+                     (const Healthstore__V1__ScoredAssessmentBody   *message);
+size_t healthstore__v1__scored_assessment_body__pack
+                     (const Healthstore__V1__ScoredAssessmentBody   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__scored_assessment_body__pack_to_buffer
+                     (const Healthstore__V1__ScoredAssessmentBody   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__ScoredAssessmentBody *
+       healthstore__v1__scored_assessment_body__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__scored_assessment_body__free_unpacked
+                     (Healthstore__V1__ScoredAssessmentBody *message,
+                      ProtobufCAllocator *allocator);
 /* Healthstore__V1__DeletedObject__MetadataEntry methods */
 void   healthstore__v1__deleted_object__metadata_entry__init
                      (Healthstore__V1__DeletedObject__MetadataEntry         *message);
@@ -5182,6 +6022,161 @@ Healthstore__V1__DeleteObjectsResult *
 void   healthstore__v1__delete_objects_result__free_unpacked
                      (Healthstore__V1__DeleteObjectsResult *message,
                       ProtobufCAllocator *allocator);
+/* Healthstore__V1__InsertSeriesData methods */
+void   healthstore__v1__insert_series_data__init
+                     (Healthstore__V1__InsertSeriesData         *message);
+size_t healthstore__v1__insert_series_data__get_packed_size
+                     (const Healthstore__V1__InsertSeriesData   *message);
+size_t healthstore__v1__insert_series_data__pack
+                     (const Healthstore__V1__InsertSeriesData   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__insert_series_data__pack_to_buffer
+                     (const Healthstore__V1__InsertSeriesData   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__InsertSeriesData *
+       healthstore__v1__insert_series_data__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__insert_series_data__free_unpacked
+                     (Healthstore__V1__InsertSeriesData *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__InsertSeriesDataResult methods */
+void   healthstore__v1__insert_series_data_result__init
+                     (Healthstore__V1__InsertSeriesDataResult         *message);
+size_t healthstore__v1__insert_series_data_result__get_packed_size
+                     (const Healthstore__V1__InsertSeriesDataResult   *message);
+size_t healthstore__v1__insert_series_data_result__pack
+                     (const Healthstore__V1__InsertSeriesDataResult   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__insert_series_data_result__pack_to_buffer
+                     (const Healthstore__V1__InsertSeriesDataResult   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__InsertSeriesDataResult *
+       healthstore__v1__insert_series_data_result__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__insert_series_data_result__free_unpacked
+                     (Healthstore__V1__InsertSeriesDataResult *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__FinishSeries__MetadataEntry methods */
+void   healthstore__v1__finish_series__metadata_entry__init
+                     (Healthstore__V1__FinishSeries__MetadataEntry         *message);
+/* Healthstore__V1__FinishSeries methods */
+void   healthstore__v1__finish_series__init
+                     (Healthstore__V1__FinishSeries         *message);
+size_t healthstore__v1__finish_series__get_packed_size
+                     (const Healthstore__V1__FinishSeries   *message);
+size_t healthstore__v1__finish_series__pack
+                     (const Healthstore__V1__FinishSeries   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__finish_series__pack_to_buffer
+                     (const Healthstore__V1__FinishSeries   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__FinishSeries *
+       healthstore__v1__finish_series__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__finish_series__free_unpacked
+                     (Healthstore__V1__FinishSeries *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__FinishSeriesResult methods */
+void   healthstore__v1__finish_series_result__init
+                     (Healthstore__V1__FinishSeriesResult         *message);
+size_t healthstore__v1__finish_series_result__get_packed_size
+                     (const Healthstore__V1__FinishSeriesResult   *message);
+size_t healthstore__v1__finish_series_result__pack
+                     (const Healthstore__V1__FinishSeriesResult   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__finish_series_result__pack_to_buffer
+                     (const Healthstore__V1__FinishSeriesResult   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__FinishSeriesResult *
+       healthstore__v1__finish_series_result__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__finish_series_result__free_unpacked
+                     (Healthstore__V1__FinishSeriesResult *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__DiscardSeries methods */
+void   healthstore__v1__discard_series__init
+                     (Healthstore__V1__DiscardSeries         *message);
+size_t healthstore__v1__discard_series__get_packed_size
+                     (const Healthstore__V1__DiscardSeries   *message);
+size_t healthstore__v1__discard_series__pack
+                     (const Healthstore__V1__DiscardSeries   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__discard_series__pack_to_buffer
+                     (const Healthstore__V1__DiscardSeries   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__DiscardSeries *
+       healthstore__v1__discard_series__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__discard_series__free_unpacked
+                     (Healthstore__V1__DiscardSeries *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__DiscardSeriesResult methods */
+void   healthstore__v1__discard_series_result__init
+                     (Healthstore__V1__DiscardSeriesResult         *message);
+size_t healthstore__v1__discard_series_result__get_packed_size
+                     (const Healthstore__V1__DiscardSeriesResult   *message);
+size_t healthstore__v1__discard_series_result__pack
+                     (const Healthstore__V1__DiscardSeriesResult   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__discard_series_result__pack_to_buffer
+                     (const Healthstore__V1__DiscardSeriesResult   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__DiscardSeriesResult *
+       healthstore__v1__discard_series_result__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__discard_series_result__free_unpacked
+                     (Healthstore__V1__DiscardSeriesResult *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__QuerySeriesData methods */
+void   healthstore__v1__query_series_data__init
+                     (Healthstore__V1__QuerySeriesData         *message);
+size_t healthstore__v1__query_series_data__get_packed_size
+                     (const Healthstore__V1__QuerySeriesData   *message);
+size_t healthstore__v1__query_series_data__pack
+                     (const Healthstore__V1__QuerySeriesData   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__query_series_data__pack_to_buffer
+                     (const Healthstore__V1__QuerySeriesData   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__QuerySeriesData *
+       healthstore__v1__query_series_data__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__query_series_data__free_unpacked
+                     (Healthstore__V1__QuerySeriesData *message,
+                      ProtobufCAllocator *allocator);
+/* Healthstore__V1__SeriesDataPage methods */
+void   healthstore__v1__series_data_page__init
+                     (Healthstore__V1__SeriesDataPage         *message);
+size_t healthstore__v1__series_data_page__get_packed_size
+                     (const Healthstore__V1__SeriesDataPage   *message);
+size_t healthstore__v1__series_data_page__pack
+                     (const Healthstore__V1__SeriesDataPage   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__series_data_page__pack_to_buffer
+                     (const Healthstore__V1__SeriesDataPage   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__SeriesDataPage *
+       healthstore__v1__series_data_page__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__series_data_page__free_unpacked
+                     (Healthstore__V1__SeriesDataPage *message,
+                      ProtobufCAllocator *allocator);
 /* Healthstore__V1__QuerySamples methods */
 void   healthstore__v1__query_samples__init
                      (Healthstore__V1__QuerySamples         *message);
@@ -5887,6 +6882,39 @@ typedef void (*Healthstore__V1__WorkoutActivity_Closure)
 typedef void (*Healthstore__V1__WorkoutBody_Closure)
                  (const Healthstore__V1__WorkoutBody *message,
                   void *closure_data);
+typedef void (*Healthstore__V1__SeriesBody_Closure)
+                 (const Healthstore__V1__SeriesBody *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__RouteLocation_Closure)
+                 (const Healthstore__V1__RouteLocation *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__Heartbeat_Closure)
+                 (const Healthstore__V1__Heartbeat *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__QuantitySeriesPoint_Closure)
+                 (const Healthstore__V1__QuantitySeriesPoint *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__VoltageMeasurement_Closure)
+                 (const Healthstore__V1__VoltageMeasurement *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__ElectrocardiogramBody_Closure)
+                 (const Healthstore__V1__ElectrocardiogramBody *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__AudiogramSensitivityTest_Closure)
+                 (const Healthstore__V1__AudiogramSensitivityTest *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__AudiogramSensitivityPoint_Closure)
+                 (const Healthstore__V1__AudiogramSensitivityPoint *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__AudiogramBody_Closure)
+                 (const Healthstore__V1__AudiogramBody *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__StateOfMindBody_Closure)
+                 (const Healthstore__V1__StateOfMindBody *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__ScoredAssessmentBody_Closure)
+                 (const Healthstore__V1__ScoredAssessmentBody *message,
+                  void *closure_data);
 typedef void (*Healthstore__V1__DeletedObject__MetadataEntry_Closure)
                  (const Healthstore__V1__DeletedObject__MetadataEntry *message,
                   void *closure_data);
@@ -6067,6 +7095,33 @@ typedef void (*Healthstore__V1__TypedPredicate_Closure)
 typedef void (*Healthstore__V1__DeleteObjectsResult_Closure)
                  (const Healthstore__V1__DeleteObjectsResult *message,
                   void *closure_data);
+typedef void (*Healthstore__V1__InsertSeriesData_Closure)
+                 (const Healthstore__V1__InsertSeriesData *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__InsertSeriesDataResult_Closure)
+                 (const Healthstore__V1__InsertSeriesDataResult *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__FinishSeries__MetadataEntry_Closure)
+                 (const Healthstore__V1__FinishSeries__MetadataEntry *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__FinishSeries_Closure)
+                 (const Healthstore__V1__FinishSeries *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__FinishSeriesResult_Closure)
+                 (const Healthstore__V1__FinishSeriesResult *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__DiscardSeries_Closure)
+                 (const Healthstore__V1__DiscardSeries *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__DiscardSeriesResult_Closure)
+                 (const Healthstore__V1__DiscardSeriesResult *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__QuerySeriesData_Closure)
+                 (const Healthstore__V1__QuerySeriesData *message,
+                  void *closure_data);
+typedef void (*Healthstore__V1__SeriesDataPage_Closure)
+                 (const Healthstore__V1__SeriesDataPage *message,
+                  void *closure_data);
 typedef void (*Healthstore__V1__QuerySamples_Closure)
                  (const Healthstore__V1__QuerySamples *message,
                   void *closure_data);
@@ -6213,6 +7268,17 @@ extern const ProtobufCMessageDescriptor healthstore__v1__workout_statistic__desc
 extern const ProtobufCMessageDescriptor healthstore__v1__workout_activity__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__workout_activity__metadata_entry__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__workout_body__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__series_body__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__route_location__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__heartbeat__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__quantity_series_point__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__voltage_measurement__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__electrocardiogram_body__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__audiogram_sensitivity_test__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__audiogram_sensitivity_point__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__audiogram_body__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__state_of_mind_body__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__scored_assessment_body__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__deleted_object__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__deleted_object__metadata_entry__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__predicate__descriptor;
@@ -6273,6 +7339,15 @@ extern const ProtobufCMessageDescriptor healthstore__v1__save_objects_result__de
 extern const ProtobufCMessageDescriptor healthstore__v1__delete_objects__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__typed_predicate__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__delete_objects_result__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__insert_series_data__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__insert_series_data_result__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__finish_series__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__finish_series__metadata_entry__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__finish_series_result__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__discard_series__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__discard_series_result__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__query_series_data__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__series_data_page__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__query_samples__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__samples_page__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__query_anchored__descriptor;
