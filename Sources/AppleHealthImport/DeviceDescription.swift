@@ -12,9 +12,10 @@ enum DeviceDescription {
     static func parse(_ text: String) -> Device? {
         // Records in a row mostly name one device at one address: the whole text is compared first.
         if let (lastText, device) = last.withLock({ $0 }), lastText == text { return device }
-        guard text.hasPrefix("<<HKDevice"), let close = text.firstIndex(of: ">") else { return nil }
+        // Searched as bytes: a Character search walks grapheme clusters.
+        guard text.utf8.starts(with: "<<HKDevice".utf8), let close = text.utf8.firstIndex(of: UInt8(ascii: ">")) else { return nil }
         // Exports repeat each description under many addresses; what follows the address repeats exactly.
-        let key = String(text[text.index(after: close)...])
+        let key = String(text[text.utf8.index(after: close)...])
         let device = cache.withLock { $0[key] } ?? fields(key)
         cache.withLock { if $0.count < 4096 { $0[key] = device } }
         last.withLock { $0 = (text, device) }
