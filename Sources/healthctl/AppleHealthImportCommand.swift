@@ -6,8 +6,8 @@ import HealthModel
 
 /// `healthctl import-apple-health PATH`: an Apple Health export saved into the owner's store as if
 /// its apps and devices had written it (SaveObjects with keep_sources), in atomic batches with a
-/// few in flight (ExportImporter, as the dashboard's uploads). UUIDs are derived from each object's content, so running it again resumes an
-/// interrupted import and stores nothing twice.
+/// few in flight (ExportImporter, as the dashboard's uploads). UUIDs are derived from each object's
+/// content, so running it again resumes an interrupted import and stores nothing twice.
 enum AppleHealthImportCommand {
     static let command = Command(
         ["import-apple-health"], usage: "import-apple-health PATH [--batch N] [--skip-invalid] [--force] [--progress]",
@@ -36,6 +36,7 @@ enum AppleHealthImportCommand {
         }
         let connection = try await inv.connect()
         let status = LiveStatus(forced: inv.arguments.has("progress"))
+        // Only for noting the first refusals of each reason as they happen; the summary counts them all.
         var refusals = ImportCounts()
         let importer = ExportImporter(export: export, destination: ConnectionDestination(connection: connection, keepSources: true),
                                       batchSize: batchSize) { item, outcome in
