@@ -64,11 +64,11 @@ public final class AppleHealthExport {
         members = Self.correlationMembers(archive)
     }
 
-    /// The first pass: libxml2 reads the whole document, but only correlations are mapped.
+    /// The first pass: libxml2 reads the correlations alone (CorrelationLines passes over the rest).
     private static func correlationMembers(_ archive: ExportArchive) -> Set<UUID>? {
         do {
-            let stream = try XMLElementStream(source: try archive.openDocument(), fileName: archive.documentName, yieldDepth: 1,
-                                              only: ["Correlation"])
+            let stream = try XMLElementStream(source: CorrelationLines.source(of: try archive.openDocument()),
+                                              fileName: archive.documentName, yieldDepth: 1, only: ["Correlation"])
             var members = Set<UUID>()
             while let element = try stream.next() {
                 // A correlation that is refused holds nothing: its records are stored on their own.

@@ -10,16 +10,20 @@ enum DeviceDescription {
     /// three addresses is one device. Values may hold commas ("Watch6,7"), so fields are split at the
     /// known labels only.
     static func parse(_ text: String) -> Device? {
-        guard text.hasPrefix("<<HKDevice"), let close = text.firstIndex(of: ">") else { return nil }
+        // Records in a row mostly name one device at one address: the whole text is compared first.
+        if let (lastText, device) = last.withLock({ $0 }), lastText == text { return device }
+        // Searched as bytes: a Character search walks grapheme clusters.
+        guard text.utf8.starts(with: "<<HKDevice".utf8), let close = text.utf8.firstIndex(of: UInt8(ascii: ">")) else { return nil }
         // Exports repeat each description under many addresses; what follows the address repeats exactly.
-        let key = String(text[text.index(after: close)...])
-        if let known = cache.withLock({ $0[key] }) { return known }
-        let device = fields(key)
+        let key = String(text[text.utf8.index(after: close)...])
+        let device = cache.withLock { $0[key] } ?? fields(key)
         cache.withLock { if $0.count < 4096 { $0[key] = device } }
+        last.withLock { $0 = (text, device) }
         return device
     }
 
     private static let cache = Mutex<[String: Device?]>([:])
+    private static let last = Mutex<(String, Device?)?>(nil)
 
     private static func fields(_ text: String) -> Device? {
         var body = Substring(text)

@@ -24,37 +24,48 @@ public struct ImportProgress: Sendable {
     }
 }
 
-/// Reads an export and saves it in atomic batches, tallying every object per type and source. An
-/// object the store refuses costs that object, not its batch: the rest is saved again without it.
-public struct ExportImporter {
+/// Reads an export and saves it in atomic batches (a few in flight, by BatchSaver), tallying every
+/// object per type and source. Used by `healthctl import-apple-health` and the dashboard's uploads.
+public final class ExportImporter {
     private let export: AppleHealthExport
     private let destination: any ImportDestination
     private let batchSize: Int
+    private let maxInFlight: Int
+    private let observe: ((BatchSaver.Item, ImportOutcome) -> Void)?
     public private(set) var summary = ImportSummary()
     public private(set) var records = 0
+    /// Objects the store refused (each also tallied as skipped with the reason).
+    public private(set) var refused = 0
 
-    public init(export: AppleHealthExport, destination: any ImportDestination, batchSize: Int = 500) {
+    /// `observe` is told each object's outcome after it is tallied.
+    public init(export: AppleHealthExport, destination: any ImportDestination, batchSize: Int = 500, maxInFlight: Int = 3,
+                observe: ((BatchSaver.Item, ImportOutcome) -> Void)? = nil) {
         self.export = export
         self.destination = destination
         self.batchSize = batchSize
+        self.maxInFlight = maxInFlight
+        self.observe = observe
     }
 
     /// Imports everything; `progress` is told after each object read. What was read before an
     /// export error is saved before the error is thrown.
-    public mutating func run(progress: (ImportProgress) -> Void) async throws {
-        var pending: [Sample] = []
+    public func run(progress: (ImportProgress) -> Void) async throws {
+        var saver = BatchSaver(destination: destination, maxInFlight: maxInFlight) { [unowned self] item, outcome in
+            tally(item, outcome)
+        }
+        var pending: [BatchSaver.Item] = []
         // Exports repeat some objects word for word; one batch may not name a UUID twice.
         var pendingUUIDs = Set<UUID>()
         var failure: ImportError?
         do {
             while let item = try export.next() {
                 switch item {
-                case .sample(let sample, _):
+                case .sample(let sample, let origin):
                     records += 1
                     if pendingUUIDs.insert(sample.uuid).inserted {
-                        pending.append(sample)
+                        pending.append((origin.line, sample))
                     } else {
-                        summary.alreadyPresent(type: sample.type, source: Self.source(sample))
+                        tally((origin.line, sample), .alreadyPresent)
                     }
                 case .characteristics(let characteristics, _):
                     let current = try await destination.characteristics()
@@ -66,7 +77,7 @@ public struct ExportImporter {
                     }
                 }
                 if pending.count >= batchSize {
-                    try await save(pending)
+                    try await saver.submit(pending)
                     pending.removeAll(keepingCapacity: true)
                     pendingUUIDs.removeAll(keepingCapacity: true)
                 }
@@ -76,56 +87,22 @@ public struct ExportImporter {
         } catch let error as ImportError {
             failure = error
         }
-        try await save(pending)
+        try await saver.submit(pending)
+        try await saver.settleAll()
         summary.merge(export.summary)
         if let failure { throw failure }
     }
 
-    /// Saves `batch`, tallying each outcome; a refused object is tallied and the rest saved again.
-    private mutating func save(_ batch: [Sample]) async throws {
-        var batch = batch
-        while !batch.isEmpty {
-            do {
-                let outcomes = try await destination.save(batch)
-                for (outcome, sample) in zip(outcomes, batch) {
-                    switch outcome {
-                    case .stored, .replaced: summary.stored(type: sample.type, source: Self.source(sample))
-                    case .alreadyStored: summary.alreadyPresent(type: sample.type, source: Self.source(sample))
-                    case .keptExisting: summary.skip(type: sample.type, source: Self.source(sample), reason: "kept existing (higher sync version stored)")
-                    }
-                }
-                return
-            } catch let error as HealthError where error.code != .unavailable {
-                guard let index = error.objectIndex, batch.indices.contains(index) else {
-                    for sample in batch { summary.skip(type: sample.type, source: Self.source(sample), reason: "refused: " + Self.reason(error.message)) }
-                    return
-                }
-                let sample = batch.remove(at: index)
-                if Self.isPresentElsewhere(error) {
-                    summary.alreadyPresent(type: sample.type, source: Self.source(sample))
-                } else {
-                    summary.skip(type: sample.type, source: Self.source(sample), reason: "refused: " + Self.reason(error.message))
-                }
-            }
+    private func tally(_ item: BatchSaver.Item, _ outcome: ImportOutcome) {
+        let (type, source) = (item.sample.type, item.sample.sourceRevision?.source.name ?? "")
+        switch outcome {
+        case .stored: summary.stored(type: type, source: source)
+        case .alreadyPresent: summary.alreadyPresent(type: type, source: source)
+        case .keptExisting: summary.skip(type: type, source: source, reason: "kept existing (higher sync version stored)")
+        case .refused(let error):
+            refused += 1
+            summary.skip(type: type, source: source, reason: "refused: " + BatchSaver.reason(error.message))
         }
-    }
-
-    private static func source(_ sample: Sample) -> String {
-        sample.sourceRevision?.source.name ?? ""
-    }
-
-    /// The object's UUID is stored already under another source: re-importing an export into the
-    /// store it came from (the owner's import saves as the Health app) meets every object this way.
-    public static func isPresentElsewhere(_ error: HealthError) -> Bool {
-        error.code == .invalidArgument && error.field?.hasSuffix("uuid") == true
-            && error.message.contains("already used by an object saved by another source")
-    }
-
-    /// A message with what differs from object to object (UUIDs, numbers, quoted values) taken out,
-    /// so refusals for one cause count together.
-    public static func reason(_ message: String) -> String {
-        message.replacing(/[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/, with: "<uuid>")
-            .replacing(/'[^']*'/, with: "'…'")
-            .replacing(/-?\d+(\.\d+)?/, with: "N")
+        observe?(item, outcome)
     }
 }

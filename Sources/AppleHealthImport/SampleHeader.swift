@@ -42,14 +42,11 @@ struct SampleHeader {
         return value
     }
 
-    private static let placeholder = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-
     /// A sample with this header and `body`, its UUID derived from its content.
     func sample(type: String, body: SampleBody) -> Sample {
-        // A fixed placeholder UUID: the default would draw a random one per sample, for nothing.
-        let unsaved = Sample(uuid: Self.placeholder, type: type, start: start, end: end, metadata: metadata, device: device,
-                             sourceRevision: revision, body: body)
-        return Sample(uuid: SampleIdentity.uuid(of: unsaved, sourceName: sourceName), type: type, start: start, end: end,
-                      metadata: metadata, device: device, sourceRevision: revision, body: body)
+        let uuid = SampleIdentity.uuid(type: type, sourceName: sourceName, device: device, start: start, end: end, body: body,
+                                       metadata: metadata)
+        return Sample(uuid: uuid, type: type, start: start, end: end, metadata: metadata, device: device, sourceRevision: revision,
+                      body: body)
     }
 }

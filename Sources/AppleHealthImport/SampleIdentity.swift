@@ -16,23 +16,26 @@ import HealthModel
 /// activities) and the metadata sorted by key with each value's kind. Source version and creation
 /// date are left out: an app update re-exports the same samples.
 enum SampleIdentity {
-    static func uuid(of sample: Sample, sourceName: String) -> UUID {
+    static func uuid(type: String, sourceName: String, device: Device?, start: Microseconds, end: Microseconds,
+                     body: SampleBody, metadata: Metadata) -> UUID {
         var text = CanonicalText()
         text.bytes.reserveCapacity(512)
         text.field("scheme", "healthstore.apple-import.v1")
-        text.field("type", sample.type)
+        text.field("type", type)
         text.field("source", sourceName)
-        let device = sample.device ?? Device()
-        for (label, value) in [("device.name", device.name), ("device.manufacturer", device.manufacturer),
-                               ("device.model", device.model), ("device.hardware", device.hardwareVersion),
-                               ("device.firmware", device.firmwareVersion), ("device.software", device.softwareVersion),
-                               ("device.local", device.localIdentifier), ("device.udi", device.udiDeviceIdentifier)] {
-            text.field(label, value ?? "")
-        }
-        text.field("start", String(sample.start))
-        text.field("end", String(sample.end))
-        text.body(sample.body)
-        text.metadata(sample.metadata, label: "metadata")
+        let device = device ?? Device()
+        text.field("device.name", device.name ?? "")
+        text.field("device.manufacturer", device.manufacturer ?? "")
+        text.field("device.model", device.model ?? "")
+        text.field("device.hardware", device.hardwareVersion ?? "")
+        text.field("device.firmware", device.firmwareVersion ?? "")
+        text.field("device.software", device.softwareVersion ?? "")
+        text.field("device.local", device.localIdentifier ?? "")
+        text.field("device.udi", device.udiDeviceIdentifier ?? "")
+        text.field("start", start)
+        text.field("end", end)
+        text.body(body)
+        text.metadata(metadata, label: "metadata")
         return digestUUID(text.bytes)
     }
 
@@ -44,15 +47,19 @@ enum SampleIdentity {
         return digestUUID(text.bytes)
     }
 
+    /// Fetched once: EVP_sha256() makes every EVP_Digest look the implementation up again.
+    nonisolated(unsafe) private static let sha256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+
     private static func digestUUID(_ bytes: [UInt8]) -> UUID {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let ok = EVP_Digest(bytes, bytes.count, &digest, &length, EVP_sha256(), nil)
-        precondition(ok == 1, "EVP_Digest(SHA-256) failed")
-        digest[6] = (digest[6] & 0x0F) | 0x80
-        digest[8] = (digest[8] & 0x3F) | 0x80
-        return UUID(uuid: (digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7],
-                           digest[8], digest[9], digest[10], digest[11], digest[12], digest[13], digest[14], digest[15]))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(EVP_MAX_MD_SIZE)) { digest in
+            var length: UInt32 = 0
+            let ok = EVP_Digest(bytes, bytes.count, digest.baseAddress, &length, sha256, nil)
+            precondition(ok == 1, "EVP_Digest(SHA-256) failed")
+            digest[6] = (digest[6] & 0x0F) | 0x80
+            digest[8] = (digest[8] & 0x3F) | 0x80
+            return UUID(uuid: (digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7],
+                               digest[8], digest[9], digest[10], digest[11], digest[12], digest[13], digest[14], digest[15]))
+        }
     }
 }
 
@@ -67,6 +74,33 @@ private struct CanonicalText {
         bytes.append(UInt8(ascii: ":"))
         bytes.append(contentsOf: value.utf8)
         bytes.append(10)
+    }
+
+    /// The same bytes as `field(label, String(value))`, without building the string.
+    mutating func field(_ label: String, _ value: Int64) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var magnitude = value.magnitude
+            var index = buffer.count
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                index -= 1
+                buffer[index] = UInt8(ascii: "-")
+            }
+            let count = buffer.count - index
+            bytes.append(contentsOf: label.utf8)
+            bytes.append(UInt8(ascii: "="))
+            if count >= 10 { bytes.append(UInt8(ascii: "0") + UInt8(count / 10)) }
+            bytes.append(UInt8(ascii: "0") + UInt8(count % 10))
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(contentsOf: buffer[index...])
+            bytes.append(10)
+        }
     }
 
     mutating func quantity(_ label: String, _ quantity: Quantity?) {
@@ -92,9 +126,9 @@ private struct CanonicalText {
         switch body {
         case .quantity(let quantity, let count):
             self.quantity("quantity", quantity)
-            field("count", String(count))
+            field("count", Int64(count))
         case .category(let value):
-            field("category", String(value))
+            field("category", Int64(value))
         case .correlation(let children):
             for child in children { field("child", child.uuid.uuidString) }
         case .workout(let workout):

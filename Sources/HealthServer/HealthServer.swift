@@ -50,6 +50,10 @@ public final class HealthServer {
     /// The HTTP listener on the main loop, with the TCP listener's certificate when it has one. A busy
     /// default port costs only the HTTP listener; a port the operator chose must be free.
     private func startHTTP(_ settings: HTTPSettings) throws(HealthError) -> String? {
+        if let uploads = settings.uploadDirectory {
+            let removed = UploadedFile.removeAbandoned(in: uploads)
+            if removed > 0 { core.logger.info("removed \(removed) upload(s) left by a server that stopped mid-import, from \(uploads)") }
+        }
         let assets = StaticAssets(directory: settings.assetsDirectory)
         let router = HTTPRouter(core: core, loop: mainLoop, settings: settings, assets: assets)
         let listener = HTTPListener(loop: mainLoop, router: router, settings: settings)

@@ -91,6 +91,9 @@ public struct HTTPSettings: Sendable, Equatable {
     public var maxBodyBytes = 64 * 1024
     /// Largest Apple Health export upload (streamed to a temporary file, never held in memory).
     public var maxUploadBytes: Int64 = 4 << 30
+    /// Where uploads are streamed, each in a directory of its own; those a killed server left here
+    /// are removed at start. Nil: the system's temporary directory, never cleaned by us.
+    public var uploadDirectory: String?
     /// A browser session lasts this long after sign-in.
     public var sessionSeconds: Double = 12 * 3600
 

@@ -6,8 +6,8 @@ import HealthModel
 
 /// `healthctl import-apple-health PATH`: an Apple Health export saved into the owner's store as if
 /// its apps and devices had written it (SaveObjects with keep_sources), in atomic batches with a
-/// few in flight. UUIDs are derived from each object's content, so running it again resumes an
-/// interrupted import and stores nothing twice.
+/// few in flight (ExportImporter, as the dashboard's uploads). UUIDs are derived from each object's
+/// content, so running it again resumes an interrupted import and stores nothing twice.
 enum AppleHealthImportCommand {
     static let command = Command(
         ["import-apple-health"], usage: "import-apple-health PATH [--batch N] [--skip-invalid] [--force] [--progress]",
@@ -19,22 +19,6 @@ enum AppleHealthImportCommand {
                 ("progress", "show progress on stderr even when it is not a terminal")]) { inv in
         let path = try inv.arguments.positionals("PATH")[0]
         try await run(inv, path: path)
-    }
-
-    /// The per-type and per-source outcomes, filled in as saves are answered.
-    private final class Tally {
-        var summary: ImportSummary
-        init(_ summary: ImportSummary) { self.summary = summary }
-
-        func record(_ sample: Sample, _ outcome: ImportOutcome) {
-            let source = sample.sourceRevision?.source.name ?? ""
-            switch outcome {
-            case .stored: summary.stored(type: sample.type, source: source)
-            case .alreadyPresent: summary.alreadyPresent(type: sample.type, source: source)
-            case .keptExisting: summary.skip(type: sample.type, source: source, reason: "kept existing (higher sync version stored)")
-            case .refused(let reason): summary.skip(type: sample.type, source: source, reason: "refused: " + reason)
-            }
-        }
     }
 
     private static func run(_ inv: Invocation, path: String) async throws {
@@ -51,51 +35,26 @@ enum AppleHealthImportCommand {
             throw error.healthError
         }
         let connection = try await inv.connect()
-        let tally = Tally(ImportSummary())
         let status = LiveStatus(forced: inv.arguments.has("progress"))
-        var run = ImportRun(connection: connection, keepSources: true, status: status, observe: tally.record)
-        var pending: ImportRun.Batch = []
-        // Exports repeat some objects word for word; one batch may not name a UUID twice.
-        var pendingUUIDs = Set<UUID>()
+        // Only for noting the first refusals of each reason as they happen; the summary counts them all.
+        var refusals = ImportCounts()
+        let importer = ExportImporter(export: export, destination: ConnectionDestination(connection: connection, keepSources: true),
+                                      batchSize: batchSize) { item, outcome in
+            if case .refused(let error) = outcome { refusals.refuse(lines: [item.line], error, status: status) }
+        }
         var failure: HealthError?
         do {
-            while let item = try export.next() {
-                switch item {
-                case .sample(let sample, let origin):
-                    run.counts.read += 1
-                    if pendingUUIDs.insert(sample.uuid).inserted {
-                        pending.append((origin.line, sample))
-                    } else {
-                        run.counts.alreadyPresent += 1
-                        tally.record(sample, .alreadyPresent)
-                    }
-                case .characteristics(let characteristics, _):
-                    let current = try await connection.characteristics()
-                    if current.merged(with: characteristics) == current {
-                        tally.summary.alreadyPresent(type: "Me", source: "")
-                    } else {
-                        try await connection.writeCharacteristics(characteristics)
-                        tally.summary.stored(type: "Me", source: "")
-                    }
-                }
-                if pending.count >= batchSize {
-                    try await run.submit(pending)
-                    pending.removeAll(keepingCapacity: true)
-                    pendingUUIDs.removeAll(keepingCapacity: true)
-                }
-                status.update(progress(export, read: run.counts.read, rate: status.rate(run.counts.read)))
+            try await importer.run { progress in
+                status.update(Self.progress(progress, rate: status.rate(progress.records)))
             }
         } catch let error as ImportError {
             // What was read before the bad place is still saved: a re-run with --skip-invalid goes on from there.
             failure = error.healthError
         }
-        try await run.submit(pending)
-        try await run.settleAll()
-        status.finish("import-apple-health: \(run.counts.read) samples read from \(export.documentName) in "
-            + String(format: "%.1fs", status.elapsed) + ", \(formatRate(status.rate(run.counts.read))); peak RSS "
+        status.finish("import-apple-health: \(importer.records) samples read from \(export.documentName) in "
+            + String(format: "%.1fs", status.elapsed) + ", \(formatRate(status.rate(importer.records))); peak RSS "
             + String(format: "%.1f MB", Double(peakRSSBytes()) / 1_048_576))
-        var summary = export.summary
-        summary.merge(tally.summary)
+        let summary = importer.summary
         if inv.format == .json {
             inv.output(json(summary, export: export, seconds: status.elapsed).text(pretty: false))
         } else {
@@ -105,14 +64,14 @@ enum AppleHealthImportCommand {
             for place in summary.invalid { inv.output("invalid: " + place) }
         }
         if let failure { throw failure }
-        if run.counts.refused > 0 {
-            throw HealthError(.invalidArgument, "\(run.counts.refused) of \(run.counts.read) samples were refused (causes above)")
+        if importer.refused > 0 {
+            throw HealthError(.invalidArgument, "\(importer.refused) of \(importer.records) samples were refused (causes above)")
         }
     }
 
     /// "12.3 of 130.0 MB (9%), 20500 records read, 4567/s, ETA 0:25, HKQuantityTypeIdentifierHeartRate".
-    private static func progress(_ export: AppleHealthExport, read: Int, rate: Double) -> String {
-        let done = Double(export.bytesRead), total = Double(export.totalBytes)
+    private static func progress(_ progress: ImportProgress, rate: Double) -> String {
+        let (done, total, read) = (Double(progress.bytesRead), Double(progress.totalBytes), progress.records)
         var line = String(format: "import-apple-health: %.1f of %.1f MB", done / 1_048_576, total / 1_048_576)
         if total > 0 { line += String(format: " (%.0f%%)", 100 * done / total) }
         line += ", \(read) records read, \(formatRate(rate))"
@@ -120,7 +79,7 @@ enum AppleHealthImportCommand {
             let seconds = Int((total - done) / done * Double(read) / rate)
             line += String(format: ", ETA %d:%02d", seconds / 60, seconds % 60)
         }
-        return line + ", " + export.currentType
+        return line + ", " + progress.currentType
     }
 
     private static func report(_ summary: ImportSummary, by column: String, _ rows: [String: ImportTally]) -> Report {

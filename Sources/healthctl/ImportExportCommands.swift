@@ -101,12 +101,12 @@ enum ImportExportCommands {
         let reader = try LineReader(path: path)
         let connection = try await inv.connect()
         var run = ImportRun(connection: connection, keepSources: keepSources)
-        var pending: [(line: Int, sample: Sample)] = []
+        var pending: [BatchSaver.Item] = []
         var lineNumber = 0
         while let line = reader.next() {
             lineNumber += 1
             guard !line.allSatisfy(\.isWhitespace) else { continue }
-            run.counts.read += 1
+            run.read()
             do {
                 pending.append((lineNumber, SampleJSON.unsaved(try SampleJSON.decode(line: line), keepingSource: keepSources)))
             } catch {
@@ -177,8 +177,14 @@ struct ImportCounts: Sendable, Hashable {
                  })])
     }
 
-    /// Counts `lines` as refused for `reason`, keeping a few line numbers as examples.
-    mutating func refuse(lines: [Int], reason: String) {
+    /// Counts `lines` as refused for `error`, noting the first few of each reason on `status`.
+    mutating func refuse(lines: [Int], _ error: any Error, status: LiveStatus) {
+        guard let first = lines.first, let last = lines.last else { return }
+        let message = (error as? HealthError)?.message ?? "\(error)"
+        let reason = BatchSaver.reason(message)
+        if refusals[reason]?.count ?? 0 < Self.exampleLines {
+            status.note(lines.count == 1 ? "line \(first): \(message)" : "lines \(first)-\(last): \(message)")
+        }
         var refusal = refusals[reason, default: Refusal()]
         refusal.count += lines.count
         refusal.lines += lines.prefix(max(0, Self.exampleLines - refusal.lines.count))
@@ -188,102 +194,66 @@ struct ImportCounts: Sendable, Hashable {
     static let exampleLines = 5
 }
 
-/// What became of one sample of an import.
-enum ImportOutcome: Sendable, Hashable {
-    case stored, alreadyPresent, keptExisting
-    case refused(reason: String)
+/// The store an import saves into: this connection's SaveObjects, with keep_sources when asked.
+struct ConnectionDestination: ImportDestination {
+    let connection: any HealthCalling
+    let keepSources: Bool
+
+    func save(_ samples: [Sample]) async throws -> [SaveOutcome] {
+        try await connection.save(samples, keepingSources: keepSources)
+    }
+
+    func characteristics() async throws -> Characteristics {
+        try await connection.characteristics()
+    }
+
+    func writeCharacteristics(_ update: Characteristics) async throws {
+        try await connection.writeCharacteristics(update)
+    }
 }
 
-/// Saves batches of an import, counting outcomes; the first lines refused for each reason are
-/// also noted on stderr as they happen.
+/// Saves batches of a JSON-lines import (by BatchSaver), counting outcomes; the first lines refused
+/// for each reason are also noted on stderr as they happen.
 struct ImportRun {
-    typealias Batch = [(line: Int, sample: Sample)]
+    /// The counts, shared with the saver that fills them in as saves are answered.
+    private final class Tally {
+        var counts = ImportCounts()
+        let status = LiveStatus()
 
-    let connection: any HealthCalling
-    /// Save each sample as the source its line names (SaveObjects with keep_sources).
-    let keepSources: Bool
-    var counts = ImportCounts()
-    let status: LiveStatus
-    /// Told the outcome of every sample, for imports that tally by type or source.
-    private let observe: ((Sample, ImportOutcome) -> Void)?
-    /// Saves sent and not yet answered, oldest first: the server stores one while the next ones
-    /// travel and the file is read on.
-    private var inFlight: [(batch: Batch, save: Task<[SaveOutcome], any Error>)] = []
-    private static let maxInFlight = 3
-
-    init(connection: any HealthCalling, keepSources: Bool, status: LiveStatus = LiveStatus(),
-         observe: ((Sample, ImportOutcome) -> Void)? = nil) {
-        self.connection = connection
-        self.keepSources = keepSources
-        self.status = status
-        self.observe = observe
-    }
-
-    /// Sends `batch`, first waiting for the oldest save when enough are in flight.
-    mutating func submit(_ batch: Batch) async throws {
-        guard !batch.isEmpty else { return }
-        let (connection, samples, keepSources) = (connection, batch.map(\.sample), keepSources)
-        inFlight.append((batch, Task { try await connection.save(samples, keepingSources: keepSources) }))
-        if inFlight.count >= Self.maxInFlight { try await settleOldest() }
-    }
-
-    /// Waits for every save sent.
-    mutating func settleAll() async throws {
-        while !inFlight.isEmpty { try await settleOldest() }
-    }
-
-    private mutating func settleOldest() async throws {
-        let (batch, save) = inFlight.removeFirst()
-        try await self.save(batch, sent: save)
-    }
-
-    /// Counts the outcome of `batch`, saved atomically by `sent`. When the server names the
-    /// offending object, that line is counted and the rest of the batch is saved again without it.
-    private mutating func save(_ batch: Batch, sent: Task<[SaveOutcome], any Error>) async throws {
-        var batch = batch
-        var sent: Task<[SaveOutcome], any Error>? = sent
-        while !batch.isEmpty {
-            let attempt = sent
-            sent = nil
-            do {
-                let outcomes = if let attempt {
-                    try await attempt.value
-                } else {
-                    try await connection.save(batch.map(\.sample), keepingSources: keepSources)
-                }
-                for (outcome, item) in zip(outcomes, batch) {
-                    switch outcome {
-                    case .stored, .replaced: counts.stored += 1
-                    case .alreadyStored: counts.alreadyPresent += 1
-                    case .keptExisting: counts.keptExisting += 1
-                    }
-                    observe?(item.sample, outcome == .alreadyStored ? .alreadyPresent : outcome == .keptExisting ? .keptExisting : .stored)
-                }
-                return
-            } catch let error as HealthError where error.code != .unavailable {
-                guard let index = error.objectIndex, batch.indices.contains(index) else {
-                    fail(lines: batch.map(\.line), error, samples: batch.map(\.sample))
-                    return
-                }
-                if ExportImporter.isPresentElsewhere(error) {
-                    counts.alreadyPresent += 1
-                    observe?(batch[index].sample, .alreadyPresent)
-                } else {
-                    fail(lines: [batch[index].line], error, samples: [batch[index].sample])
-                }
-                batch.remove(at: index)
+        func record(_ item: BatchSaver.Item, _ outcome: ImportOutcome) {
+            switch outcome {
+            case .stored: counts.stored += 1
+            case .alreadyPresent: counts.alreadyPresent += 1
+            case .keptExisting: counts.keptExisting += 1
+            case .refused(let error): counts.refuse(lines: [item.line], error, status: status)
             }
         }
     }
 
-    mutating func fail(lines: [Int], _ error: any Error, samples: [Sample] = []) {
-        guard let first = lines.first, let last = lines.last else { return }
-        let message = (error as? HealthError)?.message ?? "\(error)"
-        let reason = ExportImporter.reason(message)
-        for sample in samples { observe?(sample, .refused(reason: reason)) }
-        if counts.refusals[reason]?.count ?? 0 < ImportCounts.exampleLines {
-            status.note(lines.count == 1 ? "line \(first): \(message)" : "lines \(first)-\(last): \(message)")
-        }
-        counts.refuse(lines: lines, reason: reason)
+    private let tally: Tally
+    private var saver: BatchSaver
+
+    var counts: ImportCounts { tally.counts }
+    var status: LiveStatus { tally.status }
+
+    init(connection: any HealthCalling, keepSources: Bool) {
+        let tally = Tally()
+        self.tally = tally
+        saver = BatchSaver(destination: ConnectionDestination(connection: connection, keepSources: keepSources), observe: tally.record)
+    }
+
+    func read() { tally.counts.read += 1 }
+
+    /// Counts `lines` as refused before they were sent (a line that is not a sample).
+    func fail(lines: [Int], _ error: any Error) {
+        tally.counts.refuse(lines: lines, error, status: tally.status)
+    }
+
+    mutating func submit(_ batch: [BatchSaver.Item]) async throws {
+        try await saver.submit(batch)
+    }
+
+    mutating func settleAll() async throws {
+        try await saver.settleAll()
     }
 }

@@ -7,6 +7,8 @@ struct DataDirectory {
     let path: String
 
     var storePath: String { path + "/healthstore.sqlite" }
+    /// Dashboard uploads in progress, each in a directory of its own.
+    var uploadsPath: String { path + "/uploads" }
 
     /// Creates the directory (and its parents) readable by this user only; the error says in plain
     /// words which part could not be made and why.

@@ -35,7 +35,7 @@ struct Options {
             + "--tls-key. See docs/http.md", section: "http"),
         option("http-assets", "DIR", "serve the dashboard's files from DIR instead of the bundled ones", section: "http"),
         option("http-upload-limit", "SIZE", "largest Apple Health export the dashboard may upload (default 4GiB; streamed "
-            + "to a temporary file)", section: "http"),
+            + "to the data directory's uploads/, cleared of leftovers at start)", section: "http"),
         option("metrics-auth", "MODE", "none | operator (default none): with operator, /metrics needs "
             + "Authorization: Bearer <operator token>", section: "http"),
         option("threads", "N", "I/O threads, each with its own event loop (default: one per core)", section: "listening"),
@@ -141,6 +141,7 @@ struct Options {
         }
         configuration.unixPath = arguments.value("unix") ?? configuration.unixPath
         dataDirectory = arguments.value("data") ?? dataDirectory
+        configuration.http?.uploadDirectory = DataDirectory(path: dataDirectory).uploadsPath
         try set("store", { text throws(UsageError) in try StoreLocation(parsing: text) }) { store = $0 }
         try set("threads", count(1...256)) { configuration.ioThreads = $0 }
         try set("max-connections", count(1...1_000_000)) { configuration.maxConnections = $0 }

@@ -232,6 +232,20 @@ final class ElementMappingTests: XCTestCase {
         XCTAssertEqual(base.uuidString.dropFirst(14).first, "8", "a version 8 (name-based SHA-256) UUID")
     }
 
+    /// The canonical text and its hash are a stored format: a store holding an earlier import must
+    /// meet the same UUIDs again (values computed independently, by Python's hashlib over the text).
+    func testUUIDsAreTheSameAsEarlierImportsDerived() throws {
+        func uuid(_ record: String) throws -> String? {
+            try SyntheticExport.read(try SyntheticExport.write(record)).samples.first?.uuid.uuidString
+        }
+        XCTAssertEqual(try uuid(SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "12", start: "2024-01-01 01:00:00 +0100")),
+                       "F36635AD-4042-8AF7-826B-558CA97CF400")
+        let watch = "&lt;&lt;HKDevice: 0x2812d0f00&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,7, software:10.2&gt;"
+        XCTAssertEqual(try uuid(SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "12", start: "2024-01-01 01:00:00 +0100",
+                                                       device: watch)),
+                       "C87C4999-A54C-8AFD-BAA3-55BA227070C0")
+    }
+
     func testTheHealthAppZipIsReadInPlace() throws {
         let folder = try SyntheticExport.directory()
         let inner = folder.appendingPathComponent("apple_health_export")

@@ -36,8 +36,10 @@ final class HTTPImportTests: XCTestCase {
         ((status["summary"] as? [String: Any])?["types"] as? [[String: Any]])?.first { $0["name"] as? String == "HKQuantityTypeIdentifierStepCount" }
     }
 
-    private func uploads() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []).filter { $0.hasPrefix("healthstore-upload-") }
+    /// The uploads `server` holds in its data directory.
+    private func uploads(_ server: ServerProcess) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("uploads").path)) ?? [])
+            .filter { $0.hasPrefix("healthstore-upload-") }
     }
 
     func testAnUploadedExportImportsOnceWithItsSourceAndOnlyTheOwnerMayUpload() throws {
@@ -65,7 +67,7 @@ final class HTTPImportTests: XCTestCase {
         XCTAssertEqual(stepCount(again)?["stored"] as? Int, 0, "\(again)")
         XCTAssertEqual(stepCount(again)?["already_present"] as? Int, 3, "\(again)")
         XCTAssertEqual((try http.request("GET", "/api/samples?type=StepCount").json["samples"] as? [[String: Any]])?.count, 3)
-        XCTAssertEqual(uploads(), [], "the temporary files are gone")
+        XCTAssertEqual(uploads(server), [], "the temporary files are gone")
         XCTAssertEqual(try http.request("GET", "/api/imports/nothing").status, 404)
     }
 
@@ -80,7 +82,7 @@ final class HTTPImportTests: XCTestCase {
         XCTAssertEqual(detail["code"] as? String, "INVALID_ARGUMENT")
         XCTAssertTrue((detail["message"] as? String ?? "").contains("malformed XML"), "\(detail)")
         XCTAssertEqual(try upload(http, "").status, 400, "an empty body")
-        XCTAssertEqual(uploads(), [])
+        XCTAssertEqual(uploads(server), [])
         XCTAssertEqual((try http.request("GET", "/api/overview").json["types"] as? [Any])?.count, 0, "nothing stored")
     }
 
@@ -95,7 +97,7 @@ final class HTTPImportTests: XCTestCase {
         let tooLarge = try upload(http, huge)
         XCTAssertEqual(tooLarge.status, 413)
         XCTAssertEqual(tooLarge.errorCode, "DATA_SIZE_EXCEEDED")
-        XCTAssertEqual(uploads(), [])
+        XCTAssertEqual(uploads(server), [])
 
         // Large enough that the first is still running when the second arrives.
         let big = export(records: 12_000)
@@ -107,6 +109,48 @@ final class HTTPImportTests: XCTestCase {
         let next = try upload(http, export(records: 1))
         XCTAssertEqual(next.status, 202, "the next one may start")
         XCTAssertEqual(try finished(http, next)["state"] as? String, "done")
-        XCTAssertEqual(uploads(), [])
+        XCTAssertEqual(uploads(server), [])
+    }
+
+    func testUploadsLeftByAKilledServerAreRemovedAtRestartAndNothingElse() throws {
+        let server = try ServerProcess()
+        var http = HTTPTestClient(server)
+        _ = try http.signIn(server.ownerToken)
+        XCTAssertEqual(try finished(http, try upload(http, export(records: 1)))["state"] as? String, "done")
+        server.stopNow()
+        // What a server killed mid-upload leaves, beside files that are not its uploads.
+        let uploadsDirectory = server.dataDirectory.appendingPathComponent("uploads")
+        let abandoned = uploadsDirectory.appendingPathComponent("healthstore-upload-Ab12Cd")
+        try FileManager.default.createDirectory(at: abandoned, withIntermediateDirectories: true)
+        try Data(export(records: 2).utf8).write(to: abandoned.appendingPathComponent("export"))
+        let notOurs = uploadsDirectory.appendingPathComponent("keep-me")
+        try FileManager.default.createDirectory(at: notOurs, withIntermediateDirectories: true)
+        let alsoNotOurs = server.dataDirectory.appendingPathComponent("healthstore-upload-elsewhere")
+        try FileManager.default.createDirectory(at: alsoNotOurs, withIntermediateDirectories: true)
+
+        let restarted = try ServerProcess(dataDirectory: server.dataDirectory)
+        XCTAssertEqual(uploads(restarted), [], "the abandoned upload is gone")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: notOurs.path), "a directory not named as an upload stays")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: alsoNotOurs.path), "only the uploads directory is cleaned")
+        XCTAssertTrue(restarted.log.contains("removed 1 upload(s)"), restarted.log)
+    }
+
+    func testAnUploadInUseIsNotRemovedByAnotherServerStartingOnTheSameDataDirectory() throws {
+        let server = try ServerProcess()
+        var http = HTTPTestClient(server)
+        _ = try http.signIn(server.ownerToken)
+        // Large enough that it is still running when the second server has started.
+        let started = try upload(http, export(records: 20_000))
+        XCTAssertEqual(started.status, 202, started.body)
+        let inUse = uploads(server)
+        XCTAssertEqual(inUse.count, 1)
+        let otherStore = server.dataDirectory.deletingLastPathComponent().appendingPathComponent("other.sqlite").path
+        let second = try ServerProcess(extraArguments: ["--store", "sqlite:" + otherStore], dataDirectory: server.dataDirectory)
+        let id = try XCTUnwrap(started.json["id"] as? String)
+        XCTAssertEqual(try http.request("GET", "/api/imports/\(id)").json["state"] as? String, "running")
+        XCTAssertEqual(uploads(server), inUse, "the upload in use stays")
+        XCTAssertFalse(second.log.contains("removed"), second.log)
+        XCTAssertEqual(try finished(http, started)["state"] as? String, "done")
+        XCTAssertEqual(uploads(server), [])
     }
 }

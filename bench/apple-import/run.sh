@@ -4,6 +4,8 @@
 # mapping without a server), then `healthctl import-apple-health` into a fresh healthd beside
 # healthkit-to-sqlite 1.0.1 (PyPI), which only flattens rows into SQLite, on the same zip.
 # usage: bench/apple-import/run.sh [DAYS]
+# EXPORT_DIR=DIR reads an export generate.py wrote before (with --zip) instead of generating one;
+# SKIP_PEER=1 leaves healthkit-to-sqlite out (it takes minutes per 100 MB).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 days="${1:-365}"
@@ -17,11 +19,12 @@ bin="$(swift build -c release --show-bin-path)"
 work="$(mktemp -d)"
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-python3 bench/apple-import/generate.py "$work/gen" --days "$days" --zip
-xml="$work/gen/apple_health_export/export.xml"
-zip="$work/gen/export.zip"
+gen="${EXPORT_DIR:-$work/gen}"
+[ -n "${EXPORT_DIR:-}" ] || python3 bench/apple-import/generate.py "$gen" --days "$days" --zip
+xml="$gen/apple_health_export/export.xml"
+zip="$gen/export.zip"
 records=$(grep -c '<Record[ >]' "$xml" || true)
-echo "export: $days days, $(du -m "$xml" | cut -f1) MB export.xml, $(du -m "$zip" | cut -f1) MB zip, $records Record elements"
+echo "export: ${EXPORT_DIR:-$days days}, $(du -m "$xml" | cut -f1) MB export.xml, $(du -m "$zip" | cut -f1) MB zip, $records Record elements"
 
 # XMLParser crashes on the Health app's inline DTD (docs/architecture.md), so both parsers also read a copy without it.
 python3 - "$xml" "$work/nodtd.xml" <<'PY'
@@ -51,9 +54,9 @@ again_start=$(date +%s.%N)
 "$bin/healthctl" --unix "$work/s.sock" --token-file "$work/data/owner.token" import-apple-health "$zip" --format json >"$work/again.json" 2>/dev/null || true
 again_s=$(echo "$(date +%s.%N) - $again_start" | bc)
 
-python3 -m pip install -q "healthkit-to-sqlite==1.0.1" >/dev/null 2>&1 || true
+[ -n "${SKIP_PEER:-}" ] || python3 -m pip install -q "healthkit-to-sqlite==1.0.1" >/dev/null 2>&1 || true
 start=$(date +%s.%N)
-if command -v healthkit-to-sqlite >/dev/null; then
+if [ -z "${SKIP_PEER:-}" ] && command -v healthkit-to-sqlite >/dev/null; then
   /usr/bin/time -f "%M" -o "$work/peer.rss" healthkit-to-sqlite "$zip" "$work/peer.db" --silent
   peer_s=$(echo "$(date +%s.%N) - $start" | bc)
   peer_rows=$(python3 - "$work/peer.db" <<'PY'

@@ -48,7 +48,7 @@ final class ExportImports: Sendable {
     private func run(_ id: String, file: UploadedFile, destination: OwnerStore) async {
         var final = Status(state: "done")
         do {
-            var importer = ExportImporter(export: try AppleHealthExport(archive: try ExportArchive(path: file.path)), destination: destination)
+            let importer = ExportImporter(export: try AppleHealthExport(archive: try ExportArchive(path: file.path)), destination: destination)
             do {
                 try await importer.run { progress in update(id) { $0.progress = progress } }
             } catch {

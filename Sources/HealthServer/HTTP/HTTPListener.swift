@@ -144,7 +144,7 @@ final class HTTPListener: @unchecked Sendable {
                 if let refused = router.refusesUpload(headers: Self.headers(connection)) {
                     exchange.uploadFailed = refused
                 } else {
-                    do { exchange.upload = try UploadedFile() } catch { exchange.uploadFailed = error }
+                    do { exchange.upload = try UploadedFile(in: settings.uploadDirectory) } catch { exchange.uploadFailed = error }
                 }
             }
             state.pointee = Unmanaged.passRetained(exchange).toOpaque()

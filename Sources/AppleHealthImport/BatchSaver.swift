@@ -1,0 +1,94 @@
+import HealthModel
+
+/// What became of one object of an import.
+public enum ImportOutcome: Sendable {
+    case stored, alreadyPresent
+    /// Not saved: the store holds an equal or higher sync version.
+    case keptExisting
+    /// The store refused it (or its whole batch, when the error names no object).
+    case refused(HealthError)
+}
+
+/// Saves an import's objects in atomic batches with a few in flight, so the store saves one while
+/// the next travel and the input is read on. An object the store refuses costs that object, not its
+/// batch: the rest is saved again without it. Every object's outcome is told to `observe`, in the
+/// order the batches were submitted.
+public struct BatchSaver {
+    /// One object to save and the line of the input it came from.
+    public typealias Item = (line: Int, sample: Sample)
+
+    private let destination: any ImportDestination
+    private let maxInFlight: Int
+    private let observe: (Item, ImportOutcome) -> Void
+    /// Saves sent and not yet answered, oldest first.
+    private var inFlight: [(batch: [Item], save: Task<[SaveOutcome], any Error>)] = []
+
+    public init(destination: any ImportDestination, maxInFlight: Int = 3, observe: @escaping (Item, ImportOutcome) -> Void) {
+        self.destination = destination
+        self.maxInFlight = max(1, maxInFlight)
+        self.observe = observe
+    }
+
+    /// Sends `batch`, first waiting for the oldest save when enough are in flight. A store that is
+    /// unavailable (or a transport error) is thrown: what was answered before stays saved.
+    public mutating func submit(_ batch: [Item]) async throws {
+        guard !batch.isEmpty else { return }
+        let (destination, samples) = (destination, batch.map(\.sample))
+        inFlight.append((batch, Task { try await destination.save(samples) }))
+        if inFlight.count >= maxInFlight { try await settleOldest() }
+    }
+
+    /// Waits for every save sent.
+    public mutating func settleAll() async throws {
+        while !inFlight.isEmpty { try await settleOldest() }
+    }
+
+    private mutating func settleOldest() async throws {
+        let (batch, save) = inFlight.removeFirst()
+        try await settle(batch, sent: save)
+    }
+
+    /// Tells the outcome of `batch`, saved atomically by `sent`; when the store names the offending
+    /// object, that one is told and the rest saved again without it.
+    private func settle(_ batch: [Item], sent: Task<[SaveOutcome], any Error>) async throws {
+        var batch = batch
+        var sent: Task<[SaveOutcome], any Error>? = sent
+        while !batch.isEmpty {
+            let attempt = sent
+            sent = nil
+            do {
+                let outcomes = if let attempt { try await attempt.value } else { try await destination.save(batch.map(\.sample)) }
+                for (outcome, item) in zip(outcomes, batch) {
+                    switch outcome {
+                    case .stored, .replaced: observe(item, .stored)
+                    case .alreadyStored: observe(item, .alreadyPresent)
+                    case .keptExisting: observe(item, .keptExisting)
+                    }
+                }
+                return
+            } catch let error as HealthError where error.code != .unavailable {
+                guard let index = error.objectIndex, batch.indices.contains(index) else {
+                    for item in batch { observe(item, .refused(error)) }
+                    return
+                }
+                let item = batch.remove(at: index)
+                observe(item, Self.isPresentElsewhere(error) ? .alreadyPresent : .refused(error))
+            }
+        }
+    }
+
+    /// The object's UUID is stored already under another source: re-importing an export into the
+    /// store it came from (the owner's import saves as the Health app) meets every object this way.
+    public static func isPresentElsewhere(_ error: HealthError) -> Bool {
+        error.code == .invalidArgument && error.field?.hasSuffix("uuid") == true
+            && error.message.contains("already used by an object saved by another source")
+    }
+
+    /// A message with what differs from object to object (UUIDs, numbers, quoted values) taken out,
+    /// so refusals for one cause count together.
+    public static func reason(_ message: String) -> String {
+        message.replacing(/[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/, with: "<uuid>")
+            .replacing(/'[^']*'/, with: "'…'")
+            .replacing(/-?\d+(\.\d+)?/, with: "N")
+    }
+}
