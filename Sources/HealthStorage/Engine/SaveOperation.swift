@@ -10,9 +10,9 @@ extension WriteContext {
         var savers: [SourceRevision: ObjectSaver] = [:]
         func saver(for revision: SourceRevision) throws(HealthError) -> ObjectSaver {
             if let known = savers[revision] { return known }
-            let source = try sourceID(revision.source.bundleID)
+            let source = try sourceID(revision.source.bundleID, owner: owner)
             if batch.keepsSources { try noteImport(owner: owner, source: source) }
-            let saver = ObjectSaver(context: self, owner: owner, source: source, revision: try revisionID(revision),
+            let saver = ObjectSaver(context: self, owner: owner, source: source, revision: try revisionID(revision, owner: owner),
                                     bundleID: revision.source.bundleID, insertRow: insertRow)
             savers[revision] = saver
             return saver
@@ -76,7 +76,7 @@ private struct ObjectSaver {
         // The store computes durations from these; in range, no difference of two can overflow.
         try TimeRules.checkInstant(sample.start, field: "start_time")
         try TimeRules.checkInstant(sample.end, field: "end_time")
-        let typeID = try context.typeID(type.identifier)
+        let typeID = try context.typeID(type.identifier, owner: owner)
         var outcome = SaveOutcome.stored
         var parent = parent
         var replaced: (uuid: UUID, parent: Int64?)?
@@ -87,7 +87,7 @@ private struct ObjectSaver {
             // a reading of a correlation saved now: it stays in that one (the old correlation loses the reading).
             if parent == nil, let oldParent = existing.parent {
                 guard existing.type == typeID else {
-                    let oldType = try context.registry.type(existing.type, context.db)
+                    let oldType = try context.registry.type(existing.type, owner: owner, context.db)
                     throw HealthError.invalid("sync identifier '\(sync.identifier)' belongs to a '\(oldType)' reading of a correlation; "
                                               + "its replacement must have that type, not '\(type.identifier)'", field: "metadata")
                 }
@@ -180,7 +180,7 @@ private struct ObjectSaver {
         }
         statement.bind(12, source)
         statement.bind(13, revision)
-        statement.bind(14, try context.deviceID(device))
+        statement.bind(14, try context.deviceID(device, owner: owner))
         statement.bind(15, createdOffset)
         statement.bind(16, flags)
         if let sync = sample.syncKey {
