@@ -15,27 +15,6 @@ final class DistributionTests: XCTestCase {
         "tokens": "found by the hash of the token a client presents, before its owner is known",
     ]
 
-    private func conninfo() throws -> String {
-        guard let conninfo = ProcessInfo.processInfo.environment["HEALTHSTORE_TEST_POSTGRES"], !conninfo.isEmpty else {
-            throw XCTSkip("HEALTHSTORE_TEST_POSTGRES is not set")
-        }
-        return conninfo
-    }
-
-    /// `count` stores ("nodes") on one fresh schema, and a connection to it for catalog checks;
-    /// the schema is dropped afterwards.
-    private func nodes(_ count: Int) throws -> (stores: [PostgreSQLStore], catalog: PostgreSQLConnection) {
-        let conninfo = try conninfo()
-        let schema = "hs_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        var options = PostgreSQLStore.Options()
-        options.schema = schema
-        addTeardownBlock {
-            let db = try PostgreSQLConnection(conninfo: conninfo)
-            try db.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
-        }
-        let stores = try (0..<count).map { _ in try PostgreSQLStore.open(conninfo: conninfo, options: options) }
-        return (stores, try PostgreSQLConnection(conninfo: conninfo, sessionSetup: "SET search_path TO \(schema)"))
-    }
 
     private func rows(_ db: PostgreSQLConnection, _ sql: String) throws -> [[String]] {
         let statement = try db.prepareOnce(sql)
@@ -47,8 +26,9 @@ final class DistributionTests: XCTestCase {
     /// Every table but the global ones has a primary key, and every index (primary keys and unique
     /// constraints included) of those tables leads with `owner`; no foreign key and no sequence exists.
     func testEveryKeyAndIndexLeadsWithTheOwner() async throws {
-        let (stores, catalog) = try nodes(1)
+        let (stores, schema) = try nodesAndSchema(1)
         await stores[0].close()
+        let catalog = try PostgreSQLConnection(conninfo: try conninfo(), sessionSetup: "SET search_path TO \(schema)")
         let tables = try rows(catalog, """
             SELECT c.relname, '', '' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') ORDER BY 1
@@ -88,7 +68,7 @@ final class DistributionTests: XCTestCase {
     /// every batch at the same time: no batch fails (with lookup rows shared by every owner, both
     /// took the same next ids and could wait on each other's rows, one of them answered UNAVAILABLE).
     func testWritersOfDifferentOwnersAddingLookupRowsConcurrentlyNeverFail() async throws {
-        let (stores, _) = try nodes(2)
+        let stores = try nodes(2)
         var owners: [OwnerID] = []
         for name in ["alice", "bob"] { owners.append(try await stores[0].addOwner(name: name).0) }
         let rounds = 40
