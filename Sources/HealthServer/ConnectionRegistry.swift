@@ -16,7 +16,15 @@ final class ConnectionRegistry: Sendable {
     /// Connections whose Hello was not yet accepted, by id (ids grow, so the smallest is the oldest).
     private let unauthenticated = Mutex<[UInt64: (peer: String, loop: EventLoop)]>([:])
     private let output = Atomic<Int>(0)
-    private let apps = Mutex<(byApp: [AppKey: [UInt64: EventLoop]], byConnection: [UInt64: AppKey])>(([:], [:]))
+    /// A live app connection: its loop, and the credential it authenticated with (checked again
+    /// when revocations on other nodes may have been missed).
+    struct LiveApp: Sendable {
+        let loop: EventLoop
+        let token: String
+        let principal: Principal
+    }
+
+    private let apps = Mutex<(byApp: [AppKey: [UInt64: LiveApp]], byConnection: [UInt64: AppKey])>(([:], [:]))
     /// Counts revocations and rotations: a Hello whose token was checked before one of them and
     /// registered after it checks its token again (see `SessionStage.authenticated`).
     private let revocations = Atomic<UInt64>(0)
@@ -72,11 +80,11 @@ final class ConnectionRegistry: Sendable {
     }
 
     /// Records an authenticated app connection.
-    func bind(connection: UInt64, on loop: EventLoop, session: Session) {
+    func bind(connection: UInt64, on loop: EventLoop, session: Session, token: String) {
         guard session.role == .app, let owner = session.principal.owner else { return }
         let key = AppKey(owner: owner, bundleID: session.bundleID)
         apps.withLock { apps in
-            apps.byApp[key, default: [:]][connection] = loop
+            apps.byApp[key, default: [:]][connection] = LiveApp(loop: loop, token: token, principal: session.principal)
             apps.byConnection[connection] = key
         }
     }
@@ -89,11 +97,11 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// The apps with live connections, per owner.
-    var connectedApps: [OwnerID: Set<String>] {
-        apps.withLock { apps in
-            Dictionary(grouping: apps.byApp.keys, by: \.owner).mapValues { Set($0.map(\.bundleID)) }
-        }
+    /// Every live app connection, to check its credential again. Counts as a revocation first (see
+    /// `closeConnections`), so a Hello that registers after this snapshot checks its token again.
+    func appConnectionsToRecheck() -> [(id: UInt64, app: LiveApp)] {
+        revocations.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        return apps.withLock { apps in apps.byApp.values.flatMap { $0.map { (id: $0.key, app: $0.value) } } }
     }
 
     /// Revocations so far; read before a Hello's token is checked.
@@ -105,9 +113,12 @@ final class ConnectionRegistry: Sendable {
     func closeConnections(owner: OwnerID, bundleID: String) -> Int {
         revocations.wrappingAdd(1, ordering: .sequentiallyConsistent)
         let targets = apps.withLock { $0.byApp[AppKey(owner: owner, bundleID: bundleID)] ?? [:] }
-        for (connection, loop) in targets {
-            loop.post { loop.connections[connection]?.credentialRevoked() }
-        }
+        for (connection, live) in targets { close(connection, on: live.loop) }
         return targets.count
+    }
+
+    /// Ends one connection whose credential was revoked or rotated.
+    func close(_ connection: UInt64, on loop: EventLoop) {
+        loop.post { loop.connections[connection]?.credentialRevoked() }
     }
 }

@@ -57,19 +57,27 @@ final class Dispatcher: Sendable {
             logger.warning("the link to other nodes was down: dropping cached permissions and refreshing every long-running call")
             permissions.forgetAll()
             hub.publishEverywhere()
-            Task { await closeConnectionsOfRevokedApps() }
+            Task { await closeConnectionsOfStaleCredentials() }
         }
     }
 
-    /// Ends the connections of apps revoked meanwhile on another node (a token rotated meanwhile
-    /// cannot be told from here: its connections stay until they reconnect).
-    private func closeConnectionsOfRevokedApps() async {
-        for (owner, connected) in registry.connectedApps {
-            guard let apps = try? await store.listApps(owner: owner) else { continue }
-            for app in apps where app.revoked && connected.contains(app.source.bundleID) {
-                let closed = registry.closeConnections(owner: owner, bundleID: app.source.bundleID)
-                logger.info("\(owner)'s app '\(app.source.bundleID)' was revoked while the link to other nodes was down; closing \(closed) connection(s)")
+    /// Ends the app connections whose token was revoked or rotated meanwhile on another node: each
+    /// live connection's token is checked against the store again (once per token). A token the
+    /// store cannot check now keeps its connections.
+    private func closeConnectionsOfStaleCredentials() async {
+        var stale: [String: Bool] = [:]
+        for (connection, live) in registry.appConnectionsToRecheck() {
+            if stale[live.token] == nil {
+                do {
+                    stale[live.token] = try await store.authenticate(token: live.token) != live.principal
+                } catch {
+                    stale[live.token] = false
+                }
             }
+            guard stale[live.token] == true else { continue }
+            registry.close(connection, on: live.loop)
+            logger.info("the token of \(live.principal.owner.map(String.init(describing:)) ?? "?")'s app '\(live.principal.source?.bundleID ?? "")' "
+                        + "was revoked or rotated while the link to other nodes was down; closing connection \(connection)")
         }
     }
 

@@ -111,7 +111,7 @@ final class SessionStage {
         guard case .authenticating = phase, host.isOpen else { return }
         switch outcome {
         case .success(let (session, result)):
-            core.registry.bind(connection: id, on: loop, session: session)
+            core.registry.bind(connection: id, on: loop, session: session, token: token)
             guard core.registry.revocationCount != revocationsBefore else { return accept(session, result, callID: callID) }
             let (core, loop, id) = (core, loop, id)
             Task {

@@ -60,7 +60,7 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         guard try keyRow.step(), let anchorKey = keyRow.blob(0) else {
             throw HealthError(.databaseInaccessible, "store '\(path)' has no store_info row")
         }
-        let context = try WriteContext(db: db, registry: registry)
+        let context = WriteContext(db: db, registry: registry)
         let readers = try ReaderPool(count: options.readerCount) { () throws(HealthError) -> ReadContext in
             let connection = try SQLiteConnection(path: path, readOnly: false)
             try connection.execute("PRAGMA query_only = 1")

@@ -74,19 +74,29 @@ struct SharedDatabase {
     }
 
     func drop() {
-        try? Self.psql(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        _ = try? Self.psql(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }
 
-    private static func psql(_ url: String, _ statement: String) throws {
+    /// Runs `statement` in the nodes' database; returns its rows, unaligned.
+    @discardableResult
+    func run(_ statement: String) throws -> String {
+        try Self.psql(url, statement)
+    }
+
+    @discardableResult
+    private static func psql(_ url: String, _ statement: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", url, "--quiet", "--no-psqlrc", "--set", "ON_ERROR_STOP=1", "--command", statement]
-        let errors = Pipe()
+        process.arguments = ["psql", url, "--quiet", "--no-psqlrc", "--tuples-only", "--no-align", "--set", "ON_ERROR_STOP=1",
+                             "--command", statement]
+        let (output, errors) = (Pipe(), Pipe())
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         try process.run()
+        let rows = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw TestFailure("psql '\(statement)' failed: \(text)") }
+        return rows.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

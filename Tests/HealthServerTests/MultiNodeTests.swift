@@ -57,6 +57,21 @@ final class MultiNodeTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(renewed.messagesUntilClosed(), "B kept the revoked app's connection").last?.result.errorCode, .unauthenticated)
     }
 
+    /// B's link to the other nodes is cut while A rotates the app's token, so B never hears of it:
+    /// once B's listener is back, B checks its connections' tokens again and ends the old one's.
+    func testATokenRotatedWhileTheLinkIsDownEndsItsConnectionsOnceItIsBack() throws {
+        let nodes = try Nodes()
+        defer { nodes.stop() }
+        let (owner, onB) = try nodes.appOnB(band)
+        let listeners = "FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()"
+        XCTAssertEqual(try nodes.database.run("SELECT count(*) \(listeners)"), "2", "both nodes listen")
+        try nodes.database.run("SELECT pg_terminate_backend(pid) \(listeners)")
+        let deadline = Date().addingTimeInterval(5)
+        while try nodes.database.run("SELECT count(*) \(listeners)") != "0", Date() < deadline { usleep(5_000) }
+        guard case .appCredential? = owner.call(.rotateAppToken(bundleID: band)) else { return XCTFail("no credential") }
+        XCTAssertEqual(try XCTUnwrap(onB.messagesUntilClosed(), "B kept the rotated token's connection").last?.result.errorCode, .unauthenticated)
+    }
+
     func testPermissionDecisionOnOneNodeTakesEffectOnTheOther() throws {
         let nodes = try Nodes()
         defer { nodes.stop() }

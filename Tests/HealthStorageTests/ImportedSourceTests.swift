@@ -91,12 +91,7 @@ final class ImportedSourceTests: StoreTestCase {
     /// SQLite only: builds a step-8 file.
     func testAStoreFromStep8OpensAndMarksImports() async throws {
         let f = try await StoreFixture()
-        await f.store.close()
-        do {
-            let db = try SQLiteConnection(path: f.path, readOnly: false)
-            try db.execute("DROP TABLE discrete_series; DROP TABLE series_chunks; DROP TABLE sample_details; DROP TABLE source_imports; PRAGMA user_version = 8")
-        }
-        try await f.reopen()
+        try await f.reopenFromStep(8)
         try await expect(await imported([from(Self.band, StoreFixture.heartRate(s(1)))], into: f), [.stored])
         let marked = try await sources(f)
         XCTAssertNotNil(marked.first?.importedTime)

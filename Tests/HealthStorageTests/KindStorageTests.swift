@@ -142,12 +142,7 @@ final class KindStorageTests: StoreTestCase {
 final class KindSchemaStepTests: XCTestCase {
     func testAStoreFromStep10OpensAndStoresEveryKind() async throws {
         let f = try await StoreFixture()
-        await f.store.close()
-        do {
-            let db = try SQLiteConnection(path: f.path, readOnly: false)
-            try db.execute("DROP TABLE sample_details; PRAGMA user_version = 10")
-        }
-        try await f.reopen()
+        try await f.reopenFromStep(10)
         let saved = KindStorageTests.samples()
         try await expect(await f.save(saved), Array(repeating: .stored, count: saved.count))
         try await expect(await f.query(KindStorageTests.kindTypes).count, saved.count)

@@ -6,16 +6,22 @@ import XCTest
 
 /// What only the PostgreSQL engine has: refusals at open and several nodes on one database. Needs
 /// HEALTHSTORE_TEST_POSTGRES except where it says otherwise.
-final class PostgreSQLStoreTests: XCTestCase {
-    private func conninfo() throws -> String {
+extension XCTestCase {
+    /// HEALTHSTORE_TEST_POSTGRES; the test is skipped when it is not set.
+    func conninfo() throws -> String {
         guard let conninfo = ProcessInfo.processInfo.environment["HEALTHSTORE_TEST_POSTGRES"], !conninfo.isEmpty else {
             throw XCTSkip("HEALTHSTORE_TEST_POSTGRES is not set")
         }
         return conninfo
     }
 
-    /// Two stores ("nodes") on one fresh schema; the schema is dropped afterwards.
-    private func nodes(_ count: Int) throws -> [PostgreSQLStore] {
+    /// `count` stores ("nodes") on one fresh schema; the schema is dropped afterwards.
+    func nodes(_ count: Int) throws -> [PostgreSQLStore] {
+        try nodesAndSchema(count).stores
+    }
+
+    /// `nodes`, and the schema's name (for checks beside the stores).
+    func nodesAndSchema(_ count: Int) throws -> (stores: [PostgreSQLStore], schema: String) {
         let conninfo = try conninfo()
         let schema = "hs_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         var options = PostgreSQLStore.Options()
@@ -24,9 +30,11 @@ final class PostgreSQLStoreTests: XCTestCase {
             let db = try PostgreSQLConnection(conninfo: conninfo)
             try db.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
         }
-        return try (0..<count).map { _ in try PostgreSQLStore.open(conninfo: conninfo, options: options) }
+        return (try (0..<count).map { _ in try PostgreSQLStore.open(conninfo: conninfo, options: options) }, schema)
     }
+}
 
+final class PostgreSQLStoreTests: XCTestCase {
     func testUnreachableServerIsNamedInTheError() {
         XCTAssertThrowsError(try PostgreSQLStore.open(conninfo: "postgresql://health@127.0.0.1:1/health?connect_timeout=2")) { error in
             let error = error as? HealthError

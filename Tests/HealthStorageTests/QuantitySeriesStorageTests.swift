@@ -174,14 +174,9 @@ final class QuantitySeriesStorageTests: StoreTestCase {
         }
     }
 
-    func testAStoreFromStep10OpensAndStoresADiscreteSeries() async throws {
+    func testAStoreFromStep11OpensAndStoresADiscreteSeries() async throws {
         let f = try await StoreFixture()
-        await f.store.close()
-        do {
-            let db = try SQLiteConnection(path: f.path, readOnly: false)
-            try db.execute("DROP TABLE discrete_series; PRAGMA user_version = 10")
-        }
-        try await f.reopen()
+        try await f.reopenFromStep(11)
         let builder = UUID()
         try await append(f, builder, [bpm(60, at: 0), bpm(70, at: 1)])
         let sample = try await finish(f, builder, type: StoreFixture.heartRate)

@@ -59,6 +59,71 @@ final class SchemaMigrationTests: XCTestCase {
         XCTAssertEqual(row.int(2), Self.created - s(100))
     }
 
+    /// Step 11 gives each owner its own interned rows and app ids: two owners whose samples shared
+    /// a type, source, revision and device row read them as before, their apps' tokens still work
+    /// (and rotate per owner), and what one owner adds afterwards is its own.
+    func testStoreFromStep10KeepsBothOwnersRowsAndTokens() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hs-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let (aliceToken, bobToken) = ("alice-app-token", "bob-app-token")
+        let (aliceSample, bobSample) = (UUID(), UUID())
+        do {
+            let db = try SQLiteConnection(path: path, readOnly: false)
+            try Schema.migrate(db, to: 10)
+            try db.execute("""
+                INSERT INTO owners (id, name, created, last_anchor) VALUES (1, 'alice', 0, 1), (2, 'bob', 0, 1);
+                INSERT INTO types (id, identifier) VALUES (1, '\(StoreFixture.heartRate)');
+                INSERT INTO sources (id, bundle_id) VALUES (1, '\(StoreFixture.watch.bundleID)');
+                INSERT INTO revisions (id, key, source, name, version, os_major, os_minor, os_patch) VALUES (1, x'00', 1, 'Watch', '1.0', 10, 1, 0);
+                INSERT INTO devices (id, key, name) VALUES (1, x'01', 'Wrist');
+                INSERT INTO apps (id, owner, bundle_id, name, created) VALUES (1, 1, '\(StoreFixture.watch.bundleID)', 'Watch', 0),
+                                                                       (2, 2, '\(StoreFixture.watch.bundleID)', 'Watch', 0);
+                INSERT INTO type_sources (owner, type, source, first_seen) VALUES (1, 1, 1, 0), (2, 1, 1, 0);
+                """)
+            let token = try db.prepare("INSERT INTO tokens (hash, kind, owner, app, created) VALUES (?, 1, ?, ?, 0)")
+            let sample = try db.prepare("""
+                INSERT INTO samples (owner, anchor, uuid, type, start_time, value, source, revision, device) VALUES (?, 1, ?, 1, ?, 60, 1, 1, 1)
+                """)
+            for (owner, text, uuid) in [(Int64(1), aliceToken, aliceSample), (2, bobToken, bobSample)] {
+                token.reset()
+                token.bind(1, TokenCrypto.hash(text))
+                token.bind(2, owner)
+                token.bind(3, owner)
+                try token.run()
+                sample.reset()
+                sample.bind(1, owner)
+                sample.bind(2, uuid)
+                sample.bind(3, s(owner))
+                try sample.run()
+            }
+        }
+
+        let store = try SQLiteStore.open(path: path)
+        let everything = ReadScope.everything(callerBundleID: "x")
+        for (owner, uuid) in [(OwnerID(1), aliceSample), (OwnerID(2), bobSample)] {
+            let rows = try await store.querySamples(owner: owner, types: [StoreFixture.heartRate], predicate: nil, sort: [], limit: 0,
+                                                    scope: everything)
+            XCTAssertEqual(rows.map(\.uuid), [uuid])
+            XCTAssertEqual(rows.first?.sourceRevision?.source.bundleID, StoreFixture.watch.bundleID)
+            XCTAssertEqual(rows.first?.device?.name, "Wrist")
+        }
+        try await expect(await store.authenticate(token: bobToken)?.owner, OwnerID(2))
+        _ = try await store.rotateAppToken(owner: OwnerID(2), bundleID: StoreFixture.watch.bundleID)
+        try await expect(await store.authenticate(token: bobToken), nil)
+        try await expect(await store.authenticate(token: aliceToken)?.owner, OwnerID(1))
+
+        let scale = SourceRevision(source: StoreFixture.scale, version: "2", productType: nil, osMajor: 1, osMinor: 0, osPatch: 0)
+        try await expect(await store.save(SaveBatch(owner: OwnerID(2), revision: scale, defaultDevice: nil,
+                                                    objects: [StoreFixture.heartRate(s(50))])), [.stored])
+        try await expect(await store.querySources(owner: OwnerID(1), type: StoreFixture.heartRate, predicate: nil, scope: everything)
+            .map(\.bundleID), [StoreFixture.watch.bundleID])
+        try await expect(await store.querySources(owner: OwnerID(2), type: StoreFixture.heartRate, predicate: nil, scope: everything)
+            .map(\.bundleID), [StoreFixture.scale.bundleID, StoreFixture.watch.bundleID])
+        await store.close()
+    }
+
     /// Samples whose end or creation time lies more than 2^63 µs from their start cannot be stored as offsets: refused, not trapped.
     func testStartTooFarFromNowIsRefused() async throws {
         let f = try await StoreFixture()

@@ -98,12 +98,7 @@ final class SeriesStorageTests: StoreTestCase {
 
     func testAStoreFromStep9OpensAndStoresSeries() async throws {
         let f = try await StoreFixture()
-        await f.store.close()
-        do {
-            let db = try SQLiteConnection(path: f.path, readOnly: false)
-            try db.execute("DROP TABLE discrete_series; DROP TABLE series_chunks; DROP TABLE sample_details; PRAGMA user_version = 9")
-        }
-        try await f.reopen()
+        try await f.reopenFromStep(9)
         let route = UUID()
         let stored = try await f.store.appendRouteLocations(owner: f.owner, route: route, Self.route(3))
         XCTAssertEqual(stored, 3)

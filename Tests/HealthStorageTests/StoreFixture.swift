@@ -113,6 +113,19 @@ final class StoreFixture {
         store = try Self.open(engine, path: path, schema: schema)
     }
 
+    /// Replaces the (SQLite) store by an empty one as schema step `step` left it, holding only the
+    /// fixture's owner, and opens it (migrating it to the current step).
+    func reopenFromStep(_ step: Int) async throws {
+        await store.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        do {
+            let db = try SQLiteConnection(path: path, readOnly: false)
+            try Schema.migrate(db, to: step)
+            try db.execute("INSERT INTO owners (id, name, created) VALUES (\(owner.rawValue), 'alice', 0)")
+        }
+        store = try Self.open(engine, path: path, schema: schema)
+    }
+
     /// A private connection to the fixture's database, for checks beside the store.
     func connect() throws -> Database {
         switch engine {

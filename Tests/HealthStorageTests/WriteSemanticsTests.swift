@@ -29,6 +29,37 @@ final class WriteSemanticsTests: StoreTestCase {
         }
     }
 
+    /// Plain samples go many to an INSERT on PostgreSQL: each still gets the outcome it would have
+    /// had alone, over more rows than one statement takes, with a UUID repeated in the batch, beside
+    /// objects that read what the batch stored before them, and a refusal names the first bad object.
+    func testEverySampleOfALargeBatchGetsItsOwnOutcome() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let first = (0..<1_201).map { StoreFixture.heartRate(s(Int64($0)), bpm: Double(60 + $0 % 50)) }
+            try await expect(await f.save(first), Array(repeating: .stored, count: first.count))
+            let repeated = StoreFixture.heartRate(s(5_000))
+            let synced = StoreFixture.heartRate(s(5_001), metadata: [MetadataKey.syncIdentifier: .string("r"), MetadataKey.syncVersion: .int(1)])
+            let resynced = StoreFixture.heartRate(s(5_002), metadata: [MetadataKey.syncIdentifier: .string("r"), MetadataKey.syncVersion: .int(2)])
+            let workout = Sample(type: StoreFixture.workout, start: s(4_990), end: s(5_010),
+                                 body: .workout(Workout(activityType: 37, associatedSampleUUIDs: [repeated.uuid])))
+            try await expect(await f.save([first[7], repeated, repeated, synced, resynced, workout, first[8]]),
+                             [.alreadyStored, .stored, .alreadyStored, .stored, .replaced, .stored, .alreadyStored])
+            try await expect(await f.query().count, first.count + 2)
+
+            let changed = StoreFixture.heartRate(s(9), bpm: 200, uuid: first[9].uuid)
+            let unknown = Sample(type: "HKQuantityTypeIdentifierNoSuchThing", start: s(1), end: s(1), body: .quantity(Quantity(1, "count"), count: 1))
+            do {
+                try await f.save([StoreFixture.heartRate(s(6_000)), changed, StoreFixture.heartRate(s(6_001)), unknown])
+                XCTFail("different content under a stored UUID must fail")
+            } catch let error as HealthError {
+                XCTAssertEqual(error.objectIndex, 1)
+                XCTAssertEqual(error.field, "uuid")
+            }
+            try await expect(await f.query().count, first.count + 2)
+            await f.store.close()
+        }
+    }
+
     func testSyncVersionReplacesOnlyWhenGreater() async throws {
         try await forEachEngine {
             let f = try await StoreFixture()

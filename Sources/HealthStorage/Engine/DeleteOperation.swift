@@ -18,7 +18,7 @@ extension WriteContext {
             // Another source's object is "not stored" for an app, exactly like an unknown UUID: a
             // different answer would tell a read-restricted app that the object exists (docs/semantics.md decision 7).
             let stored = try find.step()
-            guard stored, try deleter.isOwner ? true : registry.bundleID(find.int(1), db) == deleter.bundleID else {
+            guard stored, try deleter.isOwner ? true : registry.bundleID(find.int(1), owner: owner, db) == deleter.bundleID else {
                 throw HealthError(.invalidArgument, "object \(uuid) is not stored", objectIndex: index, field: "uuids")
             }
             anchors.append(find.int(0))
@@ -35,16 +35,17 @@ extension WriteContext {
         }
         let owner = deleter.owner.rawValue
         try lockOwner(owner)
-        var builder = PredicateSQL(table: .samples, types: [(healthType, try typeID(type))],
+        let typeID = try self.typeID(type, owner: owner)
+        var builder = PredicateSQL(table: .samples, owner: owner, types: [(healthType, typeID)],
                                    metadataUnits: try db.metadataUnits(owner: owner, for: predicate))
         var sql = "SELECT s.anchor FROM samples s WHERE s.owner = ? AND s.type = ?"
-        var arguments: [SQLValue] = [.int(owner), .int(try typeID(type))]
+        var arguments: [SQLValue] = [.int(owner), .int(typeID)]
         if let predicate {
             sql += " AND " + (try builder.clause(predicate))
             arguments += builder.arguments
         }
         if !deleter.isOwner {
-            guard let source = existingSourceID(deleter.bundleID) else { return 0 }
+            guard let source = try existingSourceID(deleter.bundleID, owner: owner) else { return 0 }
             sql += " AND s.source = ?"
             arguments.append(.int(source))
         }
@@ -100,7 +101,7 @@ extension WriteContext {
         tombstone.bind(14, now)
         tombstone.bind(15, anchor)
         tombstone.bind(16, row.optionalInt(11))
-        let type = try registry.type(row.int(1), db), bundle = try registry.bundleID(row.int(4), db)
+        let type = try registry.type(row.int(1), owner: owner, db), bundle = try registry.bundleID(row.int(4), owner: owner, db)
         let span = TimeSpan(start: row.int(2), end: row.int(3))
         let uuid = row.uuid(0), parent = row.optionalInt(7)
         row.reset()

@@ -7,6 +7,8 @@ struct PredicateSQL {
     enum Table { case samples, tombstones }
 
     let table: Table
+    /// Whose rows are read: the interned rows a predicate looks up are this owner's.
+    let owner: Int64
     /// The queried types with their ids (quantity operands are converted per type).
     let types: [(type: HealthType, id: Int64)]
     /// nil where `hs_meta` converts units itself (SQLite); otherwise the units of the quantities
@@ -14,8 +16,9 @@ struct PredicateSQL {
     let metadataUnits: [String]?
     private(set) var arguments: [SQLValue] = []
 
-    init(table: Table, types: [(type: HealthType, id: Int64)], metadataUnits: [String]? = nil) {
+    init(table: Table, owner: Int64, types: [(type: HealthType, id: Int64)], metadataUnits: [String]? = nil) {
         self.table = table
+        self.owner = owner
         self.types = types
         self.metadataUnits = metadataUnits
     }
@@ -50,7 +53,7 @@ struct PredicateSQL {
         case .uuids(let uuids):
             return list("s.uuid", uuids.map { .uuid($0) })
         case .sources(let bundles):
-            return "s.source IN (SELECT id FROM sources WHERE " + list("bundle_id", bundles.sorted().map { .text($0) }) + ")"
+            return "s.source IN (SELECT id FROM sources WHERE owner = " + bind(.int(owner)) + " AND " + list("bundle_id", bundles.sorted().map { .text($0) }) + ")"
         case .sourceRevisions(let patterns):
             var parts: [String] = []
             for pattern in patterns { parts.append(revision(pattern)) }
@@ -60,7 +63,7 @@ struct PredicateSQL {
             for pattern in patterns { parts.append(device(pattern)) }
             return anyOf(parts)
         case .deviceProperty(let property, let values):
-            return "(s.device IS NOT NULL AND s.device IN (SELECT id FROM devices WHERE "
+            return "(s.device IS NOT NULL AND s.device IN (SELECT id FROM devices WHERE owner = " + bind(.int(owner)) + " AND "
                 + list(Self.column(property), values.sorted().map { .text($0) }) + "))"
         case .metadataExists(let key):
             return metadata(MetadataLeaf.exists(key: key))
@@ -118,7 +121,7 @@ struct PredicateSQL {
     /// The redundant bound `start >= S − longest stored duration` that lets an overlap query (`end >= S`)
     /// use the (owner, type, start) index (docs/semantics.md §6.1 index hint, with the longest duration actually
     /// stored instead of the catalog maximum, kept in `type_extents`).
-    mutating func indexHint(for predicate: QueryPredicate?, owner: Int64) -> String? {
+    mutating func indexHint(for predicate: QueryPredicate?) -> String? {
         guard table == .samples, !types.isEmpty, let start = Self.overlapStart(predicate) else { return nil }
         // A constant subquery (no reference to s), so SQLite evaluates it once and uses it as the range bound.
         return "s.start_time >= " + bind(.int(start))
@@ -136,7 +139,8 @@ struct PredicateSQL {
     }
 
     private mutating func revision(_ pattern: SourceRevisionPattern) -> String {
-        var sql = "s.revision IN (SELECT r.id FROM revisions r JOIN sources o ON o.id = r.source WHERE o.bundle_id = " + bind(.text(pattern.bundleID))
+        var sql = "s.revision IN (SELECT r.id FROM revisions r JOIN sources o ON o.owner = r.owner AND o.id = r.source WHERE r.owner = "
+            + bind(.int(owner)) + " AND o.bundle_id = " + bind(.text(pattern.bundleID))
         if let version = pattern.version { sql += " AND r.version = " + bind(.text(version)) }
         if let productType = pattern.productType { sql += " AND r.product_type = " + bind(.text(productType)) }
         if let os = pattern.osVersion {
@@ -149,12 +153,11 @@ struct PredicateSQL {
 
     /// nil fields are wildcards; a sample without a device matches no device pattern.
     private mutating func device(_ pattern: Device) -> String {
-        var conditions: [String] = []
-        for property in DeviceProperty.allCases {
-            if let value = property.value(of: pattern) { conditions.append("\(Self.column(property)) = " + bind(.text(value))) }
-        }
-        if conditions.isEmpty { return "s.device IS NOT NULL" }
-        return "(s.device IS NOT NULL AND s.device IN (SELECT id FROM devices WHERE " + conditions.joined(separator: " AND ") + "))"
+        let fields = DeviceProperty.allCases.compactMap { property in property.value(of: pattern).map { (property, $0) } }
+        if fields.isEmpty { return "s.device IS NOT NULL" }
+        var sql = "(s.device IS NOT NULL AND s.device IN (SELECT id FROM devices WHERE owner = " + bind(.int(owner))
+        for (property, value) in fields { sql += " AND \(Self.column(property)) = " + bind(.text(value)) }
+        return sql + "))"
     }
 
     private mutating func metadata(_ leaf: Data) -> String {

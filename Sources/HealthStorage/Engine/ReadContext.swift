@@ -28,23 +28,25 @@ struct ReadContext {
     }
 
     /// The queried types with their ids; types never stored are left out (they have no rows).
-    func resolve(_ identifiers: [String]) throws(HealthError) -> [(type: HealthType, id: Int64)] {
+    func resolve(_ identifiers: [String], owner: Int64) throws(HealthError) -> [(type: HealthType, id: Int64)] {
         var resolved: [(type: HealthType, id: Int64)] = []
-        let lookup = try db.prepare("SELECT id FROM types WHERE identifier = ?")
+        let lookup = try db.prepare("SELECT id FROM types WHERE owner = ? AND identifier = ?")
         for identifier in Set(identifiers).sorted() {
             guard let type = TypeCatalog.type(identifier), type.isSampleType else {
                 throw HealthError.invalid("'\(identifier)' is not a sample type", field: "type")
             }
             lookup.reset()
-            lookup.bind(1, identifier)
+            lookup.bind(1, owner)
+            lookup.bind(2, identifier)
             if try lookup.step() { resolved.append((type, lookup.int(0))) }
         }
         return resolved
     }
 
-    /// Every sample type stored so far, with its id.
-    func storedSampleTypes() throws(HealthError) -> [(type: HealthType, id: Int64)] {
-        let all = try db.prepare("SELECT id, identifier FROM types")
+    /// Every sample type stored so far in the owner's store, with its id.
+    func storedSampleTypes(owner: Int64) throws(HealthError) -> [(type: HealthType, id: Int64)] {
+        let all = try db.prepare("SELECT id, identifier FROM types WHERE owner = ?")
+        all.bind(1, owner)
         var types: [(type: HealthType, id: Int64)] = []
         while try all.step() {
             if let type = all.text(1).flatMap(TypeCatalog.type), type.isSampleType { types.append((type, all.int(0))) }
@@ -52,15 +54,16 @@ struct ReadContext {
         return types
     }
 
-    func sourceID(_ bundleID: String) throws(HealthError) -> Int64? {
-        let lookup = try db.prepare("SELECT id FROM sources WHERE bundle_id = ?")
-        lookup.bind(1, bundleID)
+    func sourceID(_ bundleID: String, owner: Int64) throws(HealthError) -> Int64? {
+        let lookup = try db.prepare("SELECT id FROM sources WHERE owner = ? AND bundle_id = ?")
+        lookup.bind(1, owner)
+        lookup.bind(2, bundleID)
         return try lookup.step() ? lookup.int(0) : nil
     }
 
     /// The owner's committed last anchor.
     func lastAnchor(owner: Int64) throws(HealthError) -> Int64 {
-        let statement = try db.prepare("SELECT last_anchor FROM owners WHERE id = ?")
+        let statement = try db.prepare("SELECT last_anchor FROM anchor_counters WHERE owner = ?")
         statement.bind(1, owner)
         guard try statement.step() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
         return statement.int(0)
@@ -81,9 +84,9 @@ struct ReadContext {
                 shown.formUnion((type.correlationContents ?? []).intersection(readable))
             }
             let names = shown.sorted().map { SQLValue.text($0) }
-            sql += "((source = ? AND \(queried)) OR type IN (SELECT id FROM types WHERE "
+            sql += "((source = ? AND \(queried)) OR type IN (SELECT id FROM types WHERE owner = ? AND "
                 + PredicateSQL.isIn("identifier", names.map { _ in "?" }) + "))"
-            arguments += [.int(try sourceID(scope.callerBundleID) ?? -1)] + names
+            arguments += [.int(try sourceID(scope.callerBundleID, owner: owner) ?? -1), .int(owner)] + names
         } else {
             sql += queried
         }

@@ -30,7 +30,7 @@ extension ReadContext {
         let name = table == .samples ? "samples" : "tombstones"
         func part(_ types: [(type: HealthType, id: Int64)], _ from: String, _ visible: (sql: String, arguments: [SQLValue])?,
                   everyType: Bool = false) throws(HealthError) -> FilterPart {
-            var builder = PredicateSQL(table: table, types: types, metadataUnits: try db.metadataUnits(owner: owner, for: predicate))
+            var builder = PredicateSQL(table: table, owner: owner, types: types, metadataUnits: try db.metadataUnits(owner: owner, for: predicate))
             var clauses = ["s.owner = ?"]
             if !everyType { clauses.append("s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")") }
             var arguments: [SQLValue] = [.int(owner)]
@@ -40,7 +40,7 @@ extension ReadContext {
             }
             if let predicate {
                 clauses.append(try builder.clause(predicate))
-                if afterAnchor == nil, let hint = builder.indexHint(for: predicate, owner: owner) { clauses.append(hint) }
+                if afterAnchor == nil, let hint = builder.indexHint(for: predicate) { clauses.append(hint) }
             }
             arguments += builder.arguments
             if let visible {
@@ -52,7 +52,7 @@ extension ReadContext {
         let full = types.filter { scope.canReadAll($0.type.identifier) }
         let restricted = types.filter { !scope.canReadAll($0.type.identifier) }
         var parts: [FilterPart] = []
-        if afterAnchor != nil, restricted.isEmpty, try includesEveryStoredType(full) {
+        if afterAnchor != nil, restricted.isEmpty, try includesEveryStoredType(full, owner: owner) {
             // Every row of the owner is of a type asked for and read in full: the primary key
             // (owner, anchor) yields them in anchor order by itself, with no index lookups.
             parts.append(try part(full, "\(name) s", nil, everyType: true))
@@ -63,7 +63,7 @@ extension ReadContext {
             parts.append(try part(full, "\(name) s", nil))
         }
         if let readable = scope.readableTypes, !restricted.isEmpty {
-            let caller = SQLValue.int(try sourceID(scope.callerBundleID) ?? -1)
+            let caller = SQLValue.int(try sourceID(scope.callerBundleID, owner: owner) ?? -1)
             parts.append(try part(restricted, "\(name) s \(db.dialect.indexedBy("\(name)_by_source"))", ("s.source = ?", [caller])))
             let correlations = restricted.filter { !($0.type.correlationContents ?? []).isDisjoint(with: readable) }
             if !correlations.isEmpty {
@@ -75,11 +75,12 @@ extension ReadContext {
         return parts
     }
 
-    /// Whether `types` hold every sample type the store has interned (unknown identifiers counting as
-    /// sample types), so that every sample or tombstone row is of one of them.
-    private func includesEveryStoredType(_ types: [(type: HealthType, id: Int64)]) throws(HealthError) -> Bool {
+    /// Whether `types` hold every sample type the owner's store has interned (unknown identifiers
+    /// counting as sample types), so that every sample or tombstone row is of one of them.
+    private func includesEveryStoredType(_ types: [(type: HealthType, id: Int64)], owner: Int64) throws(HealthError) -> Bool {
         let ids = Set(types.map(\.id))
-        let all = try db.prepare("SELECT id, identifier FROM types")
+        let all = try db.prepare("SELECT id, identifier FROM types WHERE owner = ?")
+        all.bind(1, owner)
         var every = true
         while try all.step() {
             if !ids.contains(all.int(0)), all.text(1).flatMap(TypeCatalog.type)?.isSampleType != false { every = false }
@@ -96,8 +97,8 @@ extension ReadContext {
         let readingsByType = table == .samples ? "samples c \(db.dialect.indexedBy("samples_by_reading"))"
             : "tombstones c \(db.dialect.indexedBy("tombstones_by_type"))"
         var found = "SELECT c.parent FROM \(readingsByType) WHERE c.owner = ? AND c.parent IS NOT NULL"
-            + " AND c.type IN (SELECT id FROM types WHERE " + PredicateSQL.isIn("identifier", names.map { _ in "?" }) + ")"
-        var arguments: [SQLValue] = [caller, .int(owner)] + names
+            + " AND c.type IN (SELECT id FROM types WHERE owner = ? AND " + PredicateSQL.isIn("identifier", names.map { _ in "?" }) + ")"
+        var arguments: [SQLValue] = [caller, .int(owner), .int(owner)] + names
         // Live correlations changed after the anchor are those whose readings point above it.
         if table == .samples, let afterAnchor {
             found += " AND c.parent > ?"
@@ -107,17 +108,17 @@ extension ReadContext {
     }
 
     /// Read scope on a correlation's readings: the caller's own, and those of types it reads.
-    private func childFilter(_ scope: ReadScope) throws(HealthError) -> (sql: String, arguments: [SQLValue])? {
+    private func childFilter(_ scope: ReadScope, owner: Int64) throws(HealthError) -> (sql: String, arguments: [SQLValue])? {
         guard let readable = scope.readableTypes else { return nil }
         let names = readable.sorted().map { SQLValue.text($0) }
-        let sql = "(s.source = ? OR s.type IN (SELECT id FROM types WHERE " + PredicateSQL.isIn("identifier", names.map { _ in "?" }) + "))"
-        return (sql, [.int(try sourceID(scope.callerBundleID) ?? -1)] + names)
+        let sql = "(s.source = ? OR s.type IN (SELECT id FROM types WHERE owner = ? AND " + PredicateSQL.isIn("identifier", names.map { _ in "?" }) + "))"
+        return (sql, [.int(try sourceID(scope.callerBundleID, owner: owner) ?? -1), .int(owner)] + names)
     }
 
     func querySamples(owner: Int64, types: [String], predicate: QueryPredicate?, sort: [SampleSortDescriptor],
                       limit: Int, scope: ReadScope) throws(HealthError) -> [Sample] {
         guard limit >= 0 else { throw HealthError.invalid("limit must be 0 (no limit) or positive, got \(limit)", field: "limit") }
-        let resolved = try resolve(types)
+        let resolved = try resolve(types, owner: owner)
         guard !resolved.isEmpty else { return [] }
         let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         var order = sort.map { descriptor in
@@ -131,14 +132,14 @@ extension ReadContext {
         order.append("s.anchor ASC")
         var sql = "SELECT \(SampleRows.columns) FROM \(from) WHERE \(whereSQL) ORDER BY " + order.joined(separator: ", ")
         if limit > 0 { sql += " LIMIT \(limit)" }
-        return try rows.samples(sql, arguments, childFilter: try childFilter(scope))
+        return try rows.samples(sql, arguments, childFilter: try childFilter(scope, owner: owner))
     }
 
     func queryAnchored(owner: Int64, types: [String], predicate: QueryPredicate?, anchor: Data?, limit: Int,
                        scope: ReadScope) throws(HealthError) -> AnchoredResult {
         guard limit >= 0 else { throw HealthError.invalid("limit must be 0 (no limit) or positive, got \(limit)", field: "limit") }
         let last = try lastAnchor(owner: owner)
-        let resolved = try resolve(types)
+        let resolved = try resolve(types, owner: owner)
         let horizon = try purgeHorizon(owner: owner, types: resolved, scope: scope)
         // No anchor: nothing seen yet, and nothing at or below the horizon is left to see.
         var start = AnchorToken(owner: owner, sequence: 0, horizon: horizon)
@@ -156,7 +157,7 @@ extension ReadContext {
         let unchanged = anchor ?? AnchorToken(owner: owner, sequence: 0, horizon: 0).encoded(key: anchorKey)
         let scanned = AnchorToken(owner: owner, sequence: last, horizon: horizon).encoded(key: anchorKey)
         guard !resolved.isEmpty else { return AnchoredResult(samples: [], deleted: [], newAnchor: unchanged, scannedThrough: scanned) }
-        let children = try childFilter(scope)
+        let children = try childFilter(scope, owner: owner)
         let samples = try mergedByAnchor(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples,
                                          after: start.sequence, columns: SampleRows.columns, anchorColumn: 1, limit: limit) { row throws(HealthError) in
             try rows.sample(from: row, childFilter: children)
@@ -164,7 +165,7 @@ extension ReadContext {
         let deleted = try mergedByAnchor(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .tombstones,
                                          after: start.sequence, columns: "s.anchor, s.uuid, s.type, s.metadata", anchorColumn: 0,
                                          limit: limit) { row throws(HealthError) in
-            DeletedObject(uuid: row.uuid(1), type: try registry.type(row.int(2), db), metadata: try MetadataCoding.decode(row.blob(3)))
+            DeletedObject(uuid: row.uuid(1), type: try registry.type(row.int(2), owner: owner, db), metadata: try MetadataCoding.decode(row.blob(3)))
         }
 
         let page = Self.merge(samples, deleted, limit: limit)
@@ -248,7 +249,7 @@ extension ReadContext {
     }
 
     func statisticsSamples(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [StatisticsSample] {
-        let resolved = try resolve([type])
+        let resolved = try resolve([type], owner: owner)
         guard !resolved.isEmpty else { return [] }
         let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         let statement = try db.prepareOnce("""
@@ -268,7 +269,7 @@ extension ReadContext {
             if let known = sources[revision] {
                 source = known
             } else {
-                source = try registry.revision(revision, db).source
+                source = try registry.revision(revision, owner: owner, db).source
                 sources[revision] = source
             }
             let flags = statement.int(4), wasUserEntered = flags & SampleRows.userEntered != 0
@@ -292,7 +293,7 @@ extension ReadContext {
     /// same filter (so a read-restricted caller counts only what it could read); each source is named
     /// by its latest revision among the counted rows.
     func countSamples(owner: Int64, types: [String], predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [SampleCount] {
-        let resolved = try resolve(types)
+        let resolved = try resolve(types, owner: owner)
         guard !resolved.isEmpty else { return [] }
         let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         let statement = try db.prepareOnce("""
@@ -303,9 +304,9 @@ extension ReadContext {
         var counts: [(count: SampleCount, device: Int64)] = []
         while try statement.step() {
             let device = statement.optionalInt(2)
-            counts.append((SampleCount(type: try registry.type(statement.int(0), db),
-                                       source: try registry.revision(statement.int(1), db).source,
-                                       device: try device.map { id throws(HealthError) in try registry.device(id, db) },
+            counts.append((SampleCount(type: try registry.type(statement.int(0), owner: owner, db),
+                                       source: try registry.revision(statement.int(1), owner: owner, db).source,
+                                       device: try device.map { id throws(HealthError) in try registry.device(id, owner: owner, db) },
                                        count: UInt64(statement.int(3))), device ?? -1))
         }
         return counts.sorted { ($0.count.type, $0.count.source.bundleID, $0.device) < ($1.count.type, $1.count.source.bundleID, $1.device) }
@@ -314,7 +315,7 @@ extension ReadContext {
 
     /// Distinct sources of readable rows, named by their latest revision.
     func querySources(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [Source] {
-        let resolved = try resolve([type])
+        let resolved = try resolve([type], owner: owner)
         guard !resolved.isEmpty else { return [] }
         let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         let statement = try db.prepareOnce("SELECT MAX(s.revision), s.source FROM \(from) WHERE \(whereSQL) GROUP BY s.source")
@@ -322,7 +323,7 @@ extension ReadContext {
         let imports = try db.prepare("SELECT imported FROM source_imports WHERE owner = ? AND source = ?")
         var sources: [Source] = []
         while try statement.step() {
-            let source = try registry.revision(statement.int(0), db).source
+            let source = try registry.revision(statement.int(0), owner: owner, db).source
             imports.reset()
             imports.bind(1, owner)
             imports.bind(2, statement.int(1))
@@ -334,13 +335,13 @@ extension ReadContext {
 
     /// Distinct devices of readable rows, of one type or of every stored type.
     func queryDevices(owner: Int64, type: String?, scope: ReadScope) throws(HealthError) -> [Device] {
-        let types = if let type { try resolve([type]) } else { try storedSampleTypes() }
+        let types = if let type { try resolve([type], owner: owner) } else { try storedSampleTypes(owner: owner) }
         guard !types.isEmpty else { return [] }
         let (from, whereSQL, arguments) = try filter(owner: owner, types: types, predicate: nil, scope: scope, table: .samples)
         let statement = try db.prepareOnce("SELECT DISTINCT s.device FROM \(from) WHERE \(whereSQL) AND s.device IS NOT NULL")
         statement.bind(all: arguments)
         var devices: [Device] = []
-        while try statement.step() { devices.append(try registry.device(statement.int(0), db)) }
+        while try statement.step() { devices.append(try registry.device(statement.int(0), owner: owner, db)) }
         return devices
     }
 }

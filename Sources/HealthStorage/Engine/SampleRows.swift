@@ -23,7 +23,7 @@ struct SampleRows {
     /// Decodes the current row; `childFilter` is an SQL condition on a child row `s` (read scope).
     func sample(from row: Statement, childFilter: (sql: String, arguments: [SQLValue])?) throws(HealthError) -> Sample {
         let owner = row.int(0), anchor = row.int(1)
-        let type = try registry.type(row.int(3), db)
+        let type = try registry.type(row.int(3), owner: owner, db)
         let flags = row.int(14)
         let body: SampleBody
         var discreteSeries: DiscreteSeriesSummary?
@@ -47,8 +47,8 @@ struct SampleRows {
         }
         return Sample(uuid: row.uuid(2), type: type, start: row.int(4), end: row.int(5),
                       metadata: try MetadataCoding.decode(row.blob(15)),
-                      device: try row.optionalInt(12).map { id throws(HealthError) in try registry.device(id, db) },
-                      sourceRevision: try registry.revision(row.int(11), db), creationTime: row.int(13), body: body,
+                      device: try row.optionalInt(12).map { id throws(HealthError) in try registry.device(id, owner: owner, db) },
+                      sourceRevision: try registry.revision(row.int(11), owner: owner, db), creationTime: row.int(13), body: body,
                       discreteSeries: discreteSeries)
     }
 

@@ -6,30 +6,73 @@ extension WriteContext {
     func save(_ batch: SaveBatch) throws(HealthError) -> [SaveOutcome] {
         let owner = batch.owner.rawValue
         try lockOwner(owner)
-        let insertRow = try db.prepare(ObjectSaver.insertSQL(db.dialect))
+        let insertRow = try db.prepare(SampleRow.insertSQL(db.dialect, rows: 1))
         var savers: [SourceRevision: ObjectSaver] = [:]
         func saver(for revision: SourceRevision) throws(HealthError) -> ObjectSaver {
             if let known = savers[revision] { return known }
-            let source = try sourceID(revision.source.bundleID)
+            let source = try sourceID(revision.source.bundleID, owner: owner)
             if batch.keepsSources { try noteImport(owner: owner, source: source) }
-            let saver = ObjectSaver(context: self, owner: owner, source: source, revision: try revisionID(revision),
+            let saver = ObjectSaver(context: self, owner: owner, source: source, revision: try revisionID(revision, owner: owner),
                                     bundleID: revision.source.bundleID, insertRow: insertRow)
             savers[revision] = saver
             return saver
         }
         // An ordinary batch has one saver, found once rather than hashed per object.
         let connectionSaver = batch.keepsSources ? nil : try saver(for: batch.revision)
-        var outcomes: [SaveOutcome] = []
-        outcomes.reserveCapacity(batch.objects.count)
+        var outcomes = [SaveOutcome](repeating: .stored, count: batch.objects.count)
+        var pending = PendingSamples(limit: db.dialect.samplesPerInsert)
         for (index, object) in batch.objects.enumerated() {
             do {
                 let objectSaver = if let connectionSaver { connectionSaver } else { try saver(for: Self.keptRevision(object)) }
-                outcomes.append(try objectSaver.save(object, device: object.device ?? batch.defaultDevice, parent: nil))
+                let device = object.device ?? batch.defaultDevice
+                if pending.limit > 1, let row = try objectSaver.plainRow(object, device: device) {
+                    pending.rows.append((index, objectSaver, object, device, row))
+                    if pending.rows.count == pending.limit { try insert(&pending, into: &outcomes) }
+                } else {
+                    // Whatever this object reads (its sync match, the samples of a workout) must see the rows before it.
+                    try insert(&pending, into: &outcomes)
+                    outcomes[index] = try objectSaver.save(object, device: device, parent: nil)
+                }
+            } catch {
+                // Row by row, a failure of an object still pending would have come first.
+                try insert(&pending, into: &outcomes)
+                throw error.objectIndex == nil ? error.at(index: index) : error
+            }
+        }
+        try insert(&pending, into: &outcomes)
+        return outcomes
+    }
+
+    /// Plain samples waiting to be inserted together, with their anchors already taken.
+    private struct PendingSamples {
+        let limit: Int
+        var rows: [(index: Int, saver: ObjectSaver, sample: Sample, device: Device?, row: SampleRow)] = []
+    }
+
+    /// Inserts the pending rows in one statement, then gives each the outcome it would have had alone:
+    /// stored, or (its UUID already taken, by an earlier row of the batch too) a retry or a refusal.
+    private func insert(_ pending: inout PendingSamples, into outcomes: inout [SaveOutcome]) throws(HealthError) {
+        guard !pending.rows.isEmpty else { return }
+        let rows = pending.rows
+        pending.rows.removeAll(keepingCapacity: true)
+        // Full chunks and single rows repeat: prepared once; other sizes would only fill the cache.
+        let sql = SampleRow.insertSQL(db.dialect, rows: rows.count) + " RETURNING anchor"
+        let insert = rows.count == pending.limit || rows.count == 1 ? try db.prepare(sql) : try db.prepareOnce(sql)
+        for (offset, entry) in rows.enumerated() { entry.row.bind(to: insert, at: Int32(offset * SampleRow.columns)) }
+        var inserted = Set<Int64>()
+        while try insert.step() { inserted.insert(insert.int(0)) }
+        insert.reset()
+        for (index, saver, sample, device, row) in rows {
+            do {
+                if inserted.contains(row.anchor) {
+                    try saver.noteStored(sample, typeID: row.type)
+                } else {
+                    outcomes[index] = try saver.compareWithStored(sample, device: device)
+                }
             } catch {
                 throw error.objectIndex == nil ? error.at(index: index) : error
             }
         }
-        return outcomes
     }
 
     private static func keptRevision(_ object: Sample) throws(HealthError) -> SourceRevision {
@@ -52,31 +95,18 @@ extension WriteContext {
 }
 
 /// Saves one object (and a correlation's children) for one batch.
-private struct ObjectSaver {
+struct ObjectSaver {
     let context: WriteContext
     let owner: Int64
     let source: Int64
     let revision: Int64
     let bundleID: String
-    /// `insertSQL`, prepared once per batch: looking it up per sample hashed the whole statement text.
+    /// `SampleRow.insertSQL` of one row, prepared once per batch: looking it up per sample hashed the whole statement text.
     let insertRow: Statement
 
-    static func insertSQL(_ dialect: SQLDialect) -> String {
-        """
-        \(dialect.insertOrFail) INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count,
-                             category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-        """
-    }
-
     func save(_ sample: Sample, device: Device?, parent: Int64?) throws(HealthError) -> SaveOutcome {
-        guard let type = TypeCatalog.type(sample.type), type.isSampleType else {
-            throw HealthError.invalid("'\(sample.type)' is not a sample type", field: "type")
-        }
-        // The store computes durations from these; in range, no difference of two can overflow.
-        try TimeRules.checkInstant(sample.start, field: "start_time")
-        try TimeRules.checkInstant(sample.end, field: "end_time")
-        let typeID = try context.typeID(type.identifier)
+        let type = try Self.sampleType(of: sample)
+        let typeID = try context.typeID(type.identifier, owner: owner)
         var outcome = SaveOutcome.stored
         var parent = parent
         var replaced: (uuid: UUID, parent: Int64?)?
@@ -87,7 +117,7 @@ private struct ObjectSaver {
             // a reading of a correlation saved now: it stays in that one (the old correlation loses the reading).
             if parent == nil, let oldParent = existing.parent {
                 guard existing.type == typeID else {
-                    let oldType = try context.registry.type(existing.type, context.db)
+                    let oldType = try context.registry.type(existing.type, owner: owner, context.db)
                     throw HealthError.invalid("sync identifier '\(sync.identifier)' belongs to a '\(oldType)' reading of a correlation; "
                                               + "its replacement must have that type, not '\(type.identifier)'", field: "metadata")
                 }
@@ -98,9 +128,11 @@ private struct ObjectSaver {
             outcome = .replaced
         }
         let anchor = try context.nextAnchor(owner: owner)
-        guard try insert(sample, type: type, typeID: typeID, anchor: anchor, device: device, parent: parent) else {
-            return try compareWithStored(sample, device: device)
-        }
+        let row = try self.row(sample, type: type, typeID: typeID, anchor: anchor, device: device, parent: parent)
+        insertRow.reset()
+        row.bind(to: insertRow, at: 0)
+        try insertRow.run()
+        guard context.db.changes > 0 else { return try compareWithStored(sample, device: device) }
         if let replaced {
             // The workouts and the correlation that held the old object now hold something else.
             let holders = try context.moveWorkoutAssociations(owner: owner, from: replaced.uuid, to: sample.uuid)
@@ -108,9 +140,7 @@ private struct ObjectSaver {
                 try context.reanchor(owner: owner, holder, bundleID: bundleID)
             }
         }
-        try context.noteTypeSource(owner: owner, type: typeID, source: source)
-        try context.noteDuration(owner: owner, type: typeID, duration: sample.end - sample.start)
-        context.noteChange(owner: owner, type: type.identifier, span: TimeSpan(start: sample.start, end: sample.end), bundleID: bundleID)
+        try noteStored(sample, typeID: typeID)
         switch sample.body {
         case .correlation(let children):
             for child in children {
@@ -124,6 +154,37 @@ private struct ObjectSaver {
             break
         }
         return outcome
+    }
+
+    /// The row of a plain sample (a quantity or category without sync identifier, saved on its own),
+    /// which reads nothing stored before it is inserted, so it may wait to be inserted with others;
+    /// nil for any other object.
+    func plainRow(_ sample: Sample, device: Device?) throws(HealthError) -> SampleRow? {
+        guard sample.syncKey == nil else { return nil }
+        switch sample.body {
+        case .quantity, .category: break
+        case .correlation, .workout, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment: return nil
+        }
+        let type = try Self.sampleType(of: sample)
+        let typeID = try context.typeID(type.identifier, owner: owner)
+        return try row(sample, type: type, typeID: typeID, anchor: try context.nextAnchor(owner: owner), device: device, parent: nil)
+    }
+
+    /// What a stored sample adds to the owner's bookkeeping and to the change feed.
+    func noteStored(_ sample: Sample, typeID: Int64) throws(HealthError) {
+        try context.noteTypeSource(owner: owner, type: typeID, source: source)
+        try context.noteDuration(owner: owner, type: typeID, duration: sample.end - sample.start)
+        context.noteChange(owner: owner, type: sample.type, span: TimeSpan(start: sample.start, end: sample.end), bundleID: bundleID)
+    }
+
+    private static func sampleType(of sample: Sample) throws(HealthError) -> HealthType {
+        guard let type = TypeCatalog.type(sample.type), type.isSampleType else {
+            throw HealthError.invalid("'\(sample.type)' is not a sample type", field: "type")
+        }
+        // The store computes durations from these; in range, no difference of two can overflow.
+        try TimeRules.checkInstant(sample.start, field: "start_time")
+        try TimeRules.checkInstant(sample.end, field: "end_time")
+        return type
     }
 
     private func syncMatch(_ identifier: String) throws(HealthError) -> (anchor: Int64, uuid: UUID, version: Int64, type: Int64, parent: Int64?)? {
@@ -140,10 +201,10 @@ private struct ObjectSaver {
         return (query.int(0), query.uuid(1), query.int(2), query.int(3), query.optionalInt(4))
     }
 
-    /// Inserts the row; false when the UUID is already stored for this owner.
-    /// The unit is stored only when it is not the type's canonical one (the row then keeps the client's value too).
-    private func insert(_ sample: Sample, type: HealthType, typeID: Int64, anchor: Int64, device: Device?,
-                        parent: Int64?) throws(HealthError) -> Bool {
+    /// The sample's row. The unit is stored only when it is not the type's canonical one (the row
+    /// then keeps the client's value too).
+    private func row(_ sample: Sample, type: HealthType, typeID: Int64, anchor: Int64, device: Device?,
+                     parent: Int64?) throws(HealthError) -> SampleRow {
         // The row keeps the end and creation time as offsets from the start; they must fit in 64 bits.
         let (duration, durationOverflow) = sample.end.subtractingReportingOverflow(sample.start)
         let (createdOffset, createdOverflow) = context.now.subtractingReportingOverflow(sample.start)
@@ -151,53 +212,41 @@ private struct ObjectSaver {
             throw HealthError.invalid("start_time \(sample.start) is too far from end_time \(sample.end) or from now to be stored",
                                       field: "start_time")
         }
-        let statement = insertRow
-        statement.reset()
-        statement.bind(1, owner)
-        statement.bind(2, anchor)
-        statement.bind(3, sample.uuid)
-        statement.bind(4, typeID)
-        statement.bind(5, sample.start)
-        statement.bind(6, duration)
-        var flags: Int64 = sample.wasUserEntered ? SampleRows.userEntered : 0
+        var row = SampleRow(owner: owner, anchor: anchor, uuid: sample.uuid, type: typeID, start: sample.start, duration: duration,
+                            source: source, revision: revision, createdOffset: createdOffset,
+                            flags: sample.wasUserEntered ? SampleRows.userEntered : 0, parent: parent,
+                            metadata: MetadataCoding.encode(sample.metadata))
         switch sample.body {
         case .quantity(let quantity, let count):
             guard let canonical = type.canonicalUnit else {
                 throw HealthError.invalid("type '\(type.identifier)' does not hold quantities", field: "quantity")
             }
             if quantity.unit == canonical {
-                statement.bind(7, quantity.value)
+                row.value = quantity.value
             } else {
-                statement.bind(7, try quantity.value(in: canonical))
-                statement.bind(8, quantity.unit)
-                statement.bind(9, quantity.value)
+                row.value = try quantity.value(in: canonical)
+                row.unit = quantity.unit
+                row.rawValue = quantity.value
             }
-            statement.bind(10, count == 1 ? nil : count)
+            row.count = count == 1 ? nil : count
         case .category(let value):
-            statement.bind(11, value)
+            row.category = value
         case .correlation:
-            flags |= SampleRows.correlation
+            row.flags |= SampleRows.correlation
         case .workout:
-            flags |= SampleRows.workout
+            row.flags |= SampleRows.workout
         case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
-            flags |= SampleRows.detail
+            row.flags |= SampleRows.detail
         }
-        statement.bind(12, source)
-        statement.bind(13, revision)
-        statement.bind(14, try context.deviceID(device))
-        statement.bind(15, createdOffset)
-        statement.bind(16, flags)
+        row.device = try context.deviceID(device, owner: owner)
         if let sync = sample.syncKey {
-            statement.bind(17, sync.identifier)
-            statement.bind(18, sync.version)
+            row.syncID = sync.identifier
+            row.syncVersion = sync.version
         }
-        statement.bind(19, parent)
-        statement.bind(20, MetadataCoding.encode(sample.metadata))
         if context.db.dialect.convertsMetadataUnitsBeforehand {
             for case .quantity(let quantity) in sample.metadata.values { try context.noteMetadataUnit(owner: owner, quantity.unit) }
         }
-        try statement.run()
-        return context.db.changes > 0
+        return row
     }
 
     private func insertWorkout(_ workout: Workout, sample: Sample, anchor: Int64) throws(HealthError) {
@@ -243,7 +292,7 @@ private struct ObjectSaver {
     }
 
     /// docs/semantics.md decision 1: the same UUID from the same source with identical content is a retry.
-    private func compareWithStored(_ sample: Sample, device: Device?) throws(HealthError) -> SaveOutcome {
+    func compareWithStored(_ sample: Sample, device: Device?) throws(HealthError) -> SaveOutcome {
         let rows = SampleRows(db: context.db, registry: context.registry)
         guard let stored = try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE s.owner = ? AND s.uuid = ?",
                                             [.int(owner), .uuid(sample.uuid)], childFilter: nil).first else {
@@ -285,5 +334,61 @@ private struct ObjectSaver {
         }
         return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end, metadata: sample.metadata,
                       device: effectiveDevice, sourceRevision: nil, creationTime: nil, body: body)
+    }
+}
+
+/// One `samples` row as a save inserts it.
+struct SampleRow {
+    let owner: Int64, anchor: Int64, uuid: UUID, type: Int64, start: Int64, duration: Int64
+    var value: Double?, unit: String?, rawValue: Double?, count: Int64?, category: Int64?
+    let source: Int64, revision: Int64
+    var device: Int64?
+    let createdOffset: Int64
+    var flags: Int64
+    var syncID: String?, syncVersion: Int64?
+    let parent: Int64?
+    let metadata: Data?
+
+    /// Values per row.
+    static let columns = 20
+
+    init(owner: Int64, anchor: Int64, uuid: UUID, type: Int64, start: Int64, duration: Int64, source: Int64, revision: Int64,
+         createdOffset: Int64, flags: Int64, parent: Int64?, metadata: Data?) {
+        (self.owner, self.anchor, self.uuid, self.type, self.start, self.duration) = (owner, anchor, uuid, type, start, duration)
+        (self.source, self.revision, self.createdOffset, self.flags, self.parent, self.metadata) = (source, revision, createdOffset, flags, parent, metadata)
+    }
+
+    /// An insert of `rows` rows that skips a row whose UUID the owner already holds.
+    static func insertSQL(_ dialect: SQLDialect, rows: Int) -> String {
+        let values = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        return """
+            \(dialect.insertOrFail) INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count,
+                                 category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
+            VALUES \(Array(repeating: values, count: rows).joined(separator: ", ")) ON CONFLICT DO NOTHING
+            """
+    }
+
+    /// Binds the row's values to parameters `base + 1` to `base + columns`.
+    func bind(to statement: Statement, at base: Int32) {
+        statement.bind(base + 1, owner)
+        statement.bind(base + 2, anchor)
+        statement.bind(base + 3, uuid)
+        statement.bind(base + 4, type)
+        statement.bind(base + 5, start)
+        statement.bind(base + 6, duration)
+        statement.bind(base + 7, value)
+        statement.bind(base + 8, unit)
+        statement.bind(base + 9, rawValue)
+        statement.bind(base + 10, count)
+        statement.bind(base + 11, category)
+        statement.bind(base + 12, source)
+        statement.bind(base + 13, revision)
+        statement.bind(base + 14, device)
+        statement.bind(base + 15, createdOffset)
+        statement.bind(base + 16, flags)
+        statement.bind(base + 17, syncID)
+        statement.bind(base + 18, syncVersion)
+        statement.bind(base + 19, parent)
+        statement.bind(base + 20, metadata)
     }
 }

@@ -51,6 +51,6 @@ extension WriteContext {
         row.bind(1, owner)
         row.bind(2, new)
         guard try row.step() else { return }
-        noteChange(owner: owner, type: try registry.type(row.int(0), db), span: TimeSpan(start: row.int(1), end: row.int(2)), bundleID: bundleID)
+        noteChange(owner: owner, type: try registry.type(row.int(0), owner: owner, db), span: TimeSpan(start: row.int(1), end: row.int(2)), bundleID: bundleID)
     }
 }

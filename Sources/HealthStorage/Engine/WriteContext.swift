@@ -9,10 +9,10 @@ final class WriteContext {
     /// Time stamped on everything the current transaction creates.
     private(set) var now: Microseconds = 0
 
-    private var typeIDs = LayeredCache<String, Int64>()
-    private var sourceIDs = LayeredCache<String, Int64>()
-    private var revisionIDs = LayeredCache<SourceRevision, Int64>()
-    private var deviceIDs = LayeredCache<Device, Int64>()
+    private var typeIDs = LayeredCache<Owned<String>, Int64>()
+    private var sourceIDs = LayeredCache<Owned<String>, Int64>()
+    private var revisionIDs = LayeredCache<Owned<SourceRevision>, Int64>()
+    private var deviceIDs = LayeredCache<Owned<Device>, Int64>()
     private var typeSources = LayeredCache<TypeSourceKey, Bool>()
     private var extents = LayeredCache<TypeExtentKey, Int64>()
     private var metadataUnits = LayeredCache<MetadataUnitKey, Bool>()
@@ -42,6 +42,11 @@ final class WriteContext {
         }
     }
 
+    /// An interned value of one owner (interned ids are the owner's own).
+    private struct Owned<Value: Hashable>: Hashable {
+        let owner: Int64, value: Value
+    }
+
     private struct TypeSourceKey: Hashable {
         let owner: Int64, type: Int64, source: Int64
     }
@@ -54,28 +59,9 @@ final class WriteContext {
         let owner: Int64, type: Int64
     }
 
-    init(db: Database, registry: Registry) throws(HealthError) {
+    init(db: Database, registry: Registry) {
         self.db = db
         self.registry = registry
-        try loadInterned()
-    }
-
-    /// The interned tables are small (types, apps, app builds, devices): load them once.
-    private func loadInterned() throws(HealthError) {
-        let types = try db.prepareOnce("SELECT id, identifier FROM types")
-        while try types.step() { typeIDs.load(types.int(0), for: types.text(1) ?? "") }
-        let sources = try db.prepareOnce("SELECT id, bundle_id FROM sources")
-        while try sources.step() { sourceIDs.load(sources.int(0), for: sources.text(1) ?? "") }
-        let revisions = try db.prepareOnce("SELECT id FROM revisions")
-        while try revisions.step() {
-            let id = revisions.int(0)
-            revisionIDs.load(id, for: try registry.revision(id, db))
-        }
-        let devices = try db.prepareOnce("SELECT id FROM devices")
-        while try devices.step() {
-            let id = devices.int(0)
-            deviceIDs.load(id, for: try registry.device(id, db))
-        }
     }
 
     // MARK: transaction bookkeeping
@@ -89,7 +75,7 @@ final class WriteContext {
     /// is never handed out twice, so a job undone after moving one only leaves a gap.
     func finishTransactionWrites() throws(HealthError) {
         defer { movedAnchors.removeAll(keepingCapacity: true) }
-        let update = try db.prepare("UPDATE owners SET last_anchor = ? WHERE id = ?")
+        let update = try db.prepare("UPDATE anchor_counters SET last_anchor = ? WHERE owner = ?")
         for owner in movedAnchors {
             update.reset()
             update.bind(1, anchors[owner])
@@ -156,11 +142,13 @@ final class WriteContext {
     /// order per owner: no transaction ever commits an anchor below one already visible, and a reader
     /// that paged past anchor n can never later find a new object at or below n. A sequence would
     /// break exactly that (a value taken early can commit after a later one). Writes call this before
-    /// anything else, so two writers of one owner never hold other rows the other waits for.
+    /// anything else, so two writers of one owner never hold other rows the other waits for (and the
+    /// rows a writer adds to the interned tables are its owner's own, so writers of different owners
+    /// never wait for each other either).
     @discardableResult
     func lockOwner(_ owner: Int64) throws(HealthError) -> Int64 {
         if let known = anchors[owner] { return known }
-        let statement = try db.prepare("UPDATE owners SET last_anchor = last_anchor WHERE id = ? RETURNING last_anchor")
+        let statement = try db.prepare("UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor")
         statement.bind(1, owner)
         guard let committed = try statement.insertReturning() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
         anchors[owner] = committed
@@ -177,19 +165,23 @@ final class WriteContext {
 
     // MARK: interned rows
 
-    func typeID(_ identifier: String) throws(HealthError) -> Int64 {
-        try internedID(\.typeIDs, identifier, table: "types", key: ("identifier", .text(identifier)), fields: [])
+    func typeID(_ identifier: String, owner: Int64) throws(HealthError) -> Int64 {
+        try internedID(\.typeIDs, Owned(owner: owner, value: identifier), table: "types", key: ("identifier", .text(identifier)), fields: [])
     }
 
-    func sourceID(_ bundleID: String) throws(HealthError) -> Int64 {
-        try internedID(\.sourceIDs, bundleID, table: "sources", key: ("bundle_id", .text(bundleID)), fields: [])
+    func sourceID(_ bundleID: String, owner: Int64) throws(HealthError) -> Int64 {
+        try internedID(\.sourceIDs, Owned(owner: owner, value: bundleID), table: "sources", key: ("bundle_id", .text(bundleID)), fields: [])
     }
 
     /// The id of an existing source, without creating one (for filters).
-    func existingSourceID(_ bundleID: String) -> Int64? { sourceIDs[bundleID] }
+    func existingSourceID(_ bundleID: String, owner: Int64) throws(HealthError) -> Int64? {
+        if let id = sourceIDs[Owned(owner: owner, value: bundleID)] { return id }
+        return try existingID(table: "sources", owner: owner, key: ("bundle_id", .text(bundleID)))
+    }
 
-    func revisionID(_ revision: SourceRevision) throws(HealthError) -> Int64 {
-        if let id = revisionIDs[revision] { return id }
+    func revisionID(_ revision: SourceRevision, owner: Int64) throws(HealthError) -> Int64 {
+        let owned = Owned(owner: owner, value: revision)
+        if let id = revisionIDs[owned] { return id }
         var key = BinaryWriter()
         key.string(revision.source.bundleID)
         key.string(revision.source.name)
@@ -197,52 +189,50 @@ final class WriteContext {
         key.optionalString(revision.productType)
         key.int(Int64(revision.osMajor)); key.int(Int64(revision.osMinor)); key.int(Int64(revision.osPatch))
         let text = { (value: String?) in value.map { SQLValue.text($0) } ?? .null }
-        return try internedID(\.revisionIDs, revision, table: "revisions", key: ("key", .blob(key.data)), fields: [
-            ("source", .int(try sourceID(revision.source.bundleID))), ("name", .text(revision.source.name)),
+        return try internedID(\.revisionIDs, owned, table: "revisions", key: ("key", .blob(key.data)), fields: [
+            ("source", .int(try sourceID(revision.source.bundleID, owner: owner))), ("name", .text(revision.source.name)),
             ("version", text(revision.version)), ("product_type", text(revision.productType)),
             ("os_major", .int(Int64(revision.osMajor))), ("os_minor", .int(Int64(revision.osMinor))), ("os_patch", .int(Int64(revision.osPatch))),
         ])
     }
 
     /// nil for no device (an all-empty device is no device).
-    func deviceID(_ device: Device?) throws(HealthError) -> Int64? {
+    func deviceID(_ device: Device?, owner: Int64) throws(HealthError) -> Int64? {
         guard let device, !device.isEmpty else { return nil }
-        if let id = deviceIDs[device] { return id }
+        let owned = Owned(owner: owner, value: device)
+        if let id = deviceIDs[owned] { return id }
         let fields = [("name", device.name), ("manufacturer", device.manufacturer), ("model", device.model),
                       ("hardware_version", device.hardwareVersion), ("firmware_version", device.firmwareVersion),
                       ("software_version", device.softwareVersion), ("local_identifier", device.localIdentifier),
                       ("udi_device_identifier", device.udiDeviceIdentifier)]
         var key = BinaryWriter()
         for (_, field) in fields { key.optionalString(field) }
-        return try internedID(\.deviceIDs, device, table: "devices", key: ("key", .blob(key.data)),
+        return try internedID(\.deviceIDs, owned, table: "devices", key: ("key", .blob(key.data)),
                               fields: fields.map { ($0.0, $0.1.map { SQLValue.text($0) } ?? .null) })
     }
 
-    /// The cached id of `value`, or the id of its row in `table`, found by its unique `key` column or
-    /// inserted with `fields`. Ids are the table's highest plus one, taken in SQL (no sequence), so a
-    /// later row has a higher id: "the latest revision of a source" is its highest id. Writers on
-    /// other nodes may intern the same value, or take the same id for another one, at the same time:
-    /// the insert then does nothing, and the row is read back or the insert retried with the next id.
-    private func internedID<Value>(_ cache: ReferenceWritableKeyPath<WriteContext, LayeredCache<Value, Int64>>, _ value: Value,
+    /// The cached id of `value`, or the id of its owner's row in `table`, found by its unique `key`
+    /// column or inserted with `fields`. Ids are the owner's highest plus one, taken in SQL (no
+    /// sequence), so a later row has a higher id: "the latest revision of a source" is its highest id.
+    /// A writer on another node may intern the same value for the same owner, or take the same id
+    /// for another one, at the same time: the insert then does nothing, and the row is read back or
+    /// the insert retried with the next id.
+    private func internedID<Value>(_ cache: ReferenceWritableKeyPath<WriteContext, LayeredCache<Owned<Value>, Int64>>, _ value: Owned<Value>,
                                    table: String, key: (column: String, value: SQLValue),
                                    fields: [(column: String, value: SQLValue)]) throws(HealthError) -> Int64 {
         if let id = self[keyPath: cache][value] { return id }
         let columns = [key.column] + fields.map(\.column)
         let insert = try db.prepare("""
-            INSERT INTO \(table) (id, \(columns.joined(separator: ", "))) SELECT COALESCE(MAX(id), 0) + 1, \
-            \(Array(repeating: "?", count: columns.count).joined(separator: ", ")) FROM \(table) WHERE TRUE
+            INSERT INTO \(table) (owner, id, \(columns.joined(separator: ", "))) SELECT ?1, COALESCE(MAX(id), 0) + 1, \
+            \((2...columns.count + 1).map { "?\($0)" }.joined(separator: ", ")) FROM \(table) WHERE owner = ?1
             ON CONFLICT DO NOTHING RETURNING id
             """)
-        let lookup = try db.prepare("SELECT id FROM \(table) WHERE \(key.column) = ?")
         for _ in 0..<8 {
-            insert.reset()
-            insert.bind(all: [key.value] + fields.map(\.value))
-            var found = try insert.insertReturning()
+            var found = try existingID(table: table, owner: value.owner, key: key)
             if found == nil {
-                lookup.reset()
-                lookup.bind(all: [key.value])
-                found = try lookup.step() ? lookup.int(0) : nil
-                lookup.reset()
+                insert.reset()
+                insert.bind(all: [.int(value.owner), key.value] + fields.map(\.value))
+                found = try insert.insertReturning()
             }
             if let id = found {
                 self[keyPath: cache].insert(id, for: value)
@@ -250,6 +240,15 @@ final class WriteContext {
             }
         }
         throw HealthError(.unavailable, "could not add a row to '\(table)' while other writers kept adding rows; retry")
+    }
+
+    /// The id of the owner's row in `table` with `key`, if there is one.
+    private func existingID(table: String, owner: Int64, key: (column: String, value: SQLValue)) throws(HealthError) -> Int64? {
+        let lookup = try db.prepare("SELECT id FROM \(table) WHERE owner = ? AND \(key.column) = ?")
+        lookup.bind(all: [.int(owner), key.value])
+        let id = try lookup.step() ? lookup.int(0) : nil
+        lookup.reset()
+        return id
     }
 
     /// Records that `source` saved `type` for `owner` (first sighting only).

@@ -15,6 +15,9 @@ extension WriteContext {
         guard let owner = try insert.insertReturning() else {
             throw HealthError.invalid("an owner named '\(name)' already exists", field: "name")
         }
+        let counter = try db.prepare("INSERT INTO anchor_counters (owner, last_anchor) VALUES (?, 0)")
+        counter.bind(1, owner)
+        try counter.run()
         return (OwnerID(owner), try issueToken(role: .owner, owner: owner, app: nil))
     }
 
@@ -31,14 +34,17 @@ extension WriteContext {
         try requireOwner(owner)
         if let (app, revoked) = try app(owner: owner, bundleID: bundleID) {
             guard revoked else { throw HealthError.invalid("app '\(bundleID)' is already registered", field: "bundle_id") }
-            let revive = try db.prepare("UPDATE apps SET revoked = 0, name = ? WHERE id = ?")
+            let revive = try db.prepare("UPDATE apps SET revoked = 0, name = ? WHERE owner = ? AND id = ?")
             revive.bind(1, name)
-            revive.bind(2, app)
+            revive.bind(2, owner.rawValue)
+            revive.bind(3, app)
             try revive.run()
             return try issueToken(role: .app, owner: owner.rawValue, app: app)
         }
+        // Ids are the owner's own: registering needs no row of another owner.
         let insert = try db.prepare("""
-            INSERT INTO apps (id, owner, bundle_id, name, created) SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ? FROM apps RETURNING id
+            INSERT INTO apps (id, owner, bundle_id, name, created) SELECT COALESCE(MAX(id), 0) + 1, ?1, ?2, ?3, ?4 FROM apps
+            WHERE owner = ?1 RETURNING id
             """)
         insert.bind(1, owner.rawValue)
         insert.bind(2, bundleID)
@@ -53,7 +59,7 @@ extension WriteContext {
         guard let (app, revoked) = try app(owner: owner, bundleID: bundleID), !revoked else {
             throw HealthError(.notFound, "no active app '\(bundleID)' is registered", field: "bundle_id")
         }
-        try deleteTokens(app: app)
+        try deleteTokens(owner: owner, app: app)
         noteEvent(.credentials(owner: owner, bundleID: bundleID))
         return try issueToken(role: .app, owner: owner.rawValue, app: app)
     }
@@ -62,9 +68,10 @@ extension WriteContext {
         guard let (app, _) = try app(owner: owner, bundleID: bundleID) else {
             throw HealthError(.notFound, "no app '\(bundleID)' is registered", field: "bundle_id")
         }
-        try deleteTokens(app: app)
-        let revoke = try db.prepare("UPDATE apps SET revoked = 1 WHERE id = ?")
-        revoke.bind(1, app)
+        try deleteTokens(owner: owner, app: app)
+        let revoke = try db.prepare("UPDATE apps SET revoked = 1 WHERE owner = ? AND id = ?")
+        revoke.bind(1, owner.rawValue)
+        revoke.bind(2, app)
         try revoke.run()
         noteEvent(.credentials(owner: owner, bundleID: bundleID))
     }
@@ -82,9 +89,10 @@ extension WriteContext {
         return try statement.step() ? (statement.int(0), statement.int(1) != 0) : nil
     }
 
-    private func deleteTokens(app: Int64) throws(HealthError) {
-        let delete = try db.prepare("DELETE FROM tokens WHERE app = ?")
-        delete.bind(1, app)
+    private func deleteTokens(owner: OwnerID, app: Int64) throws(HealthError) {
+        let delete = try db.prepare("DELETE FROM tokens WHERE owner = ? AND app = ?")
+        delete.bind(1, owner.rawValue)
+        delete.bind(2, app)
         try delete.run()
     }
 
@@ -107,7 +115,7 @@ extension ReadContext {
         let hash = TokenCrypto.hash(token)
         let statement = try db.prepare("""
             SELECT t.hash, t.kind, o.id, o.name, a.bundle_id, a.name, a.revoked
-            FROM tokens t LEFT JOIN owners o ON o.id = t.owner LEFT JOIN apps a ON a.id = t.app WHERE t.hash = ?
+            FROM tokens t LEFT JOIN owners o ON o.id = t.owner LEFT JOIN apps a ON a.owner = t.owner AND a.id = t.app WHERE t.hash = ?
             """)
         statement.bind(1, hash)
         guard try statement.step(), let stored = statement.blob(0), TokenCrypto.equal(stored, hash),

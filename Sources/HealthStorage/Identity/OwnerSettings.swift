@@ -75,13 +75,14 @@ extension ReadContext {
     /// Sources that saved `type`, first-seen order, named by their latest revision.
     func sourcesFirstSeen(owner: OwnerID, type: String) throws(HealthError) -> [(Source, Microseconds)] {
         let statement = try db.prepare("""
-            SELECT (SELECT MAX(r.id) FROM revisions r WHERE r.source = ts.source), ts.first_seen
-            FROM type_sources ts JOIN types t ON t.id = ts.type WHERE ts.owner = ? AND t.identifier = ? ORDER BY ts.first_seen, ts.source
+            SELECT (SELECT MAX(r.id) FROM revisions r WHERE r.owner = ts.owner AND r.source = ts.source), ts.first_seen
+            FROM type_sources ts JOIN types t ON t.owner = ts.owner AND t.id = ts.type
+            WHERE ts.owner = ? AND t.identifier = ? ORDER BY ts.first_seen, ts.source
             """)
         statement.bind(1, owner.rawValue)
         statement.bind(2, type)
         var result: [(Source, Microseconds)] = []
-        while try statement.step() { result.append((try registry.revision(statement.int(0), db).source, statement.int(1))) }
+        while try statement.step() { result.append((try registry.revision(statement.int(0), owner: owner.rawValue, db).source, statement.int(1))) }
         return result
     }
 }

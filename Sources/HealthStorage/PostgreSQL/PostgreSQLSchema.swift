@@ -5,16 +5,15 @@ import HealthModel
 /// database's version in one transaction at open, under an advisory lock so nodes starting together
 /// migrate once. Add a step to `migrations` for every change; never edit a shipped step.
 ///
-/// Built to be distributed by owner (Citus-style `create_distributed_table(…, 'owner')`): every
-/// per-owner table's key and every index lead with `owner`, no query of the engine reads two
-/// owners' rows together, nothing comes from a sequence, and no foreign key exists at all. The small
-/// tables without an owner (`owners`, `tokens`, the interned `types`, `sources`, `revisions`,
-/// `devices`, `store_info`) are read by id or key and fit reference tables copied to every node.
-/// Ids are the highest id plus one taken inside the writing transaction, and anchors come from the
+/// Built to be distributed by owner (Citus-style `create_distributed_table(…, 'owner')`): since
+/// step 7 every table but the global ones (`store_info`, `schema_version`, `owners`, `tokens`; see
+/// docs/scaling.md) has a key and indexes leading with `owner`, no query of the engine reads two
+/// owners' rows together, nothing comes from a sequence, and no foreign key exists at all. Ids are
+/// the owner's highest id plus one taken inside the writing transaction, and anchors come from the
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7]
 
     static var currentVersion: Int { migrations.count }
 
@@ -47,6 +46,73 @@ enum PostgreSQLSchema {
             throw error
         }
     }
+
+    /// Every per-owner row keyed by its owner, as SQLite's step 13: the interned tables get an
+    /// `owner` column (each owner keeps the shared rows under the same ids, so stored rows keep their
+    /// meaning; new ids are allocated per owner), app ids are unique per owner only, and the anchor
+    /// counter moves from the global `owners` to `anchor_counters`, written by every saving transaction.
+    private static let version7 = """
+    CREATE TEMP TABLE shared_types AS SELECT * FROM types;
+    CREATE TEMP TABLE shared_sources AS SELECT * FROM sources;
+    CREATE TEMP TABLE shared_revisions AS SELECT * FROM revisions;
+    CREATE TEMP TABLE shared_devices AS SELECT * FROM devices;
+    DROP TABLE types, sources, revisions, devices;
+    CREATE TABLE types (
+        owner bigint NOT NULL,
+        id bigint NOT NULL,
+        identifier text NOT NULL,
+        PRIMARY KEY (owner, id),
+        UNIQUE (owner, identifier)
+    );
+    CREATE TABLE sources (
+        owner bigint NOT NULL,
+        id bigint NOT NULL,
+        bundle_id text NOT NULL,
+        PRIMARY KEY (owner, id),
+        UNIQUE (owner, bundle_id)
+    );
+    CREATE TABLE revisions (
+        owner bigint NOT NULL,
+        id bigint NOT NULL,
+        key bytea NOT NULL,
+        source bigint NOT NULL,
+        name text NOT NULL,
+        version text,
+        product_type text,
+        os_major bigint NOT NULL,
+        os_minor bigint NOT NULL,
+        os_patch bigint NOT NULL,
+        PRIMARY KEY (owner, id),
+        UNIQUE (owner, key)
+    );
+    CREATE INDEX revisions_by_source ON revisions(owner, source, id);
+    CREATE TABLE devices (
+        owner bigint NOT NULL,
+        id bigint NOT NULL,
+        key bytea NOT NULL,
+        name text, manufacturer text, model text, hardware_version text, firmware_version text,
+        software_version text, local_identifier text, udi_device_identifier text,
+        PRIMARY KEY (owner, id),
+        UNIQUE (owner, key)
+    );
+    INSERT INTO types SELECT o.id, t.* FROM owners o CROSS JOIN shared_types t;
+    INSERT INTO sources SELECT o.id, t.* FROM owners o CROSS JOIN shared_sources t;
+    INSERT INTO revisions SELECT o.id, t.* FROM owners o CROSS JOIN shared_revisions t;
+    INSERT INTO devices SELECT o.id, t.* FROM owners o CROSS JOIN shared_devices t;
+    DROP TABLE shared_types, shared_sources, shared_revisions, shared_devices;
+
+    DROP INDEX apps_by_id;
+    CREATE UNIQUE INDEX apps_by_id ON apps(owner, id);
+    DROP INDEX tokens_by_app;
+    CREATE INDEX tokens_by_app ON tokens(owner, app) WHERE app IS NOT NULL;
+
+    CREATE TABLE anchor_counters (
+        owner bigint PRIMARY KEY,
+        last_anchor bigint NOT NULL
+    );
+    INSERT INTO anchor_counters SELECT id, last_anchor FROM owners;
+    ALTER TABLE owners DROP COLUMN last_anchor, DROP COLUMN purged_anchor;
+    """
 
     /// Discrete quantity series summaries, as SQLite's step 12.
     private static let version6 = """

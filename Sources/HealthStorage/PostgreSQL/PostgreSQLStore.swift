@@ -52,7 +52,7 @@ public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
             throw HealthError(.databaseInaccessible, "the PostgreSQL store at \(db.address) has no store_info row")
         }
         let registry = Registry()
-        let context = try WriteContext(db: db, registry: registry)
+        let context = WriteContext(db: db, registry: registry)
         let readers = try ReaderPool(count: options.readerCount) { () throws(HealthError) -> ReadContext in
             ReadContext(db: try connect(), registry: registry, anchorKey: anchorKey)
         }

@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13]
 
     static var currentVersion: Int { migrations.count }
 
@@ -14,6 +14,8 @@ enum Schema {
         let statement = try db.prepareOnce("PRAGMA user_version")
         _ = try statement.step()
         let version = Int(statement.int(0))
+        // A statement still on its row would keep the schema from being renamed or dropped.
+        statement.reset()
         guard version <= currentVersion else {
             throw HealthError(.databaseInaccessible, "store schema version \(version) is newer than this server's \(currentVersion)")
         }
@@ -28,6 +30,98 @@ enum Schema {
             throw error
         }
     }
+
+    /// Every per-owner row keyed by its owner, as on PostgreSQL (where it lets the tables be
+    /// distributed by owner; here it keeps one code path): the interned tables get an `owner` column
+    /// (each owner keeps the shared rows under the same ids, so stored rows keep their meaning; new ids
+    /// are allocated per owner), app ids are unique per owner only, and the anchor counter moves from
+    /// `owners` to `anchor_counters`. Tables that referenced the rebuilt ones lose their (never
+    /// enforced) REFERENCES clauses.
+    private static let version13 = """
+    ALTER TABLE types RENAME TO shared_types;
+    ALTER TABLE sources RENAME TO shared_sources;
+    ALTER TABLE revisions RENAME TO shared_revisions;
+    ALTER TABLE devices RENAME TO shared_devices;
+    ALTER TABLE apps RENAME TO shared_apps;
+    ALTER TABLE tokens RENAME TO shared_tokens;
+    DROP INDEX tokens_by_app;
+    CREATE TABLE types (
+        owner INTEGER NOT NULL,
+        id INTEGER NOT NULL,
+        identifier TEXT NOT NULL,
+        PRIMARY KEY (owner, id),
+        UNIQUE (owner, identifier)
+    ) WITHOUT ROWID;
+    CREATE TABLE sources (
+        owner INTEGER NOT NULL,
+        id INTEGER NOT NULL,
+        bundle_id TEXT NOT NULL,
+        PRIMARY KEY (owner, id),
+        UNIQUE (owner, bundle_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE revisions (
+        owner INTEGER NOT NULL,
+        id INTEGER NOT NULL,
+        key BLOB NOT NULL,            -- encoding of every field (NULLs included): the dedup key
+        source INTEGER NOT NULL,      -- sources.id of the same owner
+        name TEXT NOT NULL,
+        version TEXT,
+        product_type TEXT,
+        os_major INTEGER NOT NULL,
+        os_minor INTEGER NOT NULL,
+        os_patch INTEGER NOT NULL,
+        PRIMARY KEY (owner, id),
+        UNIQUE (owner, key)
+    ) WITHOUT ROWID;
+    CREATE TABLE devices (
+        owner INTEGER NOT NULL,
+        id INTEGER NOT NULL,
+        key BLOB NOT NULL,            -- encoding of all eight optional fields: the dedup key
+        name TEXT, manufacturer TEXT, model TEXT, hardware_version TEXT, firmware_version TEXT,
+        software_version TEXT, local_identifier TEXT, udi_device_identifier TEXT,
+        PRIMARY KEY (owner, id),
+        UNIQUE (owner, key)
+    ) WITHOUT ROWID;
+    CREATE TABLE apps (
+        owner INTEGER NOT NULL,
+        id INTEGER NOT NULL,          -- unique per owner
+        bundle_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        created INTEGER NOT NULL,
+        revoked INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (owner, bundle_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE tokens (
+        hash BLOB PRIMARY KEY,        -- SHA-256 of the token; the token itself is never stored
+        kind INTEGER NOT NULL,        -- 1 app, 2 owner, 3 operator (Role raw values)
+        owner INTEGER,
+        app INTEGER,                  -- apps.id of the same owner
+        created INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO types SELECT o.id, t.* FROM owners o CROSS JOIN shared_types t;
+    INSERT INTO sources SELECT o.id, t.* FROM owners o CROSS JOIN shared_sources t;
+    INSERT INTO revisions SELECT o.id, t.* FROM owners o CROSS JOIN shared_revisions t;
+    INSERT INTO devices SELECT o.id, t.* FROM owners o CROSS JOIN shared_devices t;
+    INSERT INTO apps (owner, id, bundle_id, name, created, revoked) SELECT owner, id, bundle_id, name, created, revoked FROM shared_apps;
+    INSERT INTO tokens (hash, kind, owner, app, created) SELECT hash, kind, owner, app, created FROM shared_tokens;
+    DROP TABLE shared_types;
+    DROP TABLE shared_sources;
+    DROP TABLE shared_revisions;
+    DROP TABLE shared_devices;
+    DROP TABLE shared_apps;
+    DROP TABLE shared_tokens;
+    CREATE INDEX revisions_by_source ON revisions(owner, source, id);
+    CREATE UNIQUE INDEX apps_by_id ON apps(owner, id);
+    CREATE INDEX tokens_by_app ON tokens(owner, app) WHERE app IS NOT NULL;
+
+    CREATE TABLE anchor_counters (
+        owner INTEGER PRIMARY KEY,
+        last_anchor INTEGER NOT NULL  -- highest anchor committed for this owner
+    );
+    INSERT INTO anchor_counters SELECT id, last_anchor FROM owners;
+    ALTER TABLE owners DROP COLUMN last_anchor;
+    ALTER TABLE owners DROP COLUMN purged_anchor;
+    """
 
     /// What a discrete quantity series sample adds to its row (its value is the points' average), in the
     /// row's unit; keyed like `series_chunks` by the sample's UUID.
