@@ -69,7 +69,7 @@ final class PostgreSQLStoreTests: XCTestCase {
         // A session as a node opens it, which takes the owner's counter row and then goes silent.
         let frozen = try PostgreSQLConnection(conninfo: conninfo, sessionSetup: "SET search_path TO \(schema)")
         try frozen.beginWrite()
-        try frozen.execute("UPDATE owners SET last_anchor = last_anchor + 1 WHERE id = \(owner.rawValue)")
+        try frozen.execute("UPDATE anchor_counters SET last_anchor = last_anchor + 1 WHERE owner = \(owner.rawValue)")
         let revision = SourceRevision(source: StoreFixture.watch, version: "1", productType: nil, osMajor: 1, osMinor: 0, osPatch: 0)
         let saved = Mutex(false)
         let save = Task {
