@@ -95,6 +95,8 @@ private struct CanonicalText {
             field("count", String(count))
         case .category(let value):
             field("category", String(value))
+        case .series(let count):
+            field("series", String(count))
         case .correlation(let children):
             for child in children { field("child", child.uuid.uuidString) }
         case .workout(let workout):

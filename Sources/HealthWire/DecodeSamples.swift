@@ -53,6 +53,8 @@ extension WireDecode {
             return .correlation(try samples(body.objects, body.n_objects, "correlation.objects", depth: depth + 1))
         case HEALTHSTORE__V1__SAMPLE__BODY_WORKOUT:
             return .workout(try workout(try CRead.required(s.workout, "workout")))
+        case HEALTHSTORE__V1__SAMPLE__BODY_SERIES:
+            return .series(count: try CRead.required(s.series, "series").count)
         default:
             throw CRead.malformed("body is not set: a sample needs a quantity, category, correlation or workout body", field: "body")
         }

@@ -152,6 +152,11 @@ extension WireArena {
         case .workout(let w):
             p.pointee.body_case = HEALTHSTORE__V1__SAMPLE__BODY_WORKOUT
             p.pointee.workout = workout(w)
+        case .series(let count):
+            let body = message(healthstore__v1__series_body__init)
+            body.pointee.count = count
+            p.pointee.body_case = HEALTHSTORE__V1__SAMPLE__BODY_SERIES
+            p.pointee.series = body
         }
         return p
     }

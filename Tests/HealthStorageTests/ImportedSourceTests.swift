@@ -94,7 +94,7 @@ final class ImportedSourceTests: StoreTestCase {
         await f.store.close()
         do {
             let db = try SQLiteConnection(path: f.path, readOnly: false)
-            try db.execute("DROP TABLE series_chunks; DROP TABLE source_imports; PRAGMA user_version = 8")
+            try db.execute("DROP TABLE series_builders; DROP TABLE series_chunks; DROP TABLE source_imports; PRAGMA user_version = 8")
         }
         try await f.reopen()
         try await expect(await imported([from(Self.band, StoreFixture.heartRate(s(1)))], into: f), [.stored])

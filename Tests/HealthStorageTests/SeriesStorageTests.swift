@@ -101,7 +101,7 @@ final class SeriesStorageTests: StoreTestCase {
         await f.store.close()
         do {
             let db = try SQLiteConnection(path: f.path, readOnly: false)
-            try db.execute("DROP TABLE series_chunks; PRAGMA user_version = 9")
+            try db.execute("DROP TABLE series_builders; DROP TABLE series_chunks; PRAGMA user_version = 9")
         }
         try await f.reopen()
         let route = UUID()

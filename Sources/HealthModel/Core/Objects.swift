@@ -212,6 +212,9 @@ public enum SampleBody: Sendable, Hashable {
     /// The samples a correlation holds.
     case correlation([Sample])
     case workout(Workout)
+    /// A workout route or heartbeat series (HKSeriesSample): how many points it holds. The points
+    /// themselves are built with a series builder and read in batches, never carried on the sample.
+    case series(count: Int64)
 }
 
 /// A sample of any kind (HKSample subclasses), as saved by a client or read from the store.
@@ -271,6 +274,12 @@ public struct Sample: Sendable, Hashable {
     /// The workout part of a workout sample.
     public var workout: Workout? {
         if case .workout(let w) = body { return w }
+        return nil
+    }
+
+    /// The number of points of a series sample (HKSeriesSample.count).
+    public var seriesCount: Int64? {
+        if case .series(let count) = body { return count }
         return nil
     }
 

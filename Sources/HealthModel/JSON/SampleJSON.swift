@@ -62,6 +62,9 @@ public enum SampleJSON {
                 "activities": .array(w.activities.map(activity)),
                 "statistics": .array(w.statistics.map(statistic)),
             ])
+        case .series(let count):
+            fields["kind"] = .string("series")
+            fields["count"] = .int(count)
         }
         return .object(fields)
     }
@@ -115,7 +118,7 @@ public enum SampleJSON {
             kind = "category"
             key("category_value")
             JSON.int(value).write(to: &out)
-        case .correlation, .workout:
+        case .correlation, .workout, .series:
             out.removeLast()
             sample(s, zone: zone).write(to: &out)
             return out.append(UInt8(ascii: "\n"))

@@ -12,6 +12,8 @@ enum CorrelationRules {
                 throw childPath.invalid("type", "Correlations cannot contain other correlations")
             case .workout:
                 throw childPath.invalid("type", "Correlations cannot contain workouts")
+            case .series:
+                throw childPath.invalid("type", "Correlations cannot contain series samples")
             case .quantity, .category:
                 break
             }

@@ -8,7 +8,7 @@ struct SampleRows {
     let registry: Registry
 
     /// Row flags.
-    static let userEntered: Int64 = 1, correlation: Int64 = 2, workout: Int64 = 4
+    static let userEntered: Int64 = 1, correlation: Int64 = 2, workout: Int64 = 4, series: Int64 = 8
 
     /// The columns every sample query selects, in the order `sample(from:)` reads them.
     static let columns = """
@@ -26,6 +26,8 @@ struct SampleRows {
             body = .correlation(try children(owner: owner, parent: anchor, filter: childFilter))
         } else if flags & Self.workout != 0 {
             body = .workout(try workout(owner: owner, anchor: anchor))
+        } else if flags & Self.series != 0 {
+            body = .series(count: row.optionalInt(9) ?? 0)
         } else if let canonical = row.optionalDouble(6) {
             // No unit stored: the client used the type's canonical unit.
             guard let unit = row.text(7) ?? TypeCatalog.type(type)?.canonicalUnit else {

@@ -118,7 +118,7 @@ private struct ObjectSaver {
             }
         case .workout(let workout):
             try insertWorkout(workout, sample: sample, anchor: anchor)
-        case .quantity, .category:
+        case .quantity, .category, .series:
             break
         }
         return outcome
@@ -177,6 +177,9 @@ private struct ObjectSaver {
             flags |= SampleRows.correlation
         case .workout:
             flags |= SampleRows.workout
+        case .series(let count):
+            flags |= SampleRows.series
+            statement.bind(10, count)
         }
         statement.bind(12, source)
         statement.bind(13, revision)
@@ -257,7 +260,7 @@ private struct ObjectSaver {
                                     events: w.events,
                                     activities: w.activities, statistics: w.statistics,
                                     associatedSampleUUIDs: Array(Set(w.associatedSampleUUIDs)).sorted { $0.uuidString < $1.uuidString }))
-        case .quantity, .category:
+        case .quantity, .category, .series:
             body = sample.body
         }
         return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end, metadata: sample.metadata,

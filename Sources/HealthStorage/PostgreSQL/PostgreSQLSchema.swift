@@ -14,7 +14,7 @@ import HealthModel
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4]
+    static let migrations: [String] = [version1, version2, version3, version4, version5]
 
     static var currentVersion: Int { migrations.count }
 
@@ -47,6 +47,21 @@ enum PostgreSQLSchema {
             throw error
         }
     }
+
+    /// Open series builders, as SQLite's step 11.
+    private static let version5 = """
+    CREATE TABLE series_builders (
+        owner bigint NOT NULL,
+        builder bytea NOT NULL,
+        type bigint NOT NULL,
+        source bigint NOT NULL,
+        revision bigint NOT NULL,
+        device bigint,
+        start_time bigint NOT NULL,
+        created bigint NOT NULL,
+        PRIMARY KEY (owner, builder)
+    );
+    """
 
     /// Points of series samples, as SQLite's step 10.
     private static let version4 = """
