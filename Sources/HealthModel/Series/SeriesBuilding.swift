@@ -91,3 +91,31 @@ public struct SeriesDataPage: Sendable, Hashable {
         self.sampleDone = sampleDone
     }
 }
+
+/// A point kind a series builder inserts and a series query returns (locations, beats).
+public protocol SeriesBuildable: SeriesPoint {
+    /// The series type built from these points.
+    static var seriesType: HealthType { get }
+    /// The points as one batch.
+    static func batch(_ points: [Self]) -> SeriesPoints
+    /// The points of a batch of this kind; nil for another kind.
+    static func points(of batch: SeriesPoints) -> [Self]?
+}
+
+extension RouteLocation: SeriesBuildable {
+    public static var seriesType: HealthType { TypeCatalog.workoutRouteType }
+    public static func batch(_ points: [RouteLocation]) -> SeriesPoints { .locations(points) }
+    public static func points(of batch: SeriesPoints) -> [RouteLocation]? {
+        if case .locations(let locations) = batch { return locations }
+        return nil
+    }
+}
+
+extension Heartbeat: SeriesBuildable {
+    public static var seriesType: HealthType { TypeCatalog.heartbeatSeriesType }
+    public static func batch(_ points: [Heartbeat]) -> SeriesPoints { .beats(points) }
+    public static func points(of batch: SeriesPoints) -> [Heartbeat]? {
+        if case .beats(let beats) = batch { return beats }
+        return nil
+    }
+}
