@@ -26,8 +26,10 @@ extension SampleJSON {
             body = .correlation(children)
         case "workout":
             body = .workout(try workout(try f.object("workout")))
+        case "series":
+            body = .series(count: try f.int("count"))
         default:
-            throw HealthError.invalid("kind must be quantity, category, correlation or workout, got '\(kind)'", field: "kind")
+            throw HealthError.invalid("kind must be quantity, category, correlation, workout or series, got '\(kind)'", field: "kind")
         }
         return Sample(uuid: try f.uuid("uuid"), type: try f.string("type"), start: try f.int("start_micros"),
                       end: try f.int("end_micros"), metadata: try metadata(f), device: try f.optionalObject("device").map(device),

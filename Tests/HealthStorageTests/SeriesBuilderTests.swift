@@ -222,4 +222,15 @@ final class SeriesBuilderTests: StoreTestCase {
         try await expect(try await finish(f, SeriesFinish(builderID: id)).map(\.seriesCount), [1])
         await f.store.close()
     }
+
+    func testSavingAWorkoutAgainAfterItsRouteWasFinishedIsARetry() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let workout = try await workout(f)
+            let id = UUID()
+            _ = try await insert(f, id, .locations(Self.locations(0..<3)))
+            _ = try await finish(f, SeriesFinish(builderID: id, workoutUUID: workout.uuid))
+            try await expect(try await f.save([workout]), [.alreadyStored])
+        }
+    }
 }

@@ -80,3 +80,34 @@ def test_a_reader_without_route_permission_sees_no_route(server, owner, new_app)
     denied = list(reader.series_data(route.uuid))
     absent = list(reader.series_data(uuid.uuid4()))
     assert [(p.locations, p.beats, p.done) for p in denied] == [(p.locations, p.beats, p.done) for p in absent] == [([], [], True)]
+
+
+def test_export_and_import_carry_routes_and_beats_losslessly(server, new_app, server_with, tmp_path):
+    app = new_app(share=[ROUTE, BEATS, WORKOUT], read=[ROUTE, BEATS, WORKOUT])
+    workout = v.workout(13, T0, T0 + 1_800 * SEC)
+    app.save([workout])
+    route = series.route_builder(app)
+    route.insert(locations(1_500))
+    [stored_route] = route.finish(workout=workout.uuid)
+    beats = series.heartbeat_builder(app, start=T0 + 60 * SEC)
+    beats.insert([v.heartbeat(i * 900_000, preceded_by_gap=(i == 3)) for i in range(60)])
+    [stored_beats] = beats.finish(metadata={"Reading": 1})
+    export = tmp_path / "export.jsonl"
+    server.healthctl("export", "--type", "Workout", "--type", "WorkoutRoute", "--type", "HeartbeatSeries",
+                     "--source", app.bundle_id, "--output", str(export))
+
+    fresh = server_with()
+    for _ in range(2):   # the second import stores nothing
+        fresh.healthctl("import", str(export))
+    with fresh.connect() as owner:
+        [copy] = owner.samples(ROUTE)
+        assert (copy.uuid, copy.count, copy.start_time, copy.end_time) == (
+            stored_route.uuid, 1_500, stored_route.start_time, stored_route.end_time)
+        assert [s.uuid for s in owner.samples(ROUTE, predicate=v.pb.Predicate(
+            workout=v.pb.WorkoutPredicate(workout_uuid=workout.uuid)))] == [copy.uuid]
+        original = [loc for page in app.series_data(stored_route.uuid) for loc in page.locations]
+        copied = [loc for page in owner.series_data(copy.uuid) for loc in page.locations]
+        assert copied == original
+        [beat_copy] = owner.samples(BEATS)
+        assert (beat_copy.uuid, beat_copy.metadata, beat_copy.end_time) == (stored_beats.uuid, {"Reading": 1}, stored_beats.end_time)
+        assert [p.beats for p in owner.series_data(beat_copy.uuid)] == [p.beats for p in app.series_data(stored_beats.uuid)]
