@@ -38,12 +38,7 @@ enum SeriesLines {
     /// A workout as its line has it: without its routes, which do not exist yet when an import saves
     /// the workout; each route's line names the workout, and finishing the route associates them again.
     static func withoutRoutes(_ sample: Sample, _ routes: [UUID: UUID]) -> Sample {
-        guard let w = sample.workout, w.associatedSampleUUIDs.contains(where: { routes[$0] != nil }) else { return sample }
-        let workout = Workout(activityType: w.activityType, duration: w.duration, events: w.events, activities: w.activities,
-                              statistics: w.statistics, associatedSampleUUIDs: w.associatedSampleUUIDs.filter { routes[$0] == nil })
-        return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end, metadata: sample.metadata,
-                      device: sample.device, sourceRevision: sample.sourceRevision, creationTime: sample.creationTime,
-                      body: .workout(workout))
+        sample.droppingAssociations { routes[$0] != nil }
     }
 
     /// Builds the sample of a series line again (as the importing connection's app); .alreadyPresent

@@ -277,6 +277,18 @@ public struct Sample: Sendable, Hashable {
         return nil
     }
 
+    /// This workout without the associated samples `drop` picks (the routes FinishSeries attached); other samples unchanged.
+    public func droppingAssociations<E: Error>(where drop: (UUID) throws(E) -> Bool) throws(E) -> Sample {
+        guard let w = workout else { return self }
+        var kept: [UUID] = []
+        for uuid in w.associatedSampleUUIDs where !(try drop(uuid)) { kept.append(uuid) }
+        guard kept.count < w.associatedSampleUUIDs.count else { return self }
+        let workout = Workout(activityType: w.activityType, duration: w.duration, events: w.events, activities: w.activities,
+                              statistics: w.statistics, associatedSampleUUIDs: kept)
+        return Sample(uuid: uuid, type: type, start: start, end: end, metadata: metadata, device: device,
+                      sourceRevision: sourceRevision, creationTime: creationTime, body: .workout(workout))
+    }
+
     /// The number of points of a series sample (HKSeriesSample.count).
     public var seriesCount: Int64? {
         if case .series(let count) = body { return count }

@@ -249,18 +249,12 @@ private struct ObjectSaver {
     /// A stored workout without the routes FinishSeries associated with it later: they are no part of
     /// what was saved, so a retry of the workout (a re-import) still matches.
     private func withoutRoutes(_ stored: Sample) throws(HealthError) -> Sample {
-        guard let w = stored.workout, !w.associatedSampleUUIDs.isEmpty else { return stored }
         let flags = try context.db.prepare("SELECT flags FROM samples WHERE owner = ? AND uuid = ?")
-        var saved: [UUID] = []
-        for uuid in w.associatedSampleUUIDs {
+        return try stored.droppingAssociations { uuid throws(HealthError) in
             flags.reset()
             flags.bind(all: [.int(owner), .uuid(uuid)])
-            if !(try flags.step() && flags.int(0) & SampleRows.series != 0) { saved.append(uuid) }
+            return try flags.step() && flags.int(0) & SampleRows.series != 0
         }
-        return Sample(uuid: stored.uuid, type: stored.type, start: stored.start, end: stored.end, metadata: stored.metadata,
-                      device: stored.device, body: .workout(Workout(activityType: w.activityType, duration: w.duration, events: w.events,
-                                                                    activities: w.activities, statistics: w.statistics,
-                                                                    associatedSampleUUIDs: saved)))
     }
 
     /// The fields a retry must repeat exactly: everything but the store-stamped revision and time.
