@@ -165,6 +165,18 @@ final class SeriesServerTests: XCTestCase {
         XCTAssertEqual(after, [])
     }
 
+    func testAnObserverOfRoutesIsToldWhenARouteIsFinished() async throws {
+        let s = try await started()
+        var events = s.runner.observe(types: [Self.route]).makeAsyncIterator()
+        let registered = try await events.next()
+        XCTAssertEqual(registered, [])
+        let builder = s.runner.routeBuilder()
+        try await builder.insert(Self.locations(10, from: s.workout.start))
+        _ = try await builder.finish(workout: s.workout.uuid)
+        let changed = try await events.next()
+        XCTAssertEqual(changed, [Self.route])
+    }
+
     func testSavingASeriesSampleWholeIsRefused() async throws {
         let s = try await started()
         let whole = Sample(type: Self.route, start: s.workout.start, end: s.workout.end, body: .series(count: 3))
