@@ -38,6 +38,22 @@ public struct SeriesBuilder<Point: SeriesBuildable>: Sendable {
                                 "FinishSeries") { if case .finishSeries(let samples) = $0 { samples } else { nil } }.first
     }
 
+    /// Inserts every point in batches of `batchSize` and finishes (see `finish`). An earlier attempt
+    /// left open (a lost answer, a killed import) is discarded first, and so is this one when it fails.
+    public func build(_ points: [Point], workout: UUID? = nil, metadata: Metadata = [:], end: Microseconds? = nil,
+                      batchSize: Int = 1_000) async throws -> Sample? {
+        try? await discard()
+        do {
+            for start in stride(from: 0, to: points.count, by: max(1, batchSize)) {
+                try await insert(Array(points[start..<min(points.count, start + max(1, batchSize))]))
+            }
+            return try await finish(workout: workout, metadata: metadata, end: end)
+        } catch {
+            try? await discard()
+            throw error
+        }
+    }
+
     /// Drops the builder and its points.
     public func discard() async throws {
         try await client.single(.discardSeries(builderID: id), "DiscardSeries") { if case .discardSeries = $0 { () } else { nil } }

@@ -6,9 +6,6 @@ import HealthModel
 /// points ("locations" or "beats", as the query returns them, so saving them again is lossless) and
 /// a route its workout ("workout_uuid"). An import builds each again with a series builder.
 enum SeriesLines {
-    /// Points each InsertSeriesData of an import carries.
-    static let insertBatch = 1_000
-
     /// The export line of a series sample, with every point.
     static func line(_ sample: Sample, workout: UUID?, connection: any HealthCalling, zone: TimeZone?) async throws -> JSON {
         guard case .object(var fields) = SampleJSON.sample(sample, zone: zone) else { return SampleJSON.sample(sample, zone: zone) }
@@ -56,7 +53,7 @@ enum SeriesLines {
                 beats.append(Heartbeat(offset: try b.int("offset_micros"), precededByGap: raw["preceded_by_gap"] == .bool(true)))
             }
             let builder = connection.heartbeatSeriesBuilder(start: sample.start, id: sample.uuid, device: sample.device)
-            finished = try await build(builder, beats) { try await builder.finish(metadata: sample.metadata, end: sample.end) }
+            finished = try await builder.build(beats, metadata: sample.metadata, end: sample.end)
         } else {
             var locations: [RouteLocation] = []
             for (i, item) in try f.array("locations").enumerated() {
@@ -64,22 +61,9 @@ enum SeriesLines {
             }
             let workout = f.isNull("workout_uuid") ? nil : try f.uuid("workout_uuid")
             let builder = connection.routeBuilder(id: sample.uuid, device: sample.device)
-            finished = try await build(builder, locations) { try await builder.finish(workout: workout, metadata: sample.metadata) }
+            finished = try await builder.build(locations, workout: workout, metadata: sample.metadata)
         }
         return finished == nil ? .keptExisting : .stored
-    }
-
-    private static func build<P: SeriesBuildable>(_ builder: SeriesBuilder<P>, _ points: [P],
-                                                  finish: () async throws -> Sample?) async throws -> Sample? {
-        do {
-            for start in stride(from: 0, to: points.count, by: insertBatch) {
-                try await builder.insert(Array(points[start..<min(points.count, start + insertBatch)]))
-            }
-            return try await finish()
-        } catch {
-            try? await builder.discard()
-            throw error
-        }
     }
 
     private static func location(_ l: RouteLocation) -> JSON {
