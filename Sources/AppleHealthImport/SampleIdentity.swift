@@ -129,6 +129,8 @@ private struct CanonicalText {
             field("count", Int64(count))
         case .category(let value):
             field("category", Int64(value))
+        case .series(let count):
+            field("series", Int64(count))
         case .correlation(let children):
             for child in children { field("child", child.uuid.uuidString) }
         case .workout(let workout):

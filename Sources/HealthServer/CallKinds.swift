@@ -60,6 +60,14 @@ extension ClientCall {
             CallKind(name: keepSources ? "SaveObjects with keep_sources" : "SaveObjects", caller: keepSources ? .owner : .ownerStore,
                      saves: objects)
         case .deleteObjects: CallKind(name: "DeleteObjects", caller: .ownerStore)
+        // A builder's type is known only once it is open: the handlers check share permission for it.
+        case .insertSeriesData: CallKind(name: "InsertSeriesData", caller: .ownerStore)
+        case .finishSeries: CallKind(name: "FinishSeries", caller: .ownerStore)
+        case .discardSeries: CallKind(name: "DiscardSeries", caller: .ownerStore)
+        case .querySeriesData:
+            CallKind(name: "QuerySeriesData", caller: .ownerStore,
+                     types: .anyOf([TypeCatalog.workoutRouteType, TypeCatalog.heartbeatSeriesType].map(\.identifier)),
+                     waitsForOutputRoom: true)
         case .writeCharacteristics: CallKind(name: "WriteCharacteristics", caller: .owner)
 
         case .querySamples(let query):

@@ -219,6 +219,14 @@ final class Dispatcher: Sendable {
             return try await save(objects, keepingSources: keepSources, access)
         case .deleteObjects(let target):
             return try await delete(target, access)
+        case .insertSeriesData(let insert):
+            return try await insertSeriesData(insert, access)
+        case .finishSeries(let finish):
+            return try await finishSeries(finish, access)
+        case .discardSeries(let builderID):
+            return try await discardSeries(builderID: builderID, access)
+        case .querySeriesData(let query):
+            return try await querySeriesData(query, access, reply: reply)
         case .querySamples(let query):
             return try await querySamples(query, access, reply: reply)
         case .queryAnchored(let query):

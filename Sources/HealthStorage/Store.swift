@@ -227,6 +227,19 @@ public protocol Store: Sendable {
     func deleteObjects(uuids: [UUID], by deleter: Deleter) async throws -> Int
     func deleteObjects(type: String, predicate: QueryPredicate?, by deleter: Deleter) async throws -> Int
 
+    // MARK: series builders
+    /// Opens the builder (first call) and appends validated points; returns how many it holds now.
+    func insertSeriesData(owner: OwnerID, _ insert: SeriesInsert, revision: SourceRevision, defaultDevice: Device?) async throws -> Int
+    /// Saves the builder's sample as the revision that opened it and closes the builder; only the
+    /// app that opened it may finish it (the finisher's bundle id), and an app's route only with its own workout.
+    func finishSeries(owner: OwnerID, _ finish: SeriesFinish, by finisher: Deleter) async throws -> [Sample]
+    /// Drops an open builder of the app and its points.
+    func discardSeries(owner: OwnerID, builder: UUID, bundleID: String) async throws
+    /// The type an open builder of the app builds; nil when the app has no such builder.
+    func seriesBuilderType(owner: OwnerID, builder: UUID, bundleID: String) async throws -> String?
+    /// Up to `limit` points of a stored series sample from point `start` on (the caller checked it may read it).
+    func seriesData(owner: OwnerID, sample: Sample, from start: Int, limit: Int) async throws -> SeriesPoints
+
     // MARK: reads
     func querySamples(owner: OwnerID, types: [String], predicate: QueryPredicate?, sort: [SampleSortDescriptor],
                       limit: Int, scope: ReadScope) async throws -> [Sample]

@@ -35,6 +35,14 @@ extension WireDecode {
             return .saveObjects(try samples(s.objects, s.n_objects, "objects"), keepSources: s.keep_sources != 0)
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_DELETE_OBJECTS:
             return .deleteObjects(try deleteTarget(try CRead.required(m.delete_objects, "delete_objects")))
+        case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_INSERT_SERIES_DATA:
+            return .insertSeriesData(try seriesInsert(try CRead.required(m.insert_series_data, "insert_series_data")))
+        case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_FINISH_SERIES:
+            return .finishSeries(try seriesFinish(try CRead.required(m.finish_series, "finish_series")))
+        case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_DISCARD_SERIES:
+            return .discardSeries(builderID: try CRead.uuid(try CRead.required(m.discard_series, "discard_series").builder_id, "builder_id"))
+        case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_SERIES_DATA:
+            return .querySeriesData(try seriesDataQuery(try CRead.required(m.query_series_data, "query_series_data")))
         case HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_SAMPLES:
             let q = try CRead.required(m.query_samples, "query_samples")
             return .querySamples(SampleQuery(types: try CRead.typeNames(q.types, q.n_types, "types"),

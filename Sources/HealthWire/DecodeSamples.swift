@@ -82,6 +82,8 @@ extension WireDecode {
             return .stateOfMind(try stateOfMind(try CRead.required(s.state_of_mind, "state_of_mind")))
         case HEALTHSTORE__V1__SAMPLE__BODY_SCORED_ASSESSMENT:
             return .scoredAssessment(try scoredAssessment(try CRead.required(s.scored_assessment, "scored_assessment")))
+        case HEALTHSTORE__V1__SAMPLE__BODY_SERIES:
+            return .series(count: try CRead.required(s.series, "series").count)
         default:
             throw CRead.malformed("body is not set: a sample needs a quantity, category, correlation, workout, electrocardiogram, "
                 + "audiogram, state_of_mind or scored_assessment body", field: "body")

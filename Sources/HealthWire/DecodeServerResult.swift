@@ -40,6 +40,16 @@ extension WireDecode {
             return .saveObjects(try saveOutcomes(try CRead.required(m.save_objects, "save_objects")))
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_DELETE_OBJECTS:
             return .deleteObjects(deletedCount: try CRead.required(m.delete_objects, "delete_objects").deleted_count)
+        case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_INSERT_SERIES_DATA:
+            return .insertSeriesData(count: try CRead.required(m.insert_series_data, "insert_series_data").count)
+        case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_FINISH_SERIES:
+            let f = try CRead.required(m.finish_series, "finish_series")
+            return .finishSeries(try samples(f.samples, f.n_samples, "samples"))
+        case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_DISCARD_SERIES:
+            _ = try CRead.required(m.discard_series, "discard_series")
+            return .discardSeries
+        case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SERIES_DATA:
+            return .seriesData(try seriesDataPage(try CRead.required(m.series_data, "series_data")))
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAMPLES:
             let p = try CRead.required(m.samples, "samples")
             return .samples(try samples(p.samples, p.n_samples, "samples"))

@@ -73,6 +73,20 @@ extension WireArena {
             }
             p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_DELETE_OBJECTS
             p.pointee.delete_objects = d
+        case .insertSeriesData(let insert):
+            p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_INSERT_SERIES_DATA
+            p.pointee.insert_series_data = seriesInsert(insert)
+        case .finishSeries(let finish):
+            p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_FINISH_SERIES
+            p.pointee.finish_series = seriesFinish(finish)
+        case .discardSeries(let builderID):
+            let d = message(healthstore__v1__discard_series__init)
+            d.pointee.builder_id = binary(builderID)
+            p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_DISCARD_SERIES
+            p.pointee.discard_series = d
+        case .querySeriesData(let query):
+            p.pointee.call_case = HEALTHSTORE__V1__CLIENT_MESSAGE__CALL_QUERY_SERIES_DATA
+            p.pointee.query_series_data = seriesDataQuery(query)
         case .querySamples(let query):
             let q = message(healthstore__v1__query_samples__init)
             (q.pointee.n_types, q.pointee.types) = cStrings(query.types)

@@ -39,7 +39,7 @@ extension WireArena {
             body.pointee.risk = ScoredAssessment.Instrument(type: s.type).map(a.risk) ?? 0
             p.pointee.body_case = HEALTHSTORE__V1__SAMPLE__BODY_SCORED_ASSESSMENT
             p.pointee.scored_assessment = body
-        case .quantity, .category, .correlation, .workout:
+        case .quantity, .category, .correlation, .workout, .series:
             break
         }
     }

@@ -161,6 +161,11 @@ extension WireArena {
             p.pointee.workout = workout(w)
         case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
             kindBody(s, into: p)
+        case .series(let count):
+            let body = message(healthstore__v1__series_body__init)
+            body.pointee.count = count
+            p.pointee.body_case = HEALTHSTORE__V1__SAMPLE__BODY_SERIES
+            p.pointee.series = body
         }
         return p
     }

@@ -73,6 +73,22 @@ extension WireArena {
             d.pointee.deleted_count = deletedCount
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_DELETE_OBJECTS
             p.pointee.delete_objects = d
+        case .insertSeriesData(let count):
+            let r = message(healthstore__v1__insert_series_data_result__init)
+            r.pointee.count = count
+            p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_INSERT_SERIES_DATA
+            p.pointee.insert_series_data = r
+        case .finishSeries(let samples):
+            let r = message(healthstore__v1__finish_series_result__init)
+            (r.pointee.n_samples, r.pointee.samples) = list(samples, sample)
+            p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_FINISH_SERIES
+            p.pointee.finish_series = r
+        case .discardSeries:
+            p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_DISCARD_SERIES
+            p.pointee.discard_series = message(healthstore__v1__discard_series_result__init)
+        case .seriesData(let page):
+            p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SERIES_DATA
+            p.pointee.series_data = seriesDataPage(page)
         case .samples(let samples):
             let s = message(healthstore__v1__samples_page__init)
             (s.pointee.n_samples, s.pointee.samples) = list(samples, sample)

@@ -100,6 +100,12 @@ public enum ClientCall: Sendable, Hashable {
     /// `keepSources` (owner only): each object is saved as its own source revision (an import).
     case saveObjects([Sample], keepSources: Bool = false)
     case deleteObjects(DeleteTarget)
+    /// Opens a series builder (first call) or adds points to it.
+    case insertSeriesData(SeriesInsert)
+    case finishSeries(SeriesFinish)
+    case discardSeries(builderID: UUID)
+    /// Streams a series sample's points in pages.
+    case querySeriesData(SeriesDataQuery)
     case querySamples(SampleQuery)
     case queryAnchored(AnchoredQuery)
     case queryStatistics(StatisticsQuery)
@@ -139,6 +145,12 @@ public enum ServerResult: Sendable, Hashable {
     case requestStatus(AuthorizationRequestStatus)
     case saveObjects([SaveOutcome])
     case deleteObjects(deletedCount: UInt64)
+    /// Points the builder holds after the call.
+    case insertSeriesData(count: Int64)
+    /// The stored sample (none when a stored one with the same sync identifier was kept).
+    case finishSeries([Sample])
+    case discardSeries
+    case seriesData(SeriesDataPage)
     case samples([Sample])
     /// `initialComplete` marks the last page of the initial result set.
     case anchored(samples: [Sample], deleted: [DeletedObject], newAnchor: Data, initial: Bool, initialComplete: Bool = false)

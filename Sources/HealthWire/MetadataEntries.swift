@@ -24,3 +24,7 @@ extension Healthstore__V1__WorkoutActivity__MetadataEntry: CMetadataEntry {
 extension Healthstore__V1__DeletedObject__MetadataEntry: CMetadataEntry {
     static var initialise: (UnsafeMutablePointer<Self>?) -> Void { healthstore__v1__deleted_object__metadata_entry__init }
 }
+
+extension Healthstore__V1__FinishSeries__MetadataEntry: CMetadataEntry {
+    static var initialise: (UnsafeMutablePointer<Self>?) -> Void { healthstore__v1__finish_series__metadata_entry__init }
+}

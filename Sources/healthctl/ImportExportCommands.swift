@@ -10,7 +10,9 @@ import HealthModel
 /// source revision (an owner token saves as Health), so sources are not preserved; UUIDs, devices,
 /// metadata and every kind-specific field are. UUIDs make a re-import store nothing. With
 /// --keep-sources the owner saves each sample as the source revision its line names (SaveObjects
-/// with keep_sources), so an export moved to a fresh store keeps its sources.
+/// with keep_sources), so an export moved to a fresh store keeps its sources. Routes and heartbeat
+/// series carry their points and are built again with series builders (SeriesLines.swift), always
+/// as the importing connection's app, after the lines before them are stored (a route's workout).
 enum ImportExportCommands {
     /// Samples per anchored page when exporting: bounds memory to two pages (one written, one read).
     static let exportPageSize = 5000
@@ -60,6 +62,7 @@ enum ImportExportCommands {
         var written = 0
         var cache = SampleJSON.LineCache()
         var lines: [UInt8] = []
+        var routeWorkouts: [UUID: UUID]?
         for type in types {
             @Sendable func fetch(after anchor: Data?) async throws -> AnchoredBatch {
                 try await connection.anchored(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor, limit: exportPageSize))
@@ -73,7 +76,18 @@ enum ImportExportCommands {
                 // The server reads the next page while this one is written.
                 if !last { next = Task { [anchor = page.anchor] in try await fetch(after: anchor) } }
                 lines.removeAll(keepingCapacity: true)
-                for sample in page.samples { SampleJSON.writeLine(sample, zone: inv.zone, cache: &cache, to: &lines) }
+                if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(type) {
+                    routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
+                }
+                for sample in page.samples {
+                    guard case .series = sample.body else {
+                        SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: inv.zone, cache: &cache, to: &lines)
+                        continue
+                    }
+                    let line = try await SeriesLines.line(sample, workout: routeWorkouts?[sample.uuid], connection: connection, zone: inv.zone)
+                    lines += Array(line.text(pretty: false).utf8)
+                    lines.append(UInt8(ascii: "\n"))
+                }
                 writer.write(lines: lines)
                 written += page.samples.count
                 status.update("export: \(written) samples, \(shortName(type)), \(formatRate(status.rate(written)))")
@@ -107,10 +121,23 @@ enum ImportExportCommands {
             lineNumber += 1
             guard !line.allSatisfy(\.isWhitespace) else { continue }
             run.read()
+            var decoded: (json: JSON, sample: Sample)?
             do {
-                pending.append((lineNumber, SampleJSON.unsaved(try SampleJSON.decode(line: line), keepingSource: keepSources)))
+                let json = try JSON.parse(line)
+                decoded = (json, try SampleJSON.decode(json, path: ""))
             } catch {
                 run.fail(lines: [lineNumber], error)
+            }
+            if let (json, sample) = decoded {
+                if case .series = sample.body {
+                    // A route is finished with its workout: what was read before it is stored first.
+                    try await run.submit(pending)
+                    pending.removeAll(keepingCapacity: true)
+                    try await run.settleAll()
+                    try await run.importSeries(sample, json, line: lineNumber)
+                } else {
+                    pending.append((lineNumber, SampleJSON.unsaved(sample, keepingSource: keepSources)))
+                }
             }
             if pending.count >= batchSize {
                 try await run.submit(pending)
@@ -232,6 +259,7 @@ struct ImportRun {
 
     private let tally: Tally
     private var saver: BatchSaver
+    private let connection: any HealthCalling
 
     var counts: ImportCounts { tally.counts }
     var status: LiveStatus { tally.status }
@@ -239,6 +267,7 @@ struct ImportRun {
     init(connection: any HealthCalling, keepSources: Bool) {
         let tally = Tally()
         self.tally = tally
+        self.connection = connection
         saver = BatchSaver(destination: ConnectionDestination(connection: connection, keepSources: keepSources), observe: tally.record)
     }
 
@@ -255,5 +284,14 @@ struct ImportRun {
 
     mutating func settleAll() async throws {
         try await saver.settleAll()
+    }
+
+    /// Builds a route or heartbeat series of the import again (as this connection's app).
+    func importSeries(_ sample: Sample, _ json: JSON, line: Int) async throws {
+        do {
+            tally.record((line, sample), try await SeriesLines.importLine(sample, json, connection: connection))
+        } catch let error as HealthError where error.code != .unavailable {
+            fail(lines: [line], error)
+        }
     }
 }

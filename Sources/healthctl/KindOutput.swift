@@ -20,7 +20,7 @@ enum KindCells {
             guard let instrument = ScoredAssessment.Instrument(type: s.type) else { return ("score \(a.score)", "") }
             let risk = a.risk(instrument)
             return ("score \(a.score) \(instrument.risks.first { $0.risk == risk }?.name ?? String(risk))", "")
-        case .quantity, .category, .correlation, .workout:
+        case .quantity, .category, .correlation, .workout, .series:
             return ("", "")
         }
     }

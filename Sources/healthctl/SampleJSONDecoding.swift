@@ -28,9 +28,11 @@ extension SampleJSON {
             body = .workout(try workout(try f.object("workout")))
         case "electrocardiogram", "audiogram", "state_of_mind", "scored_assessment":
             body = try kindBody(kind, try f.object(kind))
+        case "series":
+            body = .series(count: try f.int("count"))
         default:
-            throw HealthError.invalid("kind must be quantity, category, correlation, workout, electrocardiogram, audiogram, "
-                                      + "state_of_mind or scored_assessment, got '\(kind)'", field: "kind")
+            throw HealthError.invalid("kind must be quantity, category, correlation, workout, series, electrocardiogram, "
+                                      + "audiogram, state_of_mind or scored_assessment, got '\(kind)'", field: "kind")
         }
         return Sample(uuid: try f.uuid("uuid"), type: try f.string("type"), start: try f.int("start_micros"),
                       end: try f.int("end_micros"), metadata: try metadata(f), device: try f.optionalObject("device").map(device),

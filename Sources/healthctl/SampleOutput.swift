@@ -6,7 +6,7 @@ enum SampleTable {
     static let columns = ["START", "END", "TYPE", "VALUE", "UNIT", "SOURCE", "DEVICE", "UUID"]
 
     /// A correlation shows its readings' values and units in the same order ("120/80", "mmHg");
-    /// a workout its activity type.
+    /// a workout its activity type; a route or heartbeat series how many points it holds.
     static func row(_ s: Sample, zone: TimeZone? = nil) -> [String] {
         let (value, unit): (String, String) = switch s.body {
         case .quantity(let q, _): (formatNumber(q.value), q.unit)
@@ -15,6 +15,7 @@ enum SampleTable {
             (objects.compactMap { $0.quantity.map { formatNumber($0.value) } }.joined(separator: "/"), sharedUnit(objects))
         case .workout(let w): ("activity \(w.activityType)", "")
         case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment: KindCells.cells(s)
+        case .series(let count): (String(count), s.type == TypeCatalog.heartbeatSeriesType.identifier ? "beats" : "locations")
         }
         return [Time.iso8601(s.start, in: zone), Time.iso8601(s.end, in: zone), shortName(s.type), value, unit,
                 s.sourceRevision?.source.bundleID ?? "", deviceLabel(s.device), s.uuid.uuidString]

@@ -107,6 +107,10 @@ final class InMemoryStore: StoreConnector, Sendable {
             return outcomes
         }
 
+        func build(_ series: DerivedSeries) async throws -> SaveOutcome {
+            try await save([series.sample])[0]
+        }
+
         func requestAuthorization(share: [String], read: [String]) async throws {
             store.state.withLock { $0.requested[bundleID, default: []].formUnion(share) }
         }

@@ -21,7 +21,11 @@ final class UploadFlowTests: XCTestCase {
         var all: [UUID: Sample] = [:]
         for device in fleet.devices {
             let generator = try DeviceGenerator(profile: device, person: fleet.person(for: device)!, seed: seed)
-            for s in generator.samples(from: now - 2 * 86_400_000_000, to: now) where s.end <= now { all[s.uuid] = s }
+            for s in generator.samples(from: now - 2 * 86_400_000_000, to: now) where s.end <= now {
+                all[s.uuid] = s
+                // Routes of outdoor workouts and beats of HRV readings are built once their sample is acknowledged.
+                if let series = DerivedSeries.of(s, seed: seed) { all[series.id] = series.sample }
+            }
         }
         return all
     }

@@ -220,6 +220,9 @@ public enum SampleBody: Sendable, Hashable {
     case stateOfMind(StateOfMind)
     /// A GAD-7 or PHQ-9 assessment's answers.
     case scoredAssessment(ScoredAssessment)
+    /// A workout route or heartbeat series (HKSeriesSample): how many points it holds. The points
+    /// themselves are built with a series builder and read in batches, never carried on the sample.
+    case series(count: Int64)
 }
 
 /// A sample of any kind (HKSample subclasses), as saved by a client or read from the store.
@@ -283,6 +286,24 @@ public struct Sample: Sendable, Hashable {
     /// The workout part of a workout sample.
     public var workout: Workout? {
         if case .workout(let w) = body { return w }
+        return nil
+    }
+
+    /// This workout without the associated samples `drop` picks (the routes FinishSeries attached); other samples unchanged.
+    public func droppingAssociations<E: Error>(where drop: (UUID) throws(E) -> Bool) throws(E) -> Sample {
+        guard let w = workout else { return self }
+        var kept: [UUID] = []
+        for uuid in w.associatedSampleUUIDs where !(try drop(uuid)) { kept.append(uuid) }
+        guard kept.count < w.associatedSampleUUIDs.count else { return self }
+        let workout = Workout(activityType: w.activityType, duration: w.duration, events: w.events, activities: w.activities,
+                              statistics: w.statistics, associatedSampleUUIDs: kept)
+        return Sample(uuid: uuid, type: type, start: start, end: end, metadata: metadata, device: device,
+                      sourceRevision: sourceRevision, creationTime: creationTime, body: .workout(workout))
+    }
+
+    /// The number of points of a series sample (HKSeriesSample.count).
+    public var seriesCount: Int64? {
+        if case .series(let count) = body { return count }
         return nil
     }
 

@@ -34,7 +34,7 @@ extension SampleJSON {
             return ("scored_assessment", .object([
                 "answers": .array(a.answers.map { .int(Int64($0)) }), "score": .int(Int64(a.score)), "risk": .int(Int64(risk)),
             ]))
-        case .quantity, .category, .correlation, .workout:
+        case .quantity, .category, .correlation, .workout, .series:
             return ("", .null)
         }
     }

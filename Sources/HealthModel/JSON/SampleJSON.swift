@@ -84,6 +84,9 @@ public enum SampleJSON {
             let (kind, body) = kindBody(s)
             fields["kind"] = .string(kind)
             fields[kind] = body
+        case .series(let count):
+            fields["kind"] = .string("series")
+            fields["count"] = .int(count)
         }
         return .object(fields)
     }
@@ -130,7 +133,7 @@ public enum SampleJSON {
         // "value"), the shared ones between.
         switch s.body {
         case .quantity where s.discreteSeries != nil, .correlation, .workout, .electrocardiogram, .audiogram,
-             .stateOfMind, .scoredAssessment:
+             .stateOfMind, .scoredAssessment, .series:
             out.removeLast()
             sample(s, zone: zone).write(to: &out)
             return out.append(UInt8(ascii: "\n"))

@@ -14,6 +14,8 @@ enum CorrelationRules {
                 throw childPath.invalid("type", "Correlations cannot contain workouts")
             case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
                 throw childPath.invalid("type", "Correlations contain only quantity and category samples; got \(child.type)")
+            case .series:
+                throw childPath.invalid("type", "Correlations cannot contain series samples")
             case .quantity, .category:
                 break
             }

@@ -8,13 +8,22 @@ public enum SampleValidator {
     public static func validate(_ objects: [Sample]) throws(HealthError) {
         var seen = Set<UUID>()
         for (index, object) in objects.enumerated() {
-            do {
+            do throws(HealthError) {
+                if case .series = object.body {
+                    throw HealthError.invalid("\(object.type) samples are built with InsertSeriesData and FinishSeries, "
+                        + "not saved whole", field: "series")
+                }
                 try checkUnique(object, path: .root, seen: &seen)
                 try check(object, path: .root)
             } catch {
                 throw error.at(index: index)
             }
         }
+    }
+
+    /// Validates the sample a series builder finishes into (FinishSeries), the one way a series sample is made.
+    public static func validateFinished(_ sample: Sample) throws(HealthError) {
+        try check(sample, path: .root)
     }
 
     /// HealthKit rejects a UUID that is already stored; two objects of one batch sharing one is the
@@ -62,6 +71,8 @@ public enum SampleValidator {
             try KindRules.check(state, path: path)
         case .scoredAssessment(let assessment):
             try KindRules.check(assessment, type: type, path: path)
+        case .series(let count):
+            if count < 1 { throw path.invalid("series.count", "A series sample holds at least one point") }
         }
         try MetadataValidator.checkObject(sample.metadata, type: type, path: path)
     }
@@ -76,6 +87,7 @@ public enum SampleValidator {
         case .audiogram: .audiogram
         case .stateOfMind: .stateOfMind
         case .scoredAssessment: .scoredAssessment
+        case .series: .series
         }
     }
 

@@ -36,7 +36,7 @@ enum KindCoding {
             w.int32s(m.associations)
         case .scoredAssessment(let a):
             w.int32s(a.answers)
-        case .quantity, .category, .correlation, .workout:
+        case .quantity, .category, .correlation, .workout, .series:
             return nil
         }
         return w.data

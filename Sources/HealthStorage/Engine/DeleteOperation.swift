@@ -58,7 +58,8 @@ extension WriteContext {
         return deleted
     }
 
-    /// Moves one sample to the tombstones (a correlation takes its children along, docs/semantics.md §8.3);
+    /// Moves one sample to the tombstones (a correlation takes its children along, docs/semantics.md §8.3,
+    /// a series sample its points);
     /// false when it is already gone (a child deleted with its parent earlier in the same call).
     /// Unless `replaced` (a sync-version successor then takes its place, SaveOperation), the
     /// correlation and workouts that held it lose it and are reported again.
@@ -126,6 +127,9 @@ extension WriteContext {
         }
         if flags & SampleRows.quantitySeries != 0 {
             try QuantitySeriesRows(db: db).delete(owner: owner, uuid: uuid)
+        }
+        if flags & SampleRows.series != 0 {
+            try SeriesChunks(db: db).delete(owner: owner, series: uuid)
         }
         if flags & SampleRows.workout != 0 {
             for sql in ["DELETE FROM workouts WHERE owner = ? AND anchor = ?", "DELETE FROM workout_samples WHERE owner = ? AND workout = ?"] {

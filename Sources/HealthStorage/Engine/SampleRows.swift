@@ -13,6 +13,8 @@ struct SampleRows {
     static let detail: Int64 = 8
     /// A quantity sample a series builder made, its points in `series_chunks`.
     static let quantitySeries: Int64 = 16
+    /// A workout route or heartbeat series: its points in `series_chunks`, its count in `count`.
+    static let series: Int64 = 32
 
     /// The columns every sample query selects, in the order `sample(from:)` reads them.
     static let columns = """
@@ -33,6 +35,8 @@ struct SampleRows {
             body = .workout(try workout(owner: owner, anchor: anchor))
         } else if flags & Self.detail != 0 {
             body = try detail(owner: owner, anchor: anchor, type: type)
+        } else if flags & Self.series != 0 {
+            body = .series(count: row.optionalInt(9) ?? 0)
         } else if let canonical = row.optionalDouble(6) {
             // No unit stored: the client used the type's canonical unit.
             guard let unit = row.text(7) ?? TypeCatalog.type(type)?.canonicalUnit else {

@@ -150,7 +150,7 @@ struct ObjectSaver {
             try insertWorkout(workout, sample: sample, anchor: anchor)
         case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
             try insertDetail(sample, anchor: anchor)
-        case .quantity, .category:
+        case .quantity, .category, .series:
             break
         }
         return outcome
@@ -163,7 +163,7 @@ struct ObjectSaver {
         guard sample.syncKey == nil else { return nil }
         switch sample.body {
         case .quantity, .category: break
-        case .correlation, .workout, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment: return nil
+        case .correlation, .workout, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment, .series: return nil
         }
         let type = try Self.sampleType(of: sample)
         let typeID = try context.typeID(type.identifier, owner: owner)
@@ -237,6 +237,9 @@ struct ObjectSaver {
             row.flags |= SampleRows.workout
         case .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
             row.flags |= SampleRows.detail
+        case .series(let count):
+            row.flags |= SampleRows.series
+            row.count = count
         }
         row.device = try context.deviceID(device, owner: owner)
         if let sync = sample.syncKey {
@@ -301,7 +304,7 @@ struct ObjectSaver {
         guard stored.sourceRevision?.source.bundleID == bundleID else {
             throw HealthError.invalid("UUID \(sample.uuid) is already used by an object saved by another source", field: "uuid")
         }
-        guard Self.comparable(stored, device: stored.device) == Self.comparable(Self.asStored(sample), device: device) else {
+        guard Self.comparable(try withoutRoutes(stored), device: stored.device) == Self.comparable(Self.asStored(sample), device: device) else {
             throw HealthError.invalid("UUID \(sample.uuid) is already stored with different content", field: "uuid")
         }
         return .alreadyStored
@@ -313,6 +316,17 @@ struct ObjectSaver {
         guard case .electrocardiogram(let ecg) = sample.body else { return sample }
         return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end, metadata: sample.metadata,
                       device: sample.device, body: .electrocardiogram(ecg.asSaved))
+    }
+
+    /// A stored workout without the routes FinishSeries associated with it later: they are no part of
+    /// what was saved, so a retry of the workout (a re-import) still matches.
+    private func withoutRoutes(_ stored: Sample) throws(HealthError) -> Sample {
+        let flags = try context.db.prepare("SELECT flags FROM samples WHERE owner = ? AND uuid = ?")
+        return try stored.droppingAssociations { uuid throws(HealthError) in
+            flags.reset()
+            flags.bind(all: [.int(owner), .uuid(uuid)])
+            return try flags.step() && flags.int(0) & SampleRows.series != 0
+        }
     }
 
     /// The fields a retry must repeat exactly: everything but the store-stamped revision and time.
@@ -329,7 +343,7 @@ struct ObjectSaver {
                                     events: w.events,
                                     activities: w.activities, statistics: w.statistics,
                                     associatedSampleUUIDs: Array(Set(w.associatedSampleUUIDs)).sorted { $0.uuidString < $1.uuidString }))
-        case .quantity, .category, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment:
+        case .quantity, .category, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment, .series:
             body = sample.body
         }
         return Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end, metadata: sample.metadata,

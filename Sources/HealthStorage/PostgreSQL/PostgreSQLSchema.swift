@@ -13,7 +13,7 @@ import HealthModel
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8]
 
     static var currentVersion: Int { migrations.count }
 
@@ -46,6 +46,21 @@ enum PostgreSQLSchema {
             throw error
         }
     }
+
+    /// Open series builders, as SQLite's step 14.
+    private static let version8 = """
+    CREATE TABLE series_builders (
+        owner bigint NOT NULL,
+        builder bytea NOT NULL,
+        type bigint NOT NULL,
+        source bigint NOT NULL,
+        revision bigint NOT NULL,
+        device bigint,
+        start_time bigint NOT NULL,
+        created bigint NOT NULL,
+        PRIMARY KEY (owner, builder)
+    );
+    """
 
     /// Every per-owner row keyed by its owner, as SQLite's step 13: the interned tables get an
     /// `owner` column (each owner keeps the shared rows under the same ids, so stored rows keep their

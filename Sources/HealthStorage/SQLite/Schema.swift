@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14]
 
     static var currentVersion: Int { migrations.count }
 
@@ -30,6 +30,23 @@ enum Schema {
             throw error
         }
     }
+
+    /// Open series builders (InsertSeriesData until FinishSeries or DiscardSeries): whose they are and
+    /// what the finished sample will carry. Their points are in `series_chunks` under the builder id,
+    /// which becomes the finished sample's UUID, so finishing moves no point.
+    private static let version14 = """
+    CREATE TABLE series_builders (
+        owner INTEGER NOT NULL,
+        builder BLOB NOT NULL,        -- the finished sample's UUID
+        type INTEGER NOT NULL,        -- types.id
+        source INTEGER NOT NULL,      -- sources.id: only this app inserts into, finishes or discards it
+        revision INTEGER NOT NULL,    -- revisions.id the finished sample is saved as
+        device INTEGER,               -- devices.id
+        start_time INTEGER NOT NULL,  -- heartbeat and quantity series: the series start; routes: 0
+        created INTEGER NOT NULL,
+        PRIMARY KEY (owner, builder)
+    ) WITHOUT ROWID;
+    """
 
     /// Every per-owner row keyed by its owner, as on PostgreSQL (where it lets the tables be
     /// distributed by owner; here it keeps one code path): the interned tables get an `owner` column

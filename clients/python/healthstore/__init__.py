@@ -10,7 +10,7 @@ Results are typed dataclasses (`healthstore.results`) whose `.raw` is the protob
 failure is a `healthstore.errors.HealthStoreError`.
 """
 
-from . import errors, results, values
+from . import errors, results, series, values
 from .aio import AsyncClient
 from .calls import TypeNames
 from .client import Client
@@ -22,5 +22,5 @@ from .v1 import healthstore_pb2 as pb
 
 __all__ = [
     "Address", "AsyncClient", "Client", "FrameDecoder", "HealthStoreError", "TypeNames", "encode_frame", "errors",
-    "hello_message", "parse_servers", "pb", "results", "tls_context", "values",
+    "hello_message", "parse_servers", "pb", "results", "series", "tls_context", "values",
 ]

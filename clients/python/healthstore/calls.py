@@ -16,7 +16,7 @@ from typing import (Any, AsyncIterator, Awaitable, Callable, Dict, Generic, Iter
 
 from . import results as r
 from .v1 import healthstore_pb2 as pb
-from .values import micros, uuid_bytes
+from .values import metadata_value, micros, uuid_bytes
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -227,6 +227,42 @@ def delete_matching(type_id: str, predicate: Optional[Any] = None) -> Plan[int]:
     """Deletes the caller's own objects of a type matching a predicate; returns how many."""
     matching = _with_predicate(pb.TypedPredicate(type=type_id), predicate)
     return _plan("delete_objects", pb.DeleteObjects(matching=matching), "delete_objects", lambda res: int(res.deleted_count))
+
+
+def insert_series_data(builder_id: Any, type_id: str, locations: Iterable[Any] = (), beats: Iterable[Any] = (),
+                       start: Time = 0, device: Optional[Any] = None) -> Plan[int]:
+    """Opens a series builder (first call) and adds route locations (`values.route_location`) or beats
+    (`values.heartbeat`) after those added so far; returns how many points it holds. `start` is a
+    heartbeat series' start; the builder id becomes the finished sample's UUID."""
+    msg = pb.InsertSeriesData(builder_id=uuid_bytes(builder_id), type=type_id, start_time=micros(start),
+                              locations=list(locations), beats=list(beats))
+    if device is not None:
+        msg.device.CopyFrom(device if isinstance(device, pb.Device) else pb.Device(**device))
+    return _plan("insert_series_data", msg, "insert_series_data", lambda res: int(res.count))
+
+
+def finish_series(builder_id: Any, workout: Optional[Any] = None, metadata: Optional[Mapping[str, Any]] = None,
+                  end: Optional[Time] = None) -> Plan[List[r.Sample]]:
+    """Finishes a builder into its sample (a route with the stored `workout` it belongs to); finishing
+    twice fails. Empty when a stored sample with the same sync identifier and a version at least as high is kept."""
+    msg = pb.FinishSeries(builder_id=uuid_bytes(builder_id), end_time=micros(end) if end is not None else 0)
+    if workout is not None:
+        msg.workout_uuid = uuid_bytes(workout)
+    for key, value in (metadata or {}).items():
+        msg.metadata[key].CopyFrom(metadata_value(value))
+    return _plan("finish_series", msg, "finish_series", lambda res: [r.Sample.from_pb(s) for s in res.samples])
+
+
+def discard_series(builder_id: Any) -> Plan[None]:
+    """Drops an unfinished builder and its points."""
+    return _plan("discard_series", pb.DiscardSeries(builder_id=uuid_bytes(builder_id)), "discard_series", lambda res: None)
+
+
+def series_data(sample_uuid: Any, batch_size: int = 0) -> Plan[r.SeriesPage]:
+    """HKWorkoutRouteQuery / HKHeartbeatSeriesQuery: the points of a series sample, page by page
+    (`batch_size` 0 = the server's default). A sample the caller cannot read yields one empty page."""
+    msg = pb.QuerySeriesData(uuid=uuid_bytes(sample_uuid), batch_size=batch_size)
+    return _stream("query_series_data", msg, "series_data", r.SeriesPage.from_pb)
 
 
 def samples(*types: TypeNames, predicate: Optional[Any] = None, sort: Sequence[Sort] = (), limit: int = 0) -> Plan[List[r.Sample]]:
@@ -479,3 +515,7 @@ class Calls:
     list_permissions = unary(list_permissions)
     add_owner = unary(add_owner)
     list_owners = unary(list_owners)
+    insert_series_data = unary(insert_series_data)
+    finish_series = unary(finish_series)
+    discard_series = unary(discard_series)
+    series_data = streaming(series_data)

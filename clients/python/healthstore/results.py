@@ -295,7 +295,8 @@ class ScoredAssessment:
 @dataclass(frozen=True)
 class Sample:
     """A stored sample. `kind` says which body is set: `quantity` (with `count`), `category`,
-    `objects` (a correlation's samples), `workout`, `electrocardiogram`, `audiogram` (its points),
+    `objects` (a correlation's samples), `workout`, `series` (a route or heartbeat series, with `count`
+    points; read them with `series_data`), `electrocardiogram`, `audiogram` (its points),
     `state_of_mind` or `scored_assessment`. A discrete quantity series sample (count > 1, made by a
     series builder) has `quantity` = the points' average and also `minimum`, `maximum`, `most_recent`
     and the most recent point's interval; they are None on every other sample."""
@@ -337,7 +338,7 @@ class Sample:
             source_revision=SourceRevision.from_pb(message.source_revision) if message.HasField("source_revision") else None,
             creation_time=message.creation_time or None, kind=kind,
             quantity=Quantity.from_pb(message.quantity.quantity) if kind == "quantity" else None,
-            count=message.quantity.count if kind == "quantity" else 0,
+            count=message.quantity.count if kind == "quantity" else message.series.count if kind == "series" else 0,
             category=message.category.value if kind == "category" else None,
             objects=[Sample.from_pb(o) for o in message.correlation.objects] if kind == "correlation" else [],
             workout=Workout.from_pb(message.workout) if kind == "workout" else None,
@@ -645,3 +646,56 @@ class Permission:
         """Reads a `Permission` message."""
         return cls(message.type, enum_name(pb.AccessDirection, message.direction, "ACCESS_DIRECTION_"),
                    enum_name(pb.PermissionState, message.state, "PERMISSION_STATE_"), message.updated_time, message)
+
+
+@dataclass(frozen=True)
+class RouteLocation:
+    """One location of a workout route (a CLLocation); negative accuracies, course and speed mean "not known"."""
+
+    time: int
+    latitude: float
+    longitude: float
+    altitude: float
+    horizontal_accuracy: float
+    vertical_accuracy: float
+    course: float
+    course_accuracy: float
+    speed: float
+    speed_accuracy: float
+
+    @classmethod
+    def from_pb(cls, message: Any) -> RouteLocation:
+        """Reads a `RouteLocation` message."""
+        return cls(time=message.time, latitude=message.latitude, longitude=message.longitude, altitude=message.altitude,
+                   horizontal_accuracy=message.horizontal_accuracy, vertical_accuracy=message.vertical_accuracy,
+                   course=message.course, course_accuracy=message.course_accuracy, speed=message.speed,
+                   speed_accuracy=message.speed_accuracy)
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """One beat of a heartbeat series: µs since the series start, and whether beats were missed just before it."""
+
+    offset: int
+    preceded_by_gap: bool
+
+    @classmethod
+    def from_pb(cls, message: Any) -> Heartbeat:
+        """Reads a `Heartbeat` message."""
+        return cls(offset=message.offset, preceded_by_gap=message.preceded_by_gap)
+
+
+@dataclass(frozen=True)
+class SeriesPage:
+    """One page of a series sample's points; `done` on its last page."""
+
+    sample_uuid: _uuid.UUID
+    locations: List[RouteLocation]
+    beats: List[Heartbeat]
+    done: bool
+
+    @classmethod
+    def from_pb(cls, message: Any) -> SeriesPage:
+        """Reads a `SeriesDataPage` message."""
+        return cls(sample_uuid=_uuid_of(message.sample_uuid), locations=[RouteLocation.from_pb(m) for m in message.locations],
+                   beats=[Heartbeat.from_pb(m) for m in message.beats], done=message.sample_done)

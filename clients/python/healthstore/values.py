@@ -189,6 +189,24 @@ def statistics_options(*names: str) -> Any:
     return pb.StatisticsOptions(**{name: True for name in names})
 
 
+ROUTE = "HKWorkoutRouteTypeIdentifier"
+HEARTBEAT_SERIES = "HKDataTypeIdentifierHeartbeatSeries"
+
+
+def route_location(time: Time, latitude: float, longitude: float, altitude: float = 0, horizontal_accuracy: float = 0,
+                   vertical_accuracy: float = -1, course: float = -1, course_accuracy: float = -1, speed: float = -1,
+                   speed_accuracy: float = -1) -> Any:
+    """A `RouteLocation` message (CoreLocation's conventions: negative = not known)."""
+    return pb.RouteLocation(time=micros(time), latitude=latitude, longitude=longitude, altitude=altitude,
+                            horizontal_accuracy=horizontal_accuracy, vertical_accuracy=vertical_accuracy, course=course,
+                            course_accuracy=course_accuracy, speed=speed, speed_accuracy=speed_accuracy)
+
+
+def heartbeat(offset: int, preceded_by_gap: bool = False) -> Any:
+    """A `Heartbeat` message: `offset` µs after the series start."""
+    return pb.Heartbeat(offset=offset, preceded_by_gap=preceded_by_gap)
+
+
 ELECTROCARDIOGRAM = "HKDataTypeIdentifierElectrocardiogram"
 AUDIOGRAM = "HKDataTypeIdentifierAudiogram"
 STATE_OF_MIND = "HKDataTypeIdentifierStateOfMind"

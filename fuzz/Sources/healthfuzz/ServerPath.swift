@@ -87,6 +87,17 @@ enum ServerPath {
             for type in types { _ = try knownType(type) }
         case .saveObjects(let objects, _):
             try save(objects)
+        case .insertSeriesData(let insert):
+            if let type = insert.type { _ = try sampleType(type) }
+            switch insert.points {
+            case .locations(let locations): try SeriesRules.checkLocations(locations, after: nil)
+            case .beats(let beats): try SeriesRules.checkBeats(beats, count: 0, after: nil)
+            }
+        case .finishSeries(let finish):
+            try SampleValidator.validateFinished(Sample(uuid: finish.builderID, type: TypeCatalog.workoutRouteType.identifier, start: 0,
+                                                        end: 0, metadata: finish.metadata, body: .series(count: 1)))
+        case .discardSeries, .querySeriesData:
+            return
         case .deleteObjects(.uuids(let uuids)):
             guard !uuids.isEmpty else { throw HealthError.invalid("no uuids", field: "uuids") }
             evaluate(.uuids(Set(uuids)))

@@ -1,3 +1,4 @@
+import Foundation
 import HealthClient
 import HealthModel
 import HealthSimulator
@@ -79,6 +80,17 @@ struct ClientLink: StoreLink {
 
     func save(_ samples: [Sample]) async throws -> [SaveOutcome] {
         try await connection.save(samples)
+    }
+
+    func build(_ series: DerivedSeries) async throws -> SaveOutcome {
+        let stored = try await connection.samples(SampleQuery(types: [series.type], predicate: .uuids([series.id])))
+        if !stored.isEmpty { return .alreadyStored }
+        switch series.points {
+        case .locations(let locations):
+            return try await connection.routeBuilder(id: series.id).build(locations, workout: series.workout) == nil ? .keptExisting : .stored
+        case .beats(let beats):
+            return try await connection.heartbeatSeriesBuilder(start: series.start, id: series.id).build(beats) == nil ? .keptExisting : .stored
+        }
     }
 
     func requestAuthorization(share: [String], read: [String]) async throws {

@@ -108,6 +108,7 @@ public actor DeviceUplink {
         }
         if await deliver(batch, countsAsData: true) {
             buffer.removeSubrange(offset..<(offset + count))
+            for series in batch.compactMap({ DerivedSeries.of($0, seed: configuration.seed) }) { await deliver(series) }
             if faults.duplicateSend() {
                 stats.fault("duplicateSends")
                 await deliver(batch, countsAsData: false)
@@ -165,6 +166,29 @@ public actor DeviceUplink {
             }
         }
         return false
+    }
+
+    /// Builds the series recorded with an acknowledged sample, retrying after lost connections like a batch.
+    private func deliver(_ series: DerivedSeries) async {
+        stats.generated(1)
+        var attempt = 0
+        while !Task.isCancelled {
+            guard let link = await connected() else { return }
+            let started = ContinuousClock.now
+            do {
+                let outcome = try await link.build(series)
+                stats.acknowledged([series.sample], outcomes: [outcome], bundleID: profile.source.bundleID,
+                                   latencyMs: Self.ms(since: started))
+                return
+            } catch let error as HealthError where !error.isTransient {
+                stats.rejected([series.sample], error: error, latencyMs: Self.ms(since: started))
+                return
+            } catch {
+                drop()
+                attempt += 1
+                try? await Task.sleep(for: backoff(attempt))
+            }
+        }
     }
 
     /// The open link, connecting (with backoff) and authorizing first when needed; nil if cancelled

@@ -6,6 +6,8 @@ import HealthModel
 public protocol StoreLink: Sendable {
     /// Saves one batch atomically; one outcome per object.
     func save(_ samples: [Sample]) async throws -> [SaveOutcome]
+    /// Builds a route or heartbeat series (a stored one with its UUID is left as it is).
+    func build(_ series: DerivedSeries) async throws -> SaveOutcome
     /// Asks the owner for share/read permission.
     func requestAuthorization(share: [String], read: [String]) async throws
     /// Drops the connection at once (fault injection, shutdown).

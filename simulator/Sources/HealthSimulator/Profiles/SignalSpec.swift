@@ -14,14 +14,14 @@ public enum SignalKind: String, Codable, Sendable, CaseIterable {
         switch self {
         case .heartRate: [HKType.heartRate]
         case .restingHeartRate: [HKType.restingHeartRate]
-        case .heartRateVariability: [HKType.hrvSDNN]
+        case .heartRateVariability: [HKType.hrvSDNN, HKType.heartbeatSeries]
         case .oxygenSaturation: [HKType.oxygenSaturation]
         case .activeEnergy: [HKType.activeEnergy]
         case .steps: [HKType.stepCount]
         case .distance: [HKType.distanceWalkingRunning]
         case .flightsClimbed: [HKType.flightsClimbed]
         case .sleep: [HKType.sleepAnalysis]
-        case .workouts: [HKType.workout, HKType.distanceCycling]
+        case .workouts: [HKType.workout, HKType.distanceCycling, HKType.workoutRoute]
         case .bodyMass: [HKType.bodyMass]
         case .bodyFatPercentage: [HKType.bodyFatPercentage]
         case .bloodPressure: [HKType.systolic, HKType.diastolic]
@@ -74,6 +74,8 @@ public enum HKType {
     public static let flightsClimbed = "HKQuantityTypeIdentifierFlightsClimbed"
     public static let sleepAnalysis = "HKCategoryTypeIdentifierSleepAnalysis"
     public static let workout = "HKWorkoutTypeIdentifier"
+    public static let workoutRoute = "HKWorkoutRouteTypeIdentifier"
+    public static let heartbeatSeries = "HKDataTypeIdentifierHeartbeatSeries"
     public static let bodyMass = "HKQuantityTypeIdentifierBodyMass"
     public static let bodyFatPercentage = "HKQuantityTypeIdentifierBodyFatPercentage"
     public static let bloodPressure = "HKCorrelationTypeIdentifierBloodPressure"

@@ -1,0 +1,90 @@
+import Foundation
+import HealthModel
+import HealthWire
+
+/// A series builder on the server (HKWorkoutRouteBuilder for `RouteLocation`, HKHeartbeatSeriesBuilder
+/// for `Heartbeat`): insert points in time order batch by batch, then finish it into one sample whose
+/// UUID is `id`, or discard it. Every call repeats the type, start and device, so a builder survives
+/// a reconnect and its calls may be retried.
+public struct SeriesBuilder<Point: SeriesBuildable>: Sendable {
+    /// The builder's id and the finished sample's UUID.
+    public let id: UUID
+    /// A heartbeat series' start (beats are offsets from it); unused for routes.
+    public let start: Microseconds
+    public let device: Device?
+    private let client: any HealthCalling
+
+    init(client: any HealthCalling, id: UUID, start: Microseconds, device: Device?) {
+        self.client = client
+        self.id = id
+        self.start = start
+        self.device = device
+    }
+
+    /// Adds points after those inserted so far; returns how many the builder holds.
+    @discardableResult
+    public func insert(_ points: [Point]) async throws -> Int {
+        let insert = SeriesInsert(builderID: id, type: Point.seriesType.identifier, start: start, device: device, points: Point.batch(points))
+        return Int(try await client.single(.insertSeriesData(insert), "InsertSeriesData") {
+            if case .insertSeriesData(let count) = $0 { count } else { nil }
+        })
+    }
+
+    /// Stores the sample (a route with the stored `workout` it belongs to; a heartbeat series ending at
+    /// `end`, or at its last beat). Returns nil when a stored sample with the same sync identifier and
+    /// a version at least as high was kept instead. A second finish fails.
+    public func finish(workout: UUID? = nil, metadata: Metadata = [:], end: Microseconds? = nil) async throws -> Sample? {
+        try await client.single(.finishSeries(SeriesFinish(builderID: id, workoutUUID: workout, metadata: metadata, end: end)),
+                                "FinishSeries") { if case .finishSeries(let samples) = $0 { samples } else { nil } }.first
+    }
+
+    /// Inserts every point in batches of `batchSize` and finishes (see `finish`). An earlier attempt
+    /// left open (a lost answer, a killed import) is discarded first, and so is this one when it fails.
+    public func build(_ points: [Point], workout: UUID? = nil, metadata: Metadata = [:], end: Microseconds? = nil,
+                      batchSize: Int = 1_000) async throws -> Sample? {
+        try? await discard()
+        do {
+            for start in stride(from: 0, to: points.count, by: max(1, batchSize)) {
+                try await insert(Array(points[start..<min(points.count, start + max(1, batchSize))]))
+            }
+            return try await finish(workout: workout, metadata: metadata, end: end)
+        } catch {
+            try? await discard()
+            throw error
+        }
+    }
+
+    /// Drops the builder and its points.
+    public func discard() async throws {
+        try await client.single(.discardSeries(builderID: id), "DiscardSeries") { if case .discardSeries = $0 { () } else { nil } }
+    }
+}
+
+extension HealthCalling {
+    /// A new route builder (HKWorkoutRouteBuilder); finish it with the workout once that is saved.
+    public func routeBuilder(id: UUID = UUID(), device: Device? = nil) -> SeriesBuilder<RouteLocation> {
+        SeriesBuilder(client: self, id: id, start: 0, device: device)
+    }
+
+    /// A new heartbeat series builder (HKHeartbeatSeriesBuilder) for a series starting at `start`.
+    public func heartbeatSeriesBuilder(start: Microseconds, id: UUID = UUID(), device: Device? = nil) -> SeriesBuilder<Heartbeat> {
+        SeriesBuilder(client: self, id: id, start: start, device: device)
+    }
+
+    /// The points of a series sample page by page as the server streams them (HKWorkoutRouteQuery,
+    /// HKHeartbeatSeriesQuery); `batchSize` 0 = the server's default. A sample the caller cannot read
+    /// yields no points. Stopping iteration cancels the query.
+    public func seriesData<P: SeriesBuildable>(of sample: UUID, as: P.Type = P.self,
+                                               batchSize: Int = 0) -> AsyncThrowingStream<[P], any Error> {
+        mapped(.querySeriesData(SeriesDataQuery(uuid: sample, batchSize: batchSize)), "QuerySeriesData") {
+            if case .seriesData(let page) = $0 { P.points(of: page.points) ?? (page.points.count == 0 ? [] : nil) } else { nil }
+        }
+    }
+
+    /// Every point of a series sample, collected (small series; stream large ones with `seriesData`).
+    public func seriesPoints<P: SeriesBuildable>(of sample: UUID, as: P.Type = P.self) async throws -> [P] {
+        var all: [P] = []
+        for try await page in seriesData(of: sample, as: P.self) { all += page }
+        return all
+    }
+}

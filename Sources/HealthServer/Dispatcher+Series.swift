@@ -1,0 +1,76 @@
+import Foundation
+import HealthModel
+import HealthStorage
+import HealthWire
+
+// Series builders (InsertSeriesData, FinishSeries, DiscardSeries) and QuerySeriesData.
+extension Dispatcher {
+    /// Points a QuerySeriesData page holds when the caller names no batch size, and the most it may
+    /// name: about 100 bytes a location on the wire, so a full page stays far below the frame limit
+    /// (a page that still does not fit is halved) and a reader holds one page at a time.
+    static let defaultSeriesBatch = 1_024, maxSeriesBatch = 8_192
+
+    func insertSeriesData(_ insert: SeriesInsert, _ access: Access) async throws -> ServerResult {
+        if let type = try await builderType(insert.builderID, given: insert.type, access) { try requireShare([type], access) }
+        let count = try await store.insertSeriesData(owner: access.owner, insert, revision: access.session.revision,
+                                                     defaultDevice: access.session.defaultDevice)
+        return .insertSeriesData(count: Int64(count))
+    }
+
+    /// An app finishes only while it may still share the type (HealthKit checks authorization when it saves).
+    func finishSeries(_ finish: SeriesFinish, _ access: Access) async throws -> ServerResult {
+        if let type = try await builderType(finish.builderID, given: nil, access) { try requireShare([type], access) }
+        let session = access.session
+        let samples = try await store.finishSeries(owner: access.owner, finish,
+                                                   by: Deleter(owner: access.owner, bundleID: session.bundleID, isOwner: session.role == .owner))
+        metrics.samplesStored.add(samples.count)
+        return .finishSeries(samples)
+    }
+
+    func discardSeries(builderID: UUID, _ access: Access) async throws -> ServerResult {
+        try await store.discardSeries(owner: access.owner, builder: builderID, bundleID: access.session.bundleID)
+        return .discardSeries
+    }
+
+    /// Streams the points of one readable series sample page by page, each read only when the
+    /// connection has room for it. A sample the caller may not read answers exactly like one that
+    /// does not exist: one empty last page, so a read denial stays invisible.
+    func querySeriesData(_ query: SeriesDataQuery, _ access: Access, reply: CallReplier) async throws -> ServerResult? {
+        guard (0...Self.maxSeriesBatch).contains(query.batchSize) else {
+            throw HealthError.invalid("batch_size \(query.batchSize) must be between 0 (the default, \(Self.defaultSeriesBatch)) "
+                + "and \(Self.maxSeriesBatch)", field: "batch_size")
+        }
+        let types = [TypeCatalog.workoutRouteType, TypeCatalog.heartbeatSeriesType].map(\.identifier)
+        let found = try await store.querySamples(owner: access.owner, types: types, predicate: .uuids([query.uuid]), sort: [],
+                                                 limit: 1, scope: access.scope)
+        guard let sample = found.first, let total = sample.seriesCount else {
+            return .seriesData(SeriesDataPage(sampleUUID: query.uuid, points: .empty(for: types[0]), sampleDone: true))
+        }
+        var batch = query.batchSize == 0 ? Self.defaultSeriesBatch : query.batchSize
+        var start = 0
+        while true {
+            try await reply.room()
+            let points = try await store.seriesData(owner: access.owner, sample: sample, from: start, limit: batch)
+            let done = points.count < batch || start + points.count >= total
+            let page = SeriesDataPage(sampleUUID: sample.uuid, points: points, sampleDone: done)
+            if await reply.trySend(.seriesData(page), more: !done, pageFollows: !done) {
+                if done { return nil }
+                start += points.count
+            } else if points.count > 1 {
+                batch = points.count / 2
+            } else {
+                throw HealthError(.dataSizeExceeded, "one series point is larger than the \(config.maxFrameBytes)-byte frame limit")
+            }
+        }
+    }
+
+    /// The type a call on a builder acts on: the app's open builder's, else the one named (a first
+    /// InsertSeriesData), checked to be a known sample type; nil when neither (the store then refuses the call).
+    private func builderType(_ builderID: UUID, given: String?, _ access: Access) async throws -> String? {
+        if let open = try await store.seriesBuilderType(owner: access.owner, builder: builderID, bundleID: access.session.bundleID) {
+            return open
+        }
+        guard let given, !given.isEmpty else { return nil }
+        return try sampleType(given).identifier
+    }
+}
