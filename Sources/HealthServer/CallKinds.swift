@@ -64,10 +64,14 @@ extension ClientCall {
         case .insertSeriesData: CallKind(name: "InsertSeriesData", caller: .ownerStore)
         case .finishSeries: CallKind(name: "FinishSeries", caller: .ownerStore)
         case .discardSeries: CallKind(name: "DiscardSeries", caller: .ownerStore)
-        case .querySeriesData:
-            CallKind(name: "QuerySeriesData", caller: .ownerStore,
-                     types: .anyOf([TypeCatalog.workoutRouteType, TypeCatalog.heartbeatSeriesType].map(\.identifier)),
-                     waitsForOutputRoom: true)
+        case .querySeriesData(let query):
+            switch query.samples {
+            case .uuid:
+                CallKind(name: "QuerySeriesData", caller: .ownerStore, types: .anyOf(SeriesDataQuery.pointTypes), waitsForOutputRoom: true)
+            case .matching(let type, let predicate):
+                CallKind(name: "QuerySeriesData", caller: .ownerStore, types: .each([type], predicate: predicate, field: "type"),
+                         waitsForOutputRoom: true)
+            }
         case .writeCharacteristics: CallKind(name: "WriteCharacteristics", caller: .owner)
 
         case .querySamples(let query):

@@ -82,7 +82,9 @@ extension Dispatcher {
             !(TypeCatalog.type(type)?.correlationContents ?? [type]).contains { access.states[$0] != nil }
         }
         guard let first = unasked.first, !oneSuffices || unasked.count == types.count else { return }
-        let what = oneSuffices ? "any of " + types.joined(separator: ", ") : first
+        // Long lists (every type with series points) are named by their first few.
+        let named = types.count > 6 ? types.prefix(5).joined(separator: ", ") + " or \(types.count - 5) more" : types.joined(separator: ", ")
+        let what = oneSuffices ? "any of " + named : first
         throw HealthError(.authorizationNotDetermined,
                           "'\(access.session.bundleID)' has not requested authorization to read \(what); call RequestAuthorization first",
                           field: "types")

@@ -3,21 +3,22 @@ import HealthModel
 import HealthProto
 
 /// The series builder calls and series pages in both directions: InsertSeriesData, FinishSeries,
-/// DiscardSeries, QuerySeriesData and their answers, with route locations and heartbeats.
+/// DiscardSeries, QuerySeriesData and their answers, with route locations, heartbeats, quantity
+/// points and (read only) electrocardiogram voltages.
 extension WireDecode {
     static func seriesInsert(_ m: Healthstore__V1__InsertSeriesData) throws(HealthError) -> SeriesInsert {
-        if m.n_quantities > 0 {
-            throw HealthError.invalid("Quantity series points are not supported yet", field: "quantities")
-        }
-        let locations = try CRead.list(m.locations, m.n_locations, "locations", routeLocation)
-        let beats = try CRead.list(m.beats, m.n_beats, "beats", heartbeat)
-        if !locations.isEmpty, !beats.isEmpty {
-            throw HealthError.invalid("InsertSeriesData carries points of one kind: locations or beats, not both", field: "beats")
-        }
         let type = try CRead.optionalString(m.type, "type").map(CRead.identifier)
+        let given: [SeriesPoints] = [
+            .locations(try CRead.list(m.locations, m.n_locations, "locations", routeLocation)),
+            .beats(try CRead.list(m.beats, m.n_beats, "beats", heartbeat)),
+            .quantities(try quantitySeriesPoints(m.quantities, m.n_quantities, "quantities")),
+        ].filter { $0.count > 0 }
+        if given.count > 1 {
+            throw HealthError.invalid("InsertSeriesData carries points of one kind; got \(given.map(\.field).joined(separator: " and "))",
+                                      field: given[1].field)
+        }
         return SeriesInsert(builderID: try CRead.uuid(m.builder_id, "builder_id"), type: type, start: m.start_time,
-                            device: try optionalDevice(m.device),
-                            points: beats.isEmpty ? (locations.isEmpty ? .empty(for: type ?? "") : .locations(locations)) : .beats(beats))
+                            device: try optionalDevice(m.device), points: given.first ?? .empty(for: type ?? ""))
     }
 
     static func seriesFinish(_ m: Healthstore__V1__FinishSeries) throws(HealthError) -> SeriesFinish {
@@ -27,19 +28,29 @@ extension WireDecode {
     }
 
     static func seriesDataQuery(_ m: Healthstore__V1__QuerySeriesData) throws(HealthError) -> SeriesDataQuery {
-        guard m.uuid.len > 0 else {
-            throw HealthError.invalid("QuerySeriesData by type and predicate (quantity series) is not supported yet; name the sample's uuid",
-                                      field: "uuid")
+        let type = try CRead.optionalString(m.type, "type").map(CRead.identifier)
+        if m.uuid.len > 0 {
+            if type != nil || m.predicate != nil {
+                throw HealthError.invalid("QuerySeriesData names one sample by uuid or samples by type and predicate, not both",
+                                          field: type != nil ? "type" : "predicate")
+            }
+            return SeriesDataQuery(samples: .uuid(try CRead.uuid(m.uuid, "uuid")), batchSize: Int(m.batch_size))
         }
-        return SeriesDataQuery(uuid: try CRead.uuid(m.uuid, "uuid"), batchSize: Int(m.batch_size))
+        guard let type else {
+            throw HealthError.invalid("QuerySeriesData names a sample's uuid, or a quantity type (with an optional predicate)", field: "uuid")
+        }
+        return SeriesDataQuery(samples: .matching(type: type, predicate: try optionalPredicate(m.predicate)), batchSize: Int(m.batch_size))
     }
 
     static func seriesDataPage(_ m: Healthstore__V1__SeriesDataPage) throws(HealthError) -> SeriesDataPage {
-        let beats = try CRead.list(m.beats, m.n_beats, "beats", heartbeat)
+        let given: [SeriesPoints] = [
+            .locations(try CRead.list(m.locations, m.n_locations, "locations", routeLocation)),
+            .beats(try CRead.list(m.beats, m.n_beats, "beats", heartbeat)),
+            .quantities(try quantitySeriesPoints(m.quantities, m.n_quantities, "quantities")),
+            .voltages(try CRead.list(m.voltages, m.n_voltages, "voltages", voltageMeasurement)),
+        ]
         return SeriesDataPage(sampleUUID: try CRead.uuid(m.sample_uuid, "sample_uuid"),
-                              points: beats.isEmpty ? .locations(try CRead.list(m.locations, m.n_locations, "locations", routeLocation))
-                                                    : .beats(beats),
-                              sampleDone: m.sample_done != 0)
+                              points: given.first { $0.count > 0 } ?? .locations([]), sampleDone: m.sample_done != 0)
     }
 
     static func routeLocation(_ l: Healthstore__V1__RouteLocation) -> RouteLocation {
@@ -63,6 +74,8 @@ extension WireArena {
         switch s.points {
         case .locations(let locations): (p.pointee.n_locations, p.pointee.locations) = list(locations, routeLocation)
         case .beats(let beats): (p.pointee.n_beats, p.pointee.beats) = list(beats, heartbeat)
+        case .quantities(let points): (p.pointee.n_quantities, p.pointee.quantities) = list(points, quantitySeriesPoint)
+        case .voltages: break  // never inserted: recordings are saved whole; the server refuses an empty insert's missing type
         }
         return p
     }
@@ -78,7 +91,13 @@ extension WireArena {
 
     func seriesDataQuery(_ q: SeriesDataQuery) -> UnsafeMutablePointer<Healthstore__V1__QuerySeriesData> {
         let p = message(healthstore__v1__query_series_data__init)
-        p.pointee.uuid = binary(q.uuid)
+        switch q.samples {
+        case .uuid(let uuid):
+            p.pointee.uuid = binary(uuid)
+        case .matching(let type, let predicate):
+            p.pointee.type = cString(type)
+            p.pointee.predicate = optionalPredicate(predicate)
+        }
         p.pointee.batch_size = UInt32(clamping: q.batchSize)
         return p
     }
@@ -89,6 +108,8 @@ extension WireArena {
         switch page.points {
         case .locations(let locations): (p.pointee.n_locations, p.pointee.locations) = list(locations, routeLocation)
         case .beats(let beats): (p.pointee.n_beats, p.pointee.beats) = list(beats, heartbeat)
+        case .quantities(let points): (p.pointee.n_quantities, p.pointee.quantities) = list(points, quantitySeriesPoint)
+        case .voltages(let voltages): (p.pointee.n_voltages, p.pointee.voltages) = list(voltages, voltageMeasurement)
         }
         p.pointee.sample_done = page.sampleDone ? 1 : 0
         return p

@@ -307,6 +307,16 @@ public struct Sample: Sendable, Hashable {
         return nil
     }
 
+    /// How many points QuerySeriesData streams for this sample: a series' points, an ECG's voltages,
+    /// a quantity sample's count (a plain one is its own one point); 0 for other kinds.
+    public var pointCount: Int {
+        switch body {
+        case .series(let count), .quantity(_, let count): Int(max(count, 1))
+        case .electrocardiogram(let ecg): Int(ecg.numberOfVoltageMeasurements)
+        default: 0
+        }
+    }
+
     /// The children of a correlation.
     public var correlationObjects: [Sample]? {
         if case .correlation(let c) = body { return c }

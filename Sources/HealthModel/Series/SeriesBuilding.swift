@@ -4,26 +4,48 @@ import Foundation
 public enum SeriesPoints: Sendable, Hashable {
     case locations([RouteLocation])
     case beats([Heartbeat])
+    case quantities([QuantitySeriesPoint])
+    /// An electrocardiogram's; read only (recordings are saved whole).
+    case voltages([VoltageMeasurement])
 
     /// How many points.
     public var count: Int {
         switch self {
         case .locations(let locations): locations.count
         case .beats(let beats): beats.count
+        case .quantities(let quantities): quantities.count
+        case .voltages(let voltages): voltages.count
         }
     }
 
-    /// The series type these points belong to.
-    public var type: HealthType {
+    /// The message field holding these points.
+    public var field: String {
         switch self {
-        case .locations: TypeCatalog.workoutRouteType
-        case .beats: TypeCatalog.heartbeatSeriesType
+        case .locations: "locations"
+        case .beats: "beats"
+        case .quantities: "quantities"
+        case .voltages: "voltages"
         }
     }
 
-    /// No points, of the kind `type` holds (a route's when the type holds no points of ours).
+    /// Whether a series of `type` is made of points of this kind.
+    public func belong(to type: HealthType) -> Bool {
+        switch self {
+        case .locations: type == TypeCatalog.workoutRouteType
+        case .beats: type == TypeCatalog.heartbeatSeriesType
+        case .quantities: type.kind == .quantity
+        case .voltages: type == TypeCatalog.electrocardiogramType
+        }
+    }
+
+    /// No points, of the kind `type` holds (a route's when the type holds no points).
     public static func empty(for type: String) -> SeriesPoints {
-        type == TypeCatalog.heartbeatSeriesType.identifier ? .beats([]) : .locations([])
+        switch TypeCatalog.type(type) {
+        case TypeCatalog.heartbeatSeriesType: .beats([])
+        case TypeCatalog.electrocardiogramType: .voltages([])
+        case let type? where type.kind == .quantity: .quantities([])
+        default: .locations([])
+        }
     }
 }
 
@@ -67,14 +89,32 @@ public struct SeriesFinish: Sendable, Hashable {
     }
 }
 
-/// QuerySeriesData: the points of one series sample, streamed in batches (HKWorkoutRouteQuery, HKHeartbeatSeriesQuery).
+/// QuerySeriesData: the points of one series sample, streamed in batches (HKWorkoutRouteQuery,
+/// HKHeartbeatSeriesQuery, HKElectrocardiogramQuery, HKQuantitySeriesSampleQuery), or of every
+/// readable sample of a quantity type matching a predicate (HKQuantitySeriesSampleQuery without a sample).
 public struct SeriesDataQuery: Sendable, Hashable {
-    public let uuid: UUID
+    /// Which samples' points.
+    public enum Samples: Sendable, Hashable {
+        case uuid(UUID)
+        case matching(type: String, predicate: QueryPredicate?)
+    }
+
+    public let samples: Samples
     /// Points per page; 0 = the server's default.
     public let batchSize: Int
 
+    /// Every type whose samples have points to stream: routes, heartbeat series, electrocardiograms
+    /// and quantity types (a plain quantity sample is its own one point).
+    public static let pointTypes: [String] = ([TypeCatalog.workoutRouteType, TypeCatalog.heartbeatSeriesType,
+                                               TypeCatalog.electrocardiogramType]
+                                              + TypeCatalog.sampleTypes.filter { $0.kind == .quantity }).map(\.identifier)
+
     public init(uuid: UUID, batchSize: Int = 0) {
-        self.uuid = uuid
+        self.init(samples: .uuid(uuid), batchSize: batchSize)
+    }
+
+    public init(samples: Samples, batchSize: Int = 0) {
+        self.samples = samples
         self.batchSize = batchSize
     }
 }
@@ -92,10 +132,8 @@ public struct SeriesDataPage: Sendable, Hashable {
     }
 }
 
-/// A point kind a series builder inserts and a series query returns (locations, beats).
+/// A point kind a series builder inserts or a series query returns (locations, beats, quantities, voltages).
 public protocol SeriesBuildable: SeriesPoint {
-    /// The series type built from these points.
-    static var seriesType: HealthType { get }
     /// The points as one batch.
     static func batch(_ points: [Self]) -> SeriesPoints
     /// The points of a batch of this kind; nil for another kind.
@@ -103,7 +141,6 @@ public protocol SeriesBuildable: SeriesPoint {
 }
 
 extension RouteLocation: SeriesBuildable {
-    public static var seriesType: HealthType { TypeCatalog.workoutRouteType }
     public static func batch(_ points: [RouteLocation]) -> SeriesPoints { .locations(points) }
     public static func points(of batch: SeriesPoints) -> [RouteLocation]? {
         if case .locations(let locations) = batch { return locations }
@@ -112,10 +149,25 @@ extension RouteLocation: SeriesBuildable {
 }
 
 extension Heartbeat: SeriesBuildable {
-    public static var seriesType: HealthType { TypeCatalog.heartbeatSeriesType }
     public static func batch(_ points: [Heartbeat]) -> SeriesPoints { .beats(points) }
     public static func points(of batch: SeriesPoints) -> [Heartbeat]? {
         if case .beats(let beats) = batch { return beats }
+        return nil
+    }
+}
+
+extension QuantitySeriesPoint: SeriesBuildable {
+    public static func batch(_ points: [QuantitySeriesPoint]) -> SeriesPoints { .quantities(points) }
+    public static func points(of batch: SeriesPoints) -> [QuantitySeriesPoint]? {
+        if case .quantities(let quantities) = batch { return quantities }
+        return nil
+    }
+}
+
+extension VoltageMeasurement: SeriesBuildable {
+    public static func batch(_ points: [VoltageMeasurement]) -> SeriesPoints { .voltages(points) }
+    public static func points(of batch: SeriesPoints) -> [VoltageMeasurement]? {
+        if case .voltages(let voltages) = batch { return voltages }
         return nil
     }
 }

@@ -11,13 +11,7 @@ extension EngineStore {
                                      _ points: [QuantitySeriesPoint]) async throws -> Int {
         let healthType = try Self.seriesType(type)
         return try await write { context throws(HealthError) in
-            let chunks = SeriesChunks(db: context.db)
-            let tail = try chunks.tail(owner: owner.rawValue, series: builder)
-            let (accepted, replacesLast) = try QuantitySeriesRules.accept(points, type: healthType, builderStart: start,
-                                                                           lastStart: tail.lastKey)
-            if replacesLast { try chunks.removeLast(owner: owner.rawValue, series: builder, as: QuantitySeriesPoint.self) }
-            try chunks.append(owner: owner.rawValue, series: builder, accepted)
-            return tail.count - (replacesLast ? 1 : 0) + accepted.count
+            try context.appendQuantityPoints(owner: owner.rawValue, builder: builder, type: healthType, start: start, points)
         }
     }
 
@@ -28,22 +22,8 @@ extension EngineStore {
                                      metadata: Metadata, device: Device?, revision: SourceRevision) async throws -> Sample {
         let healthType = try Self.seriesType(type)
         return try await write { context throws(HealthError) in
-            let chunks = SeriesChunks(db: context.db)
-            var summary = try QuantitySeriesSummary(type: healthType)
-            while true {
-                let batch: [QuantitySeriesPoint] = try chunks.read(owner: owner.rawValue, series: builder, from: Int(summary.count),
-                                                                   limit: SeriesChunks.chunkSize)
-                if batch.isEmpty { break }
-                try summary.add(batch)
-            }
-            let sample = try summary.sample(uuid: builder, start: start, end: end, metadata: metadata, device: device)
-            let outcome = try context.save(SaveBatch(owner: owner, revision: revision, defaultDevice: nil, objects: [sample]))[0]
-            if outcome == .keptExisting {
-                try chunks.delete(owner: owner.rawValue, series: builder)
-            } else {
-                try QuantitySeriesRows(db: context.db).markStored(owner: owner.rawValue, sample)
-            }
-            return sample.stamped(revision: revision, device: device, creationTime: context.now)
+            try context.finishQuantitySeries(owner: owner.rawValue, builder: builder, type: healthType, start: start, end: end,
+                                             metadata: metadata, device: device, revision: revision)
         }
     }
 
@@ -59,10 +39,46 @@ extension EngineStore {
         }
     }
 
-    private static func seriesType(_ identifier: String) throws(HealthError) -> HealthType {
+    static func seriesType(_ identifier: String) throws(HealthError) -> HealthType {
         guard let type = TypeCatalog.type(identifier), type.kind == .quantity else {
             throw HealthError.invalid("'\(identifier)' is not a quantity type, so it holds no quantity series", field: "type")
         }
         return type
+    }
+}
+
+/// The quantity series steps on the writer thread, shared by the store's calls above and the series
+/// builder calls (SeriesBuilders).
+extension WriteContext {
+    /// Checks `points` against the builder's type and start and the points it holds, and appends them.
+    func appendQuantityPoints(owner: Int64, builder: UUID, type: HealthType, start: Microseconds,
+                              _ points: [QuantitySeriesPoint]) throws(HealthError) -> Int {
+        let chunks = SeriesChunks(db: db)
+        let tail = try chunks.tail(owner: owner, series: builder)
+        let (accepted, replacesLast) = try QuantitySeriesRules.accept(points, type: type, builderStart: start, lastStart: tail.lastKey)
+        if replacesLast { try chunks.removeLast(owner: owner, series: builder, as: QuantitySeriesPoint.self) }
+        try chunks.append(owner: owner, series: builder, accepted)
+        return tail.count - (replacesLast ? 1 : 0) + accepted.count
+    }
+
+    /// Saves the quantity sample the builder's points make and returns it as stored.
+    func finishQuantitySeries(owner: Int64, builder: UUID, type: HealthType, start: Microseconds, end: Microseconds?,
+                              metadata: Metadata, device: Device?, revision: SourceRevision) throws(HealthError) -> Sample {
+        let chunks = SeriesChunks(db: db)
+        var summary = try QuantitySeriesSummary(type: type)
+        while true {
+            let batch: [QuantitySeriesPoint] = try chunks.read(owner: owner, series: builder, from: Int(summary.count),
+                                                               limit: SeriesChunks.chunkSize)
+            if batch.isEmpty { break }
+            try summary.add(batch)
+        }
+        let sample = try summary.sample(uuid: builder, start: start, end: end, metadata: metadata, device: device)
+        let outcome = try save(SaveBatch(owner: OwnerID(owner), revision: revision, defaultDevice: nil, objects: [sample]))[0]
+        if outcome == .keptExisting {
+            try chunks.delete(owner: owner, series: builder)
+        } else {
+            try QuantitySeriesRows(db: db).markStored(owner: owner, sample)
+        }
+        return sample.stamped(revision: revision, device: device, creationTime: now)
     }
 }

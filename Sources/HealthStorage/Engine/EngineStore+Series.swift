@@ -52,6 +52,11 @@ extension EngineStore {
     }
 
     public func seriesData(owner: OwnerID, sample: Sample, from start: Int, limit: Int) async throws -> SeriesPoints {
+        switch sample.body {
+        case .quantity: return .quantities(try await quantitySeriesPoints(owner: owner, of: sample, from: start, limit: limit))
+        case .electrocardiogram: return .voltages(try await seriesPoints(owner: owner, series: sample.uuid, from: start, limit: limit))
+        default: break
+        }
         if sample.type == TypeCatalog.heartbeatSeriesType.identifier {
             return .beats(try await seriesPoints(owner: owner, series: sample.uuid, from: start, limit: limit))
         }

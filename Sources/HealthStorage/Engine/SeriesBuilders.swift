@@ -18,19 +18,19 @@ extension WriteContext {
     func insertSeriesData(owner: Int64, _ insert: SeriesInsert, revision: SourceRevision, defaultDevice: Device?) throws(HealthError) -> Int {
         try lockOwner(owner)
         let source = try sourceID(revision.source.bundleID, owner: owner)
-        let type: String
+        let type: String, start: Microseconds
         if let open = try openBuilder(owner: owner, insert.builderID, source: source) {
             if let given = insert.type, !given.isEmpty, given != open.type {
                 throw HealthError.invalid("Builder \(insert.builderID) builds \(open.type), not \(given)", field: "type")
             }
-            type = open.type
+            (type, start) = (open.type, open.start)
         } else {
             try refuseUsedBuilderID(owner: owner, insert.builderID, source: source)
             guard let given = insert.type, !given.isEmpty else {
                 throw HealthError.invalid("The first InsertSeriesData of a builder names its type", field: "type")
             }
             type = try Self.seriesType(given).identifier
-            let start = type == TypeCatalog.heartbeatSeriesType.identifier ? insert.start : 0
+            start = type == TypeCatalog.workoutRouteType.identifier ? 0 : insert.start
             try TimeRules.checkInstant(start, field: "start_time")
             let row = try db.prepare("""
                 INSERT INTO series_builders (owner, builder, type, source, revision, device, start_time, created)
@@ -41,14 +41,18 @@ extension WriteContext {
                            .int(start), .int(now)])
             try row.run()
         }
-        guard insert.points.count == 0 || insert.points.type.identifier == type else {
-            throw HealthError.invalid("Builder \(insert.builderID) builds \(type); these points belong to \(insert.points.type.identifier)",
-                                      field: Self.pointsField(insert.points))
+        let healthType = try Self.seriesType(type)
+        guard insert.points.count == 0 || insert.points.belong(to: healthType) else {
+            throw HealthError.invalid("Builder \(insert.builderID) builds \(type), which holds no \(insert.points.field)",
+                                      field: insert.points.field)
+        }
+        if case .quantities(let quantities) = insert.points {
+            return try appendQuantityPoints(owner: owner, builder: insert.builderID, type: healthType, start: start, quantities)
         }
         return try appendPoints(owner: owner, series: insert.builderID, insert.points)
     }
 
-    /// Appends points after the series' last one, checked against it.
+    /// Appends locations or beats after the series' last one, checked against it.
     func appendPoints(owner: Int64, series: UUID, _ points: SeriesPoints) throws(HealthError) -> Int {
         let chunks = SeriesChunks(db: db)
         let tail = try chunks.tail(owner: owner, series: series)
@@ -59,6 +63,8 @@ extension WriteContext {
         case .beats(let beats):
             try SeriesRules.checkBeats(beats, count: tail.count, after: tail.lastKey)
             try chunks.append(owner: owner, series: series, beats)
+        case .quantities, .voltages:
+            throw HealthError(.internalError, "\(points.field) are not appended as route or heartbeat points")
         }
         return tail.count + points.count
     }
@@ -72,6 +78,14 @@ extension WriteContext {
         guard let open = try openBuilder(owner: owner, builderID, source: source) else {
             try refuseUsedBuilderID(owner: owner, builderID, source: source)
             throw Self.notOpen(builderID)
+        }
+        if let quantityType = TypeCatalog.type(open.type), quantityType.kind == .quantity {
+            let device = try open.device.map { id throws(HealthError) in try registry.device(id, owner: owner, db) }
+            let sample = try finishQuantitySeries(owner: owner, builder: builderID, type: quantityType, start: open.start,
+                                                  end: finish.end, metadata: finish.metadata, device: device,
+                                                  revision: try registry.revision(open.revision, owner: owner, db))
+            try closeBuilder(owner: owner, builderID)
+            return [sample]
         }
         let chunks = SeriesChunks(db: db)
         let tail = try chunks.tail(owner: owner, series: builderID)
@@ -179,23 +193,9 @@ extension WriteContext {
     /// A type a builder of ours builds.
     private static func seriesType(_ identifier: String) throws(HealthError) -> HealthType {
         guard let type = TypeCatalog.type(identifier) else { throw TypeCatalog.unknownType(identifier) }
-        switch type {
-        case TypeCatalog.workoutRouteType, TypeCatalog.heartbeatSeriesType:
-            return type
-        default:
-            if type.kind == .quantity {
-                throw HealthError(.invalidArgument, "Quantity series builders are not supported yet (\(identifier))", field: "type")
-            }
-            throw HealthError.invalid("\(identifier) is not built with a series builder; use \(TypeCatalog.workoutRouteType.identifier) "
-                + "or \(TypeCatalog.heartbeatSeriesType.identifier)", field: "type")
-        }
-    }
-
-    private static func pointsField(_ points: SeriesPoints) -> String {
-        switch points {
-        case .locations: "locations"
-        case .beats: "beats"
-        }
+        if type == TypeCatalog.workoutRouteType || type == TypeCatalog.heartbeatSeriesType || type.kind == .quantity { return type }
+        throw HealthError.invalid("\(identifier) is not built with a series builder; use \(TypeCatalog.workoutRouteType.identifier), "
+            + "\(TypeCatalog.heartbeatSeriesType.identifier) or a quantity type", field: "type")
     }
 
     private static func notOpen(_ id: UUID) -> HealthError {

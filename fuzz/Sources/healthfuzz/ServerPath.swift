@@ -92,6 +92,11 @@ enum ServerPath {
             switch insert.points {
             case .locations(let locations): try SeriesRules.checkLocations(locations, after: nil)
             case .beats(let beats): try SeriesRules.checkBeats(beats, count: 0, after: nil)
+            case .quantities(let points):
+                if let type = insert.type.flatMap(TypeCatalog.type), type.kind == .quantity {
+                    _ = try QuantitySeriesRules.accept(points, type: type, builderStart: insert.start, lastStart: nil)
+                }
+            case .voltages: return
             }
         case .finishSeries(let finish):
             try SampleValidator.validateFinished(Sample(uuid: finish.builderID, type: TypeCatalog.workoutRouteType.identifier, start: 0,

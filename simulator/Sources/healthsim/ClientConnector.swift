@@ -90,6 +90,12 @@ struct ClientLink: StoreLink {
             return try await connection.routeBuilder(id: series.id).build(locations, workout: series.workout) == nil ? .keptExisting : .stored
         case .beats(let beats):
             return try await connection.heartbeatSeriesBuilder(start: series.start, id: series.id).build(beats) == nil ? .keptExisting : .stored
+        case .quantities(let points):
+            guard let type = TypeCatalog.type(series.type) else { throw TypeCatalog.unknownType(series.type) }
+            return try await connection.quantitySeriesBuilder(type: type, start: series.start, id: series.id).build(points) == nil
+                ? .keptExisting : .stored
+        case .voltages:
+            throw HealthError(.invalidArgument, "electrocardiograms are saved whole, not built", field: "voltages")
         }
     }
 

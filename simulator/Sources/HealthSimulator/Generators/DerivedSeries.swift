@@ -21,6 +21,8 @@ public struct DerivedSeries: Sendable, Hashable {
         let end: Microseconds = switch points {
         case .locations(let locations): locations.last?.time ?? start
         case .beats(let beats): start + (beats.last?.offset ?? 0)
+        case .quantities(let points): points.last?.end ?? start
+        case .voltages: start
         }
         return Sample(uuid: id, type: type, start: start, end: end, device: device, body: .series(count: Int64(points.count)))
     }
