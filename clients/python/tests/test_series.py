@@ -135,12 +135,13 @@ def test_a_quantity_series_built_in_python_reads_back_by_uuid_and_by_type(new_ap
     read = [(q.quantity.value, q.start_time, q.end_time) for p in by_uuid for q in p.quantities]
     assert read == [(value, start, start) for value, _, start in points]
 
-    after_start = v.date_range(start=T0 + SEC, strict_start=True)
+    mine = v.from_sources(app.bundle_id)
+    after_start = v.all_of(mine, v.date_range(start=T0 + SEC, strict_start=True))
     by_type = {}
     for page in app.quantity_series_data(HEART, predicate=after_start, batch_size=1_000):
         by_type.setdefault(page.sample_uuid, []).extend((q.quantity.value, q.start_time) for q in page.quantities)
     assert by_type == {uuid.UUID(bytes=plain.uuid): [(61, T0 + 3_600 * SEC)]}, "the series starts before the predicate"
-    everything = {page.sample_uuid for page in app.quantity_series_data(HEART)}
+    everything = {page.sample_uuid for page in app.quantity_series_data(HEART, predicate=mine)}
     assert everything == {builder.id, uuid.UUID(bytes=plain.uuid)}
 
 
