@@ -10,9 +10,10 @@ import HealthModel
 /// source revision (an owner token saves as Health), so sources are not preserved; UUIDs, devices,
 /// metadata and every kind-specific field are. UUIDs make a re-import store nothing. With
 /// --keep-sources the owner saves each sample as the source revision its line names (SaveObjects
-/// with keep_sources), so an export moved to a fresh store keeps its sources. Routes and heartbeat
-/// series carry their points and are built again with series builders (SeriesLines.swift), always
-/// as the importing connection's app, after the lines before them are stored (a route's workout).
+/// with keep_sources), so an export moved to a fresh store keeps its sources. Routes, heartbeat series
+/// and builder-made quantity samples carry their points and are built again with series builders
+/// (SeriesLines.swift), always as the importing connection's app, after the lines before them are
+/// stored (a route's workout); an electrocardiogram's line carries its voltages and is saved whole.
 enum ImportExportCommands {
     /// Samples per anchored page when exporting: bounds memory to two pages (one written, one read).
     static let exportPageSize = 5000
@@ -80,7 +81,7 @@ enum ImportExportCommands {
                     routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
                 }
                 for sample in page.samples {
-                    guard case .series = sample.body else {
+                    guard SeriesLines.hasPoints(sample) else {
                         SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: inv.zone, cache: &cache, to: &lines)
                         continue
                     }
@@ -129,7 +130,7 @@ enum ImportExportCommands {
                 run.fail(lines: [lineNumber], error)
             }
             if let (json, sample) = decoded {
-                if case .series = sample.body {
+                if SeriesLines.isBuilt(sample, json) {
                     // A route is finished with its workout: what was read before it is stored first.
                     try await run.submit(pending)
                     pending.removeAll(keepingCapacity: true)

@@ -3,14 +3,48 @@ import Foundation
 import HealthClient
 import HealthModel
 
-/// Routes and heartbeat series in export lines: the sample's line (kind "series") also carries its
+/// Samples with points in export lines: a series sample's line (kind "series") also carries its
 /// points ("locations" or "beats", as the query returns them, so saving them again is lossless) and
-/// a route its workout ("workout_uuid"). An import builds each again with a series builder.
+/// a route its workout ("workout_uuid"); a quantity sample a builder made (count > 1 with stored
+/// points) carries its "quantities"; an electrocardiogram carries its "voltages" in its body. An
+/// import builds series and quantity series again with a series builder; an ECG is saved whole.
 enum SeriesLines {
-    /// The export line of a series sample, with every point.
+    /// True when the sample's line carries points streamed with QuerySeriesData.
+    static func hasPoints(_ sample: Sample) -> Bool {
+        switch sample.body {
+        case .series: true
+        case .quantity(_, let count): count > 1
+        case .electrocardiogram(let ecg): ecg.numberOfVoltageMeasurements > 0
+        default: false
+        }
+    }
+
+    /// True when an import line is built again with a series builder rather than saved.
+    static func isBuilt(_ sample: Sample, _ json: JSON) -> Bool {
+        switch sample.body {
+        case .series: true
+        case .quantity: if case .object(let fields) = json { fields["quantities"] != nil } else { false }
+        default: false
+        }
+    }
+
+    /// The export line of a sample with points, with every point.
     static func line(_ sample: Sample, workout: UUID?, connection: any HealthCalling, zone: TimeZone?) async throws -> JSON {
+        if case .electrocardiogram(let ecg) = sample.body {
+            let voltages = try await connection.seriesPoints(of: sample.uuid, as: VoltageMeasurement.self)
+            let whole = Electrocardiogram(classification: ecg.classification, symptomsStatus: ecg.symptomsStatus,
+                                          averageHeartRate: ecg.averageHeartRate, samplingFrequency: ecg.samplingFrequency,
+                                          voltages: voltages)
+            return SampleJSON.sample(Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end,
+                                            metadata: sample.metadata, device: sample.device, sourceRevision: sample.sourceRevision,
+                                            creationTime: sample.creationTime, body: .electrocardiogram(whole)), zone: zone)
+        }
         guard case .object(var fields) = SampleJSON.sample(sample, zone: zone) else { return SampleJSON.sample(sample, zone: zone) }
-        if sample.type == TypeCatalog.heartbeatSeriesType.identifier {
+        if case .quantity = sample.body {
+            // A sample saved with a count but no points streams as its own single point: nothing to rebuild.
+            let points = try await connection.seriesPoints(of: sample.uuid, as: QuantitySeriesPoint.self)
+            if points.count > 1 { fields["quantities"] = .array(points.map(quantity)) }
+        } else if sample.type == TypeCatalog.heartbeatSeriesType.identifier {
             let beats = try await connection.seriesPoints(of: sample.uuid, as: Heartbeat.self)
             fields["beats"] = .array(beats.map { .object(["offset_micros": .int($0.offset), "preceded_by_gap": .bool($0.precededByGap)]) })
         } else {
@@ -55,6 +89,14 @@ enum SeriesLines {
             }
             let builder = connection.heartbeatSeriesBuilder(start: sample.start, id: sample.uuid, device: sample.device)
             finished = try await builder.build(beats, metadata: sample.metadata, end: sample.end)
+        } else if case .quantity = sample.body {
+            guard let type = TypeCatalog.type(sample.type) else { throw HealthError.invalid("Unknown type '\(sample.type)'", field: "type") }
+            var points: [QuantitySeriesPoint] = []
+            for (i, item) in try f.array("quantities").enumerated() {
+                points.append(try quantity(JSONFields(item, path: f.elementPath("quantities", i))))
+            }
+            let builder = connection.quantitySeriesBuilder(type: type, start: sample.start, id: sample.uuid, device: sample.device)
+            finished = try await builder.build(points, metadata: sample.metadata, end: sample.end)
         } else {
             var locations: [RouteLocation] = []
             for (i, item) in try f.array("locations").enumerated() {
@@ -72,6 +114,16 @@ enum SeriesLines {
                  "altitude": .double(l.altitude), "horizontal_accuracy": .double(l.horizontalAccuracy),
                  "vertical_accuracy": .double(l.verticalAccuracy), "course": .double(l.course),
                  "course_accuracy": .double(l.courseAccuracy), "speed": .double(l.speed), "speed_accuracy": .double(l.speedAccuracy)])
+    }
+
+    private static func quantity(_ p: QuantitySeriesPoint) -> JSON {
+        .object(["value": .double(p.quantity.value), "unit": .string(p.quantity.unit), "start_micros": .int(p.start),
+                 "end_micros": .int(p.end)])
+    }
+
+    private static func quantity(_ f: JSONFields) throws(HealthError) -> QuantitySeriesPoint {
+        QuantitySeriesPoint(Quantity(try f.double("value"), try f.string("unit")), start: try f.int("start_micros"),
+                            end: try f.int("end_micros"))
     }
 
     private static func location(_ f: JSONFields) throws(HealthError) -> RouteLocation {

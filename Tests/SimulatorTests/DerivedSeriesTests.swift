@@ -3,8 +3,8 @@ import HealthModel
 import XCTest
 @testable import HealthSimulator
 
-/// The watch's routes and beat series: derived from the seed and the sample alone, valid as the
-/// server checks them, a route inside its workout at the workout's pace.
+/// The watch's routes, workout heart-rate and step series and beat series: derived from the seed and
+/// the sample alone, valid as the server checks them, inside their workout and following it.
 final class DerivedSeriesTests: XCTestCase {
     /// 2025-03-10T00:00:00Z, two weeks.
     let from: Microseconds = 1_741_564_800_000_000
@@ -15,7 +15,7 @@ final class DerivedSeriesTests: XCTestCase {
         for profile in BuiltinFleet.fleet.devices {
             let generator = try DeviceGenerator(profile: profile, person: XCTUnwrap(BuiltinFleet.fleet.person(for: profile)), seed: seed)
             for sample in generator.samples(from: from, to: to) {
-                if let series = DerivedSeries.of(sample, seed: seed) { out.append((sample, series)) }
+                for series in DerivedSeries.of(sample, seed: seed) { out.append((sample, series)) }
             }
         }
         return out
@@ -45,6 +45,41 @@ final class DerivedSeriesTests: XCTestCase {
             XCTAssertLessThanOrEqual(series.sample.end, reading.end)
             XCTAssertGreaterThan(points.count, 30)
         }
+    }
+
+    func testWorkoutsGetHeartRateAndOnFootOnesStepSeriesFollowingTheWorkout() throws {
+        let all = try derived(seed: 42)
+        let heart = all.filter { $0.series.type == HKType.heartRate }, steps = all.filter { $0.series.type == HKType.stepCount }
+        let workouts = Set(all.filter { $0.sample.type == HKType.workout }.map(\.sample.uuid))
+        XCTAssertEqual(Set(heart.map(\.sample.uuid)), workouts, "every workout gets a heart-rate series")
+        XCTAssertFalse(steps.isEmpty)
+        var meanByActivity: [Int32: [Double]] = [:]
+        for (workout, series) in heart + steps {
+            guard case .quantities(let points) = series.points, let w = workout.workout else { return XCTFail("no quantities") }
+            let type = try XCTUnwrap(TypeCatalog.type(series.type))
+            XCTAssertEqual(try QuantitySeriesRules.accept(points, type: type, builderStart: series.start, lastStart: nil).points, points)
+            XCTAssertEqual(series.device, workout.device)
+            XCTAssertTrue(points.allSatisfy { $0.start >= workout.start && $0.end <= workout.end })
+            let paused = w.events.filter { $0.type == .pause }.map(\.start)
+            let resumed = w.events.filter { $0.type == .resume }.map(\.start)
+            for (p, q) in zip(paused, resumed) {
+                XCTAssertFalse(points.contains { $0.start < q && $0.end > p || $0.start == p }, "a point inside the pause")
+            }
+            let values = points.map(\.quantity.value)
+            if series.type == HKType.heartRate {
+                XCTAssertTrue(zip(points, points.dropFirst()).allSatisfy { $1.start - $0.start >= 5_000_000 })
+                XCTAssertTrue(points.allSatisfy { $0.start == $0.end })
+                meanByActivity[w.activityType, default: []].append(values.reduce(0, +) / Double(values.count))
+            } else {
+                XCTAssertTrue([37, 52].contains(w.activityType), "steps for walks and runs only")
+                XCTAssertTrue(points.allSatisfy { $0.end - $0.start <= 60_000_000 && $0.end > $0.start })
+                XCTAssertTrue(zip(points, points.dropFirst()).allSatisfy { $1.start >= $0.end })
+                let minutes = Double(w.activeDuration(start: workout.start, end: workout.end)) / 60_000_000
+                XCTAssertEqual(values.reduce(0, +) / minutes, 140, accuracy: 40, "a walking or running cadence")
+            }
+        }
+        let mean = { (type: Int32) in meanByActivity[type].map { $0.reduce(0, +) / Double($0.count) } }
+        if let running = mean(37), let walking = mean(52) { XCTAssertGreaterThan(running, walking + 20) }
     }
 
     func testTheSameSeedDerivesTheSameSeries() throws {

@@ -230,12 +230,13 @@ def delete_matching(type_id: str, predicate: Optional[Any] = None) -> Plan[int]:
 
 
 def insert_series_data(builder_id: Any, type_id: str, locations: Iterable[Any] = (), beats: Iterable[Any] = (),
-                       start: Time = 0, device: Optional[Any] = None) -> Plan[int]:
-    """Opens a series builder (first call) and adds route locations (`values.route_location`) or beats
-    (`values.heartbeat`) after those added so far; returns how many points it holds. `start` is a
-    heartbeat series' start; the builder id becomes the finished sample's UUID."""
+                       start: Time = 0, device: Optional[Any] = None, quantities: Iterable[Any] = ()) -> Plan[int]:
+    """Opens a series builder (first call) and adds route locations (`values.route_location`), beats
+    (`values.heartbeat`) or quantity points (`values.quantity_point`) after those added so far; returns
+    how many points it holds. `start` is a heartbeat or quantity series' start; the builder id becomes
+    the finished sample's UUID."""
     msg = pb.InsertSeriesData(builder_id=uuid_bytes(builder_id), type=type_id, start_time=micros(start),
-                              locations=list(locations), beats=list(beats))
+                              locations=list(locations), beats=list(beats), quantities=list(quantities))
     if device is not None:
         msg.device.CopyFrom(device if isinstance(device, pb.Device) else pb.Device(**device))
     return _plan("insert_series_data", msg, "insert_series_data", lambda res: int(res.count))
@@ -259,9 +260,17 @@ def discard_series(builder_id: Any) -> Plan[None]:
 
 
 def series_data(sample_uuid: Any, batch_size: int = 0) -> Plan[r.SeriesPage]:
-    """HKWorkoutRouteQuery / HKHeartbeatSeriesQuery: the points of a series sample, page by page
+    """HKWorkoutRouteQuery / HKHeartbeatSeriesQuery / HKQuantitySeriesSampleQuery / HKElectrocardiogramQuery:
+    the points of a series sample (a route, heartbeat series, quantity sample or ECG), page by page
     (`batch_size` 0 = the server's default). A sample the caller cannot read yields one empty page."""
     msg = pb.QuerySeriesData(uuid=uuid_bytes(sample_uuid), batch_size=batch_size)
+    return _stream("query_series_data", msg, "series_data", r.SeriesPage.from_pb)
+
+
+def quantity_series_data(type_id: str, predicate: Optional[Any] = None, batch_size: int = 0) -> Plan[r.SeriesPage]:
+    """HKQuantitySeriesSampleQuery without a sample: the points of every readable sample of a quantity
+    type matching the predicate, sample after sample (the last page of each has `done`)."""
+    msg = _with_predicate(pb.QuerySeriesData(type=type_id, batch_size=batch_size), predicate)
     return _stream("query_series_data", msg, "series_data", r.SeriesPage.from_pb)
 
 
@@ -519,3 +528,4 @@ class Calls:
     finish_series = unary(finish_series)
     discard_series = unary(discard_series)
     series_data = streaming(series_data)
+    quantity_series_data = streaming(quantity_series_data)

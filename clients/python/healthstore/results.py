@@ -686,16 +686,33 @@ class Heartbeat:
 
 
 @dataclass(frozen=True)
+class VoltageMeasurement:
+    """One voltage of an electrocardiogram: µs since the recording's start, and the Lead I–like microvolts."""
+
+    offset: int
+    microvolts: float
+
+    @classmethod
+    def from_pb(cls, message: Any) -> VoltageMeasurement:
+        """Reads a `VoltageMeasurement` message."""
+        return cls(offset=message.offset, microvolts=message.microvolts)
+
+
+@dataclass(frozen=True)
 class SeriesPage:
-    """One page of a series sample's points; `done` on its last page."""
+    """One page of a series sample's points (the list matching the sample's kind); `done` on its last page."""
 
     sample_uuid: _uuid.UUID
     locations: List[RouteLocation]
     beats: List[Heartbeat]
     done: bool
+    quantities: List[QuantitySeriesPoint] = field(default_factory=list)
+    voltages: List[VoltageMeasurement] = field(default_factory=list)
 
     @classmethod
     def from_pb(cls, message: Any) -> SeriesPage:
         """Reads a `SeriesDataPage` message."""
         return cls(sample_uuid=_uuid_of(message.sample_uuid), locations=[RouteLocation.from_pb(m) for m in message.locations],
-                   beats=[Heartbeat.from_pb(m) for m in message.beats], done=message.sample_done)
+                   beats=[Heartbeat.from_pb(m) for m in message.beats], done=message.sample_done,
+                   quantities=[QuantitySeriesPoint.from_pb(m) for m in message.quantities],
+                   voltages=[VoltageMeasurement.from_pb(m) for m in message.voltages])

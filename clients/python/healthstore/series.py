@@ -1,9 +1,16 @@
-"""Series builders (HKWorkoutRouteBuilder, HKHeartbeatSeriesBuilder) over `Client` or `AsyncClient`.
+"""Series builders (HKWorkoutRouteBuilder, HKHeartbeatSeriesBuilder, HKQuantitySeriesSampleBuilder)
+over `Client` or `AsyncClient`.
 
     builder = route_builder(client)
     builder.insert([values.route_location(t, 47.37, 8.54) for t in times])   # time order, batch by batch
     route = builder.finish(workout=workout_uuid)                              # the stored route sample
     for page in client.series_data(route.uuid, batch_size=1000):
+        ...
+
+    steps = quantity_series_builder(client, "StepCount", start=t0)
+    steps.insert([(42, "count", t0, t0 + 60_000_000), (57, "count", t0 + 60_000_000, t0 + 120_000_000)])
+    [sample] = steps.finish()                                                 # one sample, count = 2
+    for page in client.quantity_series_data("HKQuantityTypeIdentifierStepCount", predicate=...):
         ...
 
 On an `AsyncClient` every method returns an awaitable instead.
@@ -12,9 +19,13 @@ On an `AsyncClient` every method returns an awaitable instead.
 from __future__ import annotations
 
 import uuid as _uuid
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional, Tuple, Union
 
-from .values import HEARTBEAT_SERIES, ROUTE, Time, UUIDLike, micros, uuid_bytes
+from .v1 import healthstore_pb2 as pb
+from .values import HEARTBEAT_SERIES, ROUTE, Time, UUIDLike, micros, quantity_point, quantity_type, uuid_bytes
+
+QuantityPoint = Union[Any, Tuple[float, str, Time], Tuple[float, str, Time, Time]]
+"""A `values.quantity_point` message or (value, unit, start[, end])."""
 
 
 class SeriesBuilder:
@@ -30,10 +41,14 @@ class SeriesBuilder:
         self.device = device
 
     def insert(self, points: Iterable[Any]) -> Any:
-        """Adds `values.route_location` or `values.heartbeat` messages after those added so far; returns
-        how many points the builder holds."""
-        key = "beats" if self.type == HEARTBEAT_SERIES else "locations"
-        return self.client.insert_series_data(self.id, self.type, start=self.start, device=self.device, **{key: list(points)})
+        """Adds `values.route_location`, `values.heartbeat` or quantity points (`QuantityPoint`) after
+        those added so far; returns how many points the builder holds."""
+        if self.type == ROUTE:
+            return self.client.insert_series_data(self.id, self.type, device=self.device, locations=list(points))
+        if self.type == HEARTBEAT_SERIES:
+            return self.client.insert_series_data(self.id, self.type, start=self.start, device=self.device, beats=list(points))
+        quantities = [p if isinstance(p, pb.QuantitySeriesPoint) else quantity_point(*p) for p in points]
+        return self.client.insert_series_data(self.id, self.type, start=self.start, device=self.device, quantities=quantities)
 
     def finish(self, workout: Optional[UUIDLike] = None, metadata: Optional[Mapping[str, Any]] = None,
                end: Optional[Time] = None) -> Any:
@@ -54,3 +69,10 @@ def route_builder(client: Any, builder_id: Optional[UUIDLike] = None, device: Op
 def heartbeat_builder(client: Any, start: Time, builder_id: Optional[UUIDLike] = None, device: Optional[Any] = None) -> SeriesBuilder:
     """A new heartbeat series builder for a series starting at `start` (beats are µs offsets from it)."""
     return SeriesBuilder(client, HEARTBEAT_SERIES, start=start, builder_id=builder_id, device=device)
+
+
+def quantity_series_builder(client: Any, type_id: str, start: Time, builder_id: Optional[UUIDLike] = None,
+                            device: Optional[Any] = None) -> SeriesBuilder:
+    """A new quantity series builder (`type_id` short, "HeartRate", or a full identifier) whose points
+    finish into one quantity sample with count = the points and UUID = the builder id."""
+    return SeriesBuilder(client, quantity_type(type_id), start=start, builder_id=builder_id, device=device)

@@ -117,11 +117,16 @@ def _type(name: str, prefix: str) -> str:
     return name if name.startswith("HK") else prefix + name
 
 
+def quantity_type(name: str) -> str:
+    """The identifier of a quantity type named short ("HeartRate") or in full."""
+    return _type(name, QUANTITY)
+
+
 def quantity_sample(type_id: str, value: float, unit: str, start: Time, end: Optional[Time] = None, uuid: Optional[UUIDLike] = None,
                     metadata: Optional[Mapping[str, MetadataInput]] = None, device: Optional[DeviceLike] = None,
                     count: int = 0) -> Any:
     """A quantity sample; `type_id` may be short ("HeartRate") or a full identifier."""
-    sample = _fill_common(pb.Sample(), _type(type_id, QUANTITY), start, end, uuid, metadata, device)
+    sample = _fill_common(pb.Sample(), quantity_type(type_id), start, end, uuid, metadata, device)
     sample.quantity.quantity.value = float(value)
     sample.quantity.quantity.unit = unit
     sample.quantity.count = count
@@ -205,6 +210,13 @@ def route_location(time: Time, latitude: float, longitude: float, altitude: floa
 def heartbeat(offset: int, preceded_by_gap: bool = False) -> Any:
     """A `Heartbeat` message: `offset` µs after the series start."""
     return pb.Heartbeat(offset=offset, preceded_by_gap=preceded_by_gap)
+
+
+def quantity_point(value: float, unit: str, start: Time, end: Optional[Time] = None) -> Any:
+    """A `QuantitySeriesPoint` message: a quantity over [start, end] (an instant without `end`)."""
+    begin = micros(start)
+    return pb.QuantitySeriesPoint(quantity=pb.Quantity(value=float(value), unit=unit), start_time=begin,
+                                  end_time=begin if end is None else micros(end))
 
 
 ELECTROCARDIOGRAM = "HKDataTypeIdentifierElectrocardiogram"

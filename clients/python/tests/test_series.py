@@ -111,3 +111,85 @@ def test_export_and_import_carry_routes_and_beats_losslessly(server, new_app, se
         [beat_copy] = owner.samples(BEATS)
         assert (beat_copy.uuid, beat_copy.metadata, beat_copy.end_time) == (stored_beats.uuid, {"Reading": 1}, stored_beats.end_time)
         assert [p.beats for p in owner.series_data(beat_copy.uuid)] == [p.beats for p in app.series_data(stored_beats.uuid)]
+
+
+HEART = "HKQuantityTypeIdentifierHeartRate"
+ECG = v.ELECTROCARDIOGRAM
+
+
+def test_a_quantity_series_built_in_python_reads_back_by_uuid_and_by_type(new_app):
+    app = new_app(share=[HEART], read=[HEART])
+    builder = series.quantity_series_builder(app, "HeartRate", start=T0)
+    points = [(100 + i % 30, "count/min", T0 + i * 5 * SEC) for i in range(300)]
+    assert builder.insert(points[:200]) == 200
+    assert builder.insert([v.quantity_point(*p) for p in points[200:]]) == 300
+    [sample] = builder.finish(metadata={"Session": "run"})
+    assert (sample.uuid, sample.kind, sample.count) == (builder.id, "quantity", 300)
+    assert (sample.start_time, sample.end_time) == (T0, T0 + 299 * 5 * SEC)
+    assert (sample.minimum.value, sample.maximum.value, sample.most_recent.value) == (100, 129, 100 + 299 % 30)
+    plain = v.quantity_sample("HeartRate", 61, "count/min", T0 + 3_600 * SEC)
+    app.save([plain])
+
+    by_uuid = list(app.series_data(builder.id, batch_size=128))
+    assert [len(p.quantities) for p in by_uuid] == [128, 128, 44] and by_uuid[-1].done
+    read = [(q.quantity.value, q.start_time, q.end_time) for p in by_uuid for q in p.quantities]
+    assert read == [(value, start, start) for value, _, start in points]
+
+    mine = v.from_sources(app.bundle_id)
+    after_start = v.all_of(mine, v.date_range(start=T0 + SEC, strict_start=True))
+    by_type = {}
+    for page in app.quantity_series_data(HEART, predicate=after_start, batch_size=1_000):
+        by_type.setdefault(page.sample_uuid, []).extend((q.quantity.value, q.start_time) for q in page.quantities)
+    assert by_type == {uuid.UUID(bytes=plain.uuid): [(61, T0 + 3_600 * SEC)]}, "the series starts before the predicate"
+    everything = {page.sample_uuid for page in app.quantity_series_data(HEART, predicate=mine)}
+    assert everything == {builder.id, uuid.UUID(bytes=plain.uuid)}
+
+
+def test_an_owner_saved_ecg_streams_its_voltages_to_a_reader(owner, new_app):
+    voltages = [(round(i * 1e6 / 512), (i % 40) * 2.5 - 50) for i in range(3_000)]
+    ecg = v.electrocardiogram(T0, T0 + 30 * SEC, 512, voltages, classification=1)
+    assert owner.save([ecg]) == ["STORED"]
+    reader = new_app(read=[ECG])
+    pages = list(reader.series_data(ecg.uuid, batch_size=1_000))
+    assert [(len(p.voltages), p.done) for p in pages] == [(1_000, False), (1_000, False), (1_000, True)]
+    assert [(m.offset, m.microvolts) for p in pages for m in p.voltages] == voltages
+    blind = new_app(read=[HEART])
+    assert [(p.voltages, p.done) for p in blind.series_data(ecg.uuid)] == [([], True)]
+
+
+def test_export_and_import_carry_quantity_series_and_ecg_voltages(server, owner, new_app, server_with, tmp_path):
+    app = new_app(share=[HEART], read=[HEART])
+    start = T0 + 7_200 * SEC
+    builder = series.quantity_series_builder(app, "HeartRate", start=start)
+    builder.insert([(90 + i % 7, "count/min", start + i * 5 * SEC) for i in range(50)])
+    [built] = builder.finish(metadata={"Session": "export"})
+    counted = v.quantity_sample("HeartRate", 70, "count/min", start + 600 * SEC, start + 660 * SEC, count=3)
+    app.save([counted])
+    voltages = [(round(i * 1e6 / 512), (i % 40) * 2.5 - 50) for i in range(2_048)]
+    ecg = v.electrocardiogram(start, start + 4 * SEC, 512, voltages, classification=1)
+    owner.save([ecg])
+    export = tmp_path / "export.jsonl"
+    server.healthctl("export", "--type", "HeartRate", "--type", "Electrocardiogram", "--output", str(export))
+    lines = {row["uuid"].lower(): row for row in map(json.loads, export.read_text().splitlines())}
+    assert len(lines[str(built.uuid)]["quantities"]) == 50
+    assert "quantities" not in lines[str(uuid.UUID(bytes=counted.uuid))], "a count without points is saved as it is"
+    assert len(lines[str(uuid.UUID(bytes=ecg.uuid))]["electrocardiogram"]["voltages"]) == 2_048
+
+    fresh = server_with()
+    for _ in range(2):   # the second import stores nothing
+        fresh.healthctl("import", str(export))
+    wanted = [built.uuid, uuid.UUID(bytes=counted.uuid), uuid.UUID(bytes=ecg.uuid)]
+    with fresh.connect() as copy:
+        by_uuid = {s.uuid: s for s in copy.samples(HEART, ECG, predicate=v.pb.Predicate(
+            uuids=v.pb.UuidsPredicate(uuids=[u.bytes for u in wanted])))}
+        assert set(by_uuid) == set(wanted)
+        quantity = by_uuid[built.uuid]
+        assert (quantity.count, quantity.start_time, quantity.end_time, quantity.metadata) == (
+            50, built.start_time, built.end_time, {"Session": "export"})
+        assert (quantity.quantity, quantity.minimum, quantity.maximum, quantity.most_recent) == (
+            built.quantity, built.minimum, built.maximum, built.most_recent)
+        points = [(q.quantity, q.start_time, q.end_time) for page in copy.series_data(built.uuid) for q in page.quantities]
+        assert points == [(q.quantity, q.start_time, q.end_time) for page in app.series_data(built.uuid) for q in page.quantities]
+        assert by_uuid[uuid.UUID(bytes=counted.uuid)].count == 3
+        read = [(m.offset, m.microvolts) for page in copy.series_data(ecg.uuid) for m in page.voltages]
+        assert read == voltages

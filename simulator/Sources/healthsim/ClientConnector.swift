@@ -85,18 +85,20 @@ struct ClientLink: StoreLink {
     func build(_ series: DerivedSeries) async throws -> SaveOutcome {
         let stored = try await connection.samples(SampleQuery(types: [series.type], predicate: .uuids([series.id])))
         if !stored.isEmpty { return .alreadyStored }
+        let built: Sample?
         switch series.points {
         case .locations(let locations):
-            return try await connection.routeBuilder(id: series.id).build(locations, workout: series.workout) == nil ? .keptExisting : .stored
+            built = try await connection.routeBuilder(id: series.id, device: series.device).build(locations, workout: series.workout)
         case .beats(let beats):
-            return try await connection.heartbeatSeriesBuilder(start: series.start, id: series.id).build(beats) == nil ? .keptExisting : .stored
+            built = try await connection.heartbeatSeriesBuilder(start: series.start, id: series.id, device: series.device).build(beats)
         case .quantities(let points):
             guard let type = TypeCatalog.type(series.type) else { throw TypeCatalog.unknownType(series.type) }
-            return try await connection.quantitySeriesBuilder(type: type, start: series.start, id: series.id).build(points) == nil
-                ? .keptExisting : .stored
+            built = try await connection.quantitySeriesBuilder(type: type, start: series.start, id: series.id, device: series.device)
+                .build(points)
         case .voltages:
             throw HealthError(.invalidArgument, "electrocardiograms are saved whole, not built", field: "voltages")
         }
+        return built == nil ? .keptExisting : .stored
     }
 
     func requestAuthorization(share: [String], read: [String]) async throws {

@@ -1,10 +1,12 @@
 import Foundation
 import HealthModel
 
-/// The series a watch records alongside two kinds of samples: the GPS route of an outdoor workout
-/// (at the workout's pace, skipping its pause) and the beats behind a heart rate variability
-/// reading. Each is derived from the acknowledged sample and the seed alone, so a retry or a re-run
-/// of the same seed builds exactly the same series under the same UUID.
+/// The series a watch records alongside two kinds of samples: during a workout the GPS route of an
+/// outdoor one (at the workout's pace, skipping its pause), a heart-rate series (a reading every 5 s
+/// following the workout's intensity) and, on foot, a step-count series (a point a minute); and the
+/// beats behind a heart rate variability reading. Each is derived from the acknowledged sample and
+/// the seed alone, so a retry or a re-run of the same seed builds exactly the same series under the
+/// same UUID.
 public struct DerivedSeries: Sendable, Hashable {
     /// The series sample's UUID (the builder id).
     public let id: UUID
@@ -16,8 +18,14 @@ public struct DerivedSeries: Sendable, Hashable {
     public let workout: UUID?
     public let device: Device?
 
-    /// What the run's statistics count for this series: a sample of its type holding its points.
+    /// What the run's statistics count for this series: a sample of its type holding its points (for
+    /// a quantity series the sample finishing its builder stores).
     public var sample: Sample {
+        if case .quantities(let quantities) = points, let type = TypeCatalog.type(type),
+           var summary = try? QuantitySeriesSummary(type: type), (try? summary.add(quantities)) != nil,
+           let finished = try? summary.sample(uuid: id, start: start, end: nil, metadata: [:], device: device) {
+            return finished
+        }
         let end: Microseconds = switch points {
         case .locations(let locations): locations.last?.time ?? start
         case .beats(let beats): start + (beats.last?.offset ?? 0)
@@ -27,15 +35,17 @@ public struct DerivedSeries: Sendable, Hashable {
         return Sample(uuid: id, type: type, start: start, end: end, device: device, body: .series(count: Int64(points.count)))
     }
 
-    /// Seconds between route locations.
+    /// Seconds between route locations and between heart-rate readings.
     static let locationEvery: Int64 = 5
+    /// Seconds a step-count point covers.
+    static let stepsEvery: Int64 = 60
 
-    /// The series recorded with `sample`, if any.
-    public static func of(_ sample: Sample, seed: UInt64) -> DerivedSeries? {
+    /// The series recorded with `sample`, in the order the watch builds them.
+    public static func of(_ sample: Sample, seed: UInt64) -> [DerivedSeries] {
         switch sample.type {
-        case HKType.workout: route(of: sample, seed: seed)
-        case HKType.hrvSDNN: beats(of: sample, seed: seed)
-        default: nil
+        case HKType.workout: [route(of: sample, seed: seed), heartRate(of: sample, seed: seed), steps(of: sample, seed: seed)].compactMap { $0 }
+        case HKType.hrvSDNN: [beats(of: sample, seed: seed)].compactMap { $0 }
+        default: []
         }
     }
 
@@ -70,6 +80,64 @@ public struct DerivedSeries: Sendable, Hashable {
         return DerivedSeries(id: uuid(&r), type: HKType.workoutRoute, start: first.time, points: .locations(locations),
                              workout: sample.uuid, device: sample.device)
     }
+
+    /// Heart rate every 5 s while the workout runs: a warm-up from near rest to the workout's average
+    /// (its heart-rate statistic, or a typical one for the activity), slow drift and sensor noise.
+    private static func heartRate(of sample: Sample, seed: UInt64) -> DerivedSeries? {
+        guard let workout = sample.workout else { return nil }
+        let statistic = workout.statistics.first { $0.quantityType == HKType.heartRate }?.average
+        let target = statistic.flatMap { try? $0.value(in: "count/min") } ?? typicalHeartRate[workout.activityType] ?? 125
+        let paused = pauses(workout.events)
+        var r = SplitMix64(seed: seed, .text(sample.uuid.uuidString), .text("heartRate"))
+        let rest = r.uniform(62...78), warmUp = r.uniform(180...300) * 1_000_000
+        var drift = 0.0
+        var points: [QuantitySeriesPoint] = []
+        var t = sample.start
+        while t < sample.end {
+            if !paused.contains(where: { $0.contains(t) }) {
+                let ramp = min(1, Double(t - sample.start) / warmUp)
+                drift = max(-8, min(8, drift + r.normal(sd: 0.4)))
+                let bpm = (rest + (target - rest) * ramp + drift + r.normal(sd: 1.5)).rounded()
+                points.append(QuantitySeriesPoint(Quantity(max(40, bpm), "count/min"), start: t))
+            }
+            t += locationEvery * 1_000_000
+        }
+        guard let first = points.first else { return nil }
+        return DerivedSeries(id: uuid(&r), type: HKType.heartRate, start: first.start, points: .quantities(points),
+                             workout: nil, device: sample.device)
+    }
+
+    /// Steps a minute while a walk or run is active: its step statistic spread over its active time
+    /// (or a typical cadence), each minute varying a little; a pause splits the minutes.
+    private static func steps(of sample: Sample, seed: UInt64) -> DerivedSeries? {
+        guard let workout = sample.workout, let typical = typicalCadence[workout.activityType] else { return nil }
+        let activeMinutes = Double(workout.activeDuration(start: sample.start, end: sample.end)) / 60_000_000
+        let total = workout.statistics.first { $0.quantityType == HKType.stepCount }?.sum.flatMap { try? $0.value(in: "count") }
+        let cadence = total.map { $0 / max(activeMinutes, 1) } ?? typical
+        var r = SplitMix64(seed: seed, .text(sample.uuid.uuidString), .text("steps"))
+        let paused = pauses(workout.events)
+        var points: [QuantitySeriesPoint] = []
+        var t = sample.start
+        while t < sample.end {
+            if let pause = paused.first(where: { $0.contains(t) }) {
+                t = pause.upperBound
+                continue
+            }
+            let nextPause = paused.map(\.lowerBound).filter { $0 > t }.min() ?? sample.end
+            let end = min(t + stepsEvery * 1_000_000, nextPause, sample.end)
+            let steps = (cadence * Double(end - t) / 60_000_000 * r.uniform(0.93...1.07)).rounded()
+            if steps > 0 { points.append(QuantitySeriesPoint(Quantity(steps, "count"), start: t, end: end)) }
+            t = end
+        }
+        guard let first = points.first else { return nil }
+        return DerivedSeries(id: uuid(&r), type: HKType.stepCount, start: first.start, points: .quantities(points),
+                             workout: nil, device: sample.device)
+    }
+
+    /// Beats per minute a workout averages when it has no heart-rate statistic, by activity type.
+    static let typicalHeartRate: [Int32: Double] = [37: 150, 52: 105, 13: 140, 50: 120]
+    /// Steps per minute of the on-foot activities (running, walking).
+    static let typicalCadence: [Int32: Double] = [37: 162, 52: 118]
 
     private static func beats(of sample: Sample, seed: UInt64) -> DerivedSeries? {
         guard let reading = sample.quantity, let sdnn = try? reading.value(in: "ms") else { return nil }

@@ -108,7 +108,7 @@ public actor DeviceUplink {
         }
         if await deliver(batch, countsAsData: true) {
             buffer.removeSubrange(offset..<(offset + count))
-            for series in batch.compactMap({ DerivedSeries.of($0, seed: configuration.seed) }) { await deliver(series) }
+            for series in batch.flatMap({ DerivedSeries.of($0, seed: configuration.seed) }) { await deliver(series) }
             if faults.duplicateSend() {
                 stats.fault("duplicateSends")
                 await deliver(batch, countsAsData: false)

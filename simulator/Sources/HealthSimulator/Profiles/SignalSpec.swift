@@ -21,7 +21,7 @@ public enum SignalKind: String, Codable, Sendable, CaseIterable {
         case .distance: [HKType.distanceWalkingRunning]
         case .flightsClimbed: [HKType.flightsClimbed]
         case .sleep: [HKType.sleepAnalysis]
-        case .workouts: [HKType.workout, HKType.distanceCycling, HKType.workoutRoute]
+        case .workouts: [HKType.workout, HKType.distanceCycling, HKType.workoutRoute, HKType.heartRate, HKType.stepCount]
         case .bodyMass: [HKType.bodyMass]
         case .bodyFatPercentage: [HKType.bodyFatPercentage]
         case .bloodPressure: [HKType.systolic, HKType.diastolic]
