@@ -126,7 +126,8 @@ final class SeriesBuilderTests: StoreTestCase {
             let f = try await StoreFixture()
             let id = UUID()
             await expectError("type") { _ = try await self.insert(f, id, type: nil, .locations(Self.locations(0..<1))) }
-            await expectError("type") { _ = try await self.insert(f, id, type: StoreFixture.steps, .locations([])) }
+            // A quantity type is built from quantity points, not locations (and the failed call opens nothing).
+            await expectError("locations") { _ = try await self.insert(f, id, type: StoreFixture.steps, .locations(Self.locations(0..<1))) }
             await expectError("type") { _ = try await self.insert(f, id, type: StoreFixture.sleep, .locations([])) }
             _ = try await insert(f, id, .locations(Self.locations(5..<10)))
             await expectError("locations[0].time") { _ = try await self.insert(f, id, type: nil, .locations(Self.locations(9..<11))) }
@@ -208,15 +209,10 @@ final class SeriesBuilderTests: StoreTestCase {
         }
     }
 
-    func testAStoreFromStep10OpensAndBuildsSeries() async throws {
+    func testAStoreFromStep13OpensAndBuildsSeries() async throws {
         let f = try await StoreFixture()
         guard f.isSQLite else { return }
-        await f.store.close()
-        do {
-            let db = try SQLiteConnection(path: f.path, readOnly: false)
-            try db.execute("DROP TABLE series_builders; PRAGMA user_version = 10")
-        }
-        try await f.reopen()
+        try await f.reopenFromStep(13)
         let id = UUID()
         _ = try await insert(f, id, type: Self.beats, start: Self.t0, .beats([Heartbeat(offset: 0)]))
         try await expect(try await finish(f, SeriesFinish(builderID: id)).map(\.seriesCount), [1])

@@ -23,7 +23,7 @@ final class UploadFlowTests: XCTestCase {
             let generator = try DeviceGenerator(profile: device, person: fleet.person(for: device)!, seed: seed)
             for s in generator.samples(from: now - 2 * 86_400_000_000, to: now) where s.end <= now {
                 all[s.uuid] = s
-                // A workout's route, heart-rate and step series and an HRV reading's beats are built once their sample is acknowledged.
+                // A workout's route and heart-rate series and an HRV reading's beats are built once their sample is acknowledged.
                 for series in DerivedSeries.of(s, seed: seed) { all[series.id] = series.sample }
             }
         }

@@ -37,13 +37,13 @@ public struct DerivedSeries: Sendable, Hashable {
 
     /// Seconds between route locations and between heart-rate readings.
     static let locationEvery: Int64 = 5
-    /// Seconds a step-count point covers.
-    static let stepsEvery: Int64 = 60
 
     /// The series recorded with `sample`, in the order the watch builds them.
     public static func of(_ sample: Sample, seed: UInt64) -> [DerivedSeries] {
         switch sample.type {
-        case HKType.workout: [route(of: sample, seed: seed), heartRate(of: sample, seed: seed), steps(of: sample, seed: seed)].compactMap { $0 }
+        // No step series: the watch's step samples already cover its on-foot workouts, and a series
+        // of the same minutes from the same source would count them twice.
+        case HKType.workout: [route(of: sample, seed: seed), heartRate(of: sample, seed: seed)].compactMap { $0 }
         case HKType.hrvSDNN: [beats(of: sample, seed: seed)].compactMap { $0 }
         default: []
         }
@@ -107,37 +107,8 @@ public struct DerivedSeries: Sendable, Hashable {
                              workout: nil, device: sample.device)
     }
 
-    /// Steps a minute while a walk or run is active: its step statistic spread over its active time
-    /// (or a typical cadence), each minute varying a little; a pause splits the minutes.
-    private static func steps(of sample: Sample, seed: UInt64) -> DerivedSeries? {
-        guard let workout = sample.workout, let typical = typicalCadence[workout.activityType] else { return nil }
-        let activeMinutes = Double(workout.activeDuration(start: sample.start, end: sample.end)) / 60_000_000
-        let total = workout.statistics.first { $0.quantityType == HKType.stepCount }?.sum.flatMap { try? $0.value(in: "count") }
-        let cadence = total.map { $0 / max(activeMinutes, 1) } ?? typical
-        var r = SplitMix64(seed: seed, .text(sample.uuid.uuidString), .text("steps"))
-        let paused = pauses(workout.events)
-        var points: [QuantitySeriesPoint] = []
-        var t = sample.start
-        while t < sample.end {
-            if let pause = paused.first(where: { $0.contains(t) }) {
-                t = pause.upperBound
-                continue
-            }
-            let nextPause = paused.map(\.lowerBound).filter { $0 > t }.min() ?? sample.end
-            let end = min(t + stepsEvery * 1_000_000, nextPause, sample.end)
-            let steps = (cadence * Double(end - t) / 60_000_000 * r.uniform(0.93...1.07)).rounded()
-            if steps > 0 { points.append(QuantitySeriesPoint(Quantity(steps, "count"), start: t, end: end)) }
-            t = end
-        }
-        guard let first = points.first else { return nil }
-        return DerivedSeries(id: uuid(&r), type: HKType.stepCount, start: first.start, points: .quantities(points),
-                             workout: nil, device: sample.device)
-    }
-
     /// Beats per minute a workout averages when it has no heart-rate statistic, by activity type.
     static let typicalHeartRate: [Int32: Double] = [37: 150, 52: 105, 13: 140, 50: 120]
-    /// Steps per minute of the on-foot activities (running, walking).
-    static let typicalCadence: [Int32: Double] = [37: 162, 52: 118]
 
     private static func beats(of sample: Sample, seed: UInt64) -> DerivedSeries? {
         guard let reading = sample.quantity, let sdnn = try? reading.value(in: "ms") else { return nil }
