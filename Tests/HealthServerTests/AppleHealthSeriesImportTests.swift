@@ -1,4 +1,5 @@
 import Foundation
+import AppleHealthImport
 import HealthClient
 import HealthModel
 import HealthWire
@@ -63,6 +64,25 @@ final class AppleHealthSeriesImportTests: XCTestCase {
         XCTAssertEqual(again[route]?["already_present"] as? Int, 1)
         let routesAfter = try await client.samples(SampleQuery(types: [route, heartbeats]))
         XCTAssertEqual(routesAfter.count, 2)
+    }
+
+    func testARouteBuilderAKilledImportLeftOpenIsDiscardedAndBuiltAgain() async throws {
+        let fixture = "dogsheep-healthkit-to-sqlite/export.xml"
+        let export = try AppleHealthExport(archive: ExportArchive(path: try AppleHealthFixtures.folder().appendingPathComponent(fixture).path))
+        var routeID: UUID?
+        while let item = try export.next() {
+            if case .series(let series, _) = item { routeID = series.id }
+        }
+        let server = try ServerProcess()
+        let client = try await HealthConnection.connect(to: .tcp(host: "127.0.0.1", port: server.port), hello: Hello(token: server.ownerToken))
+        defer { client.close() }
+        // What an import killed between InsertSeriesData and FinishSeries leaves: an open builder with part of the points.
+        try await client.routeBuilder(id: try XCTUnwrap(routeID)).insert([RouteLocation(time: 1_479_133_544_000_000, latitude: 1, longitude: 1)])
+
+        let types = try importing(fixture, into: server)
+        XCTAssertEqual(types[route]?["stored"] as? Int, 1)
+        let points = try await client.seriesPoints(of: try XCTUnwrap(routeID), as: RouteLocation.self)
+        XCTAssertEqual(points.map(\.latitude), [37.7777, 37.7777], "only the export's points")
     }
 
     func testARouteFileOutsideItsWorkoutIsRefusedWithTheReason() throws {
