@@ -12,6 +12,8 @@ public enum ExportItem: Sendable {
     case sample(Sample, ExportOrigin)
     /// The owner's characteristics from `<Me>`.
     case characteristics(Characteristics, ExportOrigin)
+    /// A route or heartbeat series, handed out after its parent sample.
+    case series(ExportSeries, ExportOrigin)
 }
 
 /// Reads an Apple Health export element by element and hands out what HealthStore can store; what
@@ -186,9 +188,9 @@ public final class AppleHealthExport {
             case "Record":
                 let (sample, header) = try RecordMapping.record(element)
                 noteDropped(header, type: type)
-                summary.skip(type: "InstantaneousBeatsPerMinute", source: sourceName, reason: SeriesMapping.notStored,
-                             count: try SeriesMapping.beats(element, header: header))
+                let beats = try SeriesMapping.beats(element, record: sample, header: header)
                 take(sample, origin)
+                if let beats { ready.append(.series(beats, origin)) }
             case "Correlation":
                 let (sample, header) = try RecordMapping.correlation(element)
                 noteDropped(header, type: type)
@@ -200,18 +202,20 @@ public final class AppleHealthExport {
             case "Workout":
                 let (sample, header) = try WorkoutMapping.workout(element)
                 noteDropped(header, type: type)
-                for route in element.children("WorkoutRoute") {
-                    let routeSource = route["sourceName"] ?? sourceName
+                ready.append(.sample(sample, origin))
+                for (route, result) in SeriesMapping.routes(element, sample: sample, archive: archive) {
                     // A route that cannot be read costs only the route, not its workout.
-                    do {
-                        let points = try SeriesMapping.routePoints(route, archive: archive)
-                        summary.skip(type: "WorkoutRoute", source: routeSource, reason: SeriesMapping.notStored)
-                        summary.skip(type: "WorkoutRoute points", source: routeSource, reason: SeriesMapping.notStored, count: points)
-                    } catch {
-                        summary.skip(type: "WorkoutRoute", source: routeSource, reason: "unreadable: " + error.reason)
+                    switch result {
+                    case .success(let (series, dropped)):
+                        for reason in dropped {
+                            summary.skip(type: "MetadataEntry", source: series.sourceName, reason: "not stored: " + reason)
+                        }
+                        ready.append(.series(series, ExportOrigin(element: route.name, line: route.line)))
+                    case .failure(let error):
+                        summary.skip(type: TypeCatalog.workoutRouteType.identifier, source: route["sourceName"] ?? sourceName,
+                                     reason: "unreadable: " + error.reason)
                     }
                 }
-                ready.append(.sample(sample, origin))
             case "ActivitySummary":
                 summary.skip(type: "ActivitySummary", source: nil,
                              reason: "not stored: HealthStore computes activity summaries from samples and cannot save them")

@@ -7,6 +7,18 @@ public protocol ImportDestination: Sendable {
     func save(_ samples: [Sample]) async throws -> [SaveOutcome]
     func characteristics() async throws -> Characteristics
     func writeCharacteristics(_ update: Characteristics) async throws
+    /// Whether a sample with this UUID is stored (a series built by an earlier import).
+    func isStored(_ uuid: UUID, type: String) async throws -> Bool
+    /// One series builder call (InsertSeriesData, FinishSeries, DiscardSeries); a finish answers the
+    /// stored sample, nil when the store kept a higher sync version.
+    func series(_ step: SeriesStep) async throws -> Sample?
+}
+
+/// A series builder call an import makes.
+public enum SeriesStep: Sendable {
+    case insert(SeriesInsert)
+    case finish(SeriesFinish)
+    case discard(UUID)
 }
 
 /// How far an import is: the export's bytes read of its total, samples read, the type being read.
@@ -36,6 +48,11 @@ public final class ExportImporter {
     public private(set) var records = 0
     /// Objects the store refused (each also tallied as skipped with the reason).
     public private(set) var refused = 0
+    /// Series read whose parent's save is not answered yet, their parents, and the parents' answers
+    /// so far (true: the parent is stored).
+    private var waiting: [ExportSeries] = []
+    private var parents: Set<UUID> = []
+    private var parentStored: [UUID: Bool] = [:]
 
     /// `observe` is told each object's outcome after it is tallied.
     public init(export: AppleHealthExport, destination: any ImportDestination, batchSize: Int = 500, maxInFlight: Int = 3,
@@ -67,6 +84,9 @@ public final class ExportImporter {
                     } else {
                         tally((origin.line, sample), .alreadyPresent)
                     }
+                case .series(let series, _):
+                    waiting.append(series)
+                    parents.insert(series.parent)
                 case .characteristics(let characteristics, _):
                     let current = try await destination.characteristics()
                     if current.merged(with: characteristics) == current {
@@ -80,6 +100,7 @@ public final class ExportImporter {
                     try await saver.submit(pending)
                     pending.removeAll(keepingCapacity: true)
                     pendingUUIDs.removeAll(keepingCapacity: true)
+                    try await buildAnswered(all: false)
                 }
                 progress(ImportProgress(bytesRead: export.bytesRead, totalBytes: export.totalBytes, records: records,
                                         currentType: export.currentType))
@@ -89,12 +110,43 @@ public final class ExportImporter {
         }
         try await saver.submit(pending)
         try await saver.settleAll()
+        try await buildAnswered(all: true)
         summary.merge(export.summary)
         if let failure { throw failure }
     }
 
+    /// Builds the waiting series whose parent's save is answered (`all`: every one, once every save
+    /// is); a series whose parent was refused is skipped with it.
+    private func buildAnswered(all: Bool) async throws {
+        var later: [ExportSeries] = []
+        for series in waiting {
+            switch parentStored[series.parent] {
+            case false?:
+                summary.skip(type: series.type, source: series.sourceName, reason: "not stored: its parent was not stored")
+            case nil where !all:
+                later.append(series)
+            default:
+                do {
+                    count(type: series.type, source: series.sourceName, try await SeriesImport.build(series, into: destination))
+                } catch let error as HealthError where error.code != .unavailable {
+                    count(type: series.type, source: series.sourceName, .refused(error))
+                }
+            }
+        }
+        waiting = later
+        parents = Set(later.map(\.parent))
+        parentStored = parentStored.filter { parents.contains($0.key) }
+    }
+
     private func tally(_ item: BatchSaver.Item, _ outcome: ImportOutcome) {
-        let (type, source) = (item.sample.type, item.sample.sourceRevision?.source.name ?? "")
+        if parents.contains(item.sample.uuid) {
+            if case .refused = outcome { parentStored[item.sample.uuid] = false } else { parentStored[item.sample.uuid] = true }
+        }
+        count(type: item.sample.type, source: item.sample.sourceRevision?.source.name ?? "", outcome)
+        observe?(item, outcome)
+    }
+
+    private func count(type: String, source: String, _ outcome: ImportOutcome) {
         switch outcome {
         case .stored: summary.stored(type: type, source: source)
         case .alreadyPresent: summary.alreadyPresent(type: type, source: source)
@@ -103,6 +155,5 @@ public final class ExportImporter {
             refused += 1
             summary.skip(type: type, source: source, reason: "refused: " + BatchSaver.reason(error.message))
         }
-        observe?(item, outcome)
     }
 }

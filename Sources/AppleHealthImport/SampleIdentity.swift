@@ -39,11 +39,13 @@ enum SampleIdentity {
         return digestUUID(text.bytes)
     }
 
-    /// A sub-object's UUID (a workout activity) from its parent's UUID and its position.
-    static func uuid(within parent: UUID, index: Int) -> UUID {
+    /// A sub-object's UUID from its parent's UUID and its position: a workout activity's (no
+    /// `part`), or a series' (`part` its type: a workout's routes, a record's beat series).
+    static func uuid(within parent: UUID, index: Int, part: String? = nil) -> UUID {
         var text = CanonicalText()
         text.field("parent", parent.uuidString)
         text.field("index", String(index))
+        if let part { text.field("part", part) }
         return digestUUID(text.bytes)
     }
 

@@ -1,20 +1,56 @@
+import Foundation
 import HealthModel
 
-/// Workout routes and heartbeat series: read in full and checked, then reported, because
-/// HealthStore has no series kinds to store them in yet.
-enum SeriesMapping {
-    static let notStored = "not stored: needs series types (issue 16)"
+/// A workout route or heartbeat series of an export, built with a series builder once its parent
+/// (the workout, the heart rate variability record) is saved: a route is finished with its workout.
+public struct ExportSeries: Sendable {
+    /// The builder id and the finished sample's UUID, derived from the parent's.
+    public let id: UUID
+    /// The route or heartbeat series type.
+    public let type: String
+    /// The source the export names, for the summary.
+    public let sourceName: String
+    /// The workout or record the series belongs to.
+    public let parent: UUID
+    /// A heartbeat series' start (its record's start; beats are offsets from it); 0 for routes.
+    public let start: Microseconds
+    /// A heartbeat series' end (its record's end); nil for routes, which end at their last location.
+    public let end: Microseconds?
+    public let device: Device?
+    public let points: SeriesPoints
+    /// A route's workout.
+    public let workout: UUID?
+    public let metadata: Metadata
+}
 
-    /// The points of a `<WorkoutRoute>`: inline `<Location>`s (before iOS 13) or the GPX file its
-    /// `<FileReference path=…>` names in the export.
-    static func routePoints(_ route: ExportElement, archive: ExportArchive) throws(MappingFailure) -> Int {
-        var points = 0
+/// Workout routes and heartbeat series read from their elements (and a route's GPX files).
+enum SeriesMapping {
+    /// The routes of a `<Workout>`: inline `<Location>`s (before iOS 13) and the GPX files
+    /// `<FileReference path=…>` names in the export, each route's id derived from the workout's UUID
+    /// and the route's place. A route that cannot be read is its own failure, not its workout's.
+    static func routes(_ workout: ExportElement, sample: Sample,
+                       archive: ExportArchive) -> [(route: ExportElement, result: Result<(ExportSeries, dropped: [String]), MappingFailure>)] {
+        workout.children("WorkoutRoute").enumerated().map { index, route in
+            (route, Result { () throws(MappingFailure) in try self.route(route, index: index, workout: sample, archive: archive) })
+        }
+    }
+
+    private static func route(_ route: ExportElement, index: Int, workout: Sample,
+                              archive: ExportArchive) throws(MappingFailure) -> (ExportSeries, dropped: [String]) {
+        var points: [RouteLocation] = []
         for location in route.children("Location") {
-            let date = location["date"] ?? ""
-            guard ExportDates.instant(date) != nil, Double(location["latitude"] ?? "") != nil, Double(location["longitude"] ?? "") != nil else {
+            guard let time = ExportDates.instant(location["date"] ?? ""), let latitude = number(location["latitude"]),
+                  let longitude = number(location["longitude"]) else {
                 throw .malformed("Location at line \(location.line) needs a date, latitude and longitude")
             }
-            points += 1
+            points.append(RouteLocation(time: time, latitude: latitude, longitude: longitude,
+                                        altitude: number(location["altitude"]) ?? 0,
+                                        horizontalAccuracy: number(location["horizontalAccuracy"]) ?? 0,
+                                        verticalAccuracy: number(location["verticalAccuracy"]) ?? -1,
+                                        course: number(location["course"]) ?? -1,
+                                        courseAccuracy: number(location["courseAccuracy"]) ?? -1,
+                                        speed: number(location["speed"]) ?? -1,
+                                        speedAccuracy: number(location["speedAccuracy"]) ?? -1))
         }
         for reference in route.children("FileReference") {
             let path = try SampleHeader.attribute(reference, "path")
@@ -23,21 +59,55 @@ enum SeriesMapping {
             guard let source else { throw .refused("route file \(path) is not in the export") }
             points += try gpxPoints(source, name: path)
         }
-        return points
+        points = strictlyOrdered(points)
+        let entries = route.children("MetadataEntry").map { (key: $0["key"] ?? "", value: $0["value"] ?? "") }
+        let mapped = MetadataMapping.map(entries)
+        let series = ExportSeries(
+            id: SampleIdentity.uuid(within: workout.uuid, index: index, part: TypeCatalog.workoutRouteType.identifier),
+            type: TypeCatalog.workoutRouteType.identifier,
+            sourceName: route["sourceName"] ?? route["source"] ?? workout.sourceRevision?.source.name ?? "",
+            parent: workout.uuid, start: 0, end: nil,
+            device: route["device"].flatMap(DeviceDescription.parse) ?? DeviceDescription.fromMetadata(entries) ?? workout.device,
+            points: .locations(points), workout: workout.uuid, metadata: mapped.metadata)
+        return (series, mapped.dropped)
     }
 
-    /// Counts a GPX 1.1 track's `<trkpt>`s, checking each has a position and a time.
-    static func gpxPoints(_ source: ByteSource, name: String) throws(MappingFailure) -> Int {
+    /// The locations in time order, each after the one before: exports write times to the second
+    /// (GPS fixes come faster), and a builder takes only increasing times, so a location written with
+    /// its predecessor's time is placed 1 µs after it; none is dropped.
+    static func strictlyOrdered(_ points: [RouteLocation]) -> [RouteLocation] {
+        var previous = Int64.min
+        return points.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map { _, point in
+            guard point.time <= previous else {
+                previous = point.time
+                return point
+            }
+            previous += 1
+            return RouteLocation(time: previous, latitude: point.latitude, longitude: point.longitude, altitude: point.altitude,
+                                 horizontalAccuracy: point.horizontalAccuracy, verticalAccuracy: point.verticalAccuracy,
+                                 course: point.course, courseAccuracy: point.courseAccuracy, speed: point.speed,
+                                 speedAccuracy: point.speedAccuracy)
+        }
+    }
+
+    /// A GPX 1.1 track's `<trkpt>`s with their elevation, time and Apple's extensions (speed, course,
+    /// horizontal and vertical accuracy).
+    static func gpxPoints(_ source: ByteSource, name: String) throws(MappingFailure) -> [RouteLocation] {
         do {
             let stream = try XMLElementStream(source: source, fileName: name, yieldDepth: 3)
-            var points = 0
+            var points: [RouteLocation] = []
             while let point = try stream.next() {
                 guard point.name == "trkpt" else { continue }
-                guard Double(point["lat"] ?? "") != nil, Double(point["lon"] ?? "") != nil,
-                      let time = point.childText("time"), ExportDates.instant(time) != nil else {
+                guard let latitude = number(point["lat"]), let longitude = number(point["lon"]),
+                      let time = point.childText("time").flatMap(ExportDates.instant) else {
                     throw MappingFailure.malformed("\(name):\(point.line): trkpt needs lat, lon and time")
                 }
-                points += 1
+                let extensions = point.children("extensions").first
+                func value(_ name: String) -> Double? { number(extensions?.childText(name)) }
+                points.append(RouteLocation(time: time, latitude: latitude, longitude: longitude,
+                                            altitude: number(point.childText("ele")) ?? 0,
+                                            horizontalAccuracy: value("hAcc") ?? 0, verticalAccuracy: value("vAcc") ?? -1,
+                                            course: value("course") ?? -1, speed: value("speed") ?? -1))
             }
             return points
         } catch let error as ImportError {
@@ -49,20 +119,30 @@ enum SeriesMapping {
         }
     }
 
-    /// The beats of a record's `<HeartRateVariabilityMetadataList>`, each time of day read in the
-    /// record's own offset ("08:33:44,67" in French exports).
-    static func beats(_ record: ExportElement, header: SampleHeader) throws(MappingFailure) -> Int {
-        var beats = 0
-        for list in record.children("HeartRateVariabilityMetadataList") {
-            for beat in list.children("InstantaneousBeatsPerMinute") {
-                let time = beat["time"] ?? ""
-                guard Double(beat["bpm"] ?? "") != nil,
-                      ExportDates.timeOfDay(time, onOrAfter: header.start, offset: header.startOffset) != nil else {
-                    throw .malformed("InstantaneousBeatsPerMinute needs bpm and a time of day, not '\(time)'")
-                }
-                beats += 1
+    /// The heartbeat series of a record's `<HeartRateVariabilityMetadataList>`s, nil when it has
+    /// none: each beat's time of day read in the record's own offset ("08:33:44,67" in French
+    /// exports) as time since the record's start, which is the series' start.
+    static func beats(_ element: ExportElement, record: Sample, header: SampleHeader) throws(MappingFailure) -> ExportSeries? {
+        let lists = element.children("HeartRateVariabilityMetadataList")
+        guard !lists.isEmpty else { return nil }
+        var beats: [Heartbeat] = []
+        for beat in lists.flatMap({ $0.children("InstantaneousBeatsPerMinute") }) {
+            let text = beat["time"] ?? ""
+            guard number(beat["bpm"]) != nil,
+                  let time = ExportDates.timeOfDay(text, onOrAfter: header.start, offset: header.startOffset) else {
+                throw .malformed("InstantaneousBeatsPerMinute needs bpm and a time of day, not '\(text)'")
             }
+            beats.append(Heartbeat(offset: time - header.start))
         }
-        return beats
+        beats.sort { $0.offset < $1.offset }
+        return ExportSeries(
+            id: SampleIdentity.uuid(within: record.uuid, index: 0, part: TypeCatalog.heartbeatSeriesType.identifier),
+            type: TypeCatalog.heartbeatSeriesType.identifier, sourceName: header.sourceName, parent: record.uuid,
+            start: header.start, end: header.end, device: header.device,
+            points: .beats(beats), workout: nil, metadata: [:])
+    }
+
+    private static func number(_ text: String?) -> Double? {
+        text.flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
     }
 }

@@ -238,6 +238,32 @@ struct ConnectionDestination: ImportDestination {
     func writeCharacteristics(_ update: Characteristics) async throws {
         try await connection.writeCharacteristics(update)
     }
+
+    func isStored(_ uuid: UUID, type: String) async throws -> Bool {
+        try await !connection.samples(SampleQuery(types: [type], predicate: .uuids([uuid]))).isEmpty
+    }
+
+    /// Through the client's builders; FinishSeries and DiscardSeries name only the builder, so any kind's builder sends them.
+    func series(_ step: SeriesStep) async throws -> Sample? {
+        switch step {
+        case .insert(let insert):
+            switch insert.points {
+            case .locations(let locations):
+                try await connection.routeBuilder(id: insert.builderID, device: insert.device).insert(locations)
+            case .beats(let beats):
+                try await connection.heartbeatSeriesBuilder(start: insert.start, id: insert.builderID, device: insert.device).insert(beats)
+            case .quantities, .voltages:
+                throw HealthError.invalid("an import builds routes and heartbeat series only", field: "points")
+            }
+            return nil
+        case .finish(let finish):
+            return try await connection.routeBuilder(id: finish.builderID).finish(workout: finish.workoutUUID, metadata: finish.metadata,
+                                                                                  end: finish.end)
+        case .discard(let id):
+            try await connection.routeBuilder(id: id).discard()
+            return nil
+        }
+    }
 }
 
 /// Saves batches of a JSON-lines import (by BatchSaver), counting outcomes; the first lines refused

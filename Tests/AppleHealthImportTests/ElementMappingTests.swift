@@ -102,20 +102,36 @@ final class ElementMappingTests: XCTestCase {
                                                                 minimum: Quantity(90, "count/min"), maximum: Quantity(180, "count/min"))])
     }
 
-    func testRoutesInlineAndAsGPXAreReadAndReportedNotStored() throws {
+    func testRoutesInlineAndAsGPXBecomeRouteSeriesOfTheirWorkout() throws {
         let gpx = "<?xml version=\"1.0\"?><gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>"
-            + "<trkpt lon=\"-122.3\" lat=\"37.7\"><ele>4</ele><time>2019-06-11T22:00:42Z</time></trkpt>"
+            + "<trkpt lon=\"-122.3\" lat=\"37.7\"><ele>4</ele><time>2019-06-11T22:00:42Z</time>"
+            + "<extensions><speed>0.18</speed><course>206.25</course><hAcc>8.06</hAcc><vAcc>6.42</vAcc></extensions></trkpt>"
             + "<trkpt lon=\"-122.3\" lat=\"37.7\"><ele>4</ele><time>2019-06-11T22:00:43Z</time></trkpt></trkseg></trk></gpx>"
         let workout = "<Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" sourceName=\"Watch\" "
             + "startDate=\"2019-06-11 15:00:00 -0700\" endDate=\"2019-06-11 15:30:00 -0700\">"
             + "<WorkoutRoute sourceName=\"Phone\" startDate=\"2019-06-11 15:00:00 -0700\" endDate=\"2019-06-11 15:30:00 -0700\">"
+            + "<MetadataEntry key=\"HKMetadataKeySyncVersion\" value=\"2\"/><MetadataEntry key=\"trail\" value=\"Bay\"/>"
             + "<FileReference path=\"/workout-routes/route_1.gpx\"/></WorkoutRoute>"
             + "<WorkoutRoute sourceName=\"Phone\" startDate=\"2019-06-11 15:00:00 -0700\" endDate=\"2019-06-11 15:30:00 -0700\">"
             + "<Location date=\"2019-06-11 15:00:44 -0700\" latitude=\"37.7\" longitude=\"-122.4\" altitude=\"21\" speed=\"2.4\"/></WorkoutRoute></Workout>"
-        let read = try SyntheticExport.read(try SyntheticExport.write(workout, files: ["workout-routes/route_1.gpx": gpx]))
+        let path = try SyntheticExport.write(workout, files: ["workout-routes/route_1.gpx": gpx])
+        let read = try SyntheticExport.read(path)
         XCTAssertEqual(read.samples.count, 1)
-        XCTAssertEqual(read.summary.byType["WorkoutRoute points"]?.skipped, [SeriesMapping.notStored: 3])
-        XCTAssertEqual(read.summary.bySource["Phone"]?.skipped, [SeriesMapping.notStored: 5])
+        let workoutUUID = try XCTUnwrap(read.samples.first?.uuid)
+        XCTAssertEqual(read.series.map(\.type), [TypeCatalog.workoutRouteType.identifier, TypeCatalog.workoutRouteType.identifier])
+        XCTAssertEqual(read.series.map(\.workout), [workoutUUID, workoutUUID])
+        XCTAssertEqual(read.series.map(\.sourceName), ["Phone", "Phone"])
+        XCTAssertEqual(Set(read.series.map(\.id)).count, 2, "each route of a workout has its own id")
+        XCTAssertEqual(read.series[0].points, .locations([
+            RouteLocation(time: 1_560_290_442_000_000, latitude: 37.7, longitude: -122.3, altitude: 4, horizontalAccuracy: 8.06,
+                          verticalAccuracy: 6.42, course: 206.25, speed: 0.18),
+            RouteLocation(time: 1_560_290_443_000_000, latitude: 37.7, longitude: -122.3, altitude: 4),
+        ]))
+        XCTAssertEqual(read.series[0].metadata, ["HKMetadataKeySyncVersion": .int(2), "trail": .string("Bay")])
+        XCTAssertEqual(read.series[1].points, .locations([
+            RouteLocation(time: 1_560_290_444_000_000, latitude: 37.7, longitude: -122.4, altitude: 21, speed: 2.4),
+        ]))
+        XCTAssertEqual(try SyntheticExport.read(path).series.map(\.id), read.series.map(\.id), "ids are derived, not drawn")
     }
 
     func testAMissingRouteFileIsReportedNotFatal() throws {
@@ -124,17 +140,25 @@ final class ElementMappingTests: XCTestCase {
             + "<WorkoutRoute sourceName=\"Phone\"><FileReference path=\"/workout-routes/gone.gpx\"/></WorkoutRoute></Workout>"
         let read = try SyntheticExport.read(try SyntheticExport.write(workout))
         XCTAssertEqual(read.samples.count, 1, "the workout is kept")
-        XCTAssertEqual(read.summary.byType["WorkoutRoute"]?.skipped, ["unreadable: route file /workout-routes/gone.gpx is not in the export": 1])
+        XCTAssertEqual(read.summary.byType[TypeCatalog.workoutRouteType.identifier]?.skipped, ["unreadable: route file /workout-routes/gone.gpx is not in the export": 1])
     }
 
-    func testBeatSeriesAreCountedAndReported() throws {
+    func testBeatsBecomeAHeartbeatSeriesFromTheRecordsStart() throws {
         let beats = "<HeartRateVariabilityMetadataList><InstantaneousBeatsPerMinute bpm=\"78\" time=\"08:33:44,67\"/>"
             + "<InstantaneousBeatsPerMinute bpm=\"80\" time=\"08:33:45,42\"/></HeartRateVariabilityMetadataList>"
         let record = SyntheticExport.record("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", value: "25.5", unit: "ms",
                                             start: "2018-11-19 08:33:39 +0100", end: "2018-11-19 08:34:44 +0100", inner: beats)
         let read = try SyntheticExport.read(try SyntheticExport.write(record))
         XCTAssertEqual(read.samples.count, 1)
-        XCTAssertEqual(read.summary.byType["InstantaneousBeatsPerMinute"]?.skipped, [SeriesMapping.notStored: 2])
+        let hrv = try XCTUnwrap(read.samples.first)
+        let series = try XCTUnwrap(read.series.first)
+        XCTAssertEqual(read.series.count, 1)
+        XCTAssertEqual(series.type, TypeCatalog.heartbeatSeriesType.identifier)
+        XCTAssertEqual(series.parent, hrv.uuid)
+        XCTAssertNotEqual(series.id, hrv.uuid)
+        XCTAssertEqual(series.start, hrv.start)
+        XCTAssertEqual(series.end, hrv.end)
+        XCTAssertEqual(series.points, .beats([Heartbeat(offset: 5_670_000), Heartbeat(offset: 6_420_000)]))
     }
 
     func testMeActivitySummaryAndUnrepresentableElementsAreCounted() throws {

@@ -27,17 +27,20 @@ enum SyntheticExport {
     }
 
     /// Everything an export yields, and its summary.
-    static func read(_ path: String, force: Bool = false, skipInvalid: Bool = false) throws -> (samples: [Sample], me: [Characteristics], summary: ImportSummary) {
+    static func read(_ path: String, force: Bool = false,
+                     skipInvalid: Bool = false) throws -> (samples: [Sample], me: [Characteristics], series: [ExportSeries], summary: ImportSummary) {
         let export = try AppleHealthExport(archive: ExportArchive(path: path), force: force, skipInvalid: skipInvalid)
         var samples: [Sample] = []
         var me: [Characteristics] = []
+        var series: [ExportSeries] = []
         while let item = try export.next() {
             switch item {
             case .sample(let sample, _): samples.append(sample)
             case .characteristics(let characteristics, _): me.append(characteristics)
+            case .series(let one, _): series.append(one)
             }
         }
-        return (samples, me, export.summary)
+        return (samples, me, series, export.summary)
     }
 
     /// A `Record` element with the usual attributes.

@@ -71,6 +71,22 @@ final class HTTPImportTests: XCTestCase {
         XCTAssertEqual(try http.request("GET", "/api/imports/nothing").status, 404)
     }
 
+    func testAnUploadedRouteIsBuiltWithItsWorkoutOnce() throws {
+        let fixture = try AppleHealthFixtures.folder().appendingPathComponent("dogsheep-healthkit-to-sqlite/export.xml")
+        let body = try String(contentsOf: fixture, encoding: .utf8)
+        let server = try ServerProcess()
+        var http = HTTPTestClient(server)
+        _ = try http.signIn(server.ownerToken)
+        func route(_ status: [String: Any]) -> [String: Any]? {
+            ((status["summary"] as? [String: Any])?["types"] as? [[String: Any]])?.first { $0["name"] as? String == "HKWorkoutRouteTypeIdentifier" }
+        }
+        let first = try finished(http, try upload(http, body))
+        XCTAssertEqual(route(first)?["stored"] as? Int, 1, "\(first)")
+        let again = try finished(http, try upload(http, body))
+        XCTAssertEqual(route(again)?["stored"] as? Int, 0, "\(again)")
+        XCTAssertEqual(route(again)?["already_present"] as? Int, 1, "\(again)")
+    }
+
     func testABadFileFailsClearlyAndLeavesNothingBehind() throws {
         let server = try ServerProcess()
         var http = HTTPTestClient(server)

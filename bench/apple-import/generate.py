@@ -89,8 +89,10 @@ def day(w, d, rng, routes, write_routes):
         s = e
     for k in range(4):  # HRV with its beat series
         s = d + dt.timedelta(hours=2 + 5 * k)
-        beats = "".join(f'    <InstantaneousBeatsPerMinute bpm="{rng.randint(55, 80)}" time="{(s + dt.timedelta(hours=1, seconds=j * 0.9)).strftime("%H:%M:%S")},{j % 100:02d}"/>\n'
-                        for j in range(60))
+        # a beat every 0.9 s from the record's start, in local time with centiseconds as French exports write them
+        times = [s + dt.timedelta(hours=1, seconds=j * 0.9) for j in range(60)]
+        beats = "".join(f'    <InstantaneousBeatsPerMinute bpm="{rng.randint(55, 80)}" time="{t:%H:%M:%S},{t.microsecond // 10000:02d}"/>\n'
+                        for t in times)
         w.record("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", watch, "10.2", w.device(WATCH), "ms", s, s + dt.timedelta(minutes=1),
                  round(rng.uniform(20, 80), 4), f"   <HeartRateVariabilityMetadataList>\n{beats}   </HeartRateVariabilityMetadataList>\n")
     if d.weekday() == 0:  # weekly blood pressure: top-level copies, then the correlation holding them

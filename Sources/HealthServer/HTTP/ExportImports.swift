@@ -133,4 +133,26 @@ private struct OwnerStore: ImportDestination {
     func writeCharacteristics(_ update: Characteristics) async throws {
         _ = try await dispatcher.answers(.writeCharacteristics(update), session: session, loop: loop)
     }
+
+    func isStored(_ uuid: UUID, type: String) async throws -> Bool {
+        let answers = try await dispatcher.answers(.querySamples(SampleQuery(types: [type], predicate: .uuids([uuid]))),
+                                                   session: session, loop: loop)
+        return answers.contains { if case .samples(let samples) = $0 { !samples.isEmpty } else { false } }
+    }
+
+    func series(_ step: SeriesStep) async throws -> Sample? {
+        switch step {
+        case .insert(let insert):
+            _ = try await dispatcher.answers(.insertSeriesData(insert), session: session, loop: loop)
+            return nil
+        case .finish(let finish):
+            guard case .finishSeries(let samples)? = try await dispatcher.answers(.finishSeries(finish), session: session, loop: loop).last else {
+                throw HealthError(.internalError, "FinishSeries gave no samples")
+            }
+            return samples.first
+        case .discard(let id):
+            _ = try await dispatcher.answers(.discardSeries(builderID: id), session: session, loop: loop)
+            return nil
+        }
+    }
 }

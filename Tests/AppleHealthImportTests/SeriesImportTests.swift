@@ -1,0 +1,87 @@
+import Foundation
+import HealthModel
+import Synchronization
+import XCTest
+@testable import AppleHealthImport
+
+/// How the importer builds series through its destination: after the parent's save is answered,
+/// once, discarding what an interrupted import left open.
+final class SeriesImportTests: XCTestCase {
+    /// A store that records the calls it gets; samples in `stored` are present, `refuse` names types whose save fails.
+    private final class Recorder: ImportDestination {
+        let calls = Mutex<[String]>([])
+        let stored = Mutex<Set<UUID>>([])
+        let refuse: Set<String>
+
+        init(refuse: Set<String> = []) { self.refuse = refuse }
+
+        func save(_ samples: [Sample]) async throws -> [SaveOutcome] {
+            calls.withLock { $0.append("save \(samples.map(\.type).joined(separator: ","))") }
+            if let index = samples.firstIndex(where: { refuse.contains($0.type) }) {
+                throw HealthError(.invalidArgument, "refused", objectIndex: index)
+            }
+            stored.withLock { $0.formUnion(samples.map(\.uuid)) }
+            return samples.map { _ in .stored }
+        }
+
+        func characteristics() async throws -> Characteristics { Characteristics() }
+        func writeCharacteristics(_ update: Characteristics) async throws {}
+
+        func isStored(_ uuid: UUID, type: String) async throws -> Bool { stored.withLock { $0.contains(uuid) } }
+
+        func series(_ step: SeriesStep) async throws -> Sample? {
+            switch step {
+            case .insert(let insert): calls.withLock { $0.append("insert \(insert.points.count)") }
+            case .discard: calls.withLock { $0.append("discard") }
+            case .finish(let finish):
+                let parentStored = finish.workoutUUID.map { workout in stored.withLock { $0.contains(workout) } } ?? true
+                calls.withLock { $0.append("finish \(parentStored ? "after its workout" : "before its workout")") }
+                stored.withLock { _ = $0.insert(finish.builderID) }
+                return Sample(uuid: finish.builderID, type: TypeCatalog.workoutRouteType.identifier, start: 0, end: 0,
+                              body: .series(count: 2))
+            }
+            return nil
+        }
+    }
+
+    private let workout = "<Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" sourceName=\"Watch\" "
+        + "startDate=\"2019-06-11 15:00:00 -0700\" endDate=\"2019-06-11 15:30:00 -0700\">"
+        + "<WorkoutRoute sourceName=\"Phone\"><Location date=\"2019-06-11 15:00:44 -0700\" latitude=\"37.7\" longitude=\"-122.4\"/>"
+        + "<Location date=\"2019-06-11 15:00:44 -0700\" latitude=\"37.8\" longitude=\"-122.4\"/></WorkoutRoute></Workout>"
+
+    private func run(_ body: String, into destination: Recorder) async throws -> ImportSummary {
+        let importer = ExportImporter(export: try AppleHealthExport(archive: ExportArchive(path: try SyntheticExport.write(body))),
+                                      destination: destination)
+        try await importer.run { _ in }
+        return importer.summary
+    }
+
+    func testARouteIsBuiltAfterItsWorkoutIsSavedAndOnceOnly() async throws {
+        let store = Recorder()
+        let first = try await run(workout, into: store)
+        let route = TypeCatalog.workoutRouteType.identifier
+        XCTAssertEqual(store.calls.withLock { $0 }, ["save HKWorkoutTypeIdentifier", "discard", "insert 2", "finish after its workout"])
+        XCTAssertEqual(first.byType[route]?.stored, 1)
+        XCTAssertEqual(first.bySource["Phone"]?.stored, 1)
+
+        store.calls.withLock { $0 = [] }
+        let again = try await run(workout, into: store)
+        XCTAssertEqual(again.byType[route]?.alreadyPresent, 1)
+        XCTAssertFalse(store.calls.withLock { $0 }.contains { $0.hasPrefix("insert") }, "a stored series is not built again")
+    }
+
+    func testARouteOfARefusedWorkoutIsSkippedWithIt() async throws {
+        let store = Recorder(refuse: [TypeCatalog.workoutType.identifier])
+        let summary = try await run(workout, into: store)
+        XCTAssertEqual(summary.byType[TypeCatalog.workoutRouteType.identifier]?.skipped, ["not stored: its parent was not stored": 1])
+        XCTAssertFalse(store.calls.withLock { $0 }.contains { $0.hasPrefix("insert") })
+    }
+
+    func testTimesWrittenInTheSameSecondStayInOrderOneMicrosecondApart() {
+        let ordered = SeriesMapping.strictlyOrdered([RouteLocation(time: 10, latitude: 1, longitude: 1),
+                                                     RouteLocation(time: 5, latitude: 2, longitude: 2),
+                                                     RouteLocation(time: 10, latitude: 3, longitude: 3)])
+        XCTAssertEqual(ordered.map(\.time), [5, 10, 11])
+        XCTAssertEqual(ordered.map(\.latitude), [2, 1, 3])
+    }
+}
