@@ -61,7 +61,10 @@ extension ClientCall {
                      saves: objects)
         case .deleteObjects: CallKind(name: "DeleteObjects", caller: .ownerStore)
         // A builder's type is known only once it is open: the handlers check share permission for it.
-        case .insertSeriesData: CallKind(name: "InsertSeriesData", caller: .ownerStore)
+        case .insertSeriesData(let insert):
+            // Building as another source is the owner's import, as with SaveObjects' keep_sources.
+            CallKind(name: insert.sourceRevision == nil ? "InsertSeriesData" : "InsertSeriesData with source_revision",
+                     caller: insert.sourceRevision == nil ? .ownerStore : .owner)
         case .finishSeries: CallKind(name: "FinishSeries", caller: .ownerStore)
         case .discardSeries: CallKind(name: "DiscardSeries", caller: .ownerStore)
         case .querySeriesData(let query):

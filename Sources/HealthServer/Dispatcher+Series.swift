@@ -15,7 +15,7 @@ extension Dispatcher {
     func insertSeriesData(_ insert: SeriesInsert, _ access: Access) async throws -> ServerResult {
         if let type = try await builderType(insert.builderID, given: insert.type, access) { try requireShare([type], access) }
         let count = try await store.insertSeriesData(owner: access.owner, insert, revision: access.session.revision,
-                                                     defaultDevice: access.session.defaultDevice)
+                                                     defaultDevice: access.session.defaultDevice, byOwner: access.session.role == .owner)
         return .insertSeriesData(count: Int64(count))
     }
 
@@ -30,7 +30,8 @@ extension Dispatcher {
     }
 
     func discardSeries(builderID: UUID, _ access: Access) async throws -> ServerResult {
-        try await store.discardSeries(owner: access.owner, builder: builderID, bundleID: access.session.bundleID)
+        try await store.discardSeries(owner: access.owner, builder: builderID, bundleID: access.session.bundleID,
+                                      byOwner: access.session.role == .owner)
         return .discardSeries
     }
 

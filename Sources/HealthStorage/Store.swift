@@ -228,13 +228,15 @@ public protocol Store: Sendable {
     func deleteObjects(type: String, predicate: QueryPredicate?, by deleter: Deleter) async throws -> Int
 
     // MARK: series builders
-    /// Opens the builder (first call) and appends validated points; returns how many it holds now.
-    func insertSeriesData(owner: OwnerID, _ insert: SeriesInsert, revision: SourceRevision, defaultDevice: Device?) async throws -> Int
+    /// Opens the builder (first call) and appends validated points; returns how many it holds now. The
+    /// owner (`byOwner`) names any open builder, and opens one as `insert.sourceRevision` when given (an import).
+    func insertSeriesData(owner: OwnerID, _ insert: SeriesInsert, revision: SourceRevision, defaultDevice: Device?,
+                          byOwner: Bool) async throws -> Int
     /// Saves the builder's sample as the revision that opened it and closes the builder; only the
     /// app that opened it may finish it (the finisher's bundle id), and an app's route only with its own workout.
     func finishSeries(owner: OwnerID, _ finish: SeriesFinish, by finisher: Deleter) async throws -> [Sample]
-    /// Drops an open builder of the app and its points.
-    func discardSeries(owner: OwnerID, builder: UUID, bundleID: String) async throws
+    /// Drops an open builder of the app (the owner: any open builder) and its points.
+    func discardSeries(owner: OwnerID, builder: UUID, bundleID: String, byOwner: Bool) async throws
     /// The type an open builder of the app builds; nil when the app has no such builder.
     func seriesBuilderType(owner: OwnerID, builder: UUID, bundleID: String) async throws -> String?
     /// Up to `limit` points of a stored series sample from point `start` on (the caller checked it may read it).

@@ -18,7 +18,8 @@ extension WireDecode {
                                       field: given[1].field)
         }
         return SeriesInsert(builderID: try CRead.uuid(m.builder_id, "builder_id"), type: type, start: m.start_time,
-                            device: try optionalDevice(m.device), points: given.first ?? .empty(for: type ?? ""))
+                            device: try optionalDevice(m.device), points: given.first ?? .empty(for: type ?? ""),
+                            sourceRevision: try optionalSourceRevision(m.source_revision))
     }
 
     static func seriesFinish(_ m: Healthstore__V1__FinishSeries) throws(HealthError) -> SeriesFinish {

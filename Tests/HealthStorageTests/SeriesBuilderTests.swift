@@ -26,9 +26,12 @@ final class SeriesBuilderTests: StoreTestCase {
     }
 
     private func insert(_ f: StoreFixture, _ id: UUID, type: String? = route, start: Microseconds = 0,
-                        _ points: SeriesPoints, source: Source = StoreFixture.watch) async throws -> Int {
-        try await f.store.insertSeriesData(owner: f.owner, SeriesInsert(builderID: id, type: type, start: start, points: points),
-                                           revision: SourceRevision(source: source, version: "1.0"), defaultDevice: StoreFixture.watchDevice)
+                        _ points: SeriesPoints, source: Source = StoreFixture.watch, kept: SourceRevision? = nil,
+                        byOwner: Bool = false) async throws -> Int {
+        try await f.store.insertSeriesData(owner: f.owner, SeriesInsert(builderID: id, type: type, start: start, points: points,
+                                                                         sourceRevision: kept),
+                                           revision: SourceRevision(source: source, version: "1.0"), defaultDevice: StoreFixture.watchDevice,
+                                           byOwner: byOwner)
     }
 
     private func finish(_ f: StoreFixture, _ finish: SeriesFinish, source: Source = StoreFixture.watch) async throws -> [Sample] {
@@ -79,6 +82,30 @@ final class SeriesBuilderTests: StoreTestCase {
             XCTAssertEqual(Set(changes.samples.map(\.uuid)), [id, workout.uuid])
             XCTAssertEqual(changes.samples.first { $0.uuid == workout.uuid }?.workout?.associatedSampleUUIDs, [id])
             try await expect(try f.count("series_builders"), 0)
+        }
+    }
+
+    func testTheOwnersImportBuildsARouteAsTheKeptSourceAndMarksItImported() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let workout = try await workout(f)
+            let ctl = Source(name: "healthctl", bundleID: "org.healthstore.healthctl")
+            let kept = SourceRevision(source: Source(name: "Apple Watch of Anna", bundleID: ""), version: "10.2")
+            let id = UUID(), all = Self.locations(0..<20)
+            _ = try await insert(f, id, .locations(Array(all[0..<10])), source: ctl, kept: kept, byOwner: true)
+            // Later calls of the owner name the builder by its id; an app does not see it.
+            try await expect(try await insert(f, id, type: nil, .locations(Array(all[10...])), source: ctl, byOwner: true), 20)
+            await expectError("type") { _ = try await self.insert(f, id, type: nil, .locations([]), source: ctl) }
+            let finished = try await f.store.finishSeries(owner: f.owner, SeriesFinish(builderID: id, workoutUUID: workout.uuid),
+                                                          by: Deleter(owner: f.owner, bundleID: ctl.bundleID, isOwner: true))
+            let route = try XCTUnwrap(finished.first)
+            let bundleID = SourceRules.importedBundleID(forName: "Apple Watch of Anna")
+            XCTAssertEqual(route.sourceRevision?.source, Source(name: "Apple Watch of Anna", bundleID: bundleID))
+            XCTAssertEqual(route.sourceRevision?.version, "10.2")
+            let sources = try await f.store.querySources(owner: f.owner, type: Self.route, predicate: nil,
+                                                         scope: .everything(callerBundleID: ctl.bundleID))
+            XCTAssertEqual(sources.map(\.bundleID), [bundleID])
+            XCTAssertNotNil(sources.first?.importedTime)
         }
     }
 
@@ -137,11 +164,11 @@ final class SeriesBuilderTests: StoreTestCase {
             await expectError("type") { _ = try await self.insert(f, id, type: nil, .locations(Self.locations(20..<21)), source: StoreFixture.scale) }
             await expectError("builder_id") { _ = try await self.finish(f, SeriesFinish(builderID: id), source: StoreFixture.scale) }
             await expectError("builder_id") {
-                try await f.store.discardSeries(owner: f.owner, builder: id, bundleID: StoreFixture.scale.bundleID)
+                try await f.store.discardSeries(owner: f.owner, builder: id, bundleID: StoreFixture.scale.bundleID, byOwner: false)
             }
             try await expect(try await f.store.seriesBuilderType(owner: f.owner, builder: id, bundleID: StoreFixture.watch.bundleID), Self.route)
             try await expect(try await f.store.seriesBuilderType(owner: f.owner, builder: id, bundleID: StoreFixture.scale.bundleID), nil)
-            try await f.store.discardSeries(owner: f.owner, builder: id, bundleID: StoreFixture.watch.bundleID)
+            try await f.store.discardSeries(owner: f.owner, builder: id, bundleID: StoreFixture.watch.bundleID, byOwner: false)
             try await expect(try f.count("series_chunks"), 0)
             try await expect(try f.count("series_builders"), 0)
             await expectError("builder_id") { _ = try await self.finish(f, SeriesFinish(builderID: id)) }

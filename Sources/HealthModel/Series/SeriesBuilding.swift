@@ -61,13 +61,17 @@ public struct SeriesInsert: Sendable, Hashable {
     /// The recording device; first call only (nil = the connection's default device).
     public let device: Device?
     public let points: SeriesPoints
+    /// Owner only (an import): the source the series is built and saved as; first call only (nil = the connection's).
+    public let sourceRevision: SourceRevision?
 
-    public init(builderID: UUID, type: String?, start: Microseconds = 0, device: Device? = nil, points: SeriesPoints) {
+    public init(builderID: UUID, type: String?, start: Microseconds = 0, device: Device? = nil, points: SeriesPoints,
+                sourceRevision: SourceRevision? = nil) {
         self.builderID = builderID
         self.type = type
         self.start = start
         self.device = device
         self.points = points
+        self.sourceRevision = sourceRevision
     }
 }
 

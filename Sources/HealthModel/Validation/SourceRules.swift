@@ -50,7 +50,17 @@ public enum SourceRules {
     }
 
     private static func keptSource(_ object: Sample) throws(HealthError) -> Sample {
-        guard let given = object.sourceRevision, !given.source.name.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let given = object.sourceRevision else {
+            throw HealthError.invalid("with keep_sources every object needs the name of the source it is saved as",
+                                      field: "source_revision.source.name")
+        }
+        return object.saved(as: try keptRevision(given))
+    }
+
+    /// A kept source revision made complete: the source name is required; an empty bundle id is
+    /// derived from it (`importedBundleID(forName:)`).
+    public static func keptRevision(_ given: SourceRevision) throws(HealthError) -> SourceRevision {
+        guard !given.source.name.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw HealthError.invalid("with keep_sources every object needs the name of the source it is saved as",
                                       field: "source_revision.source.name")
         }
@@ -60,10 +70,16 @@ public enum SourceRules {
         } else {
             try checkBundleID(bundleID, field: "source_revision.source.bundle_id")
         }
-        let revision = SourceRevision(source: Source(name: given.source.name, bundleID: bundleID), version: given.version,
-                                      productType: given.productType, osMajor: given.osMajor, osMinor: given.osMinor,
-                                      osPatch: given.osPatch)
-        return Sample(uuid: object.uuid, type: object.type, start: object.start, end: object.end, metadata: object.metadata,
-                      device: object.device, sourceRevision: revision, creationTime: nil, body: object.body)
+        return SourceRevision(source: Source(name: given.source.name, bundleID: bundleID), version: given.version,
+                              productType: given.productType, osMajor: given.osMajor, osMinor: given.osMinor,
+                              osPatch: given.osPatch)
+    }
+}
+
+extension Sample {
+    /// This object as saved by `revision` (an import's kept source), with no creation time of its own.
+    public func saved(as revision: SourceRevision) -> Sample {
+        Sample(uuid: uuid, type: type, start: start, end: end, metadata: metadata, device: device, sourceRevision: revision,
+               creationTime: nil, body: body)
     }
 }

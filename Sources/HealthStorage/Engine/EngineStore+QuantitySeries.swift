@@ -23,7 +23,7 @@ extension EngineStore {
         let healthType = try Self.seriesType(type)
         return try await write { context throws(HealthError) in
             try context.finishQuantitySeries(owner: owner.rawValue, builder: builder, type: healthType, start: start, end: end,
-                                             metadata: metadata, device: device, revision: revision)
+                                             metadata: metadata, device: device, revision: revision, imported: false)
         }
     }
 
@@ -63,7 +63,7 @@ extension WriteContext {
 
     /// Saves the quantity sample the builder's points make and returns it as stored.
     func finishQuantitySeries(owner: Int64, builder: UUID, type: HealthType, start: Microseconds, end: Microseconds?,
-                              metadata: Metadata, device: Device?, revision: SourceRevision) throws(HealthError) -> Sample {
+                              metadata: Metadata, device: Device?, revision: SourceRevision, imported: Bool) throws(HealthError) -> Sample {
         let chunks = SeriesChunks(db: db)
         var summary = try QuantitySeriesSummary(type: type)
         while true {
@@ -73,7 +73,7 @@ extension WriteContext {
             try summary.add(batch)
         }
         let sample = try summary.sample(uuid: builder, start: start, end: end, metadata: metadata, device: device)
-        let outcome = try save(SaveBatch(owner: OwnerID(owner), revision: revision, defaultDevice: nil, objects: [sample]))[0]
+        let outcome = try saveFinished(sample, owner: owner, revision: revision, imported: imported)
         if outcome == .keptExisting {
             try chunks.delete(owner: owner, series: builder)
         } else {

@@ -27,9 +27,10 @@ extension EngineStore {
         try await read { context throws(HealthError) in try SeriesChunks(db: context.db).packedBytes() }
     }
 
-    public func insertSeriesData(owner: OwnerID, _ insert: SeriesInsert, revision: SourceRevision, defaultDevice: Device?) async throws -> Int {
+    public func insertSeriesData(owner: OwnerID, _ insert: SeriesInsert, revision: SourceRevision, defaultDevice: Device?,
+                                 byOwner: Bool) async throws -> Int {
         try await write { context throws(HealthError) in
-            try context.insertSeriesData(owner: owner.rawValue, insert, revision: revision, defaultDevice: defaultDevice)
+            try context.insertSeriesData(owner: owner.rawValue, insert, revision: revision, defaultDevice: defaultDevice, byOwner: byOwner)
         }
     }
 
@@ -37,8 +38,10 @@ extension EngineStore {
         try await write { context throws(HealthError) in try context.finishSeries(owner: owner.rawValue, finish, by: finisher) }
     }
 
-    public func discardSeries(owner: OwnerID, builder: UUID, bundleID: String) async throws {
-        try await write { context throws(HealthError) in try context.discardSeries(owner: owner.rawValue, builder: builder, bundleID: bundleID) }
+    public func discardSeries(owner: OwnerID, builder: UUID, bundleID: String, byOwner: Bool) async throws {
+        try await write { context throws(HealthError) in
+            try context.discardSeries(owner: owner.rawValue, builder: builder, bundleID: bundleID, byOwner: byOwner)
+        }
     }
 
     public func seriesBuilderType(owner: OwnerID, builder: UUID, bundleID: String) async throws -> String? {

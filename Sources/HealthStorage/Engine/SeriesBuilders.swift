@@ -14,12 +14,15 @@ extension WriteContext {
         let start: Microseconds
     }
 
-    /// Opens the builder on its first call, then appends the points after its last one; returns how many it holds.
-    func insertSeriesData(owner: Int64, _ insert: SeriesInsert, revision: SourceRevision, defaultDevice: Device?) throws(HealthError) -> Int {
+    /// Opens the builder on its first call (as the kept source an owner's import names, else as the
+    /// connection's revision), then appends the points after its last one; returns how many it holds.
+    func insertSeriesData(owner: Int64, _ insert: SeriesInsert, revision connection: SourceRevision, defaultDevice: Device?,
+                          byOwner: Bool) throws(HealthError) -> Int {
         try lockOwner(owner)
+        let revision = try insert.sourceRevision.map { given throws(HealthError) in try SourceRules.keptRevision(given) } ?? connection
         let source = try sourceID(revision.source.bundleID, owner: owner)
         let type: String, start: Microseconds
-        if let open = try openBuilder(owner: owner, insert.builderID, source: source) {
+        if let open = try openBuilder(owner: owner, insert.builderID, source: byOwner ? nil : source) {
             if let given = insert.type, !given.isEmpty, given != open.type {
                 throw HealthError.invalid("Builder \(insert.builderID) builds \(open.type), not \(given)", field: "type")
             }
@@ -75,7 +78,7 @@ extension WriteContext {
         try lockOwner(owner)
         let source = try sourceID(finisher.bundleID, owner: owner)
         let builderID = finish.builderID
-        guard let open = try openBuilder(owner: owner, builderID, source: source) else {
+        guard let open = try openBuilder(owner: owner, builderID, source: finisher.isOwner ? nil : source) else {
             try refuseUsedBuilderID(owner: owner, builderID, source: source)
             throw Self.notOpen(builderID)
         }
@@ -83,7 +86,8 @@ extension WriteContext {
             let device = try open.device.map { id throws(HealthError) in try registry.device(id, owner: owner, db) }
             let sample = try finishQuantitySeries(owner: owner, builder: builderID, type: quantityType, start: open.start,
                                                   end: finish.end, metadata: finish.metadata, device: device,
-                                                  revision: try registry.revision(open.revision, owner: owner, db))
+                                                  revision: try registry.revision(open.revision, owner: owner, db),
+                                                  imported: open.source != source)
             try closeBuilder(owner: owner, builderID)
             return [sample]
         }
@@ -117,9 +121,9 @@ extension WriteContext {
                             body: .series(count: Int64(tail.count)))
         try SampleValidator.validateFinished(sample)
         let revision = try registry.revision(open.revision, owner: owner, db)
-        let outcome = try save(SaveBatch(owner: OwnerID(owner), revision: revision, defaultDevice: nil, objects: [sample]))
+        let outcome = try saveFinished(sample, owner: owner, revision: revision, imported: open.source != source)
         try closeBuilder(owner: owner, builderID)
-        guard outcome.first != .keptExisting else {
+        guard outcome != .keptExisting else {
             try chunks.delete(owner: owner, series: builderID)
             return []
         }
@@ -135,10 +139,10 @@ extension WriteContext {
     }
 
     /// Drops an open builder and its points.
-    func discardSeries(owner: Int64, builder: UUID, bundleID: String) throws(HealthError) {
+    func discardSeries(owner: Int64, builder: UUID, bundleID: String, byOwner: Bool) throws(HealthError) {
         try lockOwner(owner)
         let source = try sourceID(bundleID, owner: owner)
-        guard try openBuilder(owner: owner, builder, source: source) != nil else {
+        guard try openBuilder(owner: owner, builder, source: byOwner ? nil : source) != nil else {
             try refuseUsedBuilderID(owner: owner, builder, source: source)
             throw Self.notOpen(builder)
         }
@@ -146,14 +150,23 @@ extension WriteContext {
         try SeriesChunks(db: db).delete(owner: owner, series: builder)
     }
 
-    /// The open builder `id` of `source`; another app's builder is not open for it.
-    private func openBuilder(owner: Int64, _ id: UUID, source: Int64) throws(HealthError) -> OpenBuilder? {
+    /// The finished sample saved as the builder's revision: a builder whose source is not the
+    /// finisher's was opened by the owner's import, so it is saved as keep_sources saves (the source marked imported).
+    func saveFinished(_ sample: Sample, owner: Int64, revision: SourceRevision, imported: Bool) throws(HealthError) -> SaveOutcome {
+        let batch = imported
+            ? SaveBatch(owner: OwnerID(owner), revision: revision, defaultDevice: nil, objects: [sample.saved(as: revision)], keepsSources: true)
+            : SaveBatch(owner: OwnerID(owner), revision: revision, defaultDevice: nil, objects: [sample])
+        return try save(batch)[0]
+    }
+
+    /// The open builder `id` of `source` (nil: of any source, for the owner); another app's builder is not open for it.
+    private func openBuilder(owner: Int64, _ id: UUID, source: Int64?) throws(HealthError) -> OpenBuilder? {
         let row = try db.prepare("""
             SELECT type, source, revision, device, start_time FROM series_builders WHERE owner = ? AND builder = ?
             """)
         row.bind(all: [.int(owner), .uuid(id)])
         defer { row.reset() }
-        guard try row.step(), row.int(1) == source else { return nil }
+        guard try row.step(), source == nil || row.int(1) == source else { return nil }
         return OpenBuilder(type: try registry.type(row.int(0), owner: owner, db), source: row.int(1), revision: row.int(2),
                            device: row.optionalInt(3), start: row.int(4))
     }

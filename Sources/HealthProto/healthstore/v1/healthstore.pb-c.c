@@ -12284,7 +12284,7 @@ const ProtobufCMessageDescriptor healthstore__v1__delete_objects_result__descrip
   (ProtobufCMessageInit) healthstore__v1__delete_objects_result__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__insert_series_data__field_descriptors[7] =
+static const ProtobufCFieldDescriptor healthstore__v1__insert_series_data__field_descriptors[8] =
 {
   {
     "builder_id",
@@ -12370,6 +12370,18 @@ static const ProtobufCFieldDescriptor healthstore__v1__insert_series_data__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "source_revision",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__InsertSeriesData, source_revision),
+    &healthstore__v1__source_revision__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned healthstore__v1__insert_series_data__field_indices_by_name[] = {
   5,   /* field[5] = beats */
@@ -12377,13 +12389,14 @@ static const unsigned healthstore__v1__insert_series_data__field_indices_by_name
   3,   /* field[3] = device */
   4,   /* field[4] = locations */
   6,   /* field[6] = quantities */
+  7,   /* field[7] = source_revision */
   2,   /* field[2] = start_time */
   1,   /* field[1] = type */
 };
 static const ProtobufCIntRange healthstore__v1__insert_series_data__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__insert_series_data__descriptor =
 {
@@ -12393,7 +12406,7 @@ const ProtobufCMessageDescriptor healthstore__v1__insert_series_data__descriptor
   "Healthstore__V1__InsertSeriesData",
   "healthstore.v1",
   sizeof(Healthstore__V1__InsertSeriesData),
-  7,
+  8,
   healthstore__v1__insert_series_data__field_descriptors,
   healthstore__v1__insert_series_data__field_indices_by_name,
   1,  healthstore__v1__insert_series_data__number_ranges,

@@ -3326,10 +3326,18 @@ struct  Healthstore__V1__InsertSeriesData
    */
   size_t n_quantities;
   Healthstore__V1__QuantitySeriesPoint **quantities;
+  /*
+   * Owner only (an import, like SaveObjects' keep_sources): build the series as this source
+   * instead of the connection's; read on the first call only. The source name is required; an
+   * empty bundle id is derived from the name as keep_sources does. Later calls of the owner name
+   * the builder by its id alone; FinishSeries saves the sample as this revision and marks the
+   * source imported.
+   */
+  Healthstore__V1__SourceRevision *source_revision;
 };
 #define HEALTHSTORE__V1__INSERT_SERIES_DATA__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__insert_series_data__descriptor) \
-    , {0,NULL}, (char *)protobuf_c_empty_string, 0, NULL, 0,NULL, 0,NULL, 0,NULL }
+    , {0,NULL}, (char *)protobuf_c_empty_string, 0, NULL, 0,NULL, 0,NULL, 0,NULL, NULL }
 
 
 /*
