@@ -13,7 +13,8 @@ enum SeriesImport {
         do {
             for batch in batches(series.points) {
                 _ = try await destination.series(.insert(SeriesInsert(builderID: series.id, type: series.type, start: series.start,
-                                                                      device: series.device, points: batch)))
+                                                                      device: series.device, points: batch,
+                                                                      sourceRevision: series.sourceRevision)))
             }
             let finish = SeriesFinish(builderID: series.id, workoutUUID: series.workout, metadata: series.metadata, end: series.end)
             return try await destination.series(.finish(finish)) == nil ? .keptExisting : .stored

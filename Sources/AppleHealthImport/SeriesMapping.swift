@@ -8,8 +8,8 @@ public struct ExportSeries: Sendable {
     public let id: UUID
     /// The route or heartbeat series type.
     public let type: String
-    /// The source the export names, for the summary.
-    public let sourceName: String
+    /// The source the export names: the series is built and saved as it.
+    public let sourceRevision: SourceRevision
     /// The workout or record the series belongs to.
     public let parent: UUID
     /// A heartbeat series' start (its record's start; beats are offsets from it); 0 for routes.
@@ -21,6 +21,9 @@ public struct ExportSeries: Sendable {
     /// A route's workout.
     public let workout: UUID?
     public let metadata: Metadata
+
+    /// The source's name, for the summary.
+    public var sourceName: String { sourceRevision.source.name }
 }
 
 /// Workout routes and heartbeat series read from their elements (and a route's GPX files).
@@ -65,11 +68,19 @@ enum SeriesMapping {
         let series = ExportSeries(
             id: SampleIdentity.uuid(within: workout.uuid, index: index, part: TypeCatalog.workoutRouteType.identifier),
             type: TypeCatalog.workoutRouteType.identifier,
-            sourceName: route["sourceName"] ?? route["source"] ?? workout.sourceRevision?.source.name ?? "",
+            sourceRevision: Self.revision(of: route, workout: workout),
             parent: workout.uuid, start: 0, end: nil,
             device: route["device"].flatMap(DeviceDescription.parse) ?? DeviceDescription.fromMetadata(entries) ?? workout.device,
             points: .locations(points), workout: workout.uuid, metadata: mapped.metadata)
         return (series, mapped.dropped)
+    }
+
+    /// The source a route names (with its version), else its workout's.
+    private static func revision(of route: ExportElement, workout: Sample) -> SourceRevision {
+        guard let name = route["sourceName"] ?? route["source"] else {
+            return workout.sourceRevision ?? SourceRevision(source: Source(name: "", bundleID: ""), version: nil)
+        }
+        return SourceRevision(source: Source(name: name, bundleID: ""), version: route["sourceVersion"])
     }
 
     /// The locations in time order, each after the one before: exports write times to the second
@@ -137,7 +148,7 @@ enum SeriesMapping {
         beats.sort { $0.offset < $1.offset }
         return ExportSeries(
             id: SampleIdentity.uuid(within: record.uuid, index: 0, part: TypeCatalog.heartbeatSeriesType.identifier),
-            type: TypeCatalog.heartbeatSeriesType.identifier, sourceName: header.sourceName, parent: record.uuid,
+            type: TypeCatalog.heartbeatSeriesType.identifier, sourceRevision: header.revision, parent: record.uuid,
             start: header.start, end: header.end, device: header.device,
             points: .beats(beats), workout: nil, metadata: [:])
     }

@@ -4,7 +4,7 @@ import HealthWire
 
 /// A series builder on the server (HKWorkoutRouteBuilder for `RouteLocation`, HKHeartbeatSeriesBuilder
 /// for `Heartbeat`, HKQuantitySeriesSampleBuilder for `QuantitySeriesPoint`): insert points in time
-/// order batch by batch, then finish it into one sample whose UUID is `id`, or discard it. Every call repeats the type, start and device, so a builder survives
+/// order batch by batch, then finish it into one sample whose UUID is `id`, or discard it. Every call repeats the type, start, device and source revision, so a builder survives
 /// a reconnect and its calls may be retried.
 public struct SeriesBuilder<Point: SeriesBuildable>: Sendable {
     /// The builder's id and the finished sample's UUID.
@@ -14,20 +14,24 @@ public struct SeriesBuilder<Point: SeriesBuildable>: Sendable {
     /// A heartbeat or quantity series' start (beats are offsets from it); unused for routes.
     public let start: Microseconds
     public let device: Device?
+    /// Owner only (an import): the source the series is built and saved as; nil = this connection's.
+    public let sourceRevision: SourceRevision?
     private let client: any HealthCalling
 
-    init(client: any HealthCalling, id: UUID, type: HealthType, start: Microseconds, device: Device?) {
+    init(client: any HealthCalling, id: UUID, type: HealthType, start: Microseconds, device: Device?, sourceRevision: SourceRevision? = nil) {
         self.client = client
         self.id = id
         self.type = type.identifier
         self.start = start
         self.device = device
+        self.sourceRevision = sourceRevision
     }
 
     /// Adds points after those inserted so far; returns how many the builder holds.
     @discardableResult
     public func insert(_ points: [Point]) async throws -> Int {
-        let insert = SeriesInsert(builderID: id, type: type, start: start, device: device, points: Point.batch(points))
+        let insert = SeriesInsert(builderID: id, type: type, start: start, device: device, points: Point.batch(points),
+                                  sourceRevision: sourceRevision)
         return Int(try await client.single(.insertSeriesData(insert), "InsertSeriesData") {
             if case .insertSeriesData(let count) = $0 { count } else { nil }
         })
@@ -64,14 +68,17 @@ public struct SeriesBuilder<Point: SeriesBuildable>: Sendable {
 }
 
 extension HealthCalling {
-    /// A new route builder (HKWorkoutRouteBuilder); finish it with the workout once that is saved.
-    public func routeBuilder(id: UUID = UUID(), device: Device? = nil) -> SeriesBuilder<RouteLocation> {
-        SeriesBuilder(client: self, id: id, type: TypeCatalog.workoutRouteType, start: 0, device: device)
+    /// A new route builder (HKWorkoutRouteBuilder); finish it with the workout once that is saved. The
+    /// owner's import builds it `as` the source it keeps.
+    public func routeBuilder(id: UUID = UUID(), device: Device? = nil, as revision: SourceRevision? = nil) -> SeriesBuilder<RouteLocation> {
+        SeriesBuilder(client: self, id: id, type: TypeCatalog.workoutRouteType, start: 0, device: device, sourceRevision: revision)
     }
 
-    /// A new heartbeat series builder (HKHeartbeatSeriesBuilder) for a series starting at `start`.
-    public func heartbeatSeriesBuilder(start: Microseconds, id: UUID = UUID(), device: Device? = nil) -> SeriesBuilder<Heartbeat> {
-        SeriesBuilder(client: self, id: id, type: TypeCatalog.heartbeatSeriesType, start: start, device: device)
+    /// A new heartbeat series builder (HKHeartbeatSeriesBuilder) for a series starting at `start`; the
+    /// owner's import builds it `as` the source it keeps.
+    public func heartbeatSeriesBuilder(start: Microseconds, id: UUID = UUID(), device: Device? = nil,
+                                       as revision: SourceRevision? = nil) -> SeriesBuilder<Heartbeat> {
+        SeriesBuilder(client: self, id: id, type: TypeCatalog.heartbeatSeriesType, start: start, device: device, sourceRevision: revision)
     }
 
     /// A new quantity series builder (HKQuantitySeriesSampleBuilder) of `type` starting at `start`.

@@ -72,6 +72,7 @@ extension WireArena {
         p.pointee.type = cString(s.type ?? "")
         p.pointee.start_time = s.start
         p.pointee.device = s.device.map(device)
+        p.pointee.source_revision = s.sourceRevision.map(sourceRevision)
         switch s.points {
         case .locations(let locations): (p.pointee.n_locations, p.pointee.locations) = list(locations, routeLocation)
         case .beats(let beats): (p.pointee.n_beats, p.pointee.beats) = list(beats, heartbeat)

@@ -243,15 +243,18 @@ struct ConnectionDestination: ImportDestination {
         try await !connection.samples(SampleQuery(types: [type], predicate: .uuids([uuid]))).isEmpty
     }
 
-    /// Through the client's builders; FinishSeries and DiscardSeries name only the builder, so any kind's builder sends them.
+    /// Through the client's builders (as the series' own source when keeping sources); FinishSeries and
+    /// DiscardSeries name only the builder, so any kind's builder sends them.
     func series(_ step: SeriesStep) async throws -> Sample? {
         switch step {
         case .insert(let insert):
+            let revision = keepSources ? insert.sourceRevision : nil
             switch insert.points {
             case .locations(let locations):
-                try await connection.routeBuilder(id: insert.builderID, device: insert.device).insert(locations)
+                try await connection.routeBuilder(id: insert.builderID, device: insert.device, as: revision).insert(locations)
             case .beats(let beats):
-                try await connection.heartbeatSeriesBuilder(start: insert.start, id: insert.builderID, device: insert.device).insert(beats)
+                try await connection.heartbeatSeriesBuilder(start: insert.start, id: insert.builderID, device: insert.device, as: revision)
+                    .insert(beats)
             case .quantities, .voltages:
                 throw HealthError.invalid("an import builds routes and heartbeat series only", field: "points")
             }

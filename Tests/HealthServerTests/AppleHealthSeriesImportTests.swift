@@ -46,11 +46,18 @@ final class AppleHealthSeriesImportTests: XCTestCase {
         XCTAssertEqual(points.map(\.time), [1_479_133_544_000_000, 1_479_133_544_000_001], "written in the same second, kept in order")
         let workouts = try await client.samples(SampleQuery(types: [TypeCatalog.workoutType.identifier]))
         XCTAssertEqual(workouts.first?.workout?.associatedSampleUUIDs, routes.map(\.uuid), "the route is finished with its workout")
+        // The route keeps the source and version its <WorkoutRoute> names, marked imported like the samples.
+        XCTAssertEqual(routes.first?.sourceRevision?.source.name, "Simon\u{2019}s iPhone")
+        XCTAssertEqual(routes.first?.sourceRevision?.version, "10.1.1")
+        let routeSources = try await client.sources(type: route)
+        XCTAssertEqual(routeSources.map(\.name), ["Simon\u{2019}s iPhone"])
+        XCTAssertNotNil(routeSources.first?.importedTime)
 
         let series = try await client.samples(SampleQuery(types: [heartbeats]))
         let hrv = try await client.samples(SampleQuery(types: ["HKQuantityTypeIdentifierHeartRateVariabilitySDNN"]))
         XCTAssertEqual(series.count, 1)
         XCTAssertEqual(series.first?.start, hrv.first?.start, "the series starts with its record")
+        XCTAssertEqual(series.first?.sourceRevision, hrv.first?.sourceRevision, "the series is saved as its record's source")
         let beats = try await client.seriesPoints(of: try XCTUnwrap(series.first).uuid, as: Heartbeat.self)
         XCTAssertEqual(beats, [Heartbeat(offset: 5_670_000)], "08:33:44,67 is 5.67 s after 08:33:39")
 

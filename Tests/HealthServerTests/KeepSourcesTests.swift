@@ -102,6 +102,26 @@ final class KeepSourcesTests: XCTestCase {
         XCTAssertEqual(stepSamples(owner).count, 1, "the refused batches stored nothing")
     }
 
+    func testAnAppMayNotBuildASeriesAsAnotherSourceAndTheOwnerNamesIt() throws {
+        let server = try ServerProcess()
+        let owner = try RawClient.session(server, token: server.ownerToken)
+        let app = try RawClient.session(server, token: try owner.registerApp("com.example.writer"))
+        let route = TypeCatalog.workoutRouteType.identifier
+        XCTAssertEqual(app.call(.requestAuthorization(share: [route], read: [route])), .requestAuthorization)
+        try owner.decide("com.example.writer", [route], .share, grant: true)
+        let location = RouteLocation(time: 1_700_000_000_000_000, latitude: 47.37, longitude: 8.54)
+        let claimed = SeriesInsert(builderID: UUID(), type: route, points: .locations([location]), sourceRevision: zepp)
+        guard case .error(let refused)? = app.call(.insertSeriesData(claimed)) else { return XCTFail("an app built as another source") }
+        XCTAssertEqual(refused.code, .permissionDenied)
+        XCTAssertTrue(refused.message.contains("InsertSeriesData with source_revision needs the owner credential"), refused.message)
+
+        let nameless = SeriesInsert(builderID: UUID(), type: route, points: .locations([location]),
+                                    sourceRevision: SourceRevision(source: Source(name: " ", bundleID: "com.x")))
+        guard case .error(let invalid)? = owner.call(.insertSeriesData(nameless)) else { return XCTFail("a nameless source built") }
+        XCTAssertEqual(invalid.field, "source_revision.source.name")
+        XCTAssertEqual(owner.call(.insertSeriesData(claimed)), .insertSeriesData(count: 1), "the owner builds as the source it names")
+    }
+
     private func stepSamples(_ client: RawClient) -> [Sample] {
         client.results(.querySamples(SampleQuery(types: [steps]))).flatMap { result -> [Sample] in
             if case .samples(let page) = result { page } else { [] }
