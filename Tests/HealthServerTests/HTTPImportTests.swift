@@ -1,4 +1,6 @@
 import Foundation
+import HealthModel
+import HealthWire
 import XCTest
 
 /// Apple Health exports uploaded over HTTP (`POST /api/imports`) and imported by healthd itself.
@@ -85,6 +87,11 @@ final class HTTPImportTests: XCTestCase {
         let again = try finished(http, try upload(http, body))
         XCTAssertEqual(route(again)?["stored"] as? Int, 0, "\(again)")
         XCTAssertEqual(route(again)?["already_present"] as? Int, 1, "\(again)")
+        let owner = try RawClient.session(server, token: server.ownerToken)
+        let routes = owner.results(.querySamples(SampleQuery(types: [TypeCatalog.workoutRouteType.identifier]))).flatMap { result -> [Sample] in
+            if case .samples(let page) = result { page } else { [] }
+        }
+        XCTAssertEqual(routes.map { $0.sourceRevision?.source.name }, ["Simon\u{2019}s iPhone"], "built as the export's source")
     }
 
     func testABadFileFailsClearlyAndLeavesNothingBehind() throws {
