@@ -81,10 +81,11 @@ extension HealthCalling {
         SeriesBuilder(client: self, id: id, type: TypeCatalog.heartbeatSeriesType, start: start, device: device, sourceRevision: revision)
     }
 
-    /// A new quantity series builder (HKQuantitySeriesSampleBuilder) of `type` starting at `start`.
-    public func quantitySeriesBuilder(type: HealthType, start: Microseconds, id: UUID = UUID(),
-                                      device: Device? = nil) -> SeriesBuilder<QuantitySeriesPoint> {
-        SeriesBuilder(client: self, id: id, type: type, start: start, device: device)
+    /// A new quantity series builder (HKQuantitySeriesSampleBuilder) of `type` starting at `start`; the
+    /// owner's import builds it `as` the source it keeps.
+    public func quantitySeriesBuilder(type: HealthType, start: Microseconds, id: UUID = UUID(), device: Device? = nil,
+                                      as revision: SourceRevision? = nil) -> SeriesBuilder<QuantitySeriesPoint> {
+        SeriesBuilder(client: self, id: id, type: type, start: start, device: device, sourceRevision: revision)
     }
 
     /// The points of a series sample page by page as the server streams them (HKWorkoutRouteQuery,

@@ -20,12 +20,18 @@ extension Dispatcher {
     }
 
     /// An app finishes only while it may still share the type (HealthKit checks authorization when it saves).
+    /// A series the owner's import built as another source is audited like a keep_sources save.
     func finishSeries(_ finish: SeriesFinish, _ access: Access) async throws -> ServerResult {
         if let type = try await builderType(finish.builderID, given: nil, access) { try requireShare([type], access) }
         let session = access.session
         let samples = try await store.finishSeries(owner: access.owner, finish,
                                                    by: Deleter(owner: access.owner, bundleID: session.bundleID, isOwner: session.role == .owner))
         metrics.samplesStored.add(samples.count)
+        for sample in samples where session.role == .owner {
+            guard let source = sample.sourceRevision?.source.bundleID, source != session.bundleID else { continue }
+            logger.info("audit: owner '\(session.principal.ownerName)' built \(sample.type) \(sample.uuid) keeping its source "
+                        + "(\(sample.pointCount) points stored): \(source)")
+        }
         return .finishSeries(samples)
     }
 

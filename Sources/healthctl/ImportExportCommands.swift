@@ -12,8 +12,9 @@ import HealthModel
 /// --keep-sources the owner saves each sample as the source revision its line names (SaveObjects
 /// with keep_sources), so an export moved to a fresh store keeps its sources. Routes, heartbeat series
 /// and builder-made quantity samples carry their points and are built again with series builders
-/// (SeriesLines.swift), always as the importing connection's app, after the lines before them are
-/// stored (a route's workout); an electrocardiogram's line carries its voltages and is saved whole.
+/// (SeriesLines.swift), as the importing connection's app or, with --keep-sources, as their line's
+/// source (InsertSeriesData.source_revision), after the lines before them are stored (a route's
+/// workout); an electrocardiogram's line carries its voltages and is saved whole.
 enum ImportExportCommands {
     /// Samples per anchored page when exporting: bounds memory to two pages (one written, one read).
     static let exportPageSize = 5000
@@ -290,6 +291,7 @@ struct ImportRun {
     private let tally: Tally
     private var saver: BatchSaver
     private let connection: any HealthCalling
+    private let keepSources: Bool
 
     var counts: ImportCounts { tally.counts }
     var status: LiveStatus { tally.status }
@@ -298,6 +300,7 @@ struct ImportRun {
         let tally = Tally()
         self.tally = tally
         self.connection = connection
+        self.keepSources = keepSources
         saver = BatchSaver(destination: ConnectionDestination(connection: connection, keepSources: keepSources), observe: tally.record)
     }
 
@@ -316,10 +319,11 @@ struct ImportRun {
         try await saver.settleAll()
     }
 
-    /// Builds a route or heartbeat series of the import again (as this connection's app).
+    /// Builds a route, heartbeat series or quantity series of the import again (as its line's source
+    /// when keeping sources, else as this connection's app).
     func importSeries(_ sample: Sample, _ json: JSON, line: Int) async throws {
         do {
-            tally.record((line, sample), try await SeriesLines.importLine(sample, json, connection: connection))
+            tally.record((line, sample), try await SeriesLines.importLine(sample, json, keepingSource: keepSources, connection: connection))
         } catch let error as HealthError where error.code != .unavailable {
             fail(lines: [line], error)
         }

@@ -73,9 +73,11 @@ enum SeriesLines {
         sample.droppingAssociations { routes[$0] != nil }
     }
 
-    /// Builds the sample of a series line again (as the importing connection's app); .alreadyPresent
-    /// when its UUID is stored. A failed build is discarded and rethrown.
-    static func importLine(_ sample: Sample, _ json: JSON, connection: any HealthCalling) async throws -> ImportOutcome {
+    /// Builds the sample of a series line again, as the importing connection's app or (`keepingSource`,
+    /// the owner's --keep-sources) as the source revision the line names; .alreadyPresent when its UUID
+    /// is stored. A failed build is discarded and rethrown.
+    static func importLine(_ sample: Sample, _ json: JSON, keepingSource: Bool, connection: any HealthCalling) async throws -> ImportOutcome {
+        let revision = keepingSource ? sample.sourceRevision : nil
         let stored = try await connection.samples(SampleQuery(types: [sample.type], predicate: .uuids([sample.uuid])))
         if !stored.isEmpty { return .alreadyPresent }
         let f = try JSONFields(json, path: "")
@@ -87,7 +89,7 @@ enum SeriesLines {
                 guard case .object(let raw) = item else { throw HealthError.invalid("beats[\(i)] must be an object", field: "beats") }
                 beats.append(Heartbeat(offset: try b.int("offset_micros"), precededByGap: raw["preceded_by_gap"] == .bool(true)))
             }
-            let builder = connection.heartbeatSeriesBuilder(start: sample.start, id: sample.uuid, device: sample.device)
+            let builder = connection.heartbeatSeriesBuilder(start: sample.start, id: sample.uuid, device: sample.device, as: revision)
             finished = try await builder.build(beats, metadata: sample.metadata, end: sample.end)
         } else if case .quantity = sample.body {
             guard let type = TypeCatalog.type(sample.type) else { throw HealthError.invalid("Unknown type '\(sample.type)'", field: "type") }
@@ -95,7 +97,8 @@ enum SeriesLines {
             for (i, item) in try f.array("quantities").enumerated() {
                 points.append(try quantity(JSONFields(item, path: f.elementPath("quantities", i))))
             }
-            let builder = connection.quantitySeriesBuilder(type: type, start: sample.start, id: sample.uuid, device: sample.device)
+            let builder = connection.quantitySeriesBuilder(type: type, start: sample.start, id: sample.uuid, device: sample.device,
+                                                        as: revision)
             finished = try await builder.build(points, metadata: sample.metadata, end: sample.end)
         } else {
             var locations: [RouteLocation] = []
@@ -103,7 +106,7 @@ enum SeriesLines {
                 locations.append(try location(JSONFields(item, path: f.elementPath("locations", i))))
             }
             let workout = f.isNull("workout_uuid") ? nil : try f.uuid("workout_uuid")
-            let builder = connection.routeBuilder(id: sample.uuid, device: sample.device)
+            let builder = connection.routeBuilder(id: sample.uuid, device: sample.device, as: revision)
             finished = try await builder.build(locations, workout: workout, metadata: sample.metadata)
         }
         return finished == nil ? .keptExisting : .stored

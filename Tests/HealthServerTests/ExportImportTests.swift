@@ -1,4 +1,5 @@
 import Foundation
+import HealthClient
 import HealthModel
 import HealthWire
 import XCTest
@@ -121,6 +122,58 @@ final class ExportImportTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.errors)
         XCTAssertEqual(try summary(again.output)["already_present"] as? Int, samples.count + 1)
         XCTAssertEqual(try summary(again.output)["stored"] as? Int, 0)
+    }
+
+    func testKeepSourcesBuildsRoutesAndSeriesAgainAsTheSourcesTheirLinesNameAndAuditsThem() async throws {
+        let server = try ServerProcess(extraArguments: ["--authorization-policy", "allow-all"])
+        let owner = try RawClient.session(server, token: server.ownerToken)
+        let runner = try await HealthConnection.connect(to: .tcp(host: "127.0.0.1", port: server.port),
+                                                        hello: Hello(token: try owner.registerApp(app)))
+        let route = TypeCatalog.workoutRouteType.identifier, beats = TypeCatalog.heartbeatSeriesType.identifier
+        try await runner.requestAuthorization(share: [workout, route, beats, Authz.steps], read: [])
+        let t0 = Authz.midnight
+        let run = Sample(type: workout, start: t0, end: t0 + Authz.hour, body: .workout(Workout(activityType: 37)))
+        _ = try await runner.save([run])
+        let routeBuilder = runner.routeBuilder()
+        _ = try await routeBuilder.build([RouteLocation(time: t0 + Authz.minute, latitude: 47.37, longitude: 8.54).onGrid,
+                                          RouteLocation(time: t0 + 2 * Authz.minute, latitude: 47.38, longitude: 8.54).onGrid],
+                                         workout: run.uuid)
+        let beatBuilder = runner.heartbeatSeriesBuilder(start: t0)
+        _ = try await beatBuilder.build([Heartbeat(offset: 0, precededByGap: false), Heartbeat(offset: 800_000, precededByGap: false)])
+        let stepBuilder = runner.quantitySeriesBuilder(type: try XCTUnwrap(TypeCatalog.type(Authz.steps)), start: t0)
+        _ = try await stepBuilder.build([QuantitySeriesPoint(Quantity(20, "count"), start: t0, end: t0 + Authz.minute),
+                                         QuantitySeriesPoint(Quantity(30, "count"), start: t0 + Authz.minute, end: t0 + 2 * Authz.minute)])
+        let built = [routeBuilder.id, beatBuilder.id, stepBuilder.id]
+
+        let file = server.dataDirectory.deletingLastPathComponent().appendingPathComponent("series.jsonl").path
+        let export = try healthctl(["export", "--output", file], server: server,
+                                   tokenFile: server.dataDirectory.appendingPathComponent("owner.token").path)
+        XCTAssertEqual(export.status, 0, export.errors)
+        let fresh = try ServerProcess()
+        let freshTokenFile = fresh.dataDirectory.appendingPathComponent("owner.token").path
+        let imported = try healthctl(["import", file, "--keep-sources", "--format", "json"], server: fresh, tokenFile: freshTokenFile)
+        XCTAssertEqual(imported.status, 0, imported.errors)
+        XCTAssertEqual(try summary(imported.output)["stored"] as? Int, 4)
+
+        let inA = stored(owner, types: [workout, route, beats, Authz.steps])
+        let inB = stored(try RawClient.session(fresh, token: fresh.ownerToken), types: [workout, route, beats, Authz.steps])
+        for uuid in built {
+            let sample = try XCTUnwrap(inB[uuid], "built again under its UUID")
+            XCTAssertEqual(sample.sourceRevision?.source.bundleID, app, "\(sample.type) built as its line's source, not as Health")
+            XCTAssertEqual(sample.sourceRevision, inA[uuid]?.sourceRevision)
+            XCTAssertEqual(sample.pointCount, 2)
+        }
+        XCTAssertEqual(inB[run.uuid]?.workout?.associatedSampleUUIDs, [routeBuilder.id], "the route is its workout's again")
+
+        // One audit line per series built as another source, naming the owner, the series and the source.
+        let audit = fresh.log.split(separator: "\n").filter { $0.contains("audit:") && $0.contains(" built ") }
+        XCTAssertEqual(audit.count, 3, fresh.log)
+        for uuid in built {
+            XCTAssertEqual(audit.filter { $0.contains("\(uuid) keeping its source (2 points stored): \(app)") }.count, 1, "\(audit)")
+        }
+
+        let again = try healthctl(["import", file, "--keep-sources", "--format", "json"], server: fresh, tokenFile: freshTokenFile)
+        XCTAssertEqual(try summary(again.output)["already_present"] as? Int, 4)
     }
 
     /// The app (registered by `owner`, default device "Band") saves `everyKind()`; returns what it saved.
