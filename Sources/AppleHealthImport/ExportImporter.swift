@@ -48,9 +48,9 @@ public final class ExportImporter {
     public private(set) var records = 0
     /// Objects the store refused (each also tallied as skipped with the reason).
     public private(set) var refused = 0
-    /// Series read whose parent's save is not answered yet, their parents, and the parents' answers
-    /// so far (true: the parent is stored).
-    private var waiting: [ExportSeries] = []
+    /// Series read whose parent's save is not answered yet (with their element's line), their parents,
+    /// and the parents' answers so far (true: the parent is stored).
+    private var waiting: [(series: ExportSeries, line: Int)] = []
     private var parents: Set<UUID> = []
     private var parentStored: [UUID: Bool] = [:]
 
@@ -84,8 +84,8 @@ public final class ExportImporter {
                     } else {
                         tally((origin.line, sample), .alreadyPresent)
                     }
-                case .series(let series, _):
-                    waiting.append(series)
+                case .series(let series, let origin):
+                    waiting.append((series, origin.line))
                     parents.insert(series.parent)
                 case .characteristics(let characteristics, _):
                     let current = try await destination.characteristics()
@@ -116,25 +116,29 @@ public final class ExportImporter {
     }
 
     /// Builds the waiting series whose parent's save is answered (`all`: every one, once every save
-    /// is); a series whose parent was refused is skipped with it.
+    /// is); a series whose parent was refused is skipped with it. Each built series' outcome is
+    /// told to `observe` as its sample, with its element's line.
     private func buildAnswered(all: Bool) async throws {
-        var later: [ExportSeries] = []
-        for series in waiting {
+        var later: [(series: ExportSeries, line: Int)] = []
+        for (series, line) in waiting {
             switch parentStored[series.parent] {
             case false?:
                 summary.skip(type: series.type, source: series.sourceName, reason: "not stored: its parent was not stored")
             case nil where !all:
-                later.append(series)
+                later.append((series, line))
             default:
+                let outcome: ImportOutcome
                 do {
-                    count(type: series.type, source: series.sourceName, try await SeriesImport.build(series, into: destination))
+                    outcome = try await SeriesImport.build(series, into: destination)
                 } catch let error as HealthError where error.code != .unavailable {
-                    count(type: series.type, source: series.sourceName, .refused(error))
+                    outcome = .refused(error)
                 }
+                count(type: series.type, source: series.sourceName, outcome)
+                observe?((line, series.sample), outcome)
             }
         }
         waiting = later
-        parents = Set(later.map(\.parent))
+        parents = Set(later.map(\.series.parent))
         parentStored = parentStored.filter { parents.contains($0.key) }
     }
 

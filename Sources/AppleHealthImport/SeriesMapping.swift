@@ -24,6 +24,12 @@ public struct ExportSeries: Sendable {
 
     /// The source's name, for the summary.
     public var sourceName: String { sourceRevision.source.name }
+
+    /// The series as the sample it becomes (without its points), for telling its outcome.
+    public var sample: Sample {
+        Sample(uuid: id, type: type, start: start, end: end ?? start, metadata: metadata, device: device, sourceRevision: sourceRevision,
+               body: .series(count: Int64(points.count)))
+    }
 }
 
 /// Workout routes and heartbeat series read from their elements (and a route's GPX files).

@@ -12,8 +12,12 @@ final class SeriesImportTests: XCTestCase {
         let calls = Mutex<[String]>([])
         let stored = Mutex<Set<UUID>>([])
         let refuse: Set<String>
+        let refuseSeries: Bool
 
-        init(refuse: Set<String> = []) { self.refuse = refuse }
+        init(refuse: Set<String> = [], refuseSeries: Bool = false) {
+            self.refuse = refuse
+            self.refuseSeries = refuseSeries
+        }
 
         func save(_ samples: [Sample]) async throws -> [SaveOutcome] {
             calls.withLock { $0.append("save \(samples.map(\.type).joined(separator: ","))") }
@@ -33,6 +37,8 @@ final class SeriesImportTests: XCTestCase {
             switch step {
             case .insert(let insert): calls.withLock { $0.append("insert \(insert.points.count)") }
             case .discard: calls.withLock { $0.append("discard") }
+            case .finish where refuseSeries:
+                throw HealthError(.invalidArgument, "Route point 1 is outside its workout", field: "locations")
             case .finish(let finish):
                 let parentStored = finish.workoutUUID.map { workout in stored.withLock { $0.contains(workout) } } ?? true
                 calls.withLock { $0.append("finish \(parentStored ? "after its workout" : "before its workout")") }
@@ -49,9 +55,10 @@ final class SeriesImportTests: XCTestCase {
         + "<WorkoutRoute sourceName=\"Phone\"><Location date=\"2019-06-11 15:00:44 -0700\" latitude=\"37.7\" longitude=\"-122.4\"/>"
         + "<Location date=\"2019-06-11 15:00:44 -0700\" latitude=\"37.8\" longitude=\"-122.4\"/></WorkoutRoute></Workout>"
 
-    private func run(_ body: String, into destination: Recorder) async throws -> ImportSummary {
+    private func run(_ body: String, into destination: Recorder,
+                     observe: ((BatchSaver.Item, ImportOutcome) -> Void)? = nil) async throws -> ImportSummary {
         let importer = ExportImporter(export: try AppleHealthExport(archive: ExportArchive(path: try SyntheticExport.write(body))),
-                                      destination: destination)
+                                      destination: destination, observe: observe)
         try await importer.run { _ in }
         return importer.summary
     }
@@ -75,6 +82,19 @@ final class SeriesImportTests: XCTestCase {
         let summary = try await run(workout, into: store)
         XCTAssertEqual(summary.byType[TypeCatalog.workoutRouteType.identifier]?.skipped, ["not stored: its parent was not stored": 1])
         XCTAssertFalse(store.calls.withLock { $0 }.contains { $0.hasPrefix("insert") })
+    }
+
+    func testARefusedRouteIsToldWithItsElementsLineLikeARefusedSample() async throws {
+        var refusals: [(line: Int, type: String, message: String)] = []
+        let summary = try await run("\n\n" + workout, into: Recorder(refuseSeries: true)) { item, outcome in
+            if case .refused(let error) = outcome { refusals.append((item.line, item.sample.type, error.message)) }
+        }
+        let route = TypeCatalog.workoutRouteType.identifier
+        XCTAssertEqual(refusals.map(\.line), [10], "the line of <WorkoutRoute> (its workout's line here)")
+        XCTAssertEqual(refusals.map(\.type), [route])
+        XCTAssertEqual(refusals.first?.message, "Route point 1 is outside its workout")
+        XCTAssertEqual(summary.byType[route]?.skipped, ["refused: Route point N is outside its workout": 1])
+        XCTAssertEqual(summary.bySource["Phone"]?.skippedTotal, 1)
     }
 
     func testTimesWrittenInTheSameSecondStayInOrderOneMicrosecondApart() {
