@@ -230,15 +230,19 @@ def delete_matching(type_id: str, predicate: Optional[Any] = None) -> Plan[int]:
 
 
 def insert_series_data(builder_id: Any, type_id: str, locations: Iterable[Any] = (), beats: Iterable[Any] = (),
-                       start: Time = 0, device: Optional[Any] = None, quantities: Iterable[Any] = ()) -> Plan[int]:
+                       start: Time = 0, device: Optional[Any] = None, quantities: Iterable[Any] = (),
+                       as_source: Optional[Any] = None) -> Plan[int]:
     """Opens a series builder (first call) and adds route locations (`values.route_location`), beats
     (`values.heartbeat`) or quantity points (`values.quantity_point`) after those added so far; returns
     how many points it holds. `start` is a heartbeat or quantity series' start; the builder id becomes
-    the finished sample's UUID."""
+    the finished sample's UUID. `as_source` (owner only: an import; a `values.source_revision`) opens
+    the builder as that source, and the finished sample is saved as it, the source marked imported."""
     msg = pb.InsertSeriesData(builder_id=uuid_bytes(builder_id), type=type_id, start_time=micros(start),
                               locations=list(locations), beats=list(beats), quantities=list(quantities))
     if device is not None:
         msg.device.CopyFrom(device if isinstance(device, pb.Device) else pb.Device(**device))
+    if as_source is not None:
+        msg.source_revision.CopyFrom(as_source)
     return _plan("insert_series_data", msg, "insert_series_data", lambda res: int(res.count))
 
 

@@ -30,25 +30,28 @@ QuantityPoint = Union[Any, Tuple[float, str, Time], Tuple[float, str, Time, Time
 
 class SeriesBuilder:
     """An open builder on the server: its id is the finished sample's UUID. Each call repeats the
-    type, start and device, so a builder outlives a reconnect."""
+    type, start, device and source, so a builder outlives a reconnect. With `as_source` (owner only:
+    an import; a `values.source_revision`) the series is built and saved as that source."""
 
     def __init__(self, client: Any, type_id: str, start: Time = 0, builder_id: Optional[UUIDLike] = None,
-                 device: Optional[Any] = None) -> None:
+                 device: Optional[Any] = None, as_source: Optional[Any] = None) -> None:
         self.client = client
         self.type = type_id
         self.start = micros(start)
         self.id = _uuid.UUID(bytes=uuid_bytes(builder_id))
         self.device = device
+        self.as_source = as_source
 
     def insert(self, points: Iterable[Any]) -> Any:
         """Adds `values.route_location`, `values.heartbeat` or quantity points (`QuantityPoint`) after
         those added so far; returns how many points the builder holds."""
+        given = {"device": self.device, "as_source": self.as_source}
         if self.type == ROUTE:
-            return self.client.insert_series_data(self.id, self.type, device=self.device, locations=list(points))
+            return self.client.insert_series_data(self.id, self.type, locations=list(points), **given)
         if self.type == HEARTBEAT_SERIES:
-            return self.client.insert_series_data(self.id, self.type, start=self.start, device=self.device, beats=list(points))
+            return self.client.insert_series_data(self.id, self.type, start=self.start, beats=list(points), **given)
         quantities = [p if isinstance(p, pb.QuantitySeriesPoint) else quantity_point(*p) for p in points]
-        return self.client.insert_series_data(self.id, self.type, start=self.start, device=self.device, quantities=quantities)
+        return self.client.insert_series_data(self.id, self.type, start=self.start, quantities=quantities, **given)
 
     def finish(self, workout: Optional[UUIDLike] = None, metadata: Optional[Mapping[str, Any]] = None,
                end: Optional[Time] = None) -> Any:
@@ -61,18 +64,20 @@ class SeriesBuilder:
         return self.client.discard_series(self.id)
 
 
-def route_builder(client: Any, builder_id: Optional[UUIDLike] = None, device: Optional[Any] = None) -> SeriesBuilder:
+def route_builder(client: Any, builder_id: Optional[UUIDLike] = None, device: Optional[Any] = None,
+                  as_source: Optional[Any] = None) -> SeriesBuilder:
     """A new workout route builder; finish it with the stored workout the route belongs to."""
-    return SeriesBuilder(client, ROUTE, builder_id=builder_id, device=device)
+    return SeriesBuilder(client, ROUTE, builder_id=builder_id, device=device, as_source=as_source)
 
 
-def heartbeat_builder(client: Any, start: Time, builder_id: Optional[UUIDLike] = None, device: Optional[Any] = None) -> SeriesBuilder:
+def heartbeat_builder(client: Any, start: Time, builder_id: Optional[UUIDLike] = None, device: Optional[Any] = None,
+                      as_source: Optional[Any] = None) -> SeriesBuilder:
     """A new heartbeat series builder for a series starting at `start` (beats are µs offsets from it)."""
-    return SeriesBuilder(client, HEARTBEAT_SERIES, start=start, builder_id=builder_id, device=device)
+    return SeriesBuilder(client, HEARTBEAT_SERIES, start=start, builder_id=builder_id, device=device, as_source=as_source)
 
 
 def quantity_series_builder(client: Any, type_id: str, start: Time, builder_id: Optional[UUIDLike] = None,
-                            device: Optional[Any] = None) -> SeriesBuilder:
+                            device: Optional[Any] = None, as_source: Optional[Any] = None) -> SeriesBuilder:
     """A new quantity series builder (`type_id` short, "HeartRate", or a full identifier) whose points
     finish into one quantity sample with count = the points and UUID = the builder id."""
-    return SeriesBuilder(client, quantity_type(type_id), start=start, builder_id=builder_id, device=device)
+    return SeriesBuilder(client, quantity_type(type_id), start=start, builder_id=builder_id, device=device, as_source=as_source)

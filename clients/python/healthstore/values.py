@@ -103,13 +103,20 @@ def _fill_common(sample: Any, type_id: str, start: Time, end: Optional[Time], uu
     return sample
 
 
+def source_revision(name: str, bundle_id: str = "", version: str = "", product_type: str = "",
+                    os_version: Tuple[int, int, int] = (0, 0, 0)) -> Any:
+    """A source revision an owner's import saves or builds as (`from_source`, a series builder's
+    `as_source`); an empty `bundle_id` is derived from `name` by the server."""
+    major, minor, patch = os_version
+    return pb.SourceRevision(source=pb.Source(name=name, bundle_id=bundle_id), version=version,
+                             product_type=product_type, os_major=major, os_minor=minor, os_patch=patch)
+
+
 def from_source(sample: Any, name: str, bundle_id: str = "", version: str = "", product_type: str = "",
                 os_version: Tuple[int, int, int] = (0, 0, 0)) -> Any:
     """Sets the source revision a sample is saved as by `save(..., keep_sources=True)` (an owner's
     import); an empty `bundle_id` is derived from `name` by the server. Returns the sample."""
-    major, minor, patch = os_version
-    sample.source_revision.CopyFrom(pb.SourceRevision(source=pb.Source(name=name, bundle_id=bundle_id), version=version,
-                                                      product_type=product_type, os_major=major, os_minor=minor, os_patch=patch))
+    sample.source_revision.CopyFrom(source_revision(name, bundle_id, version, product_type, os_version))
     return sample
 
 

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from healthstore import AsyncClient, Client, encode_frame, errors, pb, values as v
+from healthstore import AsyncClient, Client, encode_frame, errors, pb, series, values as v
 
 HR = "HKQuantityTypeIdentifierHeartRate"
 STEPS = "HKQuantityTypeIdentifierStepCount"
@@ -414,6 +414,31 @@ def test_owner_saves_keeping_sources_and_apps_may_not(owner, new_app):
     with pytest.raises(errors.InvalidArgument) as invalid:
         owner.save([claimed, nameless], keep_sources=True)
     assert (invalid.value.object_index, invalid.value.field) == (1, "source_revision.source.name")
+
+
+def test_owner_builds_series_as_a_named_source_and_apps_may_not(owner, new_app):
+    name = f"Py Tracker {uuid.uuid4().hex[:6]}"
+    tracker = v.source_revision(name, version="4.2", product_type="Tracker1,1", os_version=(4, 2, 0))
+    run = v.from_source(v.workout(37, T0 + 20 * MIN, T0 + 50 * MIN), name, version="4.2")
+    assert owner.save([run], keep_sources=True) == ["STORED"]
+    route = series.route_builder(owner, as_source=tracker)
+    assert route.insert([v.route_location(T0 + 21 * MIN, 47.37, 8.54), v.route_location(T0 + 22 * MIN, 47.38, 8.54)]) == 2
+    [built] = route.finish(workout=run.uuid)
+    beats = series.heartbeat_builder(owner, start=T0 + 20 * MIN, as_source=tracker)
+    beats.insert([v.heartbeat(0), v.heartbeat(900_000)])
+    [beat_series] = beats.finish()
+    for sample in (built, beat_series):
+        revision = sample.source_revision
+        assert revision is not None
+        assert (revision.source.name, revision.version, revision.product_type, revision.os_version) == (name, "4.2", "Tracker1,1", (4, 2, 0))
+    assert built.source_revision is not None and built.source_revision.source.bundle_id.startswith("imported.py-tracker-")
+    source = {s.name: s for s in owner.sources(v.ROUTE)}[name]
+    assert source.imported and source.imported_time is not None
+
+    runner = new_app(share=[v.ROUTE])
+    with pytest.raises(errors.PermissionDenied) as refused:
+        series.route_builder(runner, as_source=tracker).insert([v.route_location(T0 + 21 * MIN, 47.37, 8.54)])
+    assert "source_revision" in refused.value.message
 
 
 def test_ecg_audiogram_state_of_mind_and_assessments_from_python(server, owner, new_app):
