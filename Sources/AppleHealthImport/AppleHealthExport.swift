@@ -58,7 +58,9 @@ public final class AppleHealthExport {
         self.archive = archive
         self.skipInvalid = skipInvalid
         source = try archive.openDocument()
-        exportVersion = Self.declaredVersion(source.peek(16_384))
+        let prefix = source.peek(65_536)
+        exportVersion = Self.declaredVersion(prefix)
+        if let withoutDoctype = InertDTD.withoutDoctype(prefix) { source.replacePeeked(with: withoutDoctype) }
         if let version = exportVersion, version > Self.knownVersion, !force {
             throw .newerVersion(found: version, known: Self.knownVersion)
         }
@@ -172,8 +174,8 @@ public final class AppleHealthExport {
 
     private func read(_ element: ExportElement) throws(ImportError) {
         let origin = ExportOrigin(element: element.name, line: element.line)
-        let type = element["type"] ?? element["workoutActivityType"].map { _ in TypeCatalog.workoutType.identifier } ?? element.name
-        let sourceName = element["sourceName"] ?? element["source"]
+        let type = element[.type] ?? element[.workoutActivityType].map { _ in TypeCatalog.workoutType.identifier } ?? element.name
+        let sourceName = element[.sourceName] ?? element[.source]
         currentType = type
         do {
             switch element.name {
@@ -212,7 +214,7 @@ public final class AppleHealthExport {
                         }
                         ready.append(.series(series, ExportOrigin(element: route.name, line: route.line)))
                     case .failure(let error):
-                        summary.skip(type: TypeCatalog.workoutRouteType.identifier, source: route["sourceName"] ?? sourceName,
+                        summary.skip(type: TypeCatalog.workoutRouteType.identifier, source: route[.sourceName] ?? sourceName,
                                      reason: "unreadable: " + error.reason)
                     }
                 }

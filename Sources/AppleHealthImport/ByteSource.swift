@@ -91,6 +91,12 @@ final class ByteSource {
         return bytes
     }
 
+    /// Hands out `bytes` instead of what `peek` returned, counting the bytes left out as read.
+    func replacePeeked(with bytes: [UInt8]) {
+        bytesRead += Int64(pending.count - bytes.count)
+        pending = bytes
+    }
+
     /// Bytes later reads return first, not counted as read from the file (a wrapper such as a root
     /// element around a resumed document).
     func prepend(_ bytes: [UInt8]) {

@@ -5,20 +5,20 @@ enum RecordMapping {
     /// A quantity or category sample. Pre-aggregated iOS 8/9 rows (`recordCount` above 1 with
     /// min/max/average) summarise several samples and are refused.
     static func record(_ element: ExportElement) throws(MappingFailure) -> (Sample, SampleHeader) {
-        let typeName = try SampleHeader.attribute(element, "type")
+        let typeName = try SampleHeader.attribute(element, .type)
         guard let type = TypeCatalog.type(typeName) else { throw .refused("type \(typeName) is not in HealthStore's catalog") }
-        if let count = element["recordCount"], count != "1" {
+        if let count = element[.recordCount], count != "1" {
             throw .refused("pre-aggregated row of \(count) records (iOS 8/9 min/max/average), not a sample")
         }
         let header = try SampleHeader(element)
         switch type.kind {
         case .quantity:
-            guard let text = element["value"] ?? element["average"] else { throw .malformed("Record has no value") }
+            guard let text = element[.value] ?? element[.average] else { throw .malformed("Record has no value") }
             guard let value = Double(text), value.isFinite else { throw .malformed("value '\(text)' is not a number") }
-            let unit = try unitString(element["unit"] ?? type.canonicalUnit ?? "")
+            let unit = try unitString(element[.unit] ?? type.canonicalUnit ?? "")
             return (header.sample(type: typeName, body: .quantity(Quantity(value, unit), count: 1)), header)
         case .category:
-            let text = try SampleHeader.attribute(element, "value")
+            let text = try SampleHeader.attribute(element, .value)
             guard let value = categoryValue(text, type: type) else {
                 throw .malformed("value '\(text)' is not a value of \(typeName)")
             }
@@ -57,7 +57,7 @@ enum RecordMapping {
 
     /// A correlation holding its nested records (the records themselves, not references).
     static func correlation(_ element: ExportElement) throws(MappingFailure) -> (Sample, SampleHeader) {
-        let typeName = try SampleHeader.attribute(element, "type")
+        let typeName = try SampleHeader.attribute(element, .type)
         guard let type = TypeCatalog.type(typeName), type.kind == .correlation else {
             throw .refused("correlation type \(typeName) is not in HealthStore's catalog")
         }

@@ -16,29 +16,29 @@ struct SampleHeader {
 
     /// Reads the shared attributes; iOS 8/9 exports name the source `source=` instead of `sourceName=`.
     init(_ element: ExportElement) throws(MappingFailure) {
-        guard let name = element["sourceName"] ?? element["source"], !name.isEmpty else {
+        guard let name = element[.sourceName] ?? element[.source], !name.isEmpty else {
             throw .malformed("\(element.name) has no sourceName")
         }
         sourceName = name
         // The bundle id is left empty: exports name sources only by display name, and the server
         // derives the same id from the same name on every import.
-        revision = SourceRevision(source: Source(name: name, bundleID: ""), version: element["sourceVersion"])
-        let startText = try Self.attribute(element, "startDate")
-        let endText = try Self.attribute(element, "endDate")
+        revision = SourceRevision(source: Source(name: name, bundleID: ""), version: element[.sourceVersion])
+        let startText = try Self.attribute(element, .startDate)
+        let endText = try Self.attribute(element, .endDate)
         guard let (start, offset) = ExportDates.instantAndOffset(startText) else { throw .malformed("startDate '\(startText)' is not a date") }
         guard let end = ExportDates.instant(endText) else { throw .malformed("endDate '\(endText)' is not a date") }
         self.start = start
         self.end = end
         startOffset = offset
-        let entries = element.children("MetadataEntry").map { (key: $0["key"] ?? "", value: $0["value"] ?? "") }
+        let entries = element.children("MetadataEntry").map { (key: $0[.key] ?? "", value: $0[.value] ?? "") }
         let mapped = MetadataMapping.map(entries)
         metadata = mapped.metadata
         droppedMetadata = mapped.dropped
-        device = element["device"].flatMap(DeviceDescription.parse) ?? DeviceDescription.fromMetadata(entries)
+        device = element[.device].flatMap(DeviceDescription.parse) ?? DeviceDescription.fromMetadata(entries)
     }
 
-    static func attribute(_ element: ExportElement, _ name: String) throws(MappingFailure) -> String {
-        guard let value = element[name], !value.isEmpty else { throw .malformed("\(element.name) has no \(name)") }
+    static func attribute(_ element: ExportElement, _ attribute: ExportElement.Attribute) throws(MappingFailure) -> String {
+        guard let value = element[attribute], !value.isEmpty else { throw .malformed("\(element.name) has no \(attribute.name)") }
         return value
     }
 

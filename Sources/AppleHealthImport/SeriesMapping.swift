@@ -62,31 +62,31 @@ enum SeriesMapping {
                                         speedAccuracy: number(location["speedAccuracy"]) ?? -1))
         }
         for reference in route.children("FileReference") {
-            let path = try SampleHeader.attribute(reference, "path")
+            let path = try SampleHeader.attribute(reference, .path)
             let source: ByteSource?
             do { source = try archive.openRelated(path) } catch { throw .refused(error.description) }
             guard let source else { throw .refused("route file \(path) is not in the export") }
             points += try gpxPoints(source, name: path)
         }
         points = strictlyOrdered(points)
-        let entries = route.children("MetadataEntry").map { (key: $0["key"] ?? "", value: $0["value"] ?? "") }
+        let entries = route.children("MetadataEntry").map { (key: $0[.key] ?? "", value: $0[.value] ?? "") }
         let mapped = MetadataMapping.map(entries)
         let series = ExportSeries(
             id: SampleIdentity.uuid(within: workout.uuid, index: index, part: TypeCatalog.workoutRouteType.identifier),
             type: TypeCatalog.workoutRouteType.identifier,
             sourceRevision: Self.revision(of: route, workout: workout),
             parent: workout.uuid, start: 0, end: nil,
-            device: route["device"].flatMap(DeviceDescription.parse) ?? DeviceDescription.fromMetadata(entries) ?? workout.device,
+            device: route[.device].flatMap(DeviceDescription.parse) ?? DeviceDescription.fromMetadata(entries) ?? workout.device,
             points: .locations(points), workout: workout.uuid, metadata: mapped.metadata)
         return (series, mapped.dropped)
     }
 
     /// The source a route names (with its version), else its workout's.
     private static func revision(of route: ExportElement, workout: Sample) -> SourceRevision {
-        guard let name = route["sourceName"] ?? route["source"] else {
+        guard let name = route[.sourceName] ?? route[.source] else {
             return workout.sourceRevision ?? SourceRevision(source: Source(name: "", bundleID: ""), version: nil)
         }
-        return SourceRevision(source: Source(name: name, bundleID: ""), version: route["sourceVersion"])
+        return SourceRevision(source: Source(name: name, bundleID: ""), version: route[.sourceVersion])
     }
 
     /// The locations in time order, each after the one before: exports write times to the second

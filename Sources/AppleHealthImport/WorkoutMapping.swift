@@ -5,7 +5,7 @@ import HealthModel
 /// WorkoutStatistics, WorkoutEvent and WorkoutActivity children.
 enum WorkoutMapping {
     static func workout(_ element: ExportElement) throws(MappingFailure) -> (Sample, SampleHeader) {
-        let typeText = try SampleHeader.attribute(element, "workoutActivityType")
+        let typeText = try SampleHeader.attribute(element, .workoutActivityType)
         let typeName = typeText.hasPrefix("HKWorkoutActivityType") ? String(typeText.dropFirst("HKWorkoutActivityType".count)) : typeText
         guard let activityType = Int32(typeName) ?? WorkoutActivityTypes.rawValue(named: typeName) else {
             throw .refused("workout activity type \(typeText) is unknown to HealthStore")
@@ -49,8 +49,8 @@ enum WorkoutMapping {
 
     /// `<WorkoutStatistics type=… sum=… average=… minimum=… maximum=… unit=…/>`.
     static func statistic(_ element: ExportElement) throws(MappingFailure) -> WorkoutStatistic {
-        let type = try SampleHeader.attribute(element, "type")
-        let unit = element["unit"]
+        let type = try SampleHeader.attribute(element, .type)
+        let unit = element[.unit]
         return WorkoutStatistic(quantityType: type, sum: try quantity(element, "sum", unit: unit),
                                 average: try quantity(element, "average", unit: unit),
                                 minimum: try quantity(element, "minimum", unit: unit),
@@ -90,26 +90,26 @@ enum WorkoutMapping {
 
     /// `<WorkoutEvent type="HKWorkoutEventTypeSegment" date=… duration=… durationUnit=…/>`.
     static func event(_ element: ExportElement) throws(MappingFailure) -> WorkoutEvent {
-        let text = try SampleHeader.attribute(element, "type")
+        let text = try SampleHeader.attribute(element, .type)
         let name = (text.hasPrefix("HKWorkoutEventType") ? String(text.dropFirst("HKWorkoutEventType".count)) : text).lowercased()
         guard let type = eventTypes[name] ?? Int32(text).flatMap(WorkoutEventType.init(rawValue:)) else {
             throw .malformed("workout event type '\(text)' is unknown")
         }
-        let dateText = try SampleHeader.attribute(element, "date")
+        let dateText = try SampleHeader.attribute(element, .date)
         guard let start = ExportDates.instant(dateText) else { throw .malformed("date '\(dateText)' is not a date") }
         let duration = try durationMicros(element) ?? 0
-        let entries = element.children("MetadataEntry").map { (key: $0["key"] ?? "", value: $0["value"] ?? "") }
+        let entries = element.children("MetadataEntry").map { (key: $0[.key] ?? "", value: $0[.value] ?? "") }
         return WorkoutEvent(type: type, start: start, end: start + duration, metadata: MetadataMapping.map(entries).metadata)
     }
 
     /// `<WorkoutActivity uuid=… startDate=… endDate=…>` with its own events, statistics and metadata.
     private static func activity(_ element: ExportElement, activityType: Int32, uuid: UUID) throws(MappingFailure) -> WorkoutActivity {
-        let startText = try SampleHeader.attribute(element, "startDate")
-        let endText = try SampleHeader.attribute(element, "endDate")
+        let startText = try SampleHeader.attribute(element, .startDate)
+        let endText = try SampleHeader.attribute(element, .endDate)
         guard let start = ExportDates.instant(startText), let end = ExportDates.instant(endText) else {
             throw .malformed("WorkoutActivity dates '\(startText)', '\(endText)' are not dates")
         }
-        let entries = element.children("MetadataEntry").map { (key: $0["key"] ?? "", value: $0["value"] ?? "") }
+        let entries = element.children("MetadataEntry").map { (key: $0[.key] ?? "", value: $0[.value] ?? "") }
         return WorkoutActivity(uuid: uuid, activityType: activityType, start: start, end: end,
                                metadata: MetadataMapping.map(entries).metadata,
                                events: try element.children("WorkoutEvent").map { child throws(MappingFailure) in try event(child) },

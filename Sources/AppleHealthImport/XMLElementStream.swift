@@ -16,6 +16,9 @@ final class XMLElementStream {
     private var stack: [ExportElement] = []
     /// Element and attribute names are interned by libxml2's dictionary: decode each pointer once.
     private var names: [UnsafePointer<xmlChar>: String] = [:]
+    /// The same for attribute names, with the `ExportElement.Attribute` each is; the few names of an
+    /// export are looked for by pointer in a short list before the dictionary.
+    private var recentAttributeNames: [(pointer: UnsafePointer<xmlChar>, name: String, known: ExportElement.Attribute?)] = []
     private var firstError: ImportError?
     /// The root element's attributes (HealthData's locale), once the root was read.
     private(set) var rootAttributes: [(name: String, value: String)] = []
@@ -78,8 +81,9 @@ final class XMLElementStream {
                     continue
                 }
                 // The node's own line: the parser's position is already further on.
-                let element = ExportElement(name: name(xmlTextReaderConstName(reader)), attributes: attributes(),
+                var element = ExportElement(name: name(xmlTextReaderConstName(reader)),
                                             line: Int(xmlGetLineNo(xmlTextReaderCurrentNode(reader))) + lineOffset)
+                readAttributes(into: &element)
                 if xmlTextReaderIsEmptyElement(reader) == 1 {
                     if let done = close(element) { return done }
                 } else {
@@ -102,6 +106,25 @@ final class XMLElementStream {
         if stack.isEmpty { return element }
         stack[stack.count - 1].children.append(element)
         return nil
+    }
+
+    private func readAttributes(into element: inout ExportElement) {
+        while xmlTextReaderMoveToNextAttribute(reader) == 1 {
+            let (name, known) = attributeName(xmlTextReaderConstName(reader))
+            element.append(name: name, value: xmlTextReaderConstValue(reader).map { String(cString: $0) } ?? "", as: known)
+        }
+        xmlTextReaderMoveToElement(reader)
+    }
+
+    private func attributeName(_ pointer: UnsafePointer<xmlChar>?) -> (String, ExportElement.Attribute?) {
+        guard let pointer else { return ("", nil) }
+        if let index = recentAttributeNames.firstIndex(where: { $0.pointer == pointer }) {
+            return (recentAttributeNames[index].name, recentAttributeNames[index].known)
+        }
+        let decoded = name(pointer)
+        let known = ExportElement.Attribute(name: decoded)
+        if recentAttributeNames.count < 32 { recentAttributeNames.append((pointer, decoded, known)) }
+        return (decoded, known)
     }
 
     private func attributes() -> [(name: String, value: String)] {

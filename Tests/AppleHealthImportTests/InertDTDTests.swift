@@ -1,0 +1,66 @@
+import Foundation
+import HealthModel
+import XCTest
+@testable import AppleHealthImport
+
+/// The Health app's DTD is left out of what libxml2 parses only when it cannot change what is read.
+final class InertDTDTests: XCTestCase {
+    private let healthAppDTD = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE HealthData [
+        <!-- HealthKit Export Version: 11 -->
+        <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation)*)>
+        <!ATTLIST HealthData
+          locale CDATA #REQUIRED
+        >
+        <!ELEMENT Record ((MetadataEntry)*)>
+        <!ATTLIST Record
+          type          CDATA #REQUIRED
+          unit          CDATA #IMPLIED
+        >
+        ]>
+        <HealthData locale="en_US">
+
+        """
+
+    func testTheHealthAppsDTDBecomesItsNewlinesSoLinesKeepTheirNumbers() throws {
+        let stripped = try XCTUnwrap(InertDTD.withoutDoctype(Array(healthAppDTD.utf8)))
+        let text = String(decoding: stripped, as: UTF8.self)
+        XCTAssertFalse(text.contains("DOCTYPE"))
+        XCTAssertEqual(text.split(separator: "\n", omittingEmptySubsequences: false).count,
+                       healthAppDTD.split(separator: "\n", omittingEmptySubsequences: false).count)
+        XCTAssertTrue(text.hasSuffix("\n<HealthData locale=\"en_US\">\n"), text)
+    }
+
+    func testADTDThatChangesWhatIsReadIsKept() {
+        for declaration in ["<!ENTITY watch \"Apple Watch\">", "<!ATTLIST Record unit CDATA \"count\">",
+                            "<!ATTLIST Record type NMTOKEN #REQUIRED>", "<!ATTLIST Record type CDATA #FIXED \"x\">"] {
+            let document = healthAppDTD.replacingOccurrences(of: "]>", with: declaration + "\n]>")
+            XCTAssertNil(InertDTD.withoutDoctype(Array(document.utf8)), declaration)
+        }
+        XCTAssertNil(InertDTD.withoutDoctype(Array("<?xml version=\"1.0\"?>\n<HealthData/>".utf8)), "no DOCTYPE")
+        XCTAssertNil(InertDTD.withoutDoctype(Array(healthAppDTD.utf8.prefix(200))), "the subset does not end in the prefix")
+    }
+
+    func testAnEntityTheDTDDeclaresIsStillReplaced() throws {
+        let folder = try SyntheticExport.directory()
+        let record = SyntheticExport.record("HKQuantityTypeIdentifierHeartRate", value: "74", unit: "count/min", source: "&watch;")
+        let document = healthAppDTD.replacingOccurrences(of: "]>", with: "<!ENTITY watch \"Kim’s Apple Watch\">\n]>")
+            + " <ExportDate value=\"2024-06-01 08:10:05 +0200\"/>\n\(record)\n</HealthData>\n"
+        let path = folder.appendingPathComponent("export.xml").path
+        try document.write(toFile: path, atomically: true, encoding: .utf8)
+        let read = try SyntheticExport.read(path)
+        XCTAssertEqual(read.samples.first?.sourceRevision?.source.name, "Kim’s Apple Watch", "\(read.summary)")
+    }
+
+    func testWithoutTheDTDTheSameLineIsReportedForABadElement() throws {
+        let folder = try SyntheticExport.directory()
+        let record = SyntheticExport.record("HKQuantityTypeIdentifierHeartRate", value: "74", unit: "count/min", source: "Watch")
+        let path = folder.appendingPathComponent("export.xml").path
+        try (healthAppDTD + " <ExportDate value=\"2024-06-01 08:10:05 +0200\"/>\n\(record)\n<Record bad</HealthData>\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let read = try SyntheticExport.read(path, skipInvalid: true)
+        XCTAssertEqual(read.samples.count, 1)
+        XCTAssertEqual(read.summary.invalid.first?.contains("export.xml:17:"), true, "\(read.summary.invalid)")
+    }
+}
