@@ -32,7 +32,8 @@ enum ExportDates {
     /// A beat's time of day ("08:33:44,67" in French exports, "08:33:44.67", "8:33:44.67 AM" in US
     /// ones), as the first such instant at or after `start` in the offset of `start`'s date string.
     static func timeOfDay(_ text: String, onOrAfter start: Microseconds, offset: Int) -> Microseconds? {
-        var scanner = DigitScanner(text.replacingOccurrences(of: "\u{202F}", with: " "))
+        // Foundation's replacing costs more than the whole scan: only texts with a non-ASCII byte can hold U+202F.
+        var scanner = DigitScanner(text.utf8.contains { $0 >= 0x80 } ? text.replacingOccurrences(of: "\u{202F}", with: " ") : text)
         guard var hour = scanner.number(2, minimumDigits: 1), scanner.skip(UInt8(ascii: ":")), let minute = scanner.number(2),
               scanner.skip(UInt8(ascii: ":")), let second = scanner.number(2) else { return nil }
         let fraction = scanner.fraction()

@@ -5,7 +5,7 @@
 # healthkit-to-sqlite 1.0.1 (PyPI), which only flattens rows into SQLite, on the same zip.
 # usage: bench/apple-import/run.sh [DAYS]
 # EXPORT_DIR=DIR reads an export generate.py wrote before (with --zip) instead of generating one;
-# SKIP_PEER=1 leaves healthkit-to-sqlite out (it takes minutes per 100 MB).
+# SKIP_PEER=1 leaves healthkit-to-sqlite out (it takes minutes per 100 MB); BATCH=N passes --batch N.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 days="${1:-365}"
@@ -47,12 +47,23 @@ row "importer mapping (no server)" $("$bin/apple-import-bench" export "$xml")
 "$bin/healthd" --listen none --unix "$work/s.sock" --data "$work/data" >"$work/healthd.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q "ready" "$work/healthd.log" 2>/dev/null && break; sleep 0.1; done
+# CPU-seconds (user + system) of healthd so far, from /proc: the machine is shared, so wall clock alone says little.
+healthd_cpu() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / hz}' "/proc/$pid/stat"; }
+batch=(${BATCH:+--batch "$BATCH"})
+cpu0=$(healthd_cpu)
 start=$(date +%s.%N)
-"$bin/healthctl" --unix "$work/s.sock" --token-file "$work/data/owner.token" import-apple-health "$zip" --format json >"$work/ours.json" 2>"$work/ours.err" || true
+/usr/bin/time -f "%U %S" -o "$work/ours.cpu" "$bin/healthctl" --unix "$work/s.sock" --token-file "$work/data/owner.token" \
+  import-apple-health "$zip" "${batch[@]}" --format json >"$work/ours.json" 2>"$work/ours.err" || true
 ours_s=$(echo "$(date +%s.%N) - $start" | bc)
+cpu1=$(healthd_cpu)
 again_start=$(date +%s.%N)
-"$bin/healthctl" --unix "$work/s.sock" --token-file "$work/data/owner.token" import-apple-health "$zip" --format json >"$work/again.json" 2>/dev/null || true
+/usr/bin/time -f "%U %S" -o "$work/again.cpu" "$bin/healthctl" --unix "$work/s.sock" --token-file "$work/data/owner.token" \
+  import-apple-health "$zip" "${batch[@]}" --format json >"$work/again.json" 2>/dev/null || true
 again_s=$(echo "$(date +%s.%N) - $again_start" | bc)
+cpu2=$(healthd_cpu)
+echo
+echo "CPU-seconds (user + system): first import healthctl $(awk '{print $1 + $2}' "$work/ours.cpu"), healthd $(echo "$cpu1 - $cpu0" | bc);" \
+  "again healthctl $(awk '{print $1 + $2}' "$work/again.cpu"), healthd $(echo "$cpu2 - $cpu1" | bc)${BATCH:+ (--batch $BATCH)}"
 
 [ -n "${SKIP_PEER:-}" ] || python3 -m pip install -q "healthkit-to-sqlite==1.0.1" >/dev/null 2>&1 || true
 start=$(date +%s.%N)
