@@ -144,14 +144,11 @@ let queries = [
     let predicate = QueryPredicate.dateRange(DateRange(start: query.from, end: query.to))
     let buckets = try CalendarBuckets(anchor: query.from, components: query.interval, timeZone: "UTC", calendar: nil)
     let order = try await priority(query.type)
-    let inputs = try await store.statisticsSamples(owner: owner, type: query.type, predicate: predicate, scope: everything).map {
-        StatInput(start: $0.start, end: $0.end, value: $0.value, sourceBundleID: $0.source.bundleID, sourceName: $0.source.name,
-                  wasUserEntered: $0.wasUserEntered)
-    }
+    let grouped = try await store.statisticsSamples(owner: owner, type: query.type, predicate: predicate, scope: everything,
+                                                    into: BucketedStatInputs(try buckets.buckets(from: query.from, to: query.to - 1)))
     let fetched = Date()
-    let result = try StatisticsCalculator.collection(type: healthType, samples: inputs, options: query.options, buckets: buckets,
-                                                     from: query.from, to: query.to - 1, priority: order)
-    return (inputs.count, result.count, query.check(result), fetched.timeIntervalSince(started), seconds(fetched))
+    let result = try StatisticsCalculator.collection(type: healthType, grouped: grouped, options: query.options, priority: order)
+    return (grouped.count, result.count, query.check(result), fetched.timeIntervalSince(started), seconds(fetched))
 }
 
 // MARK: the lower bound: one GROUP BY over the same rows, read through the same index, no merging, on its own connection
