@@ -6,7 +6,7 @@ import HealthWire
 extension Dispatcher {
     func queryStatistics(_ query: StatisticsQuery, _ access: Access) async throws -> ServerResult {
         let type = try quantityType(query.type, predicate: query.predicate, options: query.options)
-        let samples = try await statInputs(owner: access.owner, type: query.type, predicate: query.predicate, scope: access.scope)
+        let samples = try await store.statisticsSamples(owner: access.owner, type: query.type, predicate: query.predicate, scope: access.scope)
         let priority = try await priorityOrder(owner: access.owner, type: query.type)
         return .statistics(try StatisticsCalculator.compute(type: type, samples: samples, options: query.options,
                                                             priority: priority, unit: query.unit))
@@ -27,11 +27,12 @@ extension Dispatcher {
             let span = try buckets.buckets(from: from, to: to)
             let overlapping = QueryPredicate.dateRange(DateRange(start: span[0].start, end: span[span.count - 1].end))
             let predicate = query.predicate.map { QueryPredicate.allOf([$0, overlapping]) } ?? overlapping
-            let samples = try await self.statInputs(owner: owner, type: query.type, predicate: predicate,
-                                                    scope: try await self.currentScope(access))
+            let grouped = try await self.store.statisticsSamples(owner: owner, type: query.type, predicate: predicate,
+                                                                 scope: try await self.currentScope(access),
+                                                                 into: BucketedStatInputs(span))
             let priority = try await self.priorityOrder(owner: owner, type: query.type)
-            return try StatisticsCalculator.collection(type: type, samples: samples, options: query.options, buckets: buckets,
-                                                       from: from, to: to, priority: priority, unit: query.unit)
+            return try StatisticsCalculator.collection(type: type, grouped: grouped, options: query.options,
+                                                       priority: priority, unit: query.unit)
         }
         // A new source order changes merged values anywhere: such a change names the type, no span.
         return try await hub.watching(owner: owner, .data, .sourcePriority) { signal in
@@ -79,9 +80,9 @@ extension Dispatcher {
         let (energyType, exerciseType) = (ActivitySummaryCalculator.activeEnergyType, ActivitySummaryCalculator.exerciseTimeType)
         let stands = try await store.querySamples(owner: owner, types: [ActivitySummaryCalculator.standHourType], predicate: range,
                                                   sort: [], limit: 0, scope: scope)
-        let energy = try await statInputs(owner: owner, type: energyType, predicate: range, scope: scope)
+        let energy = try await store.statisticsSamples(owner: owner, type: energyType, predicate: range, scope: scope)
         let energyPriority = try await priorityOrder(owner: owner, type: energyType)
-        let exercise = try await statInputs(owner: owner, type: exerciseType, predicate: range, scope: scope)
+        let exercise = try await store.statisticsSamples(owner: owner, type: exerciseType, predicate: range, scope: scope)
         let exercisePriority = try await priorityOrder(owner: owner, type: exerciseType)
         let standHours = Self.categoryInputs(stands)
         let summaries = try ActivitySummaryCalculator.summaries(
@@ -113,14 +114,6 @@ extension Dispatcher {
         try predicate?.validate(forTypes: [identifier])
         try StatisticsOptionRules.check(options, for: type)
         return type
-    }
-
-    /// Readable samples of a quantity type as the statistics math takes them.
-    private func statInputs(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [StatInput] {
-        try await store.statisticsSamples(owner: owner, type: type, predicate: predicate, scope: scope).map {
-            StatInput(start: $0.start, end: $0.end, value: $0.value, sourceBundleID: $0.source.bundleID,
-                      sourceName: $0.source.name, wasUserEntered: $0.wasUserEntered)
-        }
     }
 
     /// The owner's source order for a type, then unordered sources newest first (docs/semantics.md decision 5).

@@ -111,24 +111,6 @@ public struct AnchoredResult: Sendable, Hashable {
     }
 }
 
-/// A quantity sample reduced to what statistics need: canonical value, interval and source.
-public struct StatisticsSample: Sendable, Hashable {
-    public let start: Microseconds
-    public let end: Microseconds
-    /// Value in the type's canonical unit.
-    public let value: Double
-    public let source: Source
-    public let wasUserEntered: Bool
-
-    public init(start: Microseconds, end: Microseconds, value: Double, source: Source, wasUserEntered: Bool) {
-        self.start = start
-        self.end = end
-        self.value = value
-        self.source = source
-        self.wasUserEntered = wasUserEntered
-    }
-}
-
 /// The time some changed objects cover: from the earliest start to the latest end.
 public struct TimeSpan: Sendable, Hashable {
     public var start: Microseconds
@@ -247,8 +229,10 @@ public protocol Store: Sendable {
                       limit: Int, scope: ReadScope) async throws -> [Sample]
     func queryAnchored(owner: OwnerID, types: [String], predicate: QueryPredicate?, anchor: Data?, limit: Int,
                        scope: ReadScope) async throws -> AnchoredResult
-    /// Quantity samples of one type matching the predicate, in canonical units, for statistics.
-    func statisticsSamples(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [StatisticsSample]
+    /// Quantity samples of one type matching the predicate, in canonical units, handed to `sink` in
+    /// ascending start order as they are read (no array of rows in between); returns the filled sink.
+    func statisticsSamples<Sink: StatInputSink>(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope,
+                                                into sink: Sink) async throws -> Sink
     func querySources(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [Source]
     func queryDevices(owner: OwnerID, type: String?, scope: ReadScope) async throws -> [Device]
     /// How many samples `querySamples` with the same types, predicate and scope would return, per type,
@@ -291,4 +275,9 @@ public protocol Store: Sendable {
 
 extension Store {
     public var metrics: StoreMetrics? { nil }
+
+    /// `statisticsSamples(…, into:)` collected into an array.
+    public func statisticsSamples(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [StatInput] {
+        try await statisticsSamples(owner: owner, type: type, predicate: predicate, scope: scope, into: [])
+    }
 }

@@ -30,9 +30,7 @@ final class QuantitySeriesStorageTests: StoreTestCase {
     }
 
     private func statInputs(_ f: StoreFixture, _ type: String) async throws -> [StatInput] {
-        try await f.store.statisticsSamples(owner: f.owner, type: type, predicate: nil, scope: .everything(callerBundleID: "x")).map {
-            StatInput(start: $0.start, end: $0.end, value: $0.value, sourceBundleID: $0.source.bundleID)
-        }
+        try await f.store.statisticsSamples(owner: f.owner, type: type, predicate: nil, scope: .everything(callerBundleID: "x"))
     }
 
     /// A two-hour step series whose points all lie in the first hour: hourly statistics put every step

@@ -65,7 +65,10 @@ final class ReadCostTests: XCTestCase {
             ("samples", { () throws(HealthError) in _ = try context.querySamples(owner: owner, types: [hr], predicate: nil, sort: [], limit: 0, scope: scope) }),
             ("samples in a range", { () throws(HealthError) in _ = try context.querySamples(owner: owner, types: [hr], predicate: firstHours, sort: [], limit: 0, scope: scope) }),
             ("anchored", { () throws(HealthError) in _ = try context.queryAnchored(owner: owner, types: [hr], predicate: nil, anchor: nil, limit: 0, scope: scope) }),
-            ("statistics", { () throws(HealthError) in _ = try context.statisticsSamples(owner: owner, type: hr, predicate: firstHours, scope: scope) }),
+            ("statistics", { () throws(HealthError) in
+                var inputs: [StatInput] = []
+                try context.statisticsSamples(owner: owner, type: hr, predicate: firstHours, scope: scope, into: &inputs)
+            }),
             ("counts", { () throws(HealthError) in _ = try context.countSamples(owner: owner, types: [hr], predicate: nil, scope: scope) }),
             ("sources", { () throws(HealthError) in _ = try context.querySources(owner: owner, type: hr, predicate: nil, scope: scope) }),
             ("devices", { () throws(HealthError) in _ = try context.queryDevices(owner: owner, type: hr, scope: scope) }),

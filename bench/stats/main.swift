@@ -1,9 +1,11 @@
-// Statistics benchmark: loads a year of step samples from three overlapping sources (≈1M rows) and
-// 30 days of heart rate into a fresh SQLiteStore, then times what the server does for
+// Statistics benchmark: loads a year of step samples from three overlapping sources (≈1M rows) and a
+// year of heart rate from two into a fresh SQLiteStore, then times what the server does for
 //   (a) a daily step-count collection over the year, merged by source priority, and
-//   (b) an hourly heart-rate average over 30 days,
+//   (b) an hourly heart-rate average over the year (and over its last 30 days),
 // each next to a plain SQL GROUP BY of the same rows without merging (the lower bound). Days and hours
-// are UTC in both, so the SQL groups are the same buckets.
+// are UTC in both, so the SQL groups are the same buckets. Each repeat times every query's server
+// path and then its GROUP BY, back to back in this process, so both sides share the machine's load
+// of that moment; the table shows medians, the ratio is the median of the per-repeat ratios.
 import CSQLite
 import Foundation
 import HealthModel
@@ -15,7 +17,8 @@ func option(_ name: String, _ fallback: Int) -> Int {
     return value
 }
 let stepPeriodSeconds = Int64(option("--step-period", 90))
-let repeats = option("--repeats", 3)
+let repeats = max(1, option("--repeats", 5))
+let heartPeriodSeconds = Int64(option("--heart-period", 60))
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stats-bench-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
@@ -25,23 +28,23 @@ let steps = "HKQuantityTypeIdentifierStepCount", heartRate = "HKQuantityTypeIden
 let second: Int64 = 1_000_000, hour = 3600 * second, day = 24 * hour
 let yearStart = Time.micros(ISO8601DateFormatter().date(from: "2024-01-01T00:00:00Z")!)
 let yearEnd = yearStart + 366 * day
-let hrStart = yearEnd - 30 * day
+let monthStart = yearEnd - 30 * day
 
 /// One simulated source: what it measures steps with and how (period, length, phase in seconds).
 struct Feed {
     let revision: SourceRevision
     let stepLength: Int64
     let stepPhase: Int64
-    /// Seconds between heart-rate readings; 0 = none.
+    /// Heart-rate readings every `heartEvery` × `--heart-period` seconds; 0 = none.
     let heartEvery: Int64
 }
 func revision(_ bundle: String, _ name: String) -> SourceRevision {
     SourceRevision(source: Source(name: name, bundleID: bundle), version: "1.0", productType: name, osMajor: 1, osMinor: 0, osPatch: 0)
 }
 let feeds = [
-    Feed(revision: revision("com.example.watch", "Watch"), stepLength: 60, stepPhase: 0, heartEvery: 15),
+    Feed(revision: revision("com.example.watch", "Watch"), stepLength: 60, stepPhase: 0, heartEvery: 1),
     Feed(revision: revision("com.example.phone", "Phone"), stepLength: 90, stepPhase: 30, heartEvery: 0),
-    Feed(revision: revision("com.example.band", "Band"), stepLength: 45, stepPhase: 15, heartEvery: 60),
+    Feed(revision: revision("com.example.band", "Band"), stepLength: 45, stepPhase: 15, heartEvery: 5),
 ]
 
 /// The samples of one feed in [from, to), every `every` seconds.
@@ -61,16 +64,9 @@ func grouped(_ n: Int) -> String {
     formatter.groupingSeparator = ","
     return formatter.string(from: NSNumber(value: n)) ?? "\(n)"
 }
-/// Best of `repeats` runs.
-@MainActor func best<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
-    var fastest = Double.infinity
-    var result: T?
-    for _ in 0..<max(1, repeats) {
-        let started = Date()
-        result = try await body()
-        fastest = min(fastest, seconds(started))
-    }
-    return (result!, fastest)
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 // MARK: load
@@ -84,7 +80,8 @@ try await withThrowingTaskGroup(of: Int.self) { group in
         group.addTask {
             var all = samples(feed, type: steps, every: stepPeriodSeconds, length: feed.stepLength, phase: feed.stepPhase, from: yearStart, to: yearEnd)
             if feed.heartEvery > 0 {
-                all += samples(feed, type: heartRate, every: feed.heartEvery, length: feed.heartEvery, phase: 0, from: hrStart, to: yearEnd)
+                let every = feed.heartEvery * heartPeriodSeconds
+                all += samples(feed, type: heartRate, every: every, length: every, phase: 0, from: yearStart, to: yearEnd)
             }
             for lower in stride(from: 0, to: all.count, by: 2000) {
                 _ = try await store.save(SaveBatch(owner: owner, revision: feed.revision, defaultDevice: nil,
@@ -106,65 +103,63 @@ let everything = ReadScope.everything(callerBundleID: "com.apple.Health")
     let seen = try await store.sourcesFirstSeen(owner: owner, type: type)
     return SourcePriorityOrder(ordered: ordered, firstSeen: Dictionary(seen.map { ($0.0.bundleID, $0.1) }, uniquingKeysWith: min))
 }
-@MainActor func inputs(_ type: String, _ predicate: QueryPredicate?) async throws -> [StatInput] {
-    try await store.statisticsSamples(owner: owner, type: type, predicate: predicate, scope: everything).map {
-        StatInput(start: $0.start, end: $0.end, value: $0.value, sourceBundleID: $0.source.bundleID, sourceName: $0.source.name,
-                  wasUserEntered: $0.wasUserEntered)
-    }
-}
 
-struct Row {
+/// One statistics collection the server answers, and the GROUP BY that is its lower bound (none for
+/// the live update, which has no plain counterpart).
+struct Query {
     let name: String
-    let rows: Int
-    let buckets: Int
-    let fetch: Double?
-    let compute: Double?
-    let total: Double
-    let check: String
+    let type: String
+    let options: StatisticsOptions
+    let interval: IntervalComponents
+    let from: Int64
+    let to: Int64
+    /// The GROUP BY's bucket width, aggregate and the factor turning its canonical values into the check's unit.
+    let plain: (width: Int64, aggregate: String, scale: Double)?
+    let check: ([Statistics]) -> String
 }
-var table: [Row] = []
-
-@MainActor func served(_ name: String, type: String, options: StatisticsOptions, interval: IntervalComponents, from: Int64, to: Int64,
-            check: ([Statistics]) -> String) async throws -> Row {
-    let healthType = TypeCatalog.type(type)!
-    let predicate = QueryPredicate.dateRange(DateRange(start: from, end: to))
-    let buckets = try CalendarBuckets(anchor: from, components: interval, timeZone: "UTC", calendar: nil)
-    let order = try await priority(type)
-    let (fetched, fetch) = try await best { try await inputs(type, predicate) }
-    let (result, compute) = try await best {
-        try StatisticsCalculator.collection(type: healthType, samples: fetched, options: options, buckets: buckets,
-                                            from: from, to: to - 1, priority: order)
-    }
-    return Row(name: name, rows: fetched.count, buckets: result.count, fetch: fetch, compute: compute, total: fetch + compute,
-               check: check(result))
+func stepTotal(_ label: String) -> ([Statistics]) -> String {
+    { buckets in "\(label) \(grouped(Int(buckets.compactMap { try? $0.sum?.value(in: "count") }.reduce(0, +))))" }
 }
-
-table.append(try await served("daily steps, 1 year, merged", type: steps, options: .cumulativeSum, interval: IntervalComponents(days: 1),
-                 from: yearStart, to: yearEnd) { buckets in
-    "merged total \(grouped(Int(buckets.compactMap { try? $0.sum?.value(in: "count") }.reduce(0, +))))"
-})
-table.append(try await served("hourly HR average, 30 days", type: heartRate, options: .discreteAverage, interval: IntervalComponents(hours: 1),
-                 from: hrStart, to: yearEnd) { buckets in
+func meanOfHours(_ buckets: [Statistics]) -> String {
     let averages = buckets.compactMap { try? $0.average?.value(in: "count/min") }
     return String(format: "mean of hours %.2f /min", averages.reduce(0, +) / Double(max(1, averages.count)))
-})
-// What a long-running daily collection over the year redoes after a save to its last day: only the
-// buckets the change touches are recomputed (before, the whole year was).
-table.append(try await served("daily steps, live update of the last day", type: steps, options: .cumulativeSum,
-                              interval: IntervalComponents(days: 1), from: yearEnd - day, to: yearEnd) { buckets in
-    "day total \(grouped(Int(buckets.compactMap { try? $0.sum?.value(in: "count") }.reduce(0, +))))"
-})
-await store.close()
+}
+let queries = [
+    Query(name: "daily steps, 1 year, merged", type: steps, options: .cumulativeSum, interval: IntervalComponents(days: 1),
+          from: yearStart, to: yearEnd, plain: (day, "SUM", 1), check: stepTotal("merged total")),
+    Query(name: "hourly HR average, 1 year", type: heartRate, options: .discreteAverage, interval: IntervalComponents(hours: 1),
+          from: yearStart, to: yearEnd, plain: (hour, "AVG", 60), check: meanOfHours),
+    Query(name: "hourly HR average, last 30 days", type: heartRate, options: .discreteAverage, interval: IntervalComponents(hours: 1),
+          from: monthStart, to: yearEnd, plain: (hour, "AVG", 60), check: meanOfHours),
+    // What a long-running daily collection over the year redoes after a save to its last day: only the
+    // buckets the change touches are recomputed (before, the whole year was).
+    Query(name: "daily steps, live update of the last day", type: steps, options: .cumulativeSum, interval: IntervalComponents(days: 1),
+          from: yearEnd - day, to: yearEnd, plain: nil, check: stepTotal("day total")),
+]
 
-// MARK: the lower bound: one GROUP BY over the same rows, no merging
+/// The server's answer to `query`: rows read, buckets, the check, and the fetch and merge times.
+@MainActor func served(_ query: Query) async throws -> (rows: Int, buckets: Int, check: String, fetch: Double, merge: Double) {
+    let started = Date()
+    let healthType = TypeCatalog.type(query.type)!
+    let predicate = QueryPredicate.dateRange(DateRange(start: query.from, end: query.to))
+    let buckets = try CalendarBuckets(anchor: query.from, components: query.interval, timeZone: "UTC", calendar: nil)
+    let order = try await priority(query.type)
+    let grouped = try await store.statisticsSamples(owner: owner, type: query.type, predicate: predicate, scope: everything,
+                                                    into: BucketedStatInputs(try buckets.buckets(from: query.from, to: query.to - 1)))
+    let fetched = Date()
+    let result = try StatisticsCalculator.collection(type: healthType, grouped: grouped, options: query.options, priority: order)
+    return (grouped.count, result.count, query.check(result), fetched.timeIntervalSince(started), seconds(fetched))
+}
 
-@MainActor func sqlGroupBy(_ name: String, type: String, width: Int64, aggregate: String, from: Int64, to: Int64, scale: Double) async throws -> Row {
-    var db: OpaquePointer?
-    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { fatalError("cannot open \(path)") }
-    defer { sqlite3_close(db) }
+// MARK: the lower bound: one GROUP BY over the same rows, read through the same index, no merging, on its own connection
+
+var connection: OpaquePointer?
+guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db = connection else { fatalError("cannot open \(path)") }
+/// The GROUP BY of `query`'s rows: rows, buckets and the check in the same terms as the server's.
+@MainActor func plainGroupBy(_ query: Query, width: Int64, aggregate: String, scale: Double) -> (rows: Int, buckets: Int, check: String) {
     var statement: OpaquePointer?
     let sql = """
-        SELECT (s.start_time - ?1) / ?2 AS bucket, \(aggregate)(s.value), COUNT(*) FROM samples s
+        SELECT (s.start_time - ?1) / ?2 AS bucket, \(aggregate)(s.value), COUNT(*) FROM samples s INDEXED BY samples_by_time
         WHERE s.owner = ?3 AND s.type = (SELECT id FROM types WHERE identifier = ?4) AND s.start_time >= ?1 AND s.start_time < ?5
         GROUP BY bucket ORDER BY bucket
         """
@@ -173,36 +168,65 @@ await store.close()
     }
     defer { sqlite3_finalize(statement) }
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-    let ((buckets, rows, total), elapsed) = await best { () -> (Int, Int, Double) in
-        sqlite3_reset(statement)
-        sqlite3_bind_int64(statement, 1, from)
-        sqlite3_bind_int64(statement, 2, width)
-        sqlite3_bind_int64(statement, 3, owner.rawValue)
-        sqlite3_bind_text(statement, 4, type, -1, transient)
-        sqlite3_bind_int64(statement, 5, to)
-        var buckets = 0, rows = 0, total = 0.0
-        while sqlite3_step(statement) == SQLITE_ROW {
-            buckets += 1
-            total += sqlite3_column_double(statement, 1)
-            rows += Int(sqlite3_column_int64(statement, 2))
-        }
-        return (buckets, rows, total)
+    sqlite3_bind_int64(statement, 1, query.from)
+    sqlite3_bind_int64(statement, 2, width)
+    sqlite3_bind_int64(statement, 3, owner.rawValue)
+    sqlite3_bind_text(statement, 4, query.type, -1, transient)
+    sqlite3_bind_int64(statement, 5, query.to)
+    var buckets = 0, rows = 0, total = 0.0
+    while sqlite3_step(statement) == SQLITE_ROW {
+        buckets += 1
+        total += sqlite3_column_double(statement, 1)
+        rows += Int(sqlite3_column_int64(statement, 2))
     }
     let check = aggregate == "SUM" ? "plain total \(grouped(Int(total * scale)))"
                                    : String(format: "mean of hours %.2f /min", total * scale / Double(max(1, buckets)))
-    return Row(name: name, rows: rows, buckets: buckets, fetch: nil, compute: nil, total: elapsed, check: check)
+    return (rows, buckets, check)
 }
-table.append(try await sqlGroupBy("daily steps, 1 year, SQL GROUP BY", type: steps, width: day, aggregate: "SUM", from: yearStart, to: yearEnd, scale: 1))
-table.append(try await sqlGroupBy("hourly HR average, 30 days, SQL GROUP BY", type: heartRate, width: hour, aggregate: "AVG", from: hrStart, to: yearEnd, scale: 60))
+
+// MARK: repeats: each query's server path, then its GROUP BY, back to back
+
+struct Timings {
+    var fetch: [Double] = [], merge: [Double] = [], total: [Double] = [], plain: [Double] = [], ratio: [Double] = []
+}
+var timings = [Timings](repeating: Timings(), count: queries.count)
+var servedShape: [(rows: Int, buckets: Int, check: String)] = []
+var plainShape: [(rows: Int, buckets: Int, check: String)?] = []
+for run in 0..<repeats {
+    for (index, query) in queries.enumerated() {
+        let answer = try await served(query)
+        timings[index].fetch.append(answer.fetch)
+        timings[index].merge.append(answer.merge)
+        timings[index].total.append(answer.fetch + answer.merge)
+        if run == 0 { servedShape.append((answer.rows, answer.buckets, answer.check)) }
+        guard let plain = query.plain else {
+            if run == 0 { plainShape.append(nil) }
+            continue
+        }
+        let started = Date()
+        let shape = plainGroupBy(query, width: plain.width, aggregate: plain.aggregate, scale: plain.scale)
+        let elapsed = seconds(started)
+        timings[index].plain.append(elapsed)
+        timings[index].ratio.append((answer.fetch + answer.merge) / elapsed)
+        if run == 0 { plainShape.append(shape) }
+    }
+}
+sqlite3_close(db)
+await store.close()
 
 // MARK: report
 
 print("stats-bench: \(grouped(loaded)) samples loaded in \(String(format: "%.1f", loadSeconds)) s "
-      + "(\(grouped(Int(Double(loaded) / loadSeconds))) samples/s); steps every \(stepPeriodSeconds) s from 3 overlapping sources over 2024, "
-      + "heart rate for the last 30 days; best of \(repeats)")
+      + "(\(grouped(Int(Double(loaded) / loadSeconds))) samples/s); steps every \(stepPeriodSeconds) s from 3 overlapping sources, "
+      + "heart rate every \(heartPeriodSeconds) s and \(5 * heartPeriodSeconds) s from 2, over 2024; medians of \(repeats) repeats")
 let header = ["query", "rows", "buckets", "fetch ms", "merge ms", "total ms", "check"]
-let lines = table.map { row in
-    [row.name, grouped(row.rows), grouped(row.buckets), row.fetch.map(ms) ?? "-", row.compute.map(ms) ?? "-", ms(row.total), row.check]
+var lines: [[String]] = []
+for (index, query) in queries.enumerated() {
+    let t = timings[index], shape = servedShape[index]
+    lines.append([query.name, grouped(shape.rows), grouped(shape.buckets), ms(median(t.fetch)), ms(median(t.merge)), ms(median(t.total)), shape.check])
+    if let plain = plainShape[index] {
+        lines.append(["  SQL GROUP BY", grouped(plain.rows), grouped(plain.buckets), "-", "-", ms(median(t.plain)), plain.check])
+    }
 }
 let widths = header.indices.map { column in ([header] + lines).map { $0[column].trimmingCharacters(in: .whitespaces).count }.max() ?? 0 }
 for line in [header] + lines {
@@ -213,5 +237,8 @@ for line in [header] + lines {
         return column == 0 ? text + pad : pad + text
     }.joined(separator: "  "))
 }
-let ratio = { (merged: Row, plain: Row) in String(format: "%.1fx", merged.total / plain.total) }
-print("merged / GROUP BY: daily steps \(ratio(table[0], table[3])), hourly heart rate \(ratio(table[1], table[4]))")
+let ratios = queries.indices.filter { queries[$0].plain != nil }.map { index in
+    let r = timings[index].ratio
+    return "\(queries[index].name) " + String(format: "%.2fx (repeats %.2f–%.2fx)", median(r), r.min() ?? 0, r.max() ?? 0)
+}
+print("merged / GROUP BY, median of the per-repeat ratios: " + ratios.joined(separator: "; "))

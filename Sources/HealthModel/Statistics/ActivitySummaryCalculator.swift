@@ -44,8 +44,8 @@ public enum ActivitySummaryCalculator {
         let last = try CalendarBuckets.days(startingAt: to, timeZone: timeZone).anchor
         let buckets = try days.buckets(from: days.anchor, to: last)
         let bounds = buckets.map(\.start) + [buckets[buckets.count - 1].end]
-        let energy = StatisticsCalculator.group(activeEnergy, bounds: bounds)
-        let exercise = StatisticsCalculator.group(exerciseTime, bounds: bounds)
+        let energy = StatisticsCalculator.group(activeEnergy, buckets: buckets).groups
+        let exercise = StatisticsCalculator.group(exerciseTime, buckets: buckets).groups
 
         var stoodHours = [Set<Int64>](repeating: [], count: buckets.count)
         for sample in standHours where sample.value == stood {

@@ -1,5 +1,4 @@
 /// One quantity sample as statistics see it: interval, value in the type's canonical unit, and source.
-/// Mirrors HealthStorage's `StatisticsSample` field for field.
 public struct StatInput: Sendable, Hashable {
     public let start: Microseconds
     public let end: Microseconds

@@ -5,26 +5,27 @@ extension StatisticsCalculator {
     public static func collection(type: HealthType, samples: [StatInput], options: StatisticsOptions,
                                   buckets: CalendarBuckets, from: Microseconds, to: Microseconds,
                                   priority: SourcePriorityOrder, unit: String? = nil) throws(HealthError) -> [Statistics] {
+        try collection(type: type, grouped: group(samples, buckets: try buckets.buckets(from: from, to: to)), options: options,
+                       priority: priority, unit: unit)
+    }
+
+    /// The same values from samples already grouped by their buckets (a fetch fills `grouped` as it reads).
+    public static func collection(type: HealthType, grouped: BucketedStatInputs, options: StatisticsOptions,
+                                  priority: SourcePriorityOrder, unit: String? = nil) throws(HealthError) -> [Statistics] {
         let plan = try StatisticsPlan(type: type, options: options, unit: unit)
-        let list = try buckets.buckets(from: from, to: to)
-        let bounds = list.map(\.start) + [list[list.count - 1].end]
-        let members = group(samples, bounds: bounds)
         var result: [Statistics] = []
-        result.reserveCapacity(list.count)
-        for (bucket, inBucket) in zip(list, members) {
+        result.reserveCapacity(grouped.buckets.count)
+        for (bucket, inBucket) in zip(grouped.buckets, grouped.groups) {
             result.append(try plan.statistics(inBucket, interval: bucket.range, priority: priority))
         }
         return result
     }
 
-    /// Samples grouped by the buckets they overlap; `bounds` are the buckets' starts then the last end.
-    static func group(_ samples: [StatInput], bounds: [Microseconds]) -> [[StatInput]] {
-        var groups = [[StatInput]](repeating: [], count: bounds.count - 1)
-        for sample in samples {
-            guard let span = bucketSpan(of: sample, bounds: bounds) else { continue }
-            for index in span { groups[index].append(sample) }
-        }
-        return groups
+    /// Samples grouped by the `buckets` they overlap.
+    static func group(_ samples: [StatInput], buckets: [CalendarBucket]) -> BucketedStatInputs {
+        var grouped = BucketedStatInputs(buckets)
+        for sample in samples { grouped.add(sample) }
+        return grouped
     }
 
     /// Positions (in `bounds`' buckets) of the buckets a sample overlaps; an instant feeds the bucket

@@ -155,9 +155,12 @@ public class EngineStore: Store, @unchecked Sendable {
         }
     }
 
-    public func statisticsSamples(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [StatisticsSample] {
+    public func statisticsSamples<Sink: StatInputSink>(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope,
+                                                       into sink: Sink) async throws -> Sink {
         try await read { context throws(HealthError) in
-            try context.statisticsSamples(owner: owner.rawValue, type: type, predicate: predicate, scope: scope)
+            var sink = sink
+            try context.statisticsSamples(owner: owner.rawValue, type: type, predicate: predicate, scope: scope, into: &sink)
+            return sink
         }
     }
 

@@ -42,13 +42,14 @@ struct QuantitySeriesRows {
 
     /// Every point of a stored series, as statistics take them: in the type's `canonical` unit.
     func statisticsPoints(owner: Int64, uuid: UUID, canonical: String, source: Source,
-                          wasUserEntered: Bool) throws(HealthError) -> [StatisticsSample] {
+                          wasUserEntered: Bool) throws(HealthError) -> [StatInput] {
         let points: [QuantitySeriesPoint] = try SeriesChunks(db: db).read(owner: owner, series: uuid, from: 0, limit: .max)
-        var result: [StatisticsSample] = []
+        var result: [StatInput] = []
         result.reserveCapacity(points.count)
         for point in points {
             let value = point.quantity.unit == canonical ? point.quantity.value : try point.quantity.value(in: canonical)
-            result.append(StatisticsSample(start: point.start, end: point.end, value: value, source: source, wasUserEntered: wasUserEntered))
+            result.append(StatInput(start: point.start, end: point.end, value: value, sourceBundleID: source.bundleID,
+                                    sourceName: source.name, wasUserEntered: wasUserEntered))
         }
         return result
     }

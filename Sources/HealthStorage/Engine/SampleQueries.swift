@@ -9,7 +9,7 @@ extension ReadContext {
     /// may not read (docs/semantics.md decision 7): the types it reads in full; its own rows of the others; and other
     /// sources' correlations found through their readable readings (§3.6). Several parts are read
     /// as one UNION ALL.
-    private func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
+    func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                         table: PredicateSQL.Table) throws(HealthError) -> FilterPart {
         let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table)
         guard let first = parts.first else { return ("\(table == .samples ? "samples" : "tombstones") s", "FALSE", []) }
@@ -19,7 +19,7 @@ extension ReadContext {
     }
 
     /// A table to read (`s`), the WHERE clause (without the word) and its arguments.
-    private typealias FilterPart = (from: String, sql: String, arguments: [SQLValue])
+    typealias FilterPart = (from: String, sql: String, arguments: [SQLValue])
 
     /// The parts `filter` reads as one UNION ALL. After an anchor, each fully readable type is a part
     /// of its own, read through (owner, type, anchor), or all of them one part read through the
@@ -246,47 +246,6 @@ extension ReadContext {
         let complete = limit == 0 || total < limit
         if count == total { return (samples.objects, deleted.objects, lastTaken, complete) }
         return (Array(samples.objects[..<i]), Array(deleted.objects[..<j]), lastTaken, complete)
-    }
-
-    func statisticsSamples(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [StatisticsSample] {
-        let resolved = try resolve([type], owner: owner)
-        guard !resolved.isEmpty else { return [] }
-        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
-        let statement = try db.prepareOnce("""
-            SELECT s.start_time, s.end_time, s.value, s.revision, s.flags, s.uuid FROM \(from)
-            WHERE \(whereSQL) AND s.value IS NOT NULL ORDER BY s.start_time, s.anchor
-            """)
-        statement.bind(all: arguments)
-        var result: [StatisticsSample] = []
-        // A quantity series counts as its points (a series spanning two buckets splits by them), read
-        // once the rows are.
-        var series: [(uuid: UUID, source: Source, wasUserEntered: Bool)] = []
-        // A year of samples comes from a few revisions: each is looked up once, not per row.
-        var sources: [Int64: Source] = [:]
-        while try statement.step() {
-            let revision = statement.int(3)
-            let source: Source
-            if let known = sources[revision] {
-                source = known
-            } else {
-                source = try registry.revision(revision, owner: owner, db).source
-                sources[revision] = source
-            }
-            let flags = statement.int(4), wasUserEntered = flags & SampleRows.userEntered != 0
-            if flags & SampleRows.quantitySeries != 0 {
-                series.append((statement.uuid(5), source, wasUserEntered))
-            } else {
-                result.append(StatisticsSample(start: statement.int(0), end: statement.int(1), value: statement.double(2),
-                                               source: source, wasUserEntered: wasUserEntered))
-            }
-        }
-        guard !series.isEmpty, let canonical = resolved[0].type.canonicalUnit else { return result }
-        let rows = QuantitySeriesRows(db: db)
-        for (uuid, source, wasUserEntered) in series {
-            result += try rows.statisticsPoints(owner: owner, uuid: uuid, canonical: canonical, source: source, wasUserEntered: wasUserEntered)
-        }
-        result.sort { $0.start < $1.start }
-        return result
     }
 
     /// What `querySamples` would return, counted per type, source and device in one GROUP BY over the
