@@ -18,11 +18,23 @@ extension Dispatcher {
     /// Admits a call to the owner's store, in a fixed order: the caller's role, the types the call
     /// touches, that an app asked about them, that an app may share what the call saves.
     func admit(_ kind: CallKind, session: Session) async throws -> Access {
-        let owner = kind.caller == .owner ? try session.requireOwnerRole(kind.name) : try session.requireOwnerStore()
-        try kind.types.map(checkTypes)
+        let owner = try admittedOwner(kind, session: session)
         let states = session.role == .app ? try await permissions.states(owner: owner, bundleID: session.bundleID) : [:]
+        return try admit(kind, session: session, owner: owner, states: states)
+    }
+
+    /// The guard's first checks, which need nothing from the store: the caller's role and the
+    /// types the call touches. Returns the owner whose store the call works in.
+    func admittedOwner(_ kind: CallKind, session: Session) throws(HealthError) -> OwnerID {
+        let owner = kind.caller == .owner ? try session.requireOwnerRole(kind.name) : try session.requireOwnerStore()
+        if let types = kind.types { try checkTypes(types) }
+        return owner
+    }
+
+    /// The guard's remaining checks, given the app's permission states (empty for the owner).
+    func admit(_ kind: CallKind, session: Session, owner: OwnerID, states: PermissionBook.States) throws(HealthError) -> Access {
         let access = Access(session: session, owner: owner, states: states, scope: Self.readScope(session, states: states))
-        try kind.types.map { try requireRequested($0, access) }
+        if let types = kind.types { try requireRequested(types, access) }
         for (index, object) in kind.saves.enumerated() {
             guard TypeCatalog.type(object.type) != nil else {
                 throw TypeCatalog.unknownType(object.type).at(index: index)
