@@ -150,7 +150,8 @@ final class WriteContext {
     // MARK: anchors
 
     /// Takes the owner's counter row for the rest of the transaction: read once per transaction
-    /// through an UPDATE, which write-locks the row until the transaction ends. A second transaction
+    /// through an UPDATE, which write-locks the row until the transaction ends (on SQLite, whose
+    /// writer already holds the whole database, a plain read: `SQLDialect.lockOwnerSQL`). A second transaction
     /// of the same owner (another node's writer on a shared PostgreSQL) waits here for the first to
     /// commit and then continues from its committed counter. So anchors are handed out in commit
     /// order per owner: no transaction ever commits an anchor below one already visible, and a reader
@@ -162,7 +163,7 @@ final class WriteContext {
     @discardableResult
     func lockOwner(_ owner: Int64) throws(HealthError) -> Int64 {
         if let known = anchors[owner] { return known }
-        let statement = try db.prepare("UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor")
+        let statement = try db.prepare(db.dialect.lockOwnerSQL)
         statement.bind(1, owner)
         guard let committed = try statement.insertReturning() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
         anchors[owner] = committed
