@@ -48,9 +48,19 @@ struct CallReplier: Sendable {
     /// Sends one answer, ending the call's turn; `more` = further answers follow under this call
     /// id. An answer too large for one frame ends the call with DATA_SIZE_EXCEEDED.
     func send(_ result: ServerResult, more: Bool) async {
-        if await !trySend(result, more: more) {
-            await fail(HealthError(.dataSizeExceeded, "the answer is larger than the \(maxFrameBytes)-byte frame limit"))
-        }
+        if await !trySend(result, more: more) { await fail(tooLarge) }
+    }
+
+    /// Sends the call's final answer: an error as it is, any other answer as `send` does.
+    func end(with answer: ServerResult) async {
+        if case .error(let error) = answer { await fail(error) } else { await send(answer, more: false) }
+    }
+
+    /// `end(with:)` for a call answered without a task, on the connection's loop thread.
+    func endOnLoop(with answer: ServerResult) {
+        var frame = encode(answer, more: false)
+        if case .error = answer {} else if !fits(frame) { frame = encode(.error(tooLarge), more: false) }
+        loop.connections[connectionID]?.calls.deliver(frame, callID: callID, serial: serial, final: true, endsTurn: true)
     }
 
     /// Sends one answer unless it is too large for one frame; returns false (nothing sent) then,
@@ -61,8 +71,8 @@ struct CallReplier: Sendable {
             await receiver.receive(result, more: more)
             return true
         }
-        let frame = WireCodec.encodeServerFrame(ServerMessage(callID: callID, more: more, result: result))
-        guard frame.count - FrameEncoder.prefixBytes <= maxFrameBytes else { return false }
+        let frame = encode(result, more: more)
+        guard fits(frame) else { return false }
         deliver(frame, final: !more, endsTurn: !pageFollows)
         return true
     }
@@ -70,7 +80,19 @@ struct CallReplier: Sendable {
     /// Ends the call with an error.
     func fail(_ error: HealthError) async {
         if let receiver { return await receiver.receive(.error(error), more: false) }
-        deliver(WireCodec.encodeServerFrame(ServerMessage(callID: callID, result: .error(error))), final: true, endsTurn: true)
+        deliver(encode(.error(error), more: false), final: true, endsTurn: true)
+    }
+
+    private func encode(_ result: ServerResult, more: Bool) -> [UInt8] {
+        WireCodec.encodeServerFrame(ServerMessage(callID: callID, more: more, result: result))
+    }
+
+    private func fits(_ frame: [UInt8]) -> Bool {
+        frame.count - FrameEncoder.prefixBytes <= maxFrameBytes
+    }
+
+    private var tooLarge: HealthError {
+        HealthError(.dataSizeExceeded, "the answer is larger than the \(maxFrameBytes)-byte frame limit")
     }
 
     private func deliver(_ frame: [UInt8], final: Bool, endsTurn: Bool) {

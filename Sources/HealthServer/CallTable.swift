@@ -17,7 +17,8 @@ protocol CallTableHost: AnyObject {
 
 /// The third stage of a connection: the calls in flight of an accepted session, their serials,
 /// Cancel, observer acknowledgements, long-running calls, draining, and the output room and turns
-/// that pace answer production. Each call runs in its own task through the `Dispatcher`.
+/// that pace answer production. Each call runs in its own task through the `Dispatcher`, except
+/// a connection's plain saves, which the dispatcher answers without one.
 ///
 /// Memory stays bounded: calls reading stored data produce an answer only while the connection's
 /// (and the server's) queued output is below its bound, and at most `answersInProduction` of them
@@ -25,7 +26,8 @@ protocol CallTableHost: AnyObject {
 final class CallTable {
     private struct CallEntry {
         let serial: UInt64
-        let task: Task<Void, Never>
+        /// nil for a call answered without a task (see `Dispatcher.saveOnLoop`).
+        let task: Task<Void, Never>?
         let longRunning: Bool
     }
 
@@ -82,7 +84,9 @@ final class CallTable {
             nextSerial += 1
             let reply = CallReplier(loop: loop, connectionID: id, callID: callID, serial: serial, maxFrameBytes: config.maxFrameBytes)
             let (dispatcher, call) = (core.dispatcher, message.call)
-            let task = Task { await dispatcher.handle(call, session: session, reply: reply) }
+            // Its answer is posted to this loop, so it finds the entry made below.
+            let task = dispatcher.saveOnLoop(call, session: session, reply: reply)
+                ? nil : Task { await dispatcher.handle(call, session: session, reply: reply) }
             calls[callID] = CallEntry(serial: serial, task: task, longRunning: call.isLongRunning)
         }
     }
@@ -99,7 +103,7 @@ final class CallTable {
 
     /// Stops a call's task; its turn and its waits for room end with it.
     private func stop(_ entry: CallEntry) {
-        entry.task.cancel()
+        entry.task?.cancel()
         endTurn(serial: entry.serial)
         resumeWaiters(serial: entry.serial)
     }
@@ -155,7 +159,7 @@ final class CallTable {
 
     /// The connection closed: cancels every call and releases every waiting task.
     func cancelAll() {
-        for entry in calls.values { entry.task.cancel() }
+        for entry in calls.values { entry.task?.cancel() }
         calls.removeAll()
         producing.removeAll()
         resumeWaiters(serial: nil)

@@ -9,8 +9,9 @@ struct Access: Sendable {
     /// The app's permission states when the call was admitted (empty for the owner).
     let states: PermissionBook.States
     /// What the caller could read when the call was admitted; long-running calls read it anew per
-    /// update (`currentScope`), so grants and revocations apply as they happen.
-    let scope: ReadScope
+    /// update (`currentScope`), so grants and revocations apply as they happen. Made when a
+    /// handler asks: a save never does.
+    var scope: ReadScope { Dispatcher.readScope(session, states: states) }
 }
 
 // The access guard: the checks every call shares, run once before its handler (docs/semantics.md §3).
@@ -18,11 +19,23 @@ extension Dispatcher {
     /// Admits a call to the owner's store, in a fixed order: the caller's role, the types the call
     /// touches, that an app asked about them, that an app may share what the call saves.
     func admit(_ kind: CallKind, session: Session) async throws -> Access {
-        let owner = kind.caller == .owner ? try session.requireOwnerRole(kind.name) : try session.requireOwnerStore()
-        try kind.types.map(checkTypes)
+        let owner = try admittedOwner(kind, session: session)
         let states = session.role == .app ? try await permissions.states(owner: owner, bundleID: session.bundleID) : [:]
-        let access = Access(session: session, owner: owner, states: states, scope: Self.readScope(session, states: states))
-        try kind.types.map { try requireRequested($0, access) }
+        return try admit(kind, session: session, owner: owner, states: states)
+    }
+
+    /// The guard's first checks, which need nothing from the store: the caller's role and the
+    /// types the call touches. Returns the owner whose store the call works in.
+    func admittedOwner(_ kind: CallKind, session: Session) throws(HealthError) -> OwnerID {
+        let owner = kind.caller == .owner ? try session.requireOwnerRole(kind.name) : try session.requireOwnerStore()
+        if let types = kind.types { try checkTypes(types) }
+        return owner
+    }
+
+    /// The guard's remaining checks, given the app's permission states (empty for the owner).
+    func admit(_ kind: CallKind, session: Session, owner: OwnerID, states: PermissionBook.States) throws(HealthError) -> Access {
+        let access = Access(session: session, owner: owner, states: states)
+        if let types = kind.types { try requireRequested(types, access) }
         for (index, object) in kind.saves.enumerated() {
             guard TypeCatalog.type(object.type) != nil else {
                 throw TypeCatalog.unknownType(object.type).at(index: index)
@@ -41,7 +54,7 @@ extension Dispatcher {
     /// What the caller may read: the owner everything; an app every type it holds read permission
     /// for, and otherwise only its own samples — the store applies this silently, so a denial
     /// looks exactly like an absence of data.
-    private static func readScope(_ session: Session, states: PermissionBook.States) -> ReadScope {
+    fileprivate static func readScope(_ session: Session, states: PermissionBook.States) -> ReadScope {
         if session.role != .app { return .everything(callerBundleID: session.bundleID) }
         let readable = Set(states.compactMap { $0.value[.read] == .granted ? $0.key : nil })
         return ReadScope(callerBundleID: session.bundleID, readableTypes: readable)

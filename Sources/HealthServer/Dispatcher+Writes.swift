@@ -8,11 +8,7 @@ extension Dispatcher {
     /// The guard checked each object's type and share permission (a known type first, then share
     /// permission, then every other rule), and that only the owner keeps sources.
     func save(_ objects: [Sample], keepingSources: Bool, _ access: Access) async throws -> ServerResult {
-        guard !objects.isEmpty else { throw HealthError.invalid("SaveObjects needs at least one object", field: "objects") }
-        guard objects.count <= config.maxBatchObjects else {
-            throw HealthError(.dataSizeExceeded, "SaveObjects holds \(objects.count) objects; at most \(config.maxBatchObjects) per call", field: "objects")
-        }
-        try SampleValidator.validate(objects)
+        try checkBatch(objects)
         let outcomes: [SaveOutcome]
         if keepingSources {
             // An import: each object is saved as its own source and device, never the connection's.
@@ -23,9 +19,28 @@ extension Dispatcher {
             logger.info("audit: owner '\(access.session.principal.ownerName)' saved \(kept.count) objects keeping their sources "
                         + "(\(outcomes.filter { $0 == .stored || $0 == .replaced }.count) stored): \(sources.joined(separator: ", "))")
         } else {
-            outcomes = try await store.save(SaveBatch(owner: access.owner, revision: access.session.revision,
-                                                      defaultDevice: access.session.defaultDevice, objects: objects))
+            outcomes = try await store.save(connectionBatch(objects, access))
         }
+        return saved(outcomes)
+    }
+
+    /// A batch's size and every object's content, checked after the access guard.
+    func checkBatch(_ objects: [Sample]) throws(HealthError) {
+        guard !objects.isEmpty else { throw HealthError.invalid("SaveObjects needs at least one object", field: "objects") }
+        guard objects.count <= config.maxBatchObjects else {
+            throw HealthError(.dataSizeExceeded, "SaveObjects holds \(objects.count) objects; at most \(config.maxBatchObjects) per call", field: "objects")
+        }
+        try SampleValidator.validate(objects)
+    }
+
+    /// The objects as saved over the connection: its source revision, its device for objects without one.
+    func connectionBatch(_ objects: [Sample], _ access: Access) -> SaveBatch {
+        SaveBatch(owner: access.owner, revision: access.session.revision, defaultDevice: access.session.defaultDevice, objects: objects,
+                  shortcuts: access.session.shortcuts)
+    }
+
+    /// The answer to a save, counting what it stored.
+    func saved(_ outcomes: [SaveOutcome]) -> ServerResult {
         metrics.samplesStored.add(outcomes.reduce(0) { $0 + ($1 == .stored || $1 == .replaced ? 1 : 0) })
         return .saveObjects(outcomes)
     }

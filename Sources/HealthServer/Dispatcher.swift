@@ -158,16 +158,25 @@ final class Dispatcher: Sendable {
             if let result = try await route(call, kind, session: session, reply: reply) {
                 await reply.send(result, more: false)
             }
-        } catch let error as HealthError {
-            failure = error.code
-            if case .saveObjects(let objects, _) = call { metrics.samplesRejected.add(objects.count) }
-            await reply.fail(error)
-        } catch is CancellationError {
-            await reply.send(.callEnded(.cancelled), more: false)
         } catch {
-            failure = .internalError
+            let answer: ServerResult
+            (answer, failure) = finalAnswer(for: error, of: call, kind)
+            await reply.end(with: answer)
+        }
+    }
+
+    /// The final answer to a call that threw `error`, and what it counts as in the metrics (nil:
+    /// not a failure).
+    func finalAnswer(for error: any Error, of call: ClientCall, _ kind: CallKind) -> (ServerResult, HealthErrorCode?) {
+        switch error {
+        case let error as HealthError:
+            if case .saveObjects(let objects, _) = call { metrics.samplesRejected.add(objects.count) }
+            return (.error(error), error.code)
+        case is CancellationError:
+            return (.callEnded(.cancelled), nil)
+        default:
             logger.error("\(kind.name) failed: \(error)")
-            await reply.fail(HealthError(.internalError, "\(kind.name) failed inside the server: \(error)"))
+            return (.error(HealthError(.internalError, "\(kind.name) failed inside the server: \(error)")), .internalError)
         }
     }
 

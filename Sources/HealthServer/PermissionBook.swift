@@ -21,6 +21,11 @@ final class PermissionBook: Sendable {
         self.store = store
     }
 
+    /// The cached states, or nil when they must be read from the store (`states`).
+    func cachedStates(owner: OwnerID, bundleID: String) -> States? {
+        cache.withLock { $0.states[Key(owner: owner, bundleID: bundleID)] }
+    }
+
     func states(owner: OwnerID, bundleID: String) async throws -> States {
         let key = Key(owner: owner, bundleID: bundleID)
         let (cached, generation) = cache.withLock { ($0.states[key], $0.generation) }

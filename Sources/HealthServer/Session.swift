@@ -8,6 +8,8 @@ struct Session: Sendable {
     let revision: SourceRevision
     /// Device for samples that carry none.
     let defaultDevice: Device?
+    /// The store's ids for what this connection saves, kept across its saves.
+    let shortcuts = SaveShortcuts()
 
     var role: Role { principal.role }
     var source: Source { revision.source }

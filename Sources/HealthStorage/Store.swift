@@ -67,13 +67,17 @@ public struct SaveBatch: Sendable {
     /// An owner's import: each top-level object is saved as its own `sourceRevision` (complete, see
     /// `SourceRules.keptSources`), and a source new to the owner's store is recorded as imported.
     public let keepsSources: Bool
+    /// The saving connection's own `SaveShortcuts` (one per connection, kept across its batches).
+    public let shortcuts: SaveShortcuts?
 
-    public init(owner: OwnerID, revision: SourceRevision, defaultDevice: Device?, objects: [Sample], keepsSources: Bool = false) {
+    public init(owner: OwnerID, revision: SourceRevision, defaultDevice: Device?, objects: [Sample], keepsSources: Bool = false,
+                shortcuts: SaveShortcuts? = nil) {
         self.owner = owner
         self.revision = revision
         self.defaultDevice = defaultDevice
         self.objects = objects
         self.keepsSources = keepsSources
+        self.shortcuts = shortcuts
     }
 }
 
@@ -205,6 +209,9 @@ public protocol Store: Sendable {
     // MARK: writes
     /// Atomically saves a validated batch; one outcome per object.
     func save(_ batch: SaveBatch) async throws -> [SaveOutcome]
+    /// `save` for a caller that is not a task: `completion` runs on the store's own thread once the
+    /// batch is committed or has failed (on the calling thread when the store is closed).
+    func save(_ batch: SaveBatch, then completion: @escaping @Sendable (Result<[SaveOutcome], any Error>) -> Void)
     /// Atomically deletes; returns the number of objects deleted.
     func deleteObjects(uuids: [UUID], by deleter: Deleter) async throws -> Int
     func deleteObjects(type: String, predicate: QueryPredicate?, by deleter: Deleter) async throws -> Int

@@ -4,7 +4,7 @@
 # CALLS single-sample batches after a warm-up, IN_FLIGHT at a time (1 = every save is a lone
 # commit), and the counters cover exactly those calls. Prints instructions per call and the top
 # functions by inclusive count.
-#   bench/load/profile.sh [CALLS] [IN_FLIGHT]        TOP=40 bench/load/profile.sh 2000 1
+#   bench/load/profile.sh [CALLS] [IN_FLIGHT]        TOP=40 KEEP_DUMP=/tmp/cg.out bench/load/profile.sh 2000 1
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/healthd-fixture.sh"
 calls="${1:-2000}" in_flight="${2:-1}" top="${TOP:-25}"
@@ -25,6 +25,7 @@ python3 "$root/bench/load/save_calls.py" --port "${server_addr##*:}" --owner-tok
   --calls "$calls" --in-flight "$in_flight" --mark "callgrind_control -z $server_pid" --done "callgrind_control -d $server_pid"
 dump="$(ls "$work"/callgrind.out.* | head -1)"
 total="$(sed -n 's/^summary: *\([0-9]*\).*/\1/p; s/^totals: *\([0-9]*\).*/\1/p' "$dump" | head -1)"
+[ -n "${KEEP_DUMP:-}" ] && cp "$dump" "$KEEP_DUMP"  # for callgrind_annotate --tree=caller etc.
 echo "$calls single-sample saves, $in_flight in flight: $total instructions, $(( total / calls )) per call"
 echo
 # Exclusive counts are unreliable after callgrind's counters are zeroed mid-run; inclusive ones hold.

@@ -100,11 +100,17 @@ struct SQLDialect: Sendable {
     /// Rows of a save sent per INSERT: each statement costs PostgreSQL a round trip, so plain samples
     /// go many to a statement (`SampleInserts`); SQLite runs in process and inserts them one by one.
     let samplesPerInsert: Int
+    /// Reads an owner's committed anchor (one `?`: the owner) so that no other writer can move it
+    /// until this transaction ends (`WriteContext.lockOwner`). PostgreSQL locks the row with an
+    /// UPDATE; SQLite's writer holds the whole database from BEGIN IMMEDIATE on, so a read suffices
+    /// (the UPDATE cost a lone save more than its sample's insert).
+    let lockOwnerSQL: String
 
     static let sqlite = SQLDialect(forcesIndexes: true, convertsMetadataUnitsBeforehand: false, insertOrFail: "INSERT OR FAIL",
-                                   samplesPerInsert: 1)
+                                   samplesPerInsert: 1, lockOwnerSQL: "SELECT last_anchor FROM anchor_counters WHERE owner = ?")
     static let postgreSQL = SQLDialect(forcesIndexes: false, convertsMetadataUnitsBeforehand: true, insertOrFail: "INSERT",
-                                       samplesPerInsert: 500)
+                                       samplesPerInsert: 500,
+                                       lockOwnerSQL: "UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor")
 
     /// `INDEXED BY index` where the engine needs it, else nothing.
     func indexedBy(_ index: String) -> String { forcesIndexes ? "INDEXED BY \(index)" : "" }

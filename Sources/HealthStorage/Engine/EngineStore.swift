@@ -39,13 +39,18 @@ public class EngineStore: Store, @unchecked Sendable {
     /// Runs `body` as one job of the writer's next group commit and waits for the commit.
     func write<T: Sendable>(_ body: @escaping @Sendable (WriteContext) throws(HealthError) -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let box = ResultBox<T>()
-            let job = WriteJob(perform: { context throws(HealthError) in box.value = try body(context) },
-                               complete: { error in
-                                   if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: box.value!) }
-                               })
-            if !writer.submit(job) { continuation.resume(throwing: Self.closedError) }
+            write(body) { continuation.resume(with: $0) }
         }
+    }
+
+    /// Runs `body` as one job of the writer's next group commit; `completion` gets its result on the
+    /// writer thread once the commit is done (at once, on the calling thread, when the store is closed).
+    private func write<T>(_ body: @escaping (WriteContext) throws(HealthError) -> T,
+                          then completion: @escaping (Result<T, any Error>) -> Void) {
+        let box = ResultBox<T>()
+        let job = WriteJob(perform: { context throws(HealthError) in box.value = try body(context) },
+                           complete: { error in completion(error.map { .failure($0) } ?? .success(box.value!)) })
+        if !writer.submit(job) { completion(.failure(Self.closedError)) }
     }
 
     /// Runs `body` on a free reader thread, in one read transaction.
@@ -122,6 +127,10 @@ public class EngineStore: Store, @unchecked Sendable {
 
     public func save(_ batch: SaveBatch) async throws -> [SaveOutcome] {
         try await write { context throws(HealthError) in try context.save(batch) }
+    }
+
+    public func save(_ batch: SaveBatch, then completion: @escaping @Sendable (Result<[SaveOutcome], any Error>) -> Void) {
+        write({ context throws(HealthError) in try context.save(batch) }, then: completion)
     }
 
     public func deleteObjects(uuids: [UUID], by deleter: Deleter) async throws -> Int {

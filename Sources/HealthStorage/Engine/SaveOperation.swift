@@ -6,19 +6,19 @@ extension WriteContext {
     func save(_ batch: SaveBatch) throws(HealthError) -> [SaveOutcome] {
         let owner = batch.owner.rawValue
         try lockOwner(owner)
-        let insertRow = try db.prepare(SampleRow.insertSQL(db.dialect, rows: 1))
+        let insertRow = try db.prepare(sampleInsertSQL)
         var savers: [SourceRevision: ObjectSaver] = [:]
         func saver(for revision: SourceRevision) throws(HealthError) -> ObjectSaver {
             if let known = savers[revision] { return known }
             let source = try sourceID(revision.source.bundleID, owner: owner)
             if batch.keepsSources { try noteImport(owner: owner, source: source) }
             let saver = ObjectSaver(context: self, owner: owner, source: source, revision: try revisionID(revision, owner: owner),
-                                    bundleID: revision.source.bundleID, insertRow: insertRow)
+                                    bundleID: revision.source.bundleID, insertRow: insertRow, shortcuts: nil)
             savers[revision] = saver
             return saver
         }
         // An ordinary batch has one saver, found once rather than hashed per object.
-        let connectionSaver = batch.keepsSources ? nil : try saver(for: batch.revision)
+        let connectionSaver = batch.keepsSources ? nil : try self.connectionSaver(batch, insertRow: insertRow)
         var outcomes = [SaveOutcome](repeating: .stored, count: batch.objects.count)
         var pending = PendingSamples(limit: db.dialect.samplesPerInsert)
         for (index, object) in batch.objects.enumerated() {
@@ -75,6 +75,22 @@ extension WriteContext {
         }
     }
 
+    /// The saver of a batch saved as its connection's revision; its ids come from the connection's
+    /// shortcuts once they hold them.
+    private func connectionSaver(_ batch: SaveBatch, insertRow: Statement) throws(HealthError) -> ObjectSaver {
+        let owner = batch.owner.rawValue
+        let shortcuts = batch.shortcuts
+        let ids: (source: Int64, revision: Int64)
+        if let known = shortcuts?.revision, known.owner == owner {
+            ids = (known.source, known.revision)
+        } else {
+            ids = (try sourceID(batch.revision.source.bundleID, owner: owner), try revisionID(batch.revision, owner: owner))
+            if let shortcuts { afterCommit { shortcuts.revision = (owner, ids.source, ids.revision) } }
+        }
+        return ObjectSaver(context: self, owner: owner, source: ids.source, revision: ids.revision, bundleID: batch.revision.source.bundleID,
+                           insertRow: insertRow, shortcuts: shortcuts)
+    }
+
     private static func keptRevision(_ object: Sample) throws(HealthError) -> SourceRevision {
         guard let revision = object.sourceRevision, !revision.source.name.isEmpty, !revision.source.bundleID.isEmpty else {
             throw HealthError.invalid("with keep_sources every object needs a complete source revision", field: "source_revision.source")
@@ -103,10 +119,12 @@ struct ObjectSaver {
     let bundleID: String
     /// `SampleRow.insertSQL` of one row, prepared once per batch: looking it up per sample hashed the whole statement text.
     let insertRow: Statement
+    /// The connection's shortcuts for the device and type of its samples (nil for an import's sources).
+    let shortcuts: SaveShortcuts?
 
     func save(_ sample: Sample, device: Device?, parent: Int64?) throws(HealthError) -> SaveOutcome {
         let type = try Self.sampleType(of: sample)
-        let typeID = try context.typeID(type.identifier, owner: owner)
+        let typeID = try self.typeID(type.identifier)
         var outcome = SaveOutcome.stored
         var parent = parent
         var replaced: (uuid: UUID, parent: Int64?)?
@@ -166,7 +184,7 @@ struct ObjectSaver {
         case .correlation, .workout, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment, .series: return nil
         }
         let type = try Self.sampleType(of: sample)
-        let typeID = try context.typeID(type.identifier, owner: owner)
+        let typeID = try self.typeID(type.identifier)
         return try row(sample, type: type, typeID: typeID, anchor: try context.nextAnchor(owner: owner), device: device, parent: nil)
     }
 
@@ -175,6 +193,23 @@ struct ObjectSaver {
         try context.noteTypeSource(owner: owner, type: typeID, source: source)
         try context.noteDuration(owner: owner, type: typeID, duration: sample.end - sample.start)
         context.noteChange(owner: owner, type: sample.type, span: TimeSpan(start: sample.start, end: sample.end), bundleID: bundleID)
+    }
+
+    /// The id of a sample's type: the connection's last one when it is the same.
+    private func typeID(_ identifier: String) throws(HealthError) -> Int64 {
+        if let known = shortcuts?.type, known.owner == owner, known.identifier == identifier { return known.id }
+        let id = try context.typeID(identifier, owner: owner)
+        if let shortcuts { context.afterCommit { [owner] in shortcuts.type = (owner, identifier, id) } }
+        return id
+    }
+
+    /// The id of a sample's device (nil for none): the connection's last one when it is the same.
+    private func deviceID(_ device: Device?) throws(HealthError) -> Int64? {
+        guard let device else { return nil }
+        if let known = shortcuts?.device, known.owner == owner, known.device == device { return known.id }
+        guard let id = try context.deviceID(device, owner: owner) else { return nil }
+        if let shortcuts { context.afterCommit { [owner] in shortcuts.device = (owner, device, id) } }
+        return id
     }
 
     private static func sampleType(of sample: Sample) throws(HealthError) -> HealthType {
@@ -241,7 +276,7 @@ struct ObjectSaver {
             row.flags |= SampleRows.series
             row.count = count
         }
-        row.device = try context.deviceID(device, owner: owner)
+        row.device = try deviceID(device)
         if let sync = sample.syncKey {
             row.syncID = sync.identifier
             row.syncVersion = sync.version

@@ -26,6 +26,11 @@ final class WriteContext {
     /// Events other than data changes that the running job and transaction made.
     private var jobEvents: [StoreEvent] = []
     private var transactionEvents: [StoreEvent] = []
+    /// What the running job and transaction do once committed (see `afterCommit`).
+    private var jobCommitted: [() -> Void] = []
+    private var transactionCommitted: [() -> Void] = []
+    /// The one-row sample insert, built once: its text is long, and every batch prepares it.
+    private(set) lazy var sampleInsertSQL = SampleRow.insertSQL(db.dialect, rows: 1)
 
     struct ChangeSet {
         var spans: [String: TimeSpan] = [:]
@@ -95,9 +100,11 @@ final class WriteContext {
         if success {
             for (owner, change) in jobChanges { transactionChanges[owner, default: ChangeSet()].formUnion(change) }
             transactionEvents += jobEvents
+            transactionCommitted += jobCommitted
         }
         jobChanges.removeAll(keepingCapacity: true)
         jobEvents.removeAll(keepingCapacity: true)
+        jobCommitted.removeAll(keepingCapacity: true)
     }
 
     /// What the running transaction changed, as the change feed carries it: one data event per
@@ -120,6 +127,13 @@ final class WriteContext {
         transactionChanges.removeAll(keepingCapacity: true)
         transactionEvents.removeAll(keepingCapacity: true)
         movedAnchors.removeAll(keepingCapacity: true)
+        if success { transactionCommitted.forEach { $0() } }
+        transactionCommitted.removeAll(keepingCapacity: true)
+    }
+
+    /// Runs `action` once the running job's writes are committed; never when they are undone.
+    func afterCommit(_ action: @escaping () -> Void) {
+        jobCommitted.append(action)
     }
 
     /// Records that `bundleID` inserted or deleted an object of `type` covering `span`.
@@ -136,7 +150,8 @@ final class WriteContext {
     // MARK: anchors
 
     /// Takes the owner's counter row for the rest of the transaction: read once per transaction
-    /// through an UPDATE, which write-locks the row until the transaction ends. A second transaction
+    /// through an UPDATE, which write-locks the row until the transaction ends (on SQLite, whose
+    /// writer already holds the whole database, a plain read: `SQLDialect.lockOwnerSQL`). A second transaction
     /// of the same owner (another node's writer on a shared PostgreSQL) waits here for the first to
     /// commit and then continues from its committed counter. So anchors are handed out in commit
     /// order per owner: no transaction ever commits an anchor below one already visible, and a reader
@@ -148,7 +163,7 @@ final class WriteContext {
     @discardableResult
     func lockOwner(_ owner: Int64) throws(HealthError) -> Int64 {
         if let known = anchors[owner] { return known }
-        let statement = try db.prepare("UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor")
+        let statement = try db.prepare(db.dialect.lockOwnerSQL)
         statement.bind(1, owner)
         guard let committed = try statement.insertReturning() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
         anchors[owner] = committed

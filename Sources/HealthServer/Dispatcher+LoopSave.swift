@@ -1,0 +1,53 @@
+import HealthModel
+import HealthStorage
+import HealthWire
+
+// SaveObjects answered without a task: the call that many devices make once a second each.
+extension Dispatcher {
+    /// Answers a SaveObjects call of the connection (not an import) without a task when the access
+    /// guard needs nothing from the store: the owner, or an app whose permission states are cached.
+    /// It admits and validates the batch on the loop, hands it to the store's writer, and the writer
+    /// posts the answer back to the loop once the batch is committed. The answer, errors included, is
+    /// the one `handle` would send. False: the call needs a task (`handle`).
+    func saveOnLoop(_ call: ClientCall, session: Session, reply: CallReplier) -> Bool {
+        guard case .saveObjects(let objects, keepSources: false) = call else { return false }
+        let kind = call.kind
+        let started = ContinuousClock.now
+        let batch: SaveBatch
+        do throws(HealthError) {
+            let owner = try admittedOwner(kind, session: session)
+            var states: PermissionBook.States = [:]
+            if session.role == .app {
+                guard let cached = permissions.cachedStates(owner: owner, bundleID: session.bundleID) else { return false }
+                states = cached
+            }
+            let access = try admit(kind, session: session, owner: owner, states: states)
+            try checkBatch(objects)
+            batch = connectionBatch(objects, access)
+        } catch {
+            answerSave(.failure(error), call, kind, started: started, reply: reply)
+            return true
+        }
+        store.save(batch) { [self] outcomes in answerSave(outcomes, call, kind, started: started, reply: reply) }
+        return true
+    }
+
+    /// Posts a save's answer to the loop, where it is sent, and records the call, as `handle` does.
+    /// Posted also from the loop itself: the call table makes the call's entry after `saveOnLoop` returns.
+    private func answerSave(_ outcomes: Result<[SaveOutcome], any Error>, _ call: ClientCall, _ kind: CallKind,
+                            started: ContinuousClock.Instant, reply: CallReplier) {
+        reply.loop.post { self.sendSaveAnswer(outcomes, call, kind, started: started, reply: reply) }
+    }
+
+    private func sendSaveAnswer(_ outcomes: Result<[SaveOutcome], any Error>, _ call: ClientCall, _ kind: CallKind,
+                            started: ContinuousClock.Instant, reply: CallReplier) {
+        let answer: ServerResult
+        var failure: HealthErrorCode?
+        switch outcomes {
+        case .success(let outcomes): answer = saved(outcomes)
+        case .failure(let error): (answer, failure) = finalAnswer(for: error, of: call, kind)
+        }
+        reply.endOnLoop(with: answer)
+        metrics.recordCall(kind.name, failure: failure, seconds: (ContinuousClock.now - started) / .seconds(1))
+    }
+}
