@@ -97,12 +97,12 @@ struct SQLDialect: Sendable {
     /// row's constraints before writing any of it, so the insert needs no statement journal (ABORT
     /// would copy each page it touches); PostgreSQL has no such clause and needs none.
     let insertOrFail: String
-    /// Rows of a save sent per INSERT: each statement costs PostgreSQL a round trip, so plain samples
-    /// go many to a statement (`SampleInserts`); SQLite runs in process and inserts them one by one.
+    /// Rows of a save sent per INSERT: each statement costs PostgreSQL a round trip, and SQLite a
+    /// reset, a step and its index cursors' setup, so plain samples go many to a statement.
     let samplesPerInsert: Int
 
     static let sqlite = SQLDialect(forcesIndexes: true, convertsMetadataUnitsBeforehand: false, insertOrFail: "INSERT OR FAIL",
-                                   samplesPerInsert: 1)
+                                   samplesPerInsert: 100)
     static let postgreSQL = SQLDialect(forcesIndexes: false, convertsMetadataUnitsBeforehand: true, insertOrFail: "INSERT",
                                        samplesPerInsert: 500)
 
