@@ -31,8 +31,11 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         public var pageSize = 8192
         /// WAL pages between automatic checkpoints: fewer, larger checkpoints rewrite hot index pages less often.
         public var checkpointPages = 8000
-        /// Page cache of the writer connection in MiB (keeps the random UUID index hot).
-        public var writerCacheMiB = 128
+        /// Page cache of the writer connection in MiB, a ceiling the cache grows to: every save seeks a
+        /// random leaf of the UUID index (about 30 bytes a sample), and once that index outgrows the cache
+        /// each seek reads a page back and saves slow down as the store grows. 512 MiB holds it for
+        /// about 15 million samples.
+        public var writerCacheMiB = 512
         /// While saves keep arriving, how long the writer gathers more before it commits: lone saves
         /// from many devices then share one commit (and fsync). Zero commits every group at once.
         public var groupCommitWindow = Duration.milliseconds(2)

@@ -29,7 +29,7 @@ final class WriteSemanticsTests: StoreTestCase {
         }
     }
 
-    /// Plain samples go many to an INSERT on PostgreSQL: each still gets the outcome it would have
+    /// Plain samples go many to an INSERT on both engines: each still gets the outcome it would have
     /// had alone, over more rows than one statement takes, with a UUID repeated in the batch, beside
     /// objects that read what the batch stored before them, and a refusal names the first bad object.
     func testEverySampleOfALargeBatchGetsItsOwnOutcome() async throws {

@@ -97,8 +97,8 @@ struct SQLDialect: Sendable {
     /// row's constraints before writing any of it, so the insert needs no statement journal (ABORT
     /// would copy each page it touches); PostgreSQL has no such clause and needs none.
     let insertOrFail: String
-    /// Rows of a save sent per INSERT: each statement costs PostgreSQL a round trip, so plain samples
-    /// go many to a statement (`SampleInserts`); SQLite runs in process and inserts them one by one.
+    /// Rows of a save sent per INSERT: each statement costs PostgreSQL a round trip, and SQLite a
+    /// reset, a step and its index cursors' setup, so plain samples go many to a statement.
     let samplesPerInsert: Int
     /// Reads an owner's committed anchor (one `?`: the owner) so that no other writer can move it
     /// until this transaction ends (`WriteContext.lockOwner`). PostgreSQL locks the row with an
@@ -107,7 +107,7 @@ struct SQLDialect: Sendable {
     let lockOwnerSQL: String
 
     static let sqlite = SQLDialect(forcesIndexes: true, convertsMetadataUnitsBeforehand: false, insertOrFail: "INSERT OR FAIL",
-                                   samplesPerInsert: 1, lockOwnerSQL: "SELECT last_anchor FROM anchor_counters WHERE owner = ?")
+                                   samplesPerInsert: 100, lockOwnerSQL: "SELECT last_anchor FROM anchor_counters WHERE owner = ?")
     static let postgreSQL = SQLDialect(forcesIndexes: false, convertsMetadataUnitsBeforehand: true, insertOrFail: "INSERT",
                                        samplesPerInsert: 500,
                                        lockOwnerSQL: "UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor")
