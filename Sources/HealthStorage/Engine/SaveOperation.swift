@@ -20,7 +20,9 @@ extension WriteContext {
         // An ordinary batch has one saver, found once rather than hashed per object.
         let connectionSaver = batch.keepsSources ? nil : try self.connectionSaver(batch, insertRow: insertRow)
         var outcomes = [SaveOutcome](repeating: .stored, count: batch.objects.count)
-        var pending = PendingSamples(limit: db.dialect.samplesPerInsert)
+        // A lone sample takes the one-row `OR FAIL` insert: no RETURNING set to gather, and no
+        // statement journal, since a one-row insert that fails has changed nothing.
+        var pending = PendingSamples(limit: batch.objects.count > 1 ? db.dialect.samplesPerInsert : 1)
         for (index, object) in batch.objects.enumerated() {
             do {
                 let objectSaver = if let connectionSaver { connectionSaver } else { try saver(for: Self.keptRevision(object)) }
