@@ -10,6 +10,7 @@
 #   bench/sync.sh [SAMPLES]      default 1000000
 # BENCH_BIN=DIR uses the healthd and healthctl built in DIR (e.g. a copy of the merge base's) unbuilt.
 # PERF=1 records a perf profile of healthd during the sync into $PERF_OUT (default /tmp/sync.perf).
+# SYNC_ONLY=1 stops after the sync (no export or import; BENCH_BIN then needs only healthd).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/scripts/healthd-fixture.sh"
@@ -17,7 +18,9 @@ samples="${1:-1000000}"
 if [ -n "${BENCH_BIN:-}" ]; then
   bin="$BENCH_BIN"
 else
-  for product in healthd healthctl; do swift build -c "$config" --scratch-path "$scratch" --product "$product" >&2; done
+  products=(healthd healthctl)
+  [ "${SYNC_ONLY:-0}" = 1 ] && products=(healthd)
+  for product in "${products[@]}"; do swift build -c "$config" --scratch-path "$scratch" --product "$product" >&2; done
   bin="$scratch/$config"
 fi
 client() { python3 "$root/bench/sync/sync_bench.py" "$@" --address "$server_addr" --token-file "$server_data/owner.token"; }
@@ -47,6 +50,16 @@ if [ "${PERF:-0}" = 1 ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; f
 sync_rate="$(field per_second "$sync")"
 synced_rss="$(peak_rss_kib "$server_pid")"
 
+rate() { python3 -c "print(f'{$1 / $2:,.0f}')"; }
+share() { python3 -c "print(f'{100 * $1 / $2:.0f} %')"; }
+synced="$(field samples "$sync")"
+echo "read throughput: $samples samples (8 types, 20 devices), $config healthd, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+printf "%-42s %11s  %s\n" measurement "samples/s" "beside it"
+printf "%-42s %11s  %s\n" "ingest (4 writers × 5,000, pre-encoded)" "$(rate "$samples" "$(field seconds "$fill")")" ""
+printf "%-42s %11s  %s\n" "anchored sync, all 8 types, no anchor" "$(rate "$synced" "$(field seconds "$sync")")" \
+  "client decodes the same bytes at $(rate "$(field client_decode_per_second "$sync")" 1)/s; server $(rate "$synced" "$sync_cpu")/CPU-s; $(field frames "$sync") frames, $(rate "$(field bytes "$sync")" "$synced") B/sample; server peak RSS $((synced_rss / 1024)) MiB"
+[ "${SYNC_ONLY:-0}" = 1 ] && exit 0
+
 ctl; timed "$work/export.time" "${ctl[@]}" export --output "$work/export.jsonl" >/dev/null 2>"$work/export.log"
 read -r export_seconds export_rss export_user export_sys < "$work/export.time"
 exported="$(wc -l < "$work/export.jsonl")"
@@ -58,14 +71,6 @@ read -r import_seconds import_rss import_user import_sys < "$work/import.time"
 imported="$(field stored "$(cat "$work/import.json")")"
 import_server_rss="$(peak_rss_kib "$server_pid")"
 
-rate() { python3 -c "print(f'{$1 / $2:,.0f}')"; }
-share() { python3 -c "print(f'{100 * $1 / $2:.0f} %')"; }
-synced="$(field samples "$sync")"
-echo "read throughput: $samples samples (8 types, 20 devices), $config healthd, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
-printf "%-42s %11s  %s\n" measurement "samples/s" "beside it"
-printf "%-42s %11s  %s\n" "ingest (4 writers × 5,000, pre-encoded)" "$(rate "$samples" "$(field seconds "$fill")")" ""
-printf "%-42s %11s  %s\n" "anchored sync, all 8 types, no anchor" "$(rate "$synced" "$(field seconds "$sync")")" \
-  "client decodes the same bytes at $(rate "$(field client_decode_per_second "$sync")" 1)/s; server $(rate "$synced" "$sync_cpu")/CPU-s; $(field frames "$sync") frames, $(rate "$(field bytes "$sync")" "$synced") B/sample; server peak RSS $((synced_rss / 1024)) MiB"
 printf "%-42s %11s  %s\n" "healthctl export ($exported lines)" "$(rate "$exported" "$export_seconds")" \
   "$(share "$exported / $export_seconds" "$sync_rate") of the sync; healthctl $(rate "$exported" "$export_user + $export_sys")/CPU-s, peak RSS $((export_rss / 1024)) MiB; $((export_bytes / exported)) B/line"
 printf "%-42s %11s  %s\n" "healthctl import ($imported stored)" "$(rate "$exported" "$import_seconds")" \

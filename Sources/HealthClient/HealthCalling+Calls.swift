@@ -250,7 +250,7 @@ extension AnchoredBatch {
     /// The batch an anchored answer carries, nil for any other answer.
     init?(_ answer: ServerResult) {
         guard case .anchored(let samples, let deleted, let anchor, let initial, let complete) = answer else { return nil }
-        self.init(samples: samples, deleted: deleted, anchor: anchor, initial: initial, initialComplete: complete)
+        self.init(samples: Array(samples), deleted: deleted, anchor: anchor, initial: initial, initialComplete: complete)
     }
 }
 

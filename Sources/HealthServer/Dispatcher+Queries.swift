@@ -54,7 +54,7 @@ extension Dispatcher {
         try await sendPaged(count: samples.count + deleted.count, reply: reply, final: final) { range, isLast in
             let ofSamples = range.clamped(to: 0..<samples.count)
             let ofDeleted = range.clamped(to: samples.count..<samples.count + deleted.count)
-            return .anchored(samples: Array(samples[ofSamples]),
+            return .anchored(samples: samples.rows(ofSamples),
                              deleted: Array(deleted[(ofDeleted.lowerBound - samples.count)..<(ofDeleted.upperBound - samples.count)]),
                              newAnchor: result.newAnchor, initial: initial, initialComplete: initial && isLast)
         }

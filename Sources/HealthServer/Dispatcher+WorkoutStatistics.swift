@@ -43,6 +43,11 @@ extension Dispatcher {
         }
     }
 
+    /// `withDerivedWorkoutStatistics` over a table's samples (workouts are never plain rows).
+    func withDerivedWorkoutStatistics(_ table: SampleTable, owner: OwnerID, scope: ReadScope) async throws -> SampleTable {
+        table.replacingWholes(try await withDerivedWorkoutStatistics(table.wholes, owner: owner, scope: scope))
+    }
+
     /// One statistic per quantity type of `samples` (a series sample as its `points`), ordered by type identifier.
     private static func statistics(of samples: [Sample], points: [UUID: [QuantitySeriesPoint]],
                                    priorities: [String: SourcePriorityOrder]) throws(HealthError) -> [WorkoutStatistic] {

@@ -96,7 +96,7 @@ public struct Deleter: Sendable, Hashable {
 
 /// Result of an anchored query.
 public struct AnchoredResult: Sendable, Hashable {
-    public let samples: [Sample]
+    public let samples: SampleTable
     public let deleted: [DeletedObject]
     /// The caller's next anchor: the position of the last object returned, or the caller's anchor
     /// unchanged when nothing was returned (HealthKit: "corresponds to the last object that was
@@ -107,7 +107,7 @@ public struct AnchoredResult: Sendable, Hashable {
     /// source's writes, so it must never reach a read-restricted caller.
     public let scannedThrough: Data
 
-    public init(samples: [Sample], deleted: [DeletedObject], newAnchor: Data, scannedThrough: Data? = nil) {
+    public init(samples: SampleTable, deleted: [DeletedObject], newAnchor: Data, scannedThrough: Data? = nil) {
         self.samples = samples
         self.deleted = deleted
         self.newAnchor = newAnchor

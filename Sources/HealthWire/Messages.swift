@@ -153,7 +153,7 @@ public enum ServerResult: Sendable, Hashable {
     case seriesData(SeriesDataPage)
     case samples([Sample])
     /// `initialComplete` marks the last page of the initial result set.
-    case anchored(samples: [Sample], deleted: [DeletedObject], newAnchor: Data, initial: Bool, initialComplete: Bool = false)
+    case anchored(samples: SampleTable, deleted: [DeletedObject], newAnchor: Data, initial: Bool, initialComplete: Bool = false)
     case statistics(Statistics)
     /// `initialComplete` marks the last page of the initial buckets.
     case statisticsCollection(buckets: [Statistics], initial: Bool, initialComplete: Bool = false)

@@ -193,7 +193,7 @@ final class ImportExportCommandTests: XCTestCase {
             case .queryAnchored(let query):
                 let n = queries.withLock { $0.append(query); return $0.count }
                 let samples = Array(repeating: page, count: n == 1 ? ImportExportCommands.exportPageSize : 1)
-                return .anchored(samples: samples, deleted: [], newAnchor: Data([UInt8(n)]), initial: true)
+                return .anchored(samples: SampleTable(samples), deleted: [], newAnchor: Data([UInt8(n)]), initial: true)
             default:
                 return .error(HealthError(.malformed, "unexpected"))
             }

@@ -83,7 +83,7 @@ enum Authz {
         case .samples(let samples): .samples(samples.map(blank))
         case .correlations(let samples): .correlations(samples.map(blank))
         case .anchored(let samples, let deleted, _, let initial, let complete):
-            .anchored(samples: samples.map(blank), deleted: deleted, newAnchor: Data(), initial: initial, initialComplete: complete)
+            .anchored(samples: SampleTable(samples.map(blank)), deleted: deleted, newAnchor: Data(), initial: initial, initialComplete: complete)
         default: message.result
         }
         return WireCodec.encodeServerMessage(ServerMessage(callID: 0, more: message.more, result: result))

@@ -483,7 +483,8 @@ final class QueryFamilyTests: XCTestCase {
             var uuids: [UUID] = []
             for message in messages {
                 switch message.result {
-                case .samples(let page), .anchored(let page, _, _, true, _): uuids += page.map(\.uuid)
+                case .samples(let page): uuids += page.map(\.uuid)
+                case .anchored(let page, _, _, true, _): uuids += page.map(\.uuid)
                 default: XCTFail("unexpected page \(message.result)")
                 }
             }

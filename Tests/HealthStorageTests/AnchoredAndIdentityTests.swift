@@ -71,6 +71,38 @@ final class AnchoredAndIdentityTests: StoreTestCase {
         await f.store.close()
     }
 
+    /// Plain quantity and category rows come back as table rows naming a shared type, unit, device
+    /// and revision; a sample with metadata or another body comes back whole. Either way an anchored
+    /// read returns the samples querySamples returns, whole or cut by a limit.
+    func testAnchoredReadReturnsPlainRowsAsQuerySamplesDoes() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let band = Device(name: "Band", manufacturer: "Example")
+            let pressure = Sample(type: StoreFixture.bloodPressure, start: s(5), end: s(5), body: .correlation([
+                Sample(type: StoreFixture.systolic, start: s(5), end: s(5), body: .quantity(Quantity(120, "mmHg"), count: 1)),
+                Sample(type: StoreFixture.diastolic, start: s(5), end: s(5), body: .quantity(Quantity(80, "mmHg"), count: 1)),
+            ]))
+            try await f.save([StoreFixture.heartRate(s(1)), StoreFixture.heartRate(s(2), bpm: 70, device: band),
+                              StoreFixture.sleep(s(3), s(4), value: 1), pressure,
+                              StoreFixture.heartRate(s(6), metadata: ["note": .string("x")]),
+                              Sample(type: StoreFixture.heartRate, start: s(7), end: s(7), body: .quantity(Quantity(1.25, "count/s"), count: 1))])
+            try await f.save([Sample(type: StoreFixture.steps, start: s(8), end: s(9), body: .quantity(Quantity(40, "count"), count: 1)),
+                              StoreFixture.heartRate(s(10), bpm: 65)], source: StoreFixture.scale)
+            let types = [StoreFixture.heartRate, StoreFixture.sleep, StoreFixture.bloodPressure, StoreFixture.steps]
+            let queried = try await f.query(types)
+            XCTAssertEqual(queried.count, 8)
+            let anchored = try await f.store.queryAnchored(owner: f.owner, types: types, predicate: nil, anchor: nil, limit: 0, scope: everything)
+            XCTAssertEqual(Array(anchored.samples), queried)
+            XCTAssertEqual(anchored.samples.wholes.map(\.type), [StoreFixture.bloodPressure, StoreFixture.heartRate])
+            XCTAssertEqual(anchored.samples.devices.map(\.name), ["Watch", "Band"])
+            XCTAssertEqual(anchored.samples.revisions.map(\.source), [StoreFixture.watch, StoreFixture.scale])
+            XCTAssertEqual(Set(anchored.samples.units), ["count/min", "count/s", "count"])
+            let cut = try await f.store.queryAnchored(owner: f.owner, types: types, predicate: nil, anchor: nil, limit: 5, scope: everything)
+            XCTAssertEqual(Array(cut.samples), Array(queried.prefix(5)))
+            await f.store.close()
+        }
+    }
+
     func testAnchoredPredicateFiltersTombstonesToo() async throws {
         try await forEachEngine {
             let f = try await StoreFixture()

@@ -56,7 +56,7 @@ final class ServerRoundTripTests: XCTestCase {
     func testSampleResults() {
         assertRoundTrip(.samples(Fixtures.allSamples), more: true)
         assertRoundTrip(.samples([]))
-        assertRoundTrip(.anchored(samples: Fixtures.allSamples,
+        assertRoundTrip(.anchored(samples: SampleTable(Fixtures.allSamples),
                                   deleted: [DeletedObject(uuid: Fixtures.uuid(8), type: "t",
                                                           metadata: ["HKMetadataKeySyncIdentifier": .string("s"),
                                                                      "HKMetadataKeySyncVersion": .int(2)]),
@@ -65,6 +65,39 @@ final class ServerRoundTripTests: XCTestCase {
         assertRoundTrip(.anchored(samples: [], deleted: [], newAnchor: Data(), initial: false))
         assertRoundTrip(.anchored(samples: [], deleted: [], newAnchor: Data([1]), initial: true, initialComplete: true), more: true)
         assertRoundTrip(.correlations([Fixtures.bloodPressure]))
+    }
+
+    /// A table's plain rows share one packed device and revision per message, yet encode to as many
+    /// bytes as the same samples held whole (the same fields, device and revision after the body) and
+    /// read back as them.
+    func testTableRowsEncodeLikeWholeSamples() {
+        var table = SampleTable()
+        let heartRate = table.add(type: "HKQuantityTypeIdentifierHeartRate"), sleep = table.add(type: "HKCategoryTypeIdentifierSleepAnalysis")
+        let bpm = table.add(unit: "count/min")
+        let watch = table.add(device: Device(name: "Watch", manufacturer: "Apple", model: "Watch6,1", localIdentifier: "w-1"))
+        let phone = table.add(device: Device(name: "Phone"))
+        let revision = table.add(revision: SourceRevision(source: band, version: "2.1", productType: "Watch6,1", osMajor: 10, osMinor: 1))
+        func row(_ n: UInt8, _ type: Int32, device: Int32, _ body: SampleTable.Body) -> SampleTable.Row {
+            SampleTable.Row(uuid: Fixtures.uuid(n), type: type, device: device, revision: revision, start: Int64(n) * 60_000_000,
+                            end: Int64(n) * 60_000_000 + 1, creationTime: 5, body: body)
+        }
+        table.append(row(1, heartRate, device: watch, .quantity(value: 61, unit: bpm, count: 1)))
+        table.append(row(2, sleep, device: -1, .category(1)))
+        table.append(Fixtures.allSamples[0])
+        table.append(row(3, heartRate, device: phone, .quantity(value: 62.5, unit: bpm, count: 3)))
+        table.append(row(4, heartRate, device: watch, .quantity(value: 63, unit: bpm, count: 1)))
+        let whole = SampleTable(Array(table))
+        func encoded(_ samples: SampleTable) -> [UInt8] {
+            WireCodec.encodeServerMessage(ServerMessage(callID: 3, result: .anchored(samples: samples, deleted: [], newAnchor: Data([1]), initial: true)))
+        }
+        for (rows, samples) in [(table, whole), (table.rows(1..<4), SampleTable(Array(table)[1..<4]))] {
+            XCTAssertEqual(encoded(rows).count, encoded(samples).count)
+            XCTAssertEqual(try WireCodec.decodeServerMessage(encoded(rows)), try WireCodec.decodeServerMessage(encoded(samples)))
+        }
+        XCTAssertEqual(table.rows(1..<4), SampleTable(Array(table)[1..<4]))
+        XCTAssertEqual(table[3].device?.name, "Phone")
+        XCTAssertEqual(table[3].body, .quantity(Quantity(62.5, "count/min"), count: 3))
+        assertRoundTrip(.anchored(samples: table, deleted: [], newAnchor: Data([2]), initial: false))
     }
 
     func testStatisticsResults() {

@@ -157,36 +157,41 @@ extension ReadContext {
         let unchanged = anchor ?? AnchorToken(owner: owner, sequence: 0, horizon: 0).encoded(key: anchorKey)
         let scanned = AnchorToken(owner: owner, sequence: last, horizon: horizon).encoded(key: anchorKey)
         guard !resolved.isEmpty else { return AnchoredResult(samples: [], deleted: [], newAnchor: unchanged, scannedThrough: scanned) }
-        let children = try childFilter(scope, owner: owner)
-        let samples = try mergedByAnchor(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples,
-                                         after: start.sequence, columns: SampleRows.columns, anchorColumn: 1, limit: limit) { row throws(HealthError) in
-            try rows.sample(from: row, childFilter: children)
+        var samples = SampleTableRows(rows, childFilter: try childFilter(scope, owner: owner))
+        let sampleAnchors = try mergedByAnchor(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples,
+                                               after: start.sequence, columns: SampleRows.columns, anchorColumn: 1, limit: limit) { row throws(HealthError) in
+            try samples.append(from: row)
         }
-        let deleted = try mergedByAnchor(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .tombstones,
-                                         after: start.sequence, columns: "s.anchor, s.uuid, s.type, s.metadata", anchorColumn: 0,
-                                         limit: limit) { row throws(HealthError) in
-            DeletedObject(uuid: row.uuid(1), type: try registry.type(row.int(2), owner: owner, db), metadata: try MetadataCoding.decode(row.blob(3)))
+        var deleted: [DeletedObject] = []
+        let deletedAnchors = try mergedByAnchor(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .tombstones,
+                                                after: start.sequence, columns: "s.anchor, s.uuid, s.type, s.metadata", anchorColumn: 0,
+                                                limit: limit) { row throws(HealthError) in
+            deleted.append(DeletedObject(uuid: row.uuid(1), type: try registry.type(row.int(2), owner: owner, db),
+                                         metadata: try MetadataCoding.decode(row.blob(3))))
         }
 
-        let page = Self.merge(samples, deleted, limit: limit)
-        guard let lastTaken = page.lastTaken else {
+        let taken = Self.firstInAnchorOrder(sampleAnchors, deletedAnchors, limit: limit)
+        guard let lastTaken = taken.lastTaken else {
             return AnchoredResult(samples: [], deleted: [], newAnchor: unchanged, scannedThrough: scanned)
         }
-        guard page.complete else {
+        let pageSamples = taken.samples == sampleAnchors.count ? samples.table : samples.table.rows(0..<taken.samples)
+        let pageDeleted = taken.deleted == deletedAnchors.count ? deleted : Array(deleted[..<taken.deleted])
+        guard taken.complete else {
             // Cut by the limit: the caller has not caught up yet, so it keeps the horizon it started from.
             let next = AnchorToken(owner: owner, sequence: lastTaken, horizon: start.horizon).encoded(key: anchorKey)
-            return AnchoredResult(samples: page.samples, deleted: page.deleted, newAnchor: next)
+            return AnchoredResult(samples: pageSamples, deleted: pageDeleted, newAnchor: next)
         }
-        return AnchoredResult(samples: page.samples, deleted: page.deleted,
+        return AnchoredResult(samples: pageSamples, deleted: pageDeleted,
                               newAnchor: AnchorToken(owner: owner, sequence: lastTaken, horizon: horizon).encoded(key: anchorKey),
                               scannedThrough: scanned)
     }
 
-    /// The first `limit` (0: all) rows of `table` changed after `after`, each filter part read by its
-    /// own statement in anchor order and merged here, so SQLite never sorts the whole answer.
-    private func mergedByAnchor<Object>(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
-                                        table: PredicateSQL.Table, after: Int64, columns: String, anchorColumn: Int32, limit: Int,
-                                        decode: (Statement) throws(HealthError) -> Object) throws(HealthError) -> Anchored<Object> {
+    /// Visits the first `limit` (0: all) rows of `table` changed after `after` and returns their
+    /// anchors, in anchor order: each filter part is read by its own statement in anchor order and
+    /// merged here, so SQLite never sorts the whole answer.
+    private func mergedByAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
+                                table: PredicateSQL.Table, after: Int64, columns: String, anchorColumn: Int32, limit: Int,
+                                visit: (Statement) throws(HealthError) -> Void) throws(HealthError) -> [Int64] {
         let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: after)
         var streams: [Statement] = []
         // Heads of the streams not yet exhausted, by descending anchor: the next row is the last.
@@ -207,45 +212,32 @@ extension ReadContext {
             streams.append(statement)
             try advance(streams.count - 1)
         }
-        var merged = Anchored<Object>()
-        while limit == 0 || merged.objects.count < limit, let head = heads.popLast() {
-            merged.append(head.anchor, try decode(streams[head.stream]))
+        var anchors: [Int64] = []
+        while limit == 0 || anchors.count < limit, let head = heads.popLast() {
+            anchors.append(head.anchor)
+            try visit(streams[head.stream])
             try advance(head.stream)
         }
-        return merged
+        return anchors
     }
 
-    /// Objects read in anchor order, with their anchors beside them (kept apart, so the objects
-    /// themselves are handed on without copying).
-    private struct Anchored<Object> {
-        var anchors: [Int64] = []
-        var objects: [Object] = []
-
-        mutating func append(_ anchor: Int64, _ object: Object) {
-            anchors.append(anchor)
-            objects.append(object)
-        }
-    }
-
-    /// Takes the first `limit` (0: all) of both lists in anchor order; `lastTaken` is the anchor of the
-    /// last object taken, `complete` whether nothing was left out.
-    private static func merge(_ samples: Anchored<Sample>, _ deleted: Anchored<DeletedObject>,
-                              limit: Int) -> (samples: [Sample], deleted: [DeletedObject], lastTaken: Int64?, complete: Bool) {
-        let total = samples.objects.count + deleted.objects.count
+    /// How many of each list's first objects the first `limit` (0: all) of both in anchor order
+    /// take; `lastTaken` is the anchor of the last object taken, `complete` whether nothing was left out.
+    private static func firstInAnchorOrder(_ samples: [Int64], _ deleted: [Int64],
+                                           limit: Int) -> (samples: Int, deleted: Int, lastTaken: Int64?, complete: Bool) {
+        let total = samples.count + deleted.count
         let count = limit > 0 ? min(limit, total) : total
         var i = 0, j = 0
         if count == total {
-            (i, j) = (samples.anchors.count, deleted.anchors.count)
+            (i, j) = (samples.count, deleted.count)
         } else {
             while i + j < count {
-                if j >= deleted.anchors.count || (i < samples.anchors.count && samples.anchors[i] < deleted.anchors[j]) { i += 1 } else { j += 1 }
+                if j >= deleted.count || (i < samples.count && samples[i] < deleted[j]) { i += 1 } else { j += 1 }
             }
         }
         // Each list is in anchor order, so the last taken is the larger of the two last taken.
-        let lastTaken = count == 0 ? nil : max(i > 0 ? samples.anchors[i - 1] : .min, j > 0 ? deleted.anchors[j - 1] : .min)
-        let complete = limit == 0 || total < limit
-        if count == total { return (samples.objects, deleted.objects, lastTaken, complete) }
-        return (Array(samples.objects[..<i]), Array(deleted.objects[..<j]), lastTaken, complete)
+        let lastTaken = count == 0 ? nil : max(i > 0 ? samples[i - 1] : .min, j > 0 ? deleted[j - 1] : .min)
+        return (i, j, lastTaken, limit == 0 || total < limit)
     }
 
     /// What `querySamples` would return, counted per type, source and device in one GROUP BY over the

@@ -56,6 +56,12 @@ struct SampleRows {
                       discreteSeries: discreteSeries)
     }
 
+    /// Whether the current row is a plain quantity or category sample without metadata, which a
+    /// `SampleTable` holds as a row of values.
+    static func isPlain(_ row: Statement) -> Bool {
+        row.int(14) & (correlation | workout | detail | quantitySeries | series) == 0 && (row.isNull(15) || row.blob(15)?.isEmpty != false)
+    }
+
     /// Runs a query selecting `columns` and decodes every row.
     func samples(_ sql: String, _ arguments: [SQLValue], childFilter: (sql: String, arguments: [SQLValue])?) throws(HealthError) -> [Sample] {
         let statement = try db.prepareOnce(sql)
@@ -101,5 +107,69 @@ struct SampleRows {
         while try links.step() { associated.append(links.uuid(0)) }
         return Workout(activityType: activityType, duration: duration, events: events, activities: activities,
                        statistics: statistics, associatedSampleUUIDs: associated)
+    }
+}
+
+/// Collects rows selecting `SampleRows.columns` into a `SampleTable`: plain rows as values naming
+/// their type, unit, device and revision by index (each looked up once per table), any other row
+/// as a whole `Sample`.
+struct SampleTableRows {
+    let rows: SampleRows
+    let childFilter: (sql: String, arguments: [SQLValue])?
+    private(set) var table = SampleTable()
+    /// Store ids → the table's indexes.
+    private var types = IndexMap(), devices = IndexMap(), revisions = IndexMap()
+    /// Each type's canonical unit's index, for quantities stored without a unit.
+    private var canonicalUnits = IndexMap()
+
+    init(_ rows: SampleRows, childFilter: (sql: String, arguments: [SQLValue])?) {
+        self.rows = rows
+        self.childFilter = childFilter
+    }
+
+    mutating func append(from row: Statement) throws(HealthError) {
+        guard SampleRows.isPlain(row) else { return table.append(try rows.sample(from: row, childFilter: childFilter)) }
+        let (owner, typeID, registry, db) = (row.int(0), row.int(3), rows.registry, rows.db)
+        let type = try types.index(typeID) { () throws(HealthError) in table.add(type: try registry.type(typeID, owner: owner, db)) }
+        let body: SampleTable.Body
+        if let canonical = row.optionalDouble(6) {
+            let unit: Int32
+            if let stored = row.text(7) {
+                unit = table.add(unit: stored)
+            } else {
+                unit = try canonicalUnits.index(typeID) { () throws(HealthError) in
+                    guard let canonicalUnit = TypeCatalog.type(table.types[Int(type)])?.canonicalUnit else {
+                        throw HealthError(.internalError, "store is inconsistent: quantity of '\(table.types[Int(type)])' without a unit at anchor \(row.int(1))")
+                    }
+                    return table.add(unit: canonicalUnit)
+                }
+            }
+            body = .quantity(value: row.optionalDouble(8) ?? canonical, unit: unit, count: row.optionalInt(9) ?? 1)
+        } else {
+            body = .category(row.optionalInt(10) ?? 0)
+        }
+        var device: Int32 = -1
+        if let deviceID = row.optionalInt(12) {
+            device = try devices.index(deviceID) { () throws(HealthError) in table.add(device: try registry.device(deviceID, owner: owner, db)) }
+        }
+        let revisionID = row.int(11)
+        let revision = try revisions.index(revisionID) { () throws(HealthError) in
+            table.add(revision: try registry.revision(revisionID, owner: owner, db))
+        }
+        table.append(SampleTable.Row(uuid: row.uuid(2), type: type, device: device, revision: revision, start: row.int(4), end: row.int(5),
+                                     creationTime: row.int(13), body: body))
+    }
+
+    /// Store ids → table indexes.
+    private struct IndexMap {
+        private var indexes: [Int64: Int32] = [:]
+
+        /// The index of `id`, or the one `add` gives it.
+        mutating func index(_ id: Int64, add: () throws(HealthError) -> Int32) throws(HealthError) -> Int32 {
+            if let known = indexes[id] { return known }
+            let added = try add()
+            indexes[id] = added
+            return added
+        }
     }
 }
