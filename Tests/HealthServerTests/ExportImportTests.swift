@@ -170,21 +170,13 @@ final class ExportImportTests: XCTestCase {
         return Sample(uuid: s.uuid, type: s.type, start: s.start, end: s.end, metadata: s.metadata, device: s.device, body: body)
     }
 
-    private func summary(_ output: String) throws -> [String: Any] {
-        let last = output.split(separator: "\n").last.map(String.init) ?? ""
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], output)
-    }
-
 }
 
 extension XCTestCase {
     /// Runs the healthctl binary built next to the server's healthd; returns its exit status, stdout and stderr.
     func healthctl(_ arguments: [String], server: ServerProcess, tokenFile: String, stdin: String? = nil) throws
         -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        let healthd = try XCTUnwrap(server.process.executableURL)
-        process.executableURL = healthd.deletingLastPathComponent().appendingPathComponent("healthctl")
-        process.arguments = arguments + ["--unix", server.unixPath, "--token-file", tokenFile]
+        let process = try healthctlProcess(arguments, server: server, tokenFile: tokenFile)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -194,5 +186,20 @@ extension XCTestCase {
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    }
+
+    /// The healthctl binary built next to the server's healthd, set up to run `arguments` against it (not started).
+    func healthctlProcess(_ arguments: [String], server: ServerProcess, tokenFile: String) throws -> Process {
+        let process = Process()
+        let healthd = try XCTUnwrap(server.process.executableURL)
+        process.executableURL = healthd.deletingLastPathComponent().appendingPathComponent("healthctl")
+        process.arguments = arguments + ["--unix", server.unixPath, "--token-file", tokenFile]
+        return process
+    }
+
+    /// The JSON object on the last line of a healthctl command's output (its --format json summary).
+    func summary(_ output: String) throws -> [String: Any] {
+        let last = output.split(separator: "\n").last.map(String.init) ?? ""
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], output)
     }
 }
