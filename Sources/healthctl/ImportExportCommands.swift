@@ -334,8 +334,16 @@ struct ImportRun {
         tally.counts.refuse(lines: lines, error, status: tally.status)
     }
 
+    /// Sends `batch`; one naming objects of earlier lines (a workout's associated samples) is sent
+    /// only once every save before it is answered, since saves over several connections may commit
+    /// in any order.
     mutating func submit(_ batch: [BatchSaver.Item]) async throws {
+        if batch.contains(where: { Self.refersToEarlierLines($0.sample) }) { try await saver.settleAll() }
         try await saver.submit(batch)
+    }
+
+    private static func refersToEarlierLines(_ sample: Sample) -> Bool {
+        if case .workout(let workout) = sample.body { !workout.associatedSampleUUIDs.isEmpty } else { false }
     }
 
     mutating func settleAll() async throws {
