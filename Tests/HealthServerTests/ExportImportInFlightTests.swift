@@ -43,11 +43,11 @@ final class ExportImportInFlightTests: XCTestCase {
         try tokenB.write(toFile: tokenFileB, atomically: true, encoding: .utf8)
         let first = try healthctl(["import", file, "--format", "json"], server: server, tokenFile: tokenFileB)
         XCTAssertEqual(first.status, 0, first.errors)
-        XCTAssertEqual(try summary(first.output)["stored"] as? Int, samples.count)
+        XCTAssertEqual(try healthctlSummary(first.output)["stored"] as? Int, samples.count)
         let again = try healthctl(["import", file, "--format", "json"], server: server, tokenFile: tokenFileB)
         XCTAssertEqual(again.status, 0, again.errors)
-        XCTAssertEqual(try summary(again.output)["stored"] as? Int, 0, "a second import stores nothing")
-        XCTAssertEqual(try summary(again.output)["already_present"] as? Int, samples.count)
+        XCTAssertEqual(try healthctlSummary(again.output)["stored"] as? Int, 0, "a second import stores nothing")
+        XCTAssertEqual(try healthctlSummary(again.output)["already_present"] as? Int, samples.count)
         XCTAssertEqual(try count(RawClient.session(server, token: tokenB)), samples.count)
 
         // Killed once some batches are stored, then run again: it stores the rest and nothing twice.
@@ -65,7 +65,7 @@ final class ExportImportInFlightTests: XCTestCase {
         let before = try count(ownerC)
         let resumed = try healthctl(["import", file, "--format", "json"], server: server, tokenFile: tokenFileC)
         XCTAssertEqual(resumed.status, 0, resumed.errors)
-        let counts = try summary(resumed.output)
+        let counts = try healthctlSummary(resumed.output)
         let (storedNow, present) = (try XCTUnwrap(counts["stored"] as? Int), try XCTUnwrap(counts["already_present"] as? Int))
         XCTAssertEqual(storedNow + present, samples.count)
         XCTAssertGreaterThanOrEqual(present, before, "what the killed run stored counts as present")

@@ -25,11 +25,11 @@ final class ExportImportTests: XCTestCase {
         let export = try healthctl(["export", "--output", file, "--format", "json"], server: server,
                                    tokenFile: server.dataDirectory.appendingPathComponent("owner.token").path)
         XCTAssertEqual(export.status, 0, export.errors)
-        XCTAssertEqual(try summary(export.output)["samples"] as? Int, samples.count, "correlation children travel inside it")
+        XCTAssertEqual(try healthctlSummary(export.output)["samples"] as? Int, samples.count, "correlation children travel inside it")
 
         let first = try healthctl(["import", file, "--batch", "2", "--format", "json"], server: server, tokenFile: tokenFileB)
         XCTAssertEqual(first.status, 0, first.errors)
-        XCTAssertEqual(try summary(first.output)["stored"] as? Int, samples.count)
+        XCTAssertEqual(try healthctlSummary(first.output)["stored"] as? Int, samples.count)
         XCTAssertTrue(first.errors.contains("import: \(samples.count) read, \(samples.count) stored"), first.errors)
 
         // Back into the store it came from (the owner imports as the Health app, the objects were
@@ -37,7 +37,7 @@ final class ExportImportTests: XCTestCase {
         let home = try healthctl(["import", file, "--format", "json"], server: server,
                                  tokenFile: server.dataDirectory.appendingPathComponent("owner.token").path)
         XCTAssertEqual(home.status, 0, home.errors)
-        let homeCounts = try summary(home.output)
+        let homeCounts = try healthctlSummary(home.output)
         XCTAssertEqual(homeCounts["already_present"] as? Int, samples.count)
         XCTAssertEqual(homeCounts["refused"] as? Int, 0)
         XCTAssertFalse(home.errors.contains("line "), "no error line per object: \(home.errors)")
@@ -55,7 +55,7 @@ final class ExportImportTests: XCTestCase {
 
         let again = try healthctl(["import", "-", "--format", "json"], server: server, tokenFile: tokenFileB, stdin: file)
         XCTAssertEqual(again.status, 0, again.errors)
-        let counts = try summary(again.output)
+        let counts = try healthctlSummary(again.output)
         XCTAssertEqual(counts["already_present"] as? Int, samples.count)
         XCTAssertEqual(counts["stored"] as? Int, 0)
         XCTAssertEqual(stored(ownerB, types: allTypes).count, samples.count, "nothing duplicated")
@@ -94,7 +94,7 @@ final class ExportImportTests: XCTestCase {
         let first = try healthctl(["import", file, "--keep-sources", "--batch", "2", "--format", "json"], server: fresh,
                                   tokenFile: freshTokenFile)
         XCTAssertEqual(first.status, 0, first.errors)
-        XCTAssertEqual(try summary(first.output)["stored"] as? Int, samples.count + 1)
+        XCTAssertEqual(try healthctlSummary(first.output)["stored"] as? Int, samples.count + 1)
 
         let allTypes = [Authz.heartRate, Authz.bloodPressure, sleep, workout]
         let inA = stored(owner, types: allTypes), inB = stored(try RawClient.session(fresh, token: fresh.ownerToken), types: allTypes)
@@ -119,8 +119,8 @@ final class ExportImportTests: XCTestCase {
 
         let again = try healthctl(["import", file, "--keep-sources", "--format", "json"], server: fresh, tokenFile: freshTokenFile)
         XCTAssertEqual(again.status, 0, again.errors)
-        XCTAssertEqual(try summary(again.output)["already_present"] as? Int, samples.count + 1)
-        XCTAssertEqual(try summary(again.output)["stored"] as? Int, 0)
+        XCTAssertEqual(try healthctlSummary(again.output)["already_present"] as? Int, samples.count + 1)
+        XCTAssertEqual(try healthctlSummary(again.output)["stored"] as? Int, 0)
     }
 
     /// The app (registered by `owner`, default device "Band") saves `everyKind()`; returns what it saved.
@@ -198,7 +198,7 @@ extension XCTestCase {
     }
 
     /// The JSON object on the last line of a healthctl command's output (its --format json summary).
-    func summary(_ output: String) throws -> [String: Any] {
+    func healthctlSummary(_ output: String) throws -> [String: Any] {
         let last = output.split(separator: "\n").last.map(String.init) ?? ""
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], output)
     }
