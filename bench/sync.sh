@@ -35,7 +35,9 @@ timed() { local out="$1"; shift; /usr/bin/time -f "%e %M %U %S" -o "$out" "$@"; 
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
 
 start_healthd source
+fill_cpu_before="$(cpu_seconds "$server_pid")"
 fill="$(client fill --samples "$samples")"
+fill_cpu="$(python3 -c "print($(cpu_seconds "$server_pid") - $fill_cpu_before)")"
 ingest_rate="$(field per_second "$fill")"
 
 if [ "${PERF:-0}" = 1 ]; then
@@ -55,23 +57,27 @@ share() { python3 -c "print(f'{100 * $1 / $2:.0f} %')"; }
 synced="$(field samples "$sync")"
 echo "read throughput: $samples samples (8 types, 20 devices), $config healthd, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
 printf "%-42s %11s  %s\n" measurement "samples/s" "beside it"
-printf "%-42s %11s  %s\n" "ingest (4 writers × 5,000, pre-encoded)" "$(rate "$samples" "$(field seconds "$fill")")" ""
+printf "%-42s %11s  %s\n" "ingest (4 writers × 5,000, pre-encoded)" "$(rate "$samples" "$(field seconds "$fill")")" \
+  "server $(rate "$samples" "$fill_cpu")/CPU-s"
 printf "%-42s %11s  %s\n" "anchored sync, all 8 types, no anchor" "$(rate "$synced" "$(field seconds "$sync")")" \
   "client decodes the same bytes at $(rate "$(field client_decode_per_second "$sync")" 1)/s; server $(rate "$synced" "$sync_cpu")/CPU-s; $(field frames "$sync") frames, $(rate "$(field bytes "$sync")" "$synced") B/sample; server peak RSS $((synced_rss / 1024)) MiB"
 [ "${SYNC_ONLY:-0}" = 1 ] && exit 0
 
+export_cpu_before="$(cpu_seconds "$server_pid")"
 ctl; timed "$work/export.time" "${ctl[@]}" export --output "$work/export.jsonl" >/dev/null 2>"$work/export.log"
+export_server_cpu="$(python3 -c "print($(cpu_seconds "$server_pid") - $export_cpu_before)")"
 read -r export_seconds export_rss export_user export_sys < "$work/export.time"
 exported="$(wc -l < "$work/export.jsonl")"
 export_bytes="$(stat -c %s "$work/export.jsonl")"
 
 start_healthd target
 ctl; timed "$work/import.time" "${ctl[@]}" --format json import "$work/export.jsonl" >"$work/import.json" 2>"$work/import.log"
+import_server_cpu="$(cpu_seconds "$server_pid")"
 read -r import_seconds import_rss import_user import_sys < "$work/import.time"
 imported="$(field stored "$(cat "$work/import.json")")"
 import_server_rss="$(peak_rss_kib "$server_pid")"
 
 printf "%-42s %11s  %s\n" "healthctl export ($exported lines)" "$(rate "$exported" "$export_seconds")" \
-  "$(share "$exported / $export_seconds" "$sync_rate") of the sync; healthctl $(rate "$exported" "$export_user + $export_sys")/CPU-s, peak RSS $((export_rss / 1024)) MiB; $((export_bytes / exported)) B/line"
+  "$(share "$exported / $export_seconds" "$sync_rate") of the sync; healthctl $(rate "$exported" "$export_user + $export_sys")/CPU-s, server $(rate "$exported" "$export_server_cpu")/CPU-s, peak RSS $((export_rss / 1024)) MiB; $((export_bytes / exported)) B/line"
 printf "%-42s %11s  %s\n" "healthctl import ($imported stored)" "$(rate "$exported" "$import_seconds")" \
-  "$(share "$exported / $import_seconds" "$ingest_rate") of ingest; healthctl $(rate "$exported" "$import_user + $import_sys")/CPU-s, peak RSS $((import_rss / 1024)) MiB; server peak RSS $((import_server_rss / 1024)) MiB"
+  "$(share "$exported / $import_seconds" "$ingest_rate") of ingest; healthctl $(rate "$exported" "$import_user + $import_sys")/CPU-s, server $(rate "$exported" "$import_server_cpu")/CPU-s, peak RSS $((import_rss / 1024)) MiB; server peak RSS $((import_server_rss / 1024)) MiB"

@@ -3,6 +3,7 @@ import HealthCLI
 import Foundation
 import HealthClient
 import HealthModel
+import Synchronization
 
 /// Moving samples in and out as JSON Lines: one sample per line in the form of SampleOutput.swift.
 ///
@@ -16,8 +17,18 @@ import HealthModel
 /// source (InsertSeriesData.source_revision), after the lines before them are stored (a route's
 /// workout); an electrocardiogram's line carries its voltages and is saved whole.
 enum ImportExportCommands {
-    /// Samples per anchored page when exporting: bounds memory to two pages (one written, one read).
+    /// Samples per anchored page when exporting; ExportPages bounds how many pages are held at once.
     static let exportPageSize = 5000
+    /// Samples per atomic save when importing, unless --batch says otherwise (the shape of the ingest benchmark's saves).
+    static let importBatchSize = 5000
+    /// A save also ends once its lines hold this many bytes: a sample's protobuf is smaller than its
+    /// JSON line, so a save of large samples (workouts, electrocardiograms) stays within a frame.
+    static let importBatchBytes = 2 * 1024 * 1024
+    /// Connections an import saves over, unless --connections says otherwise: the server decodes
+    /// each connection's frames on its own I/O thread, and saves from several share commits.
+    static let importConnections = 4
+    /// Saves waiting for their answer on each connection.
+    static let importSavesPerConnection = 2
 
     static let all: [Command] = [
         Command(["export"], usage: "export [--type T ...] [--since T] [--until T] [--source BUNDLE] [--output FILE]",
@@ -28,10 +39,12 @@ enum ImportExportCommands {
             _ = try inv.arguments.positionals()
             try await export(inv)
         },
-        Command(["import"], usage: "import FILE [--batch N] [--keep-sources]",
+        Command(["import"], usage: "import FILE [--batch N] [--connections N] [--keep-sources]",
                 summary: "save the samples of an export (FILE or - for stdin) as this token's app (the owner's: "
                     + "Health); UUIDs and devices are kept, sources only with --keep-sources; re-importing stores nothing",
-                options: [("batch N", "samples per atomic save (default 500)")],
+                options: [("batch N", "samples per atomic save (default \(importBatchSize))"),
+                          ("connections N", "connections to save over, each with \(importSavesPerConnection) saves in flight "
+                              + "(default \(importConnections))")],
                 flags: [("keep-sources", "owner token only: save each sample as the source and version its line names, "
                     + "with its device as given (sources new to the store are listed as imported)")]) { inv in
             let path = try inv.arguments.positionals("FILE")[0]
@@ -65,37 +78,27 @@ enum ImportExportCommands {
         var cache = SampleJSON.LineCache()
         var lines: [UInt8] = []
         var routeWorkouts: [UUID: UUID]?
-        for type in types {
-            @Sendable func fetch(after anchor: Data?) async throws -> AnchoredBatch {
-                try await connection.anchored(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor, limit: exportPageSize))
+        var pages = ExportPages(types: types, pageSize: exportPageSize) { type, anchor in
+            try await connection.anchored(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor, limit: exportPageSize))
+        }
+        defer { pages.cancel() }
+        while let page = try await pages.next() {
+            lines.removeAll(keepingCapacity: true)
+            if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(page.type) {
+                routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
             }
-            var anchor: Data?
-            var next = Task { try await fetch(after: nil) }
-            while true {
-                let page = try await next.value
-                // Deletions count toward the limit too; a short page is the last one.
-                let last = page.samples.count + page.deleted.count < exportPageSize || page.anchor == anchor
-                // The server reads the next page while this one is written.
-                if !last { next = Task { [anchor = page.anchor] in try await fetch(after: anchor) } }
-                lines.removeAll(keepingCapacity: true)
-                if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(type) {
-                    routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
+            for sample in page.batch.samples {
+                guard SeriesLines.hasPoints(sample) else {
+                    SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: inv.zone, cache: &cache, to: &lines)
+                    continue
                 }
-                for sample in page.samples {
-                    guard SeriesLines.hasPoints(sample) else {
-                        SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: inv.zone, cache: &cache, to: &lines)
-                        continue
-                    }
-                    let line = try await SeriesLines.line(sample, workout: routeWorkouts?[sample.uuid], connection: connection, zone: inv.zone)
-                    lines += Array(line.text(pretty: false).utf8)
-                    lines.append(UInt8(ascii: "\n"))
-                }
-                writer.write(lines: lines)
-                written += page.samples.count
-                status.update("export: \(written) samples, \(shortName(type)), \(formatRate(status.rate(written)))")
-                if last { break }
-                anchor = page.anchor
+                let line = try await SeriesLines.line(sample, workout: routeWorkouts?[sample.uuid], connection: connection, zone: inv.zone)
+                lines += Array(line.text(pretty: false).utf8)
+                lines.append(UInt8(ascii: "\n"))
             }
+            writer.write(lines: lines)
+            written += page.batch.samples.count
+            status.update("export: \(written) samples, \(shortName(page.type)), \(formatRate(status.rate(written)))")
         }
         let seconds = status.elapsed
         status.finish("export: \(written) samples of \(types.count) types in \(String(format: "%.1f", seconds))s")
@@ -108,16 +111,17 @@ enum ImportExportCommands {
     // MARK: Import
 
     private static func importSamples(_ inv: Invocation, path: String) async throws {
-        var batchSize = 500
-        if let text = inv.arguments.value("batch") {
-            guard let n = Int(text), n > 0 else { throw UsageError("--batch: '\(text)' is not a positive whole number", option: "batch") }
-            batchSize = n
-        }
+        let batchSize = try positive(inv, "batch") ?? importBatchSize
+        let connectionCount = try positive(inv, "connections") ?? importConnections
         let keepSources = inv.arguments.has("keep-sources")
         let reader = try LineReader(path: path)
         let connection = try await inv.connect()
-        var run = ImportRun(connection: connection, keepSources: keepSources)
+        var saving = [connection]
+        while saving.count < connectionCount { saving.append(try await inv.connect()) }
+        var run = ImportRun(connection: connection, saving: saving, keepSources: keepSources,
+                            maxInFlight: connectionCount * importSavesPerConnection)
         var pending: [BatchSaver.Item] = []
+        var pendingBytes = 0
         var lineNumber = 0
         while let line = reader.next() {
             lineNumber += 1
@@ -135,15 +139,18 @@ enum ImportExportCommands {
                     // A route is finished with its workout: what was read before it is stored first.
                     try await run.submit(pending)
                     pending.removeAll(keepingCapacity: true)
+                    pendingBytes = 0
                     try await run.settleAll()
                     try await run.importSeries(sample, json, line: lineNumber)
                 } else {
                     pending.append((lineNumber, SampleJSON.unsaved(sample, keepingSource: keepSources)))
+                    pendingBytes += line.utf8.count
                 }
             }
-            if pending.count >= batchSize {
+            if pending.count >= batchSize || pendingBytes >= importBatchBytes {
                 try await run.submit(pending)
                 pending.removeAll(keepingCapacity: true)
+                pendingBytes = 0
             }
             run.status.update(run.counts.line(rate: run.status.rate(run.counts.read)))
         }
@@ -159,6 +166,13 @@ enum ImportExportCommands {
         if counts.refused > 0 {
             throw HealthError(.invalidArgument, "\(counts.refused) of \(counts.read) lines were refused (causes above)")
         }
+    }
+
+    /// The value of `--option` as a positive whole number, nil when not given.
+    private static func positive(_ inv: Invocation, _ option: String) throws(UsageError) -> Int? {
+        guard let text = inv.arguments.value(option) else { return nil }
+        guard let n = Int(text), n > 0 else { throw UsageError("--\(option): '\(text)' is not a positive whole number", option: option) }
+        return n
     }
 }
 
@@ -223,13 +237,23 @@ struct ImportCounts: Sendable, Hashable {
     static let exampleLines = 5
 }
 
-/// The store an import saves into: this connection's SaveObjects, with keep_sources when asked.
-struct ConnectionDestination: ImportDestination {
+/// The store an import saves into: SaveObjects (with keep_sources when asked) over `saving`, taking
+/// the connections in turn; everything else over `connection`.
+final class ConnectionDestination: ImportDestination {
     let connection: any HealthCalling
+    private let saving: [any HealthCalling]
     let keepSources: Bool
+    private let turn = Atomic(0)
+
+    init(connection: any HealthCalling, saving: [any HealthCalling]? = nil, keepSources: Bool) {
+        self.connection = connection
+        self.saving = saving ?? [connection]
+        self.keepSources = keepSources
+    }
 
     func save(_ samples: [Sample]) async throws -> [SaveOutcome] {
-        try await connection.save(samples, keepingSources: keepSources)
+        let next = turn.wrappingAdd(1, ordering: .relaxed).oldValue
+        return try await saving[next % saving.count].save(samples, keepingSources: keepSources)
     }
 
     func characteristics() async throws -> Characteristics {
@@ -296,12 +320,14 @@ struct ImportRun {
     var counts: ImportCounts { tally.counts }
     var status: LiveStatus { tally.status }
 
-    init(connection: any HealthCalling, keepSources: Bool) {
+    /// Saves over `saving` with up to `maxInFlight` saves unanswered; series and queries go over `connection`.
+    init(connection: any HealthCalling, saving: [any HealthCalling], keepSources: Bool, maxInFlight: Int) {
         let tally = Tally()
         self.tally = tally
         self.connection = connection
         self.keepSources = keepSources
-        saver = BatchSaver(destination: ConnectionDestination(connection: connection, keepSources: keepSources), observe: tally.record)
+        saver = BatchSaver(destination: ConnectionDestination(connection: connection, saving: saving, keepSources: keepSources),
+                           maxInFlight: maxInFlight, observe: tally.record)
     }
 
     func read() { tally.counts.read += 1 }
@@ -311,8 +337,16 @@ struct ImportRun {
         tally.counts.refuse(lines: lines, error, status: tally.status)
     }
 
+    /// Sends `batch`; one naming objects of earlier lines (a workout's associated samples) is sent
+    /// only once every save before it is answered, since saves over several connections may commit
+    /// in any order.
     mutating func submit(_ batch: [BatchSaver.Item]) async throws {
+        if batch.contains(where: { Self.refersToEarlierLines($0.sample) }) { try await saver.settleAll() }
         try await saver.submit(batch)
+    }
+
+    private static func refersToEarlierLines(_ sample: Sample) -> Bool {
+        if case .workout(let workout) = sample.body { !workout.associatedSampleUUIDs.isEmpty } else { false }
     }
 
     mutating func settleAll() async throws {

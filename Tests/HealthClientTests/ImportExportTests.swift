@@ -182,6 +182,24 @@ final class ImportExportCommandTests: XCTestCase {
         XCTAssertEqual(sent[0][0].device, samples[0].device)
     }
 
+    func testAnImportSaveEndsAtItsByteBudgetSoLargeSamplesStayWithinAFrame() async throws {
+        let large = String(repeating: "x", count: ImportExportCommands.importBatchBytes * 2 / 5)
+        let lines = (0..<5).map { _ in
+            SampleJSON.sample(Sample(type: "HKQuantityTypeIdentifierHeartRate", start: ExportFixtures.t0, end: ExportFixtures.t0,
+                                     metadata: ["note": .string(large)], body: .quantity(Quantity(60, "count/min"), count: 1)))
+                .text(pretty: false)
+        }
+        let path = try temporaryFile(lines.joined(separator: "\n") + "\n")
+        let saves = Mutex<[Int]>([])
+        let (status, _) = try await run(["import", path]) { call in
+            guard case .saveObjects(let batch, _) = call else { return .error(HealthError(.malformed, "unexpected")) }
+            saves.withLock { $0.append(batch.count) }
+            return .saveObjects(batch.map { _ in .stored })
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(saves.withLock { $0 }.sorted(by: >), [3, 2], "a save ends once its lines pass the byte budget")
+    }
+
     func testExportPagesEachTypeWithTheAnchorAndLeavesCorrelationChildrenInside() async throws {
         let page = ExportFixtures.samples[0]
         let queries = Mutex<[AnchoredQuery]>([])

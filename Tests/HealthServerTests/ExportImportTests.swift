@@ -26,11 +26,11 @@ final class ExportImportTests: XCTestCase {
         let export = try healthctl(["export", "--output", file, "--format", "json"], server: server,
                                    tokenFile: server.dataDirectory.appendingPathComponent("owner.token").path)
         XCTAssertEqual(export.status, 0, export.errors)
-        XCTAssertEqual(try summary(export.output)["samples"] as? Int, samples.count, "correlation children travel inside it")
+        XCTAssertEqual(try healthctlSummary(export.output)["samples"] as? Int, samples.count, "correlation children travel inside it")
 
         let first = try healthctl(["import", file, "--batch", "2", "--format", "json"], server: server, tokenFile: tokenFileB)
         XCTAssertEqual(first.status, 0, first.errors)
-        XCTAssertEqual(try summary(first.output)["stored"] as? Int, samples.count)
+        XCTAssertEqual(try healthctlSummary(first.output)["stored"] as? Int, samples.count)
         XCTAssertTrue(first.errors.contains("import: \(samples.count) read, \(samples.count) stored"), first.errors)
 
         // Back into the store it came from (the owner imports as the Health app, the objects were
@@ -38,7 +38,7 @@ final class ExportImportTests: XCTestCase {
         let home = try healthctl(["import", file, "--format", "json"], server: server,
                                  tokenFile: server.dataDirectory.appendingPathComponent("owner.token").path)
         XCTAssertEqual(home.status, 0, home.errors)
-        let homeCounts = try summary(home.output)
+        let homeCounts = try healthctlSummary(home.output)
         XCTAssertEqual(homeCounts["already_present"] as? Int, samples.count)
         XCTAssertEqual(homeCounts["refused"] as? Int, 0)
         XCTAssertFalse(home.errors.contains("line "), "no error line per object: \(home.errors)")
@@ -56,7 +56,7 @@ final class ExportImportTests: XCTestCase {
 
         let again = try healthctl(["import", "-", "--format", "json"], server: server, tokenFile: tokenFileB, stdin: file)
         XCTAssertEqual(again.status, 0, again.errors)
-        let counts = try summary(again.output)
+        let counts = try healthctlSummary(again.output)
         XCTAssertEqual(counts["already_present"] as? Int, samples.count)
         XCTAssertEqual(counts["stored"] as? Int, 0)
         XCTAssertEqual(stored(ownerB, types: allTypes).count, samples.count, "nothing duplicated")
@@ -95,7 +95,7 @@ final class ExportImportTests: XCTestCase {
         let first = try healthctl(["import", file, "--keep-sources", "--batch", "2", "--format", "json"], server: fresh,
                                   tokenFile: freshTokenFile)
         XCTAssertEqual(first.status, 0, first.errors)
-        XCTAssertEqual(try summary(first.output)["stored"] as? Int, samples.count + 1)
+        XCTAssertEqual(try healthctlSummary(first.output)["stored"] as? Int, samples.count + 1)
 
         let allTypes = [Authz.heartRate, Authz.bloodPressure, sleep, workout]
         let inA = stored(owner, types: allTypes), inB = stored(try RawClient.session(fresh, token: fresh.ownerToken), types: allTypes)
@@ -120,8 +120,8 @@ final class ExportImportTests: XCTestCase {
 
         let again = try healthctl(["import", file, "--keep-sources", "--format", "json"], server: fresh, tokenFile: freshTokenFile)
         XCTAssertEqual(again.status, 0, again.errors)
-        XCTAssertEqual(try summary(again.output)["already_present"] as? Int, samples.count + 1)
-        XCTAssertEqual(try summary(again.output)["stored"] as? Int, 0)
+        XCTAssertEqual(try healthctlSummary(again.output)["already_present"] as? Int, samples.count + 1)
+        XCTAssertEqual(try healthctlSummary(again.output)["stored"] as? Int, 0)
     }
 
     func testKeepSourcesBuildsRoutesAndSeriesAgainAsTheSourcesTheirLinesNameAndAuditsThem() async throws {
@@ -223,21 +223,13 @@ final class ExportImportTests: XCTestCase {
         return Sample(uuid: s.uuid, type: s.type, start: s.start, end: s.end, metadata: s.metadata, device: s.device, body: body)
     }
 
-    private func summary(_ output: String) throws -> [String: Any] {
-        let last = output.split(separator: "\n").last.map(String.init) ?? ""
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], output)
-    }
-
 }
 
 extension XCTestCase {
     /// Runs the healthctl binary built next to the server's healthd; returns its exit status, stdout and stderr.
     func healthctl(_ arguments: [String], server: ServerProcess, tokenFile: String, stdin: String? = nil) throws
         -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        let healthd = try XCTUnwrap(server.process.executableURL)
-        process.executableURL = healthd.deletingLastPathComponent().appendingPathComponent("healthctl")
-        process.arguments = arguments + ["--unix", server.unixPath, "--token-file", tokenFile]
+        let process = try healthctlProcess(arguments, server: server, tokenFile: tokenFile)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -247,5 +239,20 @@ extension XCTestCase {
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    }
+
+    /// The healthctl binary built next to the server's healthd, set up to run `arguments` against it (not started).
+    func healthctlProcess(_ arguments: [String], server: ServerProcess, tokenFile: String) throws -> Process {
+        let process = Process()
+        let healthd = try XCTUnwrap(server.process.executableURL)
+        process.executableURL = healthd.deletingLastPathComponent().appendingPathComponent("healthctl")
+        process.arguments = arguments + ["--unix", server.unixPath, "--token-file", tokenFile]
+        return process
+    }
+
+    /// The JSON object on the last line of a healthctl command's output (its --format json summary).
+    func healthctlSummary(_ output: String) throws -> [String: Any] {
+        let last = output.split(separator: "\n").last.map(String.init) ?? ""
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], output)
     }
 }
