@@ -153,7 +153,7 @@ final class ExportImportTests: XCTestCase {
         let freshTokenFile = fresh.dataDirectory.appendingPathComponent("owner.token").path
         let imported = try healthctl(["import", file, "--keep-sources", "--format", "json"], server: fresh, tokenFile: freshTokenFile)
         XCTAssertEqual(imported.status, 0, imported.errors)
-        XCTAssertEqual(try summary(imported.output)["stored"] as? Int, 4)
+        XCTAssertEqual(try healthctlSummary(imported.output)["stored"] as? Int, 4)
 
         let inA = stored(owner, types: [workout, route, beats, Authz.steps])
         let inB = stored(try RawClient.session(fresh, token: fresh.ownerToken), types: [workout, route, beats, Authz.steps])
@@ -173,7 +173,7 @@ final class ExportImportTests: XCTestCase {
         }
 
         let again = try healthctl(["import", file, "--keep-sources", "--format", "json"], server: fresh, tokenFile: freshTokenFile)
-        XCTAssertEqual(try summary(again.output)["already_present"] as? Int, 4)
+        XCTAssertEqual(try healthctlSummary(again.output)["already_present"] as? Int, 4)
     }
 
     /// The app (registered by `owner`, default device "Band") saves `everyKind()`; returns what it saved.
