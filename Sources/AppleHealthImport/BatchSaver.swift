@@ -49,30 +49,37 @@ public struct BatchSaver {
     }
 
     /// Tells the outcome of `batch`, saved atomically by `sent`; when the store names the offending
-    /// object, that one is told and the rest saved again without it.
+    /// object, that one is told and the rest saved again without it: the objects before it as one
+    /// save (they passed), the objects after it in two halves. Halving keeps a batch the store refuses
+    /// object by object (an export imported again into the store it came from) at about two saves per
+    /// object instead of one save of the whole rest per object.
     private func settle(_ batch: [Item], sent: Task<[SaveOutcome], any Error>) async throws {
-        var batch = batch
+        var parts: [ArraySlice<Item>] = [batch[...]]
         var sent: Task<[SaveOutcome], any Error>? = sent
-        while !batch.isEmpty {
+        while !parts.isEmpty {
+            let part = parts.removeFirst()
             let attempt = sent
             sent = nil
             do {
-                let outcomes = if let attempt { try await attempt.value } else { try await destination.save(batch.map(\.sample)) }
-                for (outcome, item) in zip(outcomes, batch) {
+                let outcomes = if let attempt { try await attempt.value } else { try await destination.save(part.map(\.sample)) }
+                for (outcome, item) in zip(outcomes, part) {
                     switch outcome {
                     case .stored, .replaced: observe(item, .stored)
                     case .alreadyStored: observe(item, .alreadyPresent)
                     case .keptExisting: observe(item, .keptExisting)
                     }
                 }
-                return
             } catch let error as HealthError where error.code != .unavailable {
-                guard let index = error.objectIndex, batch.indices.contains(index) else {
-                    for item in batch { observe(item, .refused(error)) }
-                    return
+                guard let index = error.objectIndex, part.indices.contains(part.startIndex + index) else {
+                    for item in part { observe(item, .refused(error)) }
+                    continue
                 }
-                let item = batch.remove(at: index)
-                observe(item, Self.isPresentElsewhere(error) ? .alreadyPresent : .refused(error))
+                let offender = part.startIndex + index
+                observe(part[offender], Self.isPresentElsewhere(error) ? .alreadyPresent : .refused(error))
+                let after = part[(offender + 1)...]
+                let middle = after.startIndex + after.count / 2
+                let retries = [part[..<offender], after[..<middle], after[middle...]].filter { !$0.isEmpty }
+                parts.insert(contentsOf: retries, at: 0)
             }
         }
     }
