@@ -34,6 +34,7 @@ final class CatalogTests: XCTestCase {
             XCTAssertNotNil(type.aggregation, type.identifier)
             let unit = try XCTUnwrap(type.canonicalUnit, type.identifier)
             XCTAssertEqual(try HealthUnit.parse(unit).unitString, unit, type.identifier)
+            XCTAssertEqual(type.unit, try HealthUnit.parse(unit), type.identifier)
             XCTAssertEqual(type.maximumDuration, 4 * day, type.identifier)
             XCTAssertNil(type.categoryValues)
         }

@@ -164,6 +164,15 @@ final class ValidationTests: XCTestCase {
         assertAccepted([F.quantity(F.heartRate, 60, "count/min"), F.quantity(F.bodyMass, 150, "lb")])
     }
 
+    // The sample's unit is parsed once for the compatibility and the range check; both still report as before.
+    func testNonCanonicalUnitsAreParsedAndRangeCheckedInTheCanonicalUnit() {
+        assertRejected([F.quantity(F.steps, 1, "furlongs")], field: "quantity.unit", message: "Invalid unit 'furlongs': ")
+        assertRejected([F.quantity(F.heartRate, 2_000, "count/min")], field: "quantity.value",
+                       message: "HKQuantityTypeIdentifierHeartRate requires a value between 0 and ")
+        assertRejected([F.workout(Workout(activityType: 37, statistics: [WorkoutStatistic(quantityType: F.steps, sum: Quantity(1, "furlongs"))]))],
+                       field: "workout.statistics[0].sum", message: "Invalid unit 'furlongs': ")
+    }
+
     func testUnparseableUnitIsRejected() {
         assertRejected([F.quantity(F.steps, 1, "blorp")], field: "quantity.unit", message: "Invalid unit")
     }

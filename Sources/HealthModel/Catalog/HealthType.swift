@@ -28,6 +28,8 @@ public struct HealthType: Sendable, Hashable {
     public let aggregation: AggregationStyle?
     /// Quantity types: canonical unit string, e.g. "count/s".
     public let canonicalUnit: String?
+    /// Quantity types: the parsed canonical unit, parsed once here so saves never look it up again.
+    public let unit: HealthUnit?
     /// Quantity types: the values accepted, in the canonical unit.
     public let valueRange: ClosedRange<Double>?
     /// Category types: the allowed raw values.
@@ -57,6 +59,7 @@ public struct HealthType: Sendable, Hashable {
         self.kind = kind
         self.aggregation = aggregation
         self.canonicalUnit = canonicalUnit
+        self.unit = canonicalUnit.flatMap { try? HealthUnit.parse($0) }
         self.valueRange = valueRange
         self.categoryValues = categoryValues
         self.maximumDuration = maximumDuration
@@ -86,9 +89,6 @@ public struct HealthType: Sendable, Hashable {
     public var displayUnit: String? { canonicalUnit.flatMap { Self.displayUnits[$0] } }
 
     private static let displayUnits = ["count/s": "count/min"]
-
-    /// Quantity types: the parsed canonical unit.
-    public var unit: HealthUnit? { canonicalUnit.flatMap { try? HealthUnit.parse($0) } }
 
     /// Quantity types: the dimension every accepted unit must have (that of the canonical unit).
     public var dimension: UnitDimension? { unit?.dimension }

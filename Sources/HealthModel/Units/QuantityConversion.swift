@@ -1,7 +1,12 @@
 extension Quantity {
     /// This quantity's value expressed in `unit`.
     public func value(in unit: String) throws(HealthError) -> Double {
-        try HealthUnit.parse(self.unit).convert(value, to: HealthUnit.parse(unit))
+        try value(in: HealthUnit.parse(unit))
+    }
+
+    /// This quantity's value expressed in `unit`, already parsed (a type's canonical `HealthType.unit`).
+    public func value(in unit: HealthUnit) throws(HealthError) -> Double {
+        try HealthUnit.parse(self.unit).convert(value, to: unit)
     }
 
     /// This quantity converted to `unit`.

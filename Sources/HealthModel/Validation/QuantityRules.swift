@@ -6,22 +6,36 @@ enum QuantityRules {
             throw path.invalid("type", "Data type \(type.identifier) has no canonical unit")
         }
         try checkFinite(quantity.value, field: "quantity.value", path: path)
-        guard try isCompatible(quantity.unit, with: canonical, field: "quantity.unit", path: path) else {
-            throw path.invalid("quantity.unit", "HKQuantitySample \(type.identifier) requires unit of type \(canonical). "
-                + "Incompatible unit: \(quantity.unit)")
-        }
+        let unit = try Self.unit(of: quantity, for: type, canonical: canonical, subject: "HKQuantitySample \(type.identifier)",
+                                 field: "quantity.unit", path: path)
         if count <= 0 {
             throw path.invalid("count", "HKQuantitySample \(type.identifier) count must be greater than 0; got \(count)")
         }
-        try checkRange(quantity, type: type, field: "quantity.value", path: path)
+        try checkRange(quantity.value, in: unit, type: type, field: "quantity.value", path: path)
     }
 
-    /// Throws unless `quantity` (in a unit compatible with the type's) lies in the type's value range;
+    /// `quantity`'s unit, parsed once for the compatibility and range checks, when it measures the
+    /// dimension of `type` (whose unit is `canonical`); `subject` names what requires it in the error.
+    static func unit(of quantity: Quantity, for type: HealthType, canonical: String, subject: String, field: String,
+                     path: FieldPath) throws(HealthError) -> HealthUnit {
+        let unit = try parsed(quantity.unit, field: field, path: path)
+        guard let target = type.unit, unit.isCompatible(with: target) else {
+            throw path.invalid(field, "\(subject) requires unit of type \(canonical). Incompatible unit: \(quantity.unit)")
+        }
+        return unit
+    }
+
+    /// Throws unless `amount` (in `unit`, compatible with the type's) lies in the type's value range;
     /// `lowerBoundOnly` checks just the minimum (a workout's total may exceed what one sample holds).
-    static func checkRange(_ quantity: Quantity, type: HealthType, lowerBoundOnly: Bool = false, field: String,
-                           path: FieldPath) throws(HealthError) {
-        guard let range = type.valueRange, let canonical = type.canonicalUnit else { return }
-        let value = try convert(quantity, to: canonical, field: field, path: path)
+    static func checkRange(_ amount: Double, in unit: HealthUnit, type: HealthType, lowerBoundOnly: Bool = false,
+                           field: String, path: FieldPath) throws(HealthError) {
+        guard let range = type.valueRange, let canonical = type.canonicalUnit, let target = type.unit else { return }
+        let value: Double
+        do {
+            value = try unit.convert(amount, to: target)
+        } catch {
+            throw path.invalid(field, error.message)
+        }
         guard value >= range.lowerBound, lowerBoundOnly || value <= range.upperBound else {
             throw path.invalid(field, "\(type.identifier) requires a value between \(plain(range.lowerBound)) and "
                 + "\(plain(range.upperBound)) \(canonical); got \(plain(value)) \(canonical)")
@@ -44,21 +58,16 @@ enum QuantityRules {
     /// True when `unit` parses and measures the same dimension as `reference`; a unit that does not
     /// parse is reported with the parser's message under `field`.
     static func isCompatible(_ unit: String, with reference: String, field: String, path: FieldPath) throws(HealthError) -> Bool {
-        let parsed: HealthUnit
-        do {
-            parsed = try HealthUnit.parse(unit)
-        } catch {
-            throw path.invalid(field, "Invalid unit '\(unit)': \(error.message)")
-        }
+        let parsed = try parsed(unit, field: field, path: path)
         guard let target = try? HealthUnit.parse(reference) else { return false }
         return parsed.isCompatible(with: target)
     }
 
-    private static func convert(_ quantity: Quantity, to unit: String, field: String, path: FieldPath) throws(HealthError) -> Double {
+    private static func parsed(_ unit: String, field: String, path: FieldPath) throws(HealthError) -> HealthUnit {
         do {
-            return try quantity.value(in: unit)
+            return try HealthUnit.parse(unit)
         } catch {
-            throw path.invalid(field, error.message)
+            throw path.invalid(field, "Invalid unit '\(unit)': \(error.message)")
         }
     }
 }

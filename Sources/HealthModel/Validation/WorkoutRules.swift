@@ -83,11 +83,10 @@ enum WorkoutRules {
                           ("minimum", statistic.minimum), ("maximum", statistic.maximum)]
             for case let (name, quantity?) in values {
                 try QuantityRules.checkFinite(quantity.value, field: name, path: statPath)
-                guard try QuantityRules.isCompatible(quantity.unit, with: canonical, field: name, path: statPath) else {
-                    throw statPath.invalid(name, "\(type.identifier) requires unit of type \(canonical). "
-                        + "Incompatible unit: \(quantity.unit)")
-                }
-                try QuantityRules.checkRange(quantity, type: type, lowerBoundOnly: name == "sum", field: name, path: statPath)
+                let unit = try QuantityRules.unit(of: quantity, for: type, canonical: canonical, subject: type.identifier,
+                                                  field: name, path: statPath)
+                try QuantityRules.checkRange(quantity.value, in: unit, type: type, lowerBoundOnly: name == "sum", field: name,
+                                             path: statPath)
             }
         }
     }

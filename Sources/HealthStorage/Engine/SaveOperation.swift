@@ -255,13 +255,13 @@ struct ObjectSaver {
                             metadata: MetadataCoding.encode(sample.metadata))
         switch sample.body {
         case .quantity(let quantity, let count):
-            guard let canonical = type.canonicalUnit else {
+            guard let canonical = type.canonicalUnit, let canonicalUnit = type.unit else {
                 throw HealthError.invalid("type '\(type.identifier)' does not hold quantities", field: "quantity")
             }
             if quantity.unit == canonical {
                 row.value = quantity.value
             } else {
-                row.value = try quantity.value(in: canonical)
+                row.value = try quantity.value(in: canonicalUnit)
                 row.unit = quantity.unit
                 row.rawValue = quantity.value
             }
