@@ -63,11 +63,12 @@ def dashboard():
 
 @pytest.fixture(scope="module")
 def fleet(dashboard):
-    """The simulated fleet's last two days (healthsim backfill), and a watch app of the test's own granted
-    heart rate and steps, with a week of samples saved through the binary protocol."""
+    """The simulated fleet's last week (healthsim backfill; its thermometer reads on some mornings only,
+    so two days may hold no temperature), and a watch app of the test's own granted heart rate and steps,
+    with a week of samples saved through the binary protocol."""
     server = dashboard.server
     subprocess.run([binary("healthsim"), "--server", f"127.0.0.1:{server.port}", "--owner-token-file",
-                    os.path.join(server.data, "owner.token"), "--approve", "--mode", "backfill", "--days", "2",
+                    os.path.join(server.data, "owner.token"), "--approve", "--mode", "backfill", "--days", "7",
                     "--state-dir", ""], check=True, capture_output=True, timeout=120)
     with server.connect() as owner:
         token = owner.register_app("org.dashboard.watch", "Dashboard Watch")
