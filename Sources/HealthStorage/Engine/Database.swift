@@ -114,6 +114,9 @@ struct SQLDialect: Sendable {
 
     /// `INDEXED BY index` where the engine needs it, else nothing.
     func indexedBy(_ index: String) -> String { forcesIndexes ? "INDEXED BY \(index)" : "" }
+    /// Reads a WITHOUT ROWID table through its primary key alone (`NOT INDEXED` leaves SQLite only
+    /// the key), where the engine needs it, else nothing.
+    var byPrimaryKey: String { forcesIndexes ? "NOT INDEXED" : "" }
 }
 
 extension Database {

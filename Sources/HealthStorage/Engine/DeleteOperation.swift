@@ -3,13 +3,18 @@ import HealthModel
 
 /// Deleting on the writer thread: every deleted row leaves a tombstone in the owner's anchor sequence.
 extension WriteContext {
+    /// Where a sample row is: the table is clustered on (owner, type, anchor).
+    struct RowKey {
+        let type: Int64, anchor: Int64
+    }
+
     /// Deletes by UUID, atomically: every UUID must be stored and (unless the owner deletes) the caller's own.
     func delete(uuids: [UUID], by deleter: Deleter) throws(HealthError) -> Int {
         guard !uuids.isEmpty else { throw HealthError.invalid("no objects to delete", field: "uuids") }
         let owner = deleter.owner.rawValue
         try lockOwner(owner)
-        let find = try db.prepare("SELECT anchor, source FROM samples WHERE owner = ? AND uuid = ?")
-        var anchors: [Int64] = []
+        let find = try db.prepare("SELECT type, anchor, source FROM samples WHERE owner = ? AND uuid = ?")
+        var rows: [RowKey] = []
         var seen = Set<UUID>()
         for (index, uuid) in uuids.enumerated() where seen.insert(uuid).inserted {
             find.reset()
@@ -18,13 +23,13 @@ extension WriteContext {
             // Another source's object is "not stored" for an app, exactly like an unknown UUID: a
             // different answer would tell a read-restricted app that the object exists (docs/semantics.md decision 7).
             let stored = try find.step()
-            guard stored, try deleter.isOwner ? true : registry.bundleID(find.int(1), owner: owner, db) == deleter.bundleID else {
+            guard stored, try deleter.isOwner ? true : registry.bundleID(find.int(2), owner: owner, db) == deleter.bundleID else {
                 throw HealthError(.invalidArgument, "object \(uuid) is not stored", objectIndex: index, field: "uuids")
             }
-            anchors.append(find.int(0))
+            rows.append(RowKey(type: find.int(0), anchor: find.int(1)))
         }
         var deleted = 0
-        for anchor in anchors where try deleteRow(owner: owner, anchor: anchor) { deleted += 1 }
+        for row in rows where try deleteRow(owner: owner, row) { deleted += 1 }
         return deleted
     }
 
@@ -54,7 +59,7 @@ extension WriteContext {
         var anchors: [Int64] = []
         while try statement.step() { anchors.append(statement.int(0)) }
         var deleted = 0
-        for anchor in anchors where try deleteRow(owner: owner, anchor: anchor) { deleted += 1 }
+        for anchor in anchors where try deleteRow(owner: owner, RowKey(type: typeID, anchor: anchor)) { deleted += 1 }
         return deleted
     }
 
@@ -64,15 +69,15 @@ extension WriteContext {
     /// Unless `replaced` (a sync-version successor then takes its place, SaveOperation), the
     /// correlation and workouts that held it lose it and are reported again.
     @discardableResult
-    func deleteRow(owner: Int64, anchor: Int64, replaced: Bool = false) throws(HealthError) -> Bool {
+    func deleteRow(owner: Int64, _ key: RowKey, replaced: Bool = false) throws(HealthError) -> Bool {
+        let anchor = key.anchor
         let row = try db.prepare("""
             SELECT s.uuid, s.type, s.start_time, s.end_time, s.source, s.revision, s.device, s.parent, s.sync_id, s.sync_version,
                    s.flags, w.activity_type
             FROM samples s LEFT JOIN workouts w ON w.owner = s.owner AND w.anchor = s.anchor
-            WHERE s.owner = ? AND s.anchor = ?
+            WHERE s.owner = ? AND s.type = ? AND s.anchor = ?
             """)
-        row.bind(1, owner)
-        row.bind(2, anchor)
+        row.bind(all: [.int(owner), .int(key.type), .int(anchor)])
         guard try row.step() else { return false }
         let flags = row.int(10)
         let syncID = row.text(8), syncVersion = row.optionalInt(9)
@@ -109,21 +114,20 @@ extension WriteContext {
         try tombstone.run()
         noteChange(owner: owner, type: type, span: span, bundleID: bundle)
 
-        let delete = try db.prepare("DELETE FROM samples WHERE owner = ? AND anchor = ?")
-        delete.bind(1, owner)
-        delete.bind(2, anchor)
+        let delete = try db.prepare("DELETE FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
+        delete.bind(all: [.int(owner), .int(key.type), .int(anchor)])
         try delete.run()
         if !replaced {
             let holders = try moveWorkoutAssociations(owner: owner, from: uuid, to: nil)
             for holder in holders + (parent.map { [$0] } ?? []) { try reanchor(owner: owner, holder, bundleID: bundle) }
         }
         if flags & SampleRows.correlation != 0 {
-            let children = try db.prepareOnce("SELECT anchor FROM samples WHERE owner = ? AND parent = ?")
+            let children = try db.prepareOnce("SELECT type, anchor FROM samples WHERE owner = ? AND parent = ?")
             children.bind(1, owner)
             children.bind(2, anchor)
-            var childAnchors: [Int64] = []
-            while try children.step() { childAnchors.append(children.int(0)) }
-            for child in childAnchors { try deleteRow(owner: owner, anchor: child) }
+            var childRows: [RowKey] = []
+            while try children.step() { childRows.append(RowKey(type: children.int(0), anchor: children.int(1))) }
+            for child in childRows { try deleteRow(owner: owner, child) }
         }
         if flags & SampleRows.quantitySeries != 0 {
             try QuantitySeriesRows(db: db).delete(owner: owner, uuid: uuid)

@@ -22,9 +22,10 @@ extension ReadContext {
     typealias FilterPart = (from: String, sql: String, arguments: [SQLValue])
 
     /// The parts `filter` reads as one UNION ALL. After an anchor, each fully readable type is a part
-    /// of its own, read through (owner, type, anchor), or all of them one part read through the
-    /// primary key when they are every stored type: each such part yields its rows in anchor order
-    /// without a sort, for `queryAnchored` to merge.
+    /// of its own, read through (owner, type, anchor) (the samples table's primary key, tombstones'
+    /// `tombstones_by_type`), or, for tombstones, all of them one part read through the primary key
+    /// (owner, anchor) when they are every stored type: each such part yields its rows in anchor
+    /// order without a sort, for `queryAnchored` to merge.
     private func filterParts(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                              table: PredicateSQL.Table, afterAnchor: Int64? = nil) throws(HealthError) -> [FilterPart] {
         let name = table == .samples ? "samples" : "tombstones"
@@ -52,13 +53,14 @@ extension ReadContext {
         let full = types.filter { scope.canReadAll($0.type.identifier) }
         let restricted = types.filter { !scope.canReadAll($0.type.identifier) }
         var parts: [FilterPart] = []
-        if afterAnchor != nil, restricted.isEmpty, try includesEveryStoredType(full, owner: owner) {
-            // Every row of the owner is of a type asked for and read in full: the primary key
+        if afterAnchor != nil, table == .tombstones, restricted.isEmpty, try includesEveryStoredType(full, owner: owner) {
+            // Every tombstone of the owner is of a type asked for and read in full: the primary key
             // (owner, anchor) yields them in anchor order by itself, with no index lookups.
             parts.append(try part(full, "\(name) s", nil, everyType: true))
         } else if afterAnchor != nil {
             // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
-            for type in full { parts.append(try part([type], "\(name) s \(db.dialect.indexedBy("\(name)_by_type"))", nil)) }
+            let byType = table == .samples ? db.dialect.byPrimaryKey : db.dialect.indexedBy("tombstones_by_type")
+            for type in full { parts.append(try part([type], "\(name) s \(byType)", nil)) }
         } else if !full.isEmpty {
             parts.append(try part(full, "\(name) s", nil))
         }

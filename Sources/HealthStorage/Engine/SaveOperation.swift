@@ -143,7 +143,7 @@ struct ObjectSaver {
                 }
                 parent = oldParent
             }
-            try context.deleteRow(owner: owner, anchor: existing.anchor, replaced: true)
+            try context.deleteRow(owner: owner, .init(type: existing.type, anchor: existing.anchor), replaced: true)
             replaced = (existing.uuid, existing.parent)
             outcome = .replaced
         }

@@ -32,14 +32,20 @@ extension WriteContext {
     /// report it again with what it holds now; everything that points at it by anchor follows.
     /// Nothing when it is gone itself (a correlation deleted with its readings).
     func reanchor(owner: Int64, _ old: Int64, bundleID: String) throws(HealthError) {
-        let exists = try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND anchor = ?")
-        exists.bind(all: [.int(owner), .int(old)])
-        let found = try exists.step()
-        exists.reset()
-        guard found else { return }
+        // Holders are correlations and workouts, found by anchor alone: a seek under each of the owner's types.
+        let row = try db.prepare("""
+            SELECT type, start_time, end_time FROM samples
+            WHERE owner = ?1 AND type IN (SELECT id FROM types WHERE owner = ?1) AND anchor = ?2
+            """)
+        row.bind(all: [.int(owner), .int(old)])
+        guard try row.step() else { return }
+        let type = row.int(0), span = TimeSpan(start: row.int(1), end: row.int(2))
+        row.reset()
         let new = try nextAnchor(owner: owner)
-        for sql in ["UPDATE samples SET anchor = ?1 WHERE owner = ?2 AND anchor = ?3",
-                    "UPDATE samples SET parent = ?1 WHERE owner = ?2 AND parent = ?3",
+        let move = try db.prepare("UPDATE samples SET anchor = ? WHERE owner = ? AND type = ? AND anchor = ?")
+        move.bind(all: [.int(new), .int(owner), .int(type), .int(old)])
+        try move.run()
+        for sql in ["UPDATE samples SET parent = ?1 WHERE owner = ?2 AND parent = ?3",
                     "UPDATE workouts SET anchor = ?1 WHERE owner = ?2 AND anchor = ?3",
                     "UPDATE workout_samples SET workout = ?1 WHERE owner = ?2 AND workout = ?3",
                     "UPDATE tombstones SET parent = ?1 WHERE owner = ?2 AND parent = ?3"] {
@@ -47,10 +53,6 @@ extension WriteContext {
             statement.bind(all: [.int(new), .int(owner), .int(old)])
             try statement.run()
         }
-        let row = try db.prepare("SELECT type, start_time, end_time FROM samples WHERE owner = ? AND anchor = ?")
-        row.bind(1, owner)
-        row.bind(2, new)
-        guard try row.step() else { return }
-        noteChange(owner: owner, type: try registry.type(row.int(0), owner: owner, db), span: TimeSpan(start: row.int(1), end: row.int(2)), bundleID: bundleID)
+        noteChange(owner: owner, type: try registry.type(type, owner: owner, db), span: span, bundleID: bundleID)
     }
 }

@@ -13,11 +13,12 @@ import HealthModel
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9]
 
     static var currentVersion: Int { migrations.count }
 
-    static func migrate(_ db: PostgreSQLConnection, anchorKey: Data) throws(HealthError) {
+    /// Brings the schema to `target` (tests stop at an earlier step to build a store as an older server left it).
+    static func migrate(_ db: PostgreSQLConnection, anchorKey: Data, to target: Int = currentVersion) throws(HealthError) {
         try db.execute("BEGIN")
         do throws(HealthError) {
             // One lock per schema: nodes opening the same store wait for the first to finish migrating.
@@ -33,19 +34,26 @@ enum PostgreSQLSchema {
                 throw HealthError(.databaseInaccessible, "the PostgreSQL store at \(db.address) has schema version \(version), "
                                   + "newer than this server's \(currentVersion); run a newer healthd")
             }
-            for step in migrations[version...] { try db.execute(step) }
+            for step in migrations[version..<max(version, target)] { try db.execute(step) }
             if version == 0 {
                 let info = try db.prepareOnce("INSERT INTO store_info (id, anchor_key, created) VALUES (1, ?, ?)")
                 info.bind(1, anchorKey)
                 info.bind(2, Time.now())
                 try info.run()
             }
-            try db.execute("UPDATE schema_version SET version = \(currentVersion) WHERE id = 1; COMMIT")
+            try db.execute("UPDATE schema_version SET version = \(max(version, target)) WHERE id = 1; COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
             throw error
         }
     }
+
+    /// Sample rows keyed by (owner, type, anchor), as SQLite's step 15: the key serves anchored
+    /// reads of a type, so `samples_by_type` goes, and with it one index insert a sample.
+    private static let version9 = """
+    DROP INDEX samples_by_type;
+    ALTER TABLE samples DROP CONSTRAINT samples_pkey, ADD PRIMARY KEY (owner, type, anchor);
+    """
 
     /// Open series builders, as SQLite's step 14.
     private static let version8 = """

@@ -8,10 +8,9 @@ import HealthModel
 /// Pinned rather than measured, so plans do not change with the data.
 enum PlannerStatistics {
     static let rows: [(table: String, index: String, stat: String)] = [
-        ("samples", "samples", "1000000 1000000 1"),
+        ("samples", "samples", "1000000 1000000 20000 1"),
         ("samples", "samples_by_uuid", "1000000 1000000 1"),
         ("samples", "samples_by_time", "1000000 1000000 20000 2 1"),
-        ("samples", "samples_by_type", "1000000 1000000 20000 1"),
         ("samples", "samples_by_source", "1000000 1000000 20000 5000 2 1"),
         ("samples", "samples_by_sync_id", "100000 100000 1 1"),
         ("samples", "samples_by_parent", "100000 100000 3 1"),

@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15]
 
     static var currentVersion: Int { migrations.count }
 
@@ -30,6 +30,52 @@ enum Schema {
             throw error
         }
     }
+
+    /// Sample rows clustered on (owner, type, anchor) instead of (owner, anchor): each type's changes
+    /// are a range of the table itself, so anchored reads of a type need no index and
+    /// `samples_by_type` (12 bytes and one index insert a sample) is gone. Inserts still append, at
+    /// the end of each type's range. A row found by anchor alone is looked up under each of the
+    /// owner's types (a few seeks); every frequent path knows the type. Anchors stay unique per
+    /// owner by construction (one counter for samples and tombstones), as before.
+    private static let version15 = """
+    ALTER TABLE samples RENAME TO samples_by_anchor;
+    CREATE TABLE samples (
+        owner INTEGER NOT NULL,
+        type INTEGER NOT NULL,        -- types.id
+        anchor INTEGER NOT NULL,      -- position in the owner's change sequence
+        uuid BLOB NOT NULL,
+        start_time INTEGER NOT NULL,
+        duration INTEGER NOT NULL DEFAULT 0,        -- end − start
+        created_offset INTEGER NOT NULL DEFAULT 0,  -- creation − start
+        value REAL,                   -- quantity in the type's canonical unit
+        unit TEXT,                    -- the client's unit when not canonical
+        raw_value REAL,               -- the client's value in that unit (exact round trip)
+        count INTEGER,                -- quantity count when not 1
+        category INTEGER,
+        source INTEGER NOT NULL,      -- sources.id (denormalised from the revision for scope filters)
+        revision INTEGER NOT NULL,
+        device INTEGER,               -- devices.id; NULL = no device
+        flags INTEGER NOT NULL DEFAULT 0,
+        sync_id TEXT,
+        sync_version INTEGER,
+        parent INTEGER,               -- anchor of the correlation holding this sample
+        metadata BLOB,
+        end_time INTEGER GENERATED ALWAYS AS (start_time + duration) VIRTUAL,
+        created INTEGER GENERATED ALWAYS AS (start_time + created_offset) VIRTUAL,
+        PRIMARY KEY (owner, type, anchor)
+    ) WITHOUT ROWID;
+    INSERT INTO samples (owner, type, anchor, uuid, start_time, duration, created_offset, value, unit, raw_value, count, category,
+                         source, revision, device, flags, sync_id, sync_version, parent, metadata)
+        SELECT owner, type, anchor, uuid, start_time, duration, created_offset, value, unit, raw_value, count, category,
+               source, revision, device, flags, sync_id, sync_version, parent, metadata FROM samples_by_anchor;
+    DROP TABLE samples_by_anchor;
+    CREATE UNIQUE INDEX samples_by_uuid ON samples(owner, uuid);
+    CREATE INDEX samples_by_time ON samples(owner, type, start_time);
+    CREATE INDEX samples_by_source ON samples(owner, type, source, start_time);
+    CREATE INDEX samples_by_sync_id ON samples(owner, sync_id) WHERE sync_id IS NOT NULL;
+    CREATE INDEX samples_by_parent ON samples(owner, parent) WHERE parent IS NOT NULL;
+    CREATE INDEX samples_by_reading ON samples(owner, type, parent) WHERE parent IS NOT NULL;
+    """
 
     /// Open series builders (InsertSeriesData until FinishSeries or DiscardSeries): whose they are and
     /// what the finished sample will carry. Their points are in `series_chunks` under the builder id,
