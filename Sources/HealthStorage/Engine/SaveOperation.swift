@@ -58,15 +58,20 @@ extension WriteContext {
         let rows = pending.rows
         pending.rows.removeAll(keepingCapacity: true)
         // Full chunks and single rows repeat: prepared once; other sizes would only fill the cache.
-        let sql = SampleRow.insertSQL(db.dialect, rows: rows.count) + " RETURNING anchor"
+        let sql = SampleRow.insertSQL(db.dialect, rows: rows.count)
         let insert = rows.count == pending.limit || rows.count == 1 ? try db.prepare(sql) : try db.prepareOnce(sql)
         for (offset, entry) in rows.enumerated() { entry.row.bind(to: insert, at: Int32(offset * SampleRow.columns)) }
-        var inserted = Set<Int64>()
-        while try insert.step() { inserted.insert(insert.int(0)) }
+        try insert.run()
+        // Nearly always every row goes in: the count says so without a RETURNING set (which SQLite
+        // gathers in a temporary table, a B-tree insert a row). Otherwise each row's own anchor
+        // tells whether it went in.
+        let allInserted = db.changes == rows.count
         insert.reset()
+        let stored = allInserted ? nil : try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
         for (index, saver, sample, device, row) in rows {
             do {
-                if inserted.contains(row.anchor) {
+                let wentIn = if allInserted { true } else { try Self.exists(row, stored) }
+                if wentIn {
                     try saver.noteStored(sample, typeID: row.type)
                 } else {
                     outcomes[index] = try saver.compareWithStored(sample, device: device)
@@ -75,6 +80,16 @@ extension WriteContext {
                 throw error.objectIndex == nil ? error.at(index: index) : error
             }
         }
+    }
+
+    /// Whether `row` is stored under its own anchor, asked through `statement` (owner, type, anchor).
+    private static func exists(_ row: SampleRow, _ statement: Statement?) throws(HealthError) -> Bool {
+        guard let statement else { return false }
+        statement.reset()
+        statement.bind(all: [.int(row.owner), .int(row.type), .int(row.anchor)])
+        let found = try statement.step()
+        statement.reset()
+        return found
     }
 
     /// The saver of a batch saved as its connection's revision; its ids come from the connection's
