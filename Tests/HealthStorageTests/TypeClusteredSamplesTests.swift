@@ -23,21 +23,17 @@ final class TypeClusteredSamplesTests: StoreTestCase {
             let paged = try await store.queryAnchored(owner: owner, types: types, predicate: nil, anchor: nil, limit: 2, scope: everything)
             XCTAssertEqual(paged.samples.map(\.uuid), [rate, steps])
 
-            let revision = SourceRevision(source: StoreFixture.watch, version: "1.0", productType: nil, osMajor: 10, osMinor: 1, osPatch: 0)
-            func save(_ sample: Sample) async throws -> [SaveOutcome] {
-                try await store.save(SaveBatch(owner: owner, revision: revision, defaultDevice: nil, objects: [sample]))
-            }
-            // The stored heart rate is in the canonical count/s.
-            try await expect(await save(Sample(uuid: rate, type: StoreFixture.heartRate, start: s(100), end: s(100),
-                                               body: .quantity(Quantity(60, "count/s"), count: 1))), [.alreadyStored])
-            do {
-                _ = try await save(StoreFixture.heartRate(s(500), uuid: steps))
-                XCTFail("a migrated UUID was stored twice")
-            } catch let error as HealthError {
-                XCTAssertEqual(error.field, "uuid")
-            }
+            // One batch: a retry of the stored heart rate (in its canonical count/s), a new one, and the
+            // step count's UUID reused for a heart rate, refused with the batch.
             let later = StoreFixture.heartRate(s(600))
-            try await expect(await save(later), [.stored])
+            let retry = Sample(uuid: rate, type: StoreFixture.heartRate, start: s(100), end: s(100), body: .quantity(Quantity(60, "count/s"), count: 1))
+            let batch = { (objects: [Sample]) in
+                SaveBatch(owner: owner, revision: SourceRevision(source: StoreFixture.watch, version: "1.0", productType: nil,
+                                                                 osMajor: 10, osMinor: 1, osPatch: 0), defaultDevice: nil, objects: objects)
+            }
+            let refused = try? await store.save(batch([retry, later, StoreFixture.heartRate(s(500), uuid: steps)]))
+            XCTAssertNil(refused, "a migrated UUID was stored twice")
+            try await expect(await store.save(batch([retry, later])), [.alreadyStored, .stored])
 
             // Deleting a reading moves its correlation to a new anchor; deleting the correlation takes its other reading.
             let owns = Deleter(owner: owner, bundleID: StoreFixture.watch.bundleID, isOwner: true)
