@@ -160,7 +160,7 @@ def run(sockets, frames, ticks, period, burst, seed, drain_seconds):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--owner-token", required=True)
+    parser.add_argument("--owner-token-file", required=True)
     parser.add_argument("--devices", type=int, default=100)
     parser.add_argument("--rate", type=float, default=1.0, help="samples per second per device")
     parser.add_argument("--duration", type=float, default=10.0)
@@ -169,7 +169,8 @@ def main():
     parser.add_argument("--drain-seconds", type=float, default=30.0)
     parser.add_argument("--report", required=True)
     args = parser.parse_args()
-    token = asyncio.run(app_token(args.port, args.owner_token))
+    with open(args.owner_token_file) as file:
+        token = asyncio.run(app_token(args.port, file.read().strip()))
     period = 1.0 / args.rate
     ticks = max(1, round(args.duration * args.rate))
     sockets = connect_devices(args.port, token, args.devices)

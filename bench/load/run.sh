@@ -47,7 +47,7 @@ for n in $counts; do
   # The generator's CPU (user + system seconds, its setup included), written by time(1) when it exits.
   sim_cpu="$work/sim-$n-$schedule.cpu"
   if [ "$generator" = lean ]; then
-    command=(python3 "$root/bench/load/lean_load.py" --port "${server_addr##*:}" --owner-token "$(cat "$server_data/owner.token")")
+    command=(python3 "$root/bench/load/lean_load.py" --port "${server_addr##*:}" --owner-token-file "$server_data/owner.token")
   else
     command=("$bin/healthsim" --server "$server_addr" --owner-token-file "$server_data/owner.token" --state-dir "$server_data/healthsim")
   fi
