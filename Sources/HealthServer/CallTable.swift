@@ -135,7 +135,9 @@ final class CallTable {
 
     /// Resumes waiting calls while there is room: those holding a turn first, then new ones while turns are free.
     func grantRoom() {
-        while host.hasOutputRoom, let index = waiters.firstIndex(where: { producing.contains($0.serial) })
+        // Waiters first: this runs for every connection on each housekeeping tick and after every
+        // write, and the output room reads the server-wide byte count every loop thread updates.
+        while !waiters.isEmpty, host.hasOutputRoom, let index = waiters.firstIndex(where: { producing.contains($0.serial) })
                 ?? (producing.count < config.answersInProduction ? waiters.indices.first : nil) {
             let waiter = waiters.remove(at: index)
             producing.insert(waiter.serial)

@@ -102,7 +102,9 @@ final class EventLoop: @unchecked Sendable {
         uv_timer_init(loop, timer)
         uv_timer_start(timer, { timer in
             let loop = EventLoop.owning(timer!.pointee.loop)
-            for connection in Array(loop.connections.values) { connection.tick() }
+            // Iterates the dictionary as it was (a connection closing meanwhile copies it then),
+            // not a copy of 10,000 connections made on every tick.
+            for connection in loop.connections.values { connection.tick() }
             loop.flushPending()
         }, interval, interval)
     }

@@ -168,17 +168,18 @@ final class FrameTransport {
             reader.append(bytes)
         }
         while isOpen {
-            let payload: [UInt8]?
+            // Decoded where it arrived: the payload is not copied out of the reader's buffer first.
+            let decoded: Result<ClientFrame, HealthError>?
             do {
-                payload = try reader.nextFrame()
+                decoded = try reader.withNextFrame { payload in Result { () throws(HealthError) in try WireCodec.decodeClientFrame(payload) } }
             } catch {
                 return broke(error)
             }
-            guard let payload else { return }
+            guard let decoded else { return }
             frameStartedAt = nil
             let frame: ClientFrame
             do {
-                frame = try WireCodec.decodeClientFrame(payload)
+                frame = try decoded.get()
             } catch {
                 return broke(HealthError(.malformed, "undecodable frame: \(error.message)"))
             }

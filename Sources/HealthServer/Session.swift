@@ -2,7 +2,9 @@ import HealthModel
 import HealthStorage
 
 /// What a connection is bound to after Hello: one principal, one owner, one source revision.
-struct Session: Sendable {
+/// A class, so the call path passes one reference per call instead of copying (and retaining) every
+/// string of the principal, revision and device.
+final class Session: Sendable {
     let principal: Principal
     /// The source everything saved over this connection is stamped with.
     let revision: SourceRevision
@@ -10,6 +12,12 @@ struct Session: Sendable {
     let defaultDevice: Device?
     /// The store's ids for what this connection saves, kept across its saves.
     let shortcuts = SaveShortcuts()
+
+    init(principal: Principal, revision: SourceRevision, defaultDevice: Device?) {
+        self.principal = principal
+        self.revision = revision
+        self.defaultDevice = defaultDevice
+    }
 
     var role: Role { principal.role }
     var source: Source { revision.source }

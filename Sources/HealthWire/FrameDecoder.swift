@@ -57,15 +57,20 @@ public struct FrameDecoder: Sendable {
     /// The next complete frame's payload, nil when more bytes are needed; throws `.frameTooLarge`
     /// once every frame before a bad length prefix has been returned.
     public mutating func nextFrame() throws(HealthError) -> [UInt8]? {
+        try withNextFrame { Array($0) }
+    }
+
+    /// `body` applied to the next complete frame's payload in place (no copy; the bytes are valid
+    /// only during `body`), nil when more bytes are needed; throws as `nextFrame` does.
+    public mutating func withNextFrame<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(HealthError) -> R? {
         guard readOffset < scanOffset else {
             if let failure { throw failure }
             return nil
         }
         let length = lengthPrefix(at: readOffset)
         let start = readOffset + 4
-        let payload = Array(buffer[start..<(start + length)])
         readOffset = start + length
-        return payload
+        return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
     }
 
     /// Checks every length prefix that has fully arrived and advances over complete frames.

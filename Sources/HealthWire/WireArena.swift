@@ -11,14 +11,17 @@ final class WireArena {
     private var nextBlockSize: Int
 
     private static let maxBlockSize = 1 << 20
+    /// The first block of a small message's arena: within malloc's per-thread cache (at most 1,032
+    /// bytes), which a 4 KiB block was not; a single-sample save is built and unpacked in it.
+    private static let smallBlockSize = 1024
 
-    init(initialBlockSize: Int = 4096) {
+    init(initialBlockSize: Int = smallBlockSize) {
         nextBlockSize = initialBlockSize
     }
 
     /// An arena sized for unpacking `wireBytes` of protobuf (C structs take a few times the wire size).
     static func forUnpacking(_ wireBytes: Int) -> WireArena {
-        WireArena(initialBlockSize: min(max(4096, wireBytes * 4), maxBlockSize))
+        WireArena(initialBlockSize: min(max(smallBlockSize, wireBytes * 4), maxBlockSize))
     }
 
     deinit {

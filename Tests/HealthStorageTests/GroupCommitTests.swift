@@ -121,4 +121,40 @@ final class GroupCommitTests: XCTestCase {
                                                       limit: 0, scope: .everything(callerBundleID: "x"))
         XCTAssertEqual(changes.samples.map(\.uuid), [later.uuid])
     }
+
+    /// The change feed's event of a group: each type's span over the objects of the committed jobs
+    /// (a type met again after another one included), each source that saved, and nothing of a job
+    /// the writer undid, though that job's first object was written before its second failed.
+    func testGroupChangeEventCoversCommittedJobsOnly() async throws {
+        let f = try await StoreFixture(options: options(window: .zero, jobs: 64))
+        let stored = StoreFixture.heartRate(s(1))
+        try await f.save([stored])
+        let events = Mutex<[ChangeEvent]>([])
+        let token = f.store.subscribe { event in
+            if case .data(let change) = event { events.withLock { $0.append(change) } }
+        }
+        let hold = try await WriterHold(f.store)
+        let (store, other) = (f.store, StoreFixture.scale)
+        let watchSave = save(StoreFixture.heartRate(s(2)), f)
+        try await waitUntil { f.store.queuedWrites > 0 }
+        let mixed = f.batch([StoreFixture.sleep(s(3), s(4), value: 0), StoreFixture.heartRate(s(6)), StoreFixture.sleep(s(7), s(8), value: 0)],
+                            source: other)
+        let phoneSave = Task { try await store.save(mixed) }
+        let refused = f.batch([StoreFixture.heartRate(s(20)), StoreFixture.heartRate(s(1), bpm: 99, uuid: stored.uuid)])
+        let refusedSave = Task { try await store.save(refused) }
+        try await waitUntil { f.store.queuedWrites == 3 }
+        try await hold.release()
+        _ = try await watchSave.value
+        _ = try await phoneSave.value
+        do {
+            _ = try await refusedSave.value
+            XCTFail("a save reusing a stored UUID with other content was accepted")
+        } catch is HealthError {}
+        await f.store.close()
+        f.store.unsubscribe(token)
+        let seen = events.withLock { $0 }.last
+        XCTAssertEqual(seen?.spans, [StoreFixture.heartRate: TimeSpan(start: s(2), end: s(6)),
+                                     StoreFixture.sleep: TimeSpan(start: s(3), end: s(8))])
+        XCTAssertEqual(seen?.sources, [StoreFixture.watch.bundleID, other.bundleID])
+    }
 }

@@ -5,8 +5,13 @@
 # the same tick (--burst, the worst case). One row per run: samples generated and acknowledged,
 # acknowledged samples/s, save latency p50/p99, server CPU per save call (from /proc: Hellos and
 # connection setup included, so short runs at low rates overstate it), the kernel's share of that CPU
-# (socket I/O, fsync) and the server's peak RSS, in all and per connection.
-#   bench/load/run.sh [RATE] [SECONDS]        DEVICE_COUNTS="10 100" SCHEDULES="spread" bench/load/run.sh
+# (socket I/O, fsync) and the server's peak RSS, in all and per connection; beside the server's CPU,
+# healthsim's own CPU per call (it shares the machine's cores with healthd, so a generator that needs
+# more than the server is what latency waits for). GENERATOR=lean drives the same load from
+# bench/load/lean_load.py instead (frames encoded before the run, one epoll thread), so the latency
+# measured is the server's rather than the generator's own queue (its CPU column then counts only the
+# seconds its devices were sending).
+#   bench/load/run.sh [RATE] [SECONDS]        DEVICE_COUNTS="10 100" SCHEDULES="spread" GENERATOR=lean bench/load/run.sh
 # Every device is a real socket (healthsim reads them all on one queue), so a step needs about
 # DEVICES + 1,024 file descriptors in each of healthd and healthsim; the script raises `ulimit -n`
 # up to the hard limit and skips (saying why) a step that cannot fit.
@@ -15,12 +20,14 @@ source "$(dirname "$0")/../../scripts/healthd-fixture.sh"
 rate="${1:-5}" seconds="${2:-10}"
 counts="${DEVICE_COUNTS:-10 100 1000 10000}"
 schedules="${SCHEDULES:-spread burst}"
-build_all
+generator="${GENERATOR:-healthsim}"
+for product in healthd healthsim; do swift build -c "$config" --scratch-path "$scratch" --product "$product" >&2; done
+bin="$scratch/$config"
 
 hard_fds="$(ulimit -Hn)"
-echo "load ladder: $rate samples/s per device for $seconds s, ${config} build, fresh healthd per step"
-printf "%8s %8s %11s %12s %10s %9s %9s %9s %12s %6s %9s %11s\n" \
-  devices schedule generated acknowledged "samples/s" "p50 ms" "p99 ms" rejected "µs CPU/call" "sys %" "peak MB" "KiB/conn"
+echo "load ladder: $rate samples/s per device for $seconds s, ${config} build, fresh healthd per step, generator $generator"
+printf "%8s %8s %11s %12s %10s %9s %9s %9s %12s %6s %9s %11s %12s\n" \
+  devices schedule generated acknowledged "samples/s" "p50 ms" "p99 ms" rejected "µs CPU/call" "sys %" "peak MB" "KiB/conn" "gen µs/call"
 # sys_ticks PID / cpu_ticks PID: system / user + system clock ticks the process has used.
 sys_ticks() { awk '{print $15}' "/proc/$1/stat"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -37,26 +44,35 @@ for n in $counts; do
   idle_rss="$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")"
   ticks_before="$(cpu_ticks "$server_pid")" sys_before="$(sys_ticks "$server_pid")"
   flags=(); [ "$schedule" = burst ] && flags=(--burst)
-  sim --devices "$n" --rate "$rate" --duration "$seconds" "${flags[@]}" --report "$report" > /dev/null 2> "$work/sim-$n.log" || true
+  # The generator's CPU (user + system seconds, its setup included), written by time(1) when it exits.
+  sim_cpu="$work/sim-$n-$schedule.cpu"
+  if [ "$generator" = lean ]; then
+    command=(python3 "$root/bench/load/lean_load.py" --port "${server_addr##*:}" --owner-token-file "$server_data/owner.token")
+  else
+    command=("$bin/healthsim" --server "$server_addr" --owner-token-file "$server_data/owner.token" --state-dir "$server_data/healthsim")
+  fi
+  /usr/bin/time -f "%U %S" -o "$sim_cpu" "${command[@]}" --devices "$n" --rate "$rate" --duration "$seconds" "${flags[@]}" \
+    --report "$report" > /dev/null 2> "$work/sim-$n.log" || true
   ticks="$(( $(cpu_ticks "$server_pid") - ticks_before ))" sys="$(( $(sys_ticks "$server_pid") - sys_before ))"
   rss="$(peak_rss_kib "$server_pid")"
   stop_servers
   if [ ! -s "$report" ]; then
-    printf "%8d  failed: healthsim wrote no report; its last words:\n" "$n"
+    printf "%8d  failed: the generator wrote no report; its last words:\n" "$n"
     tail -3 "$work/sim-$n.log" | sed 's/^/          /'
     continue
   fi
-  python3 - "$report" "$n" "$rss" "$idle_rss" "$ticks" "$(getconf CLK_TCK)" "$schedule" "$sys" <<'PY'
+  python3 - "$report" "$n" "$rss" "$idle_rss" "$ticks" "$(getconf CLK_TCK)" "$schedule" "$sys" "$(tail -1 "$sim_cpu")" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 n, rss, idle, ticks, hz, schedule, sys_ticks = (int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
                                                 int(sys.argv[6]), sys.argv[7], int(sys.argv[8]))
+sim_seconds = r.get("generatorRunCPUSeconds", sum(float(part) for part in sys.argv[9].split()))
 lat = r["saveLatencyMs"]
 calls = max(1, r["batches"])
 print(f"{n:8d} {schedule:>8s} {r['samplesGenerated']:11d} {r['samplesAcknowledged']:12d} {r['throughputPerSecond']:10.0f} "
       f"{lat['p50']:9.1f} {lat['p99']:9.1f} {sum(r['rejectedByCode'].values()):9d} {ticks / hz / calls * 1e6:12.1f} "
       f"{100 * sys_ticks / max(1, ticks):6.0f} "
-      f"{rss / 1024:9.1f} {max(0, rss - idle) / n:11.1f}")
+      f"{rss / 1024:9.1f} {max(0, rss - idle) / n:11.1f} {sim_seconds / calls * 1e6:12.1f}")
 PY
  done
 done

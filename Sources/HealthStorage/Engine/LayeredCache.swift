@@ -18,13 +18,16 @@ struct LayeredCache<Key: Hashable, Value> {
     /// Records a row known to be committed (loaded at open or read back).
     mutating func load(_ value: Value, for key: Key) { committed[key] = value }
 
+    // Most jobs intern nothing new: then ending one costs a check, not a dictionary's removeAll.
     mutating func finishJob(success: Bool) {
-        if success && !job.isEmpty { transaction.merge(job) { $1 } }
+        guard !job.isEmpty else { return }
+        if success { transaction.merge(job) { $1 } }
         job.removeAll(keepingCapacity: true)
     }
 
     mutating func finishTransaction(success: Bool) {
-        if success && !transaction.isEmpty { committed.merge(transaction) { $1 } }
+        guard !transaction.isEmpty else { return }
+        if success { committed.merge(transaction) { $1 } }
         transaction.removeAll(keepingCapacity: true)
     }
 }

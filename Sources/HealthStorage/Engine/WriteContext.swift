@@ -21,8 +21,11 @@ final class WriteContext {
     private var anchors: [Int64: Int64] = [:]
     /// Owners whose anchor moved in the running transaction (persisted just before it commits).
     private var movedAnchors: Set<Int64> = []
-    private var jobChanges: [Int64: ChangeSet] = [:]
-    private var transactionChanges: [Int64: ChangeSet] = [:]
+    /// What the running job and transaction changed, one note per object, folded into the feed's
+    /// per-owner events only at commit: hashing every sample's type and source into a job's and
+    /// then the transaction's dictionaries cost the writer more than the rest of its bookkeeping.
+    private var jobChanges: [ChangeNote] = []
+    private var transactionChanges: [ChangeNote] = []
     /// Events other than data changes that the running job and transaction made.
     private var jobEvents: [StoreEvent] = []
     private var transactionEvents: [StoreEvent] = []
@@ -36,14 +39,20 @@ final class WriteContext {
         var spans: [String: TimeSpan] = [:]
         var sources: Set<String> = []
 
-        mutating func formUnion(_ other: ChangeSet) {
-            spans.merge(other.spans) { $0.union($1) }
-            sources.formUnion(other.sources)
-        }
-
         mutating func note(type: String, span: TimeSpan, bundleID: String) {
             spans[type] = spans[type].map { $0.union(span) } ?? span
             sources.insert(bundleID)
+        }
+    }
+
+    /// That `bundleID` inserted or deleted an object of `type` covering `span`.
+    private struct ChangeNote {
+        let owner: Int64, type: String, span: TimeSpan, bundleID: String
+
+        /// This note and `next` as one, when they differ only in their spans.
+        func merged(with next: ChangeNote) -> ChangeNote? {
+            guard owner == next.owner, type == next.type, bundleID == next.bundleID else { return nil }
+            return ChangeNote(owner: owner, type: type, span: span.union(next.span), bundleID: bundleID)
         }
     }
 
@@ -98,7 +107,7 @@ final class WriteContext {
         extents.finishJob(success: success)
         metadataUnits.finishJob(success: success)
         if success {
-            for (owner, change) in jobChanges { transactionChanges[owner, default: ChangeSet()].formUnion(change) }
+            transactionChanges += jobChanges
             transactionEvents += jobEvents
             transactionCommitted += jobCommitted
         }
@@ -110,7 +119,22 @@ final class WriteContext {
     /// What the running transaction changed, as the change feed carries it: one data event per
     /// owner, then the other events in the order the jobs made them.
     var transactionFeedEvents: [StoreEvent] {
-        transactionChanges.map { owner, change in
+        var changes: [Int64: ChangeSet] = [:]
+        func fold(_ note: ChangeNote) {
+            changes[note.owner, default: ChangeSet()].note(type: note.type, span: note.span, bundleID: note.bundleID)
+        }
+        // Runs of notes alike but for their spans (one source saving one type) touch the dictionaries once.
+        var run: ChangeNote?
+        for note in transactionChanges {
+            if let merged = run?.merged(with: note) {
+                run = merged
+            } else {
+                run.map(fold)
+                run = note
+            }
+        }
+        run.map(fold)
+        return changes.map { owner, change in
             .data(ChangeEvent(owner: OwnerID(owner), spans: change.spans, sources: change.sources))
         } + transactionEvents
     }
@@ -138,8 +162,7 @@ final class WriteContext {
 
     /// Records that `bundleID` inserted or deleted an object of `type` covering `span`.
     func noteChange(owner: Int64, type: String, span: TimeSpan, bundleID: String) {
-        // In place: this runs for every saved sample.
-        jobChanges[owner, default: ChangeSet()].note(type: type, span: span, bundleID: bundleID)
+        jobChanges.append(ChangeNote(owner: owner, type: type, span: span, bundleID: bundleID))
     }
 
     /// Records an event other than a data change for the change feed of other nodes.
