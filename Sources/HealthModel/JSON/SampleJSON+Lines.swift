@@ -9,19 +9,23 @@ extension SampleJSON {
         public init() {}
         fileprivate var sources: [SourceRevision: [UInt8]] = [:]
         fileprivate var devices: [Device: [UInt8]] = [:]
+        /// Types and units as JSON strings.
+        fileprivate var strings: [String: [UInt8]] = [:]
     }
 
     /// Appends the line of `s`.
     public static func writeLine(_ s: Sample, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
         let body: PlainBody
         switch s.body {
-        case .quantity(let q, let count) where s.discreteSeries == nil: body = .quantity(q.value, unit: q.unit, count: count)
+        case .quantity(let q, let count) where s.discreteSeries == nil:
+            body = .quantity(q.value, unit: cached(q.unit, &cache.strings, JSON.string), count: count)
         case .category(let value): body = .category(value)
         default:
             sample(s, zone: zone).write(to: &out)
             return out.append(UInt8(ascii: "\n"))
         }
-        let line = PlainLine(uuid: s.uuid, type: s.type, start: s.start, end: s.end, creationTime: s.creationTime, body: body,
+        let line = PlainLine(uuid: s.uuid, type: cached(s.type, &cache.strings, JSON.string), start: s.start, end: s.end,
+                             creationTime: s.creationTime, body: body,
                              device: s.device.map { cached($0, &cache.devices, device) },
                              source: s.sourceRevision.map { cached($0, &cache.sources, revision) })
         line.write(metadata: s.metadata, zone: zone, to: &out)
@@ -30,11 +34,15 @@ extension SampleJSON {
     /// The lines of a page in table form (`SampleTable`): each of its devices and sources is written once.
     public struct TableLines: Sendable {
         private let table: SampleTable
+        private let types: [[UInt8]]
+        private let units: [[UInt8]]
         private let devices: [[UInt8]]
         private let sources: [[UInt8]]
 
         public init(_ table: SampleTable) {
             self.table = table
+            types = table.types.map { SampleJSON.text(of: .string($0)) }
+            units = table.units.map { SampleJSON.text(of: .string($0)) }
             devices = table.devices.map { SampleJSON.text(of: SampleJSON.device($0)) }
             sources = table.revisions.map { SampleJSON.text(of: SampleJSON.revision($0)) }
         }
@@ -43,13 +51,13 @@ extension SampleJSON {
         public func writeLine(_ row: SampleTable.Row, zone: TimeZone?, to out: inout [UInt8]) {
             let body: PlainBody
             switch row.body {
-            case .quantity(let value, let unit, let count): body = .quantity(value, unit: table.units[Int(unit)], count: count)
+            case .quantity(let value, let unit, let count): body = .quantity(value, unit: units[Int(unit)], count: count)
             case .category(let value): body = .category(value)
             case .whole(let index):
                 SampleJSON.sample(table.wholes[index], zone: zone).write(to: &out)
                 return out.append(UInt8(ascii: "\n"))
             }
-            let line = PlainLine(uuid: row.uuid, type: table.types[Int(row.type)], start: row.start, end: row.end,
+            let line = PlainLine(uuid: row.uuid, type: types[Int(row.type)], start: row.start, end: row.end,
                                  creationTime: row.creationTime, body: body,
                                  device: row.device < 0 ? nil : devices[Int(row.device)],
                                  source: row.revision < 0 ? nil : sources[Int(row.revision)])
@@ -71,14 +79,14 @@ extension SampleJSON {
     }
 
     private enum PlainBody {
-        case quantity(Double, unit: String, count: Int64)
+        case quantity(Double, unit: [UInt8], count: Int64)
         case category(Int64)
     }
 
-    /// A quantity or category sample's fields, its device and source already as text.
+    /// A quantity or category sample's fields, its type, unit, device and source already as text.
     private struct PlainLine {
         let uuid: UUID
-        let type: String
+        let type: [UInt8]
         let start: Microseconds
         let end: Microseconds
         let creationTime: Microseconds?
@@ -88,79 +96,71 @@ extension SampleJSON {
 
         private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
 
+        /// Appends the line: its keys in sorted order, each with the punctuation before it.
         func write(metadata: Metadata, zone: TimeZone?, to out: inout [UInt8]) {
-            func text(_ name: StaticString) {
-                out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            }
-            func key(_ name: StaticString) {
-                out.append(contentsOf: out.last == UInt8(ascii: "{") ? "\"".utf8 : ",\"".utf8)
-                text(name)
-                out.append(contentsOf: "\":".utf8)
-            }
-            /// An instant as its two adjacent keys: text, then microseconds.
-            func instant(_ name: StaticString, _ microsName: StaticString, _ micros: Microseconds) {
-                key(name)
-                out.append(UInt8(ascii: "\""))
-                Time.appendISO8601(micros, in: zone, to: &out)
-                out.append(UInt8(ascii: "\""))
-                key(microsName)
-                out.appendDecimal(micros)
+            func text(_ fragment: StaticString) {
+                out.append(contentsOf: UnsafeBufferPointer(start: fragment.utf8Start, count: fragment.utf8CodeUnitCount))
             }
             func optional(_ bytes: [UInt8]?) {
-                if let bytes { out.append(contentsOf: bytes) } else { out.append(contentsOf: "null".utf8) }
+                if let bytes { out.append(contentsOf: bytes) } else { text("null") }
+            }
+            func instant(_ micros: Microseconds) {
+                Time.appendISO8601(micros, in: zone, to: &out)
+                text(#"",""#)
             }
             let kind: StaticString
-            out.append(UInt8(ascii: "{"))
-            // Keys in sorted order: the kind's own first ("category_value" or "count") and last ("unit",
-            // "value"), the shared ones between.
             switch body {
             case .quantity(_, _, let count):
                 kind = "quantity"
-                key("count")
+                text(#"{"count":"#)
                 out.appendDecimal(count)
             case .category(let value):
                 kind = "category"
-                key("category_value")
+                text(#"{"category_value":"#)
                 out.appendDecimal(value)
             }
-            key("creation_micros")
-            if let creationTime { out.appendDecimal(creationTime) } else { out.append(contentsOf: "null".utf8) }
-            key("device")
+            text(#","creation_micros":"#)
+            if let creationTime { out.appendDecimal(creationTime) } else { text("null") }
+            text(#","device":"#)
             optional(device)
-            instant("end", "end_micros", end)
-            key("kind")
-            out.append(UInt8(ascii: "\""))
+            text(#","end":""#)
+            instant(end)
+            text(#"end_micros":"#)
+            out.appendDecimal(end)
+            text(#","kind":""#)
             text(kind)
-            out.append(UInt8(ascii: "\""))
-            key("metadata")
-            if metadata.isEmpty { out.append(contentsOf: "{}".utf8) } else { SampleJSON.metadata(metadata).write(to: &out) }
-            key("metadata_types")
-            if metadata.isEmpty { out.append(contentsOf: "{}".utf8) } else { SampleJSON.metadataTypes(metadata).write(to: &out) }
-            key("source")
+            text(#"","metadata":"#)
+            if metadata.isEmpty { text("{}") } else { SampleJSON.metadata(metadata).write(to: &out) }
+            text(#","metadata_types":"#)
+            if metadata.isEmpty { text("{}") } else { SampleJSON.metadataTypes(metadata).write(to: &out) }
+            text(#","source":"#)
             optional(source)
-            instant("start", "start_micros", start)
-            key("type")
-            JSON.string(type).write(to: &out)
+            text(#","start":""#)
+            instant(start)
+            text(#"start_micros":"#)
+            out.appendDecimal(start)
+            text(#","type":"#)
+            out.append(contentsOf: type)
             if case .quantity(_, let unit, _) = body {
-                key("unit")
-                JSON.string(unit).write(to: &out)
+                text(#","unit":"#)
+                out.append(contentsOf: unit)
             }
-            key("uuid")
+            text(#","uuid":""#)
             // `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
-            out.append(UInt8(ascii: "\""))
             withUnsafeBytes(of: uuid.uuid) { bytes in
-                for (i, byte) in bytes.enumerated() {
+                for i in 0..<16 {
                     if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-                    out.append(Self.upperHexDigits[Int(byte >> 4)])
-                    out.append(Self.upperHexDigits[Int(byte & 0xF)])
+                    out.append(Self.upperHexDigits[Int(bytes[i] >> 4)])
+                    out.append(Self.upperHexDigits[Int(bytes[i] & 0xF)])
                 }
             }
-            out.append(UInt8(ascii: "\""))
             if case .quantity(let value, _, _) = body {
-                key("value")
+                text(#"","value":"#)
                 JSON.double(value).write(to: &out)
+                text("}\n")
+            } else {
+                text("\"}\n")
             }
-            out.append(contentsOf: "}\n".utf8)
         }
     }
 }
