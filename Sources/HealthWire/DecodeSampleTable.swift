@@ -70,12 +70,13 @@ private struct TableReader {
                                      creationTime: s.creation_time == 0 ? nil : s.creation_time, body: body))
     }
 
-    // Strings hash and compare by their bytes, NULL as empty (as CRead.string reads it).
+    // Strings hash (FNV-1a: these run for every sample) and compare by their bytes, NULL as empty
+    // (as CRead.string reads it).
 
     private static func hash(_ s: UnsafeMutablePointer<CChar>) -> Int {
-        var hasher = Hasher()
-        combine(s, into: &hasher)
-        return hasher.finalize()
+        var hash = FNV()
+        hash.add(s)
+        return hash.value
     }
 
     private static func same(_ a: UnsafeMutablePointer<CChar>, _ b: UnsafeMutablePointer<CChar>) -> Bool {
@@ -84,10 +85,10 @@ private struct TableReader {
 
     private static func hash(_ p: UnsafeMutablePointer<Healthstore__V1__Device>) -> Int {
         let d = p.pointee
-        var hasher = Hasher()
+        var hash = FNV()
         for s in [d.name, d.manufacturer, d.model, d.hardware_version, d.firmware_version, d.software_version,
-                  d.local_identifier, d.udi_device_identifier] { combine(s, into: &hasher) }
-        return hasher.finalize()
+                  d.local_identifier, d.udi_device_identifier] { hash.add(s) }
+        return hash.value
     }
 
     private static func same(_ a: UnsafeMutablePointer<Healthstore__V1__Device>, _ b: UnsafeMutablePointer<Healthstore__V1__Device>) -> Bool {
@@ -100,12 +101,10 @@ private struct TableReader {
 
     private static func hash(_ p: UnsafeMutablePointer<Healthstore__V1__SourceRevision>) -> Int {
         let r = p.pointee
-        var hasher = Hasher()
-        for s in [r.source?.pointee.name, r.source?.pointee.bundle_id, r.version, r.product_type] { combine(s, into: &hasher) }
-        hasher.combine(r.os_major)
-        hasher.combine(r.os_minor)
-        hasher.combine(r.os_patch)
-        return hasher.finalize()
+        var hash = FNV()
+        for s in [r.source?.pointee.name, r.source?.pointee.bundle_id, r.version, r.product_type] { hash.add(s) }
+        for n in [r.os_major, r.os_minor, r.os_patch] { hash.add(UInt64(UInt32(bitPattern: n))) }
+        return hash.value
     }
 
     /// Equal revisions, their sources' import included.
@@ -119,11 +118,6 @@ private struct TableReader {
             && (sa.imported == 0 || sa.imported_time == sb.imported_time)
     }
 
-    private static func combine(_ s: UnsafeMutablePointer<CChar>?, into hasher: inout Hasher) {
-        if let s { hasher.combine(bytes: UnsafeRawBufferPointer(start: s, count: strlen(s))) }
-        hasher.combine(0xFF as UInt8)
-    }
-
     private static func sameText(_ a: UnsafeMutablePointer<CChar>?, _ b: UnsafeMutablePointer<CChar>?) -> Bool {
         switch (a, b) {
         case let (a?, b?): strcmp(a, b) == 0
@@ -131,6 +125,31 @@ private struct TableReader {
         case let (nil, b?): b.pointee == 0
         case (nil, nil): true
         }
+    }
+}
+
+/// 64-bit FNV-1a over strings, each ended by a byte no UTF-8 text holds, and numbers.
+private struct FNV {
+    private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    var value: Int { Int(truncatingIfNeeded: hash) }
+
+    mutating func add(_ s: UnsafeMutablePointer<CChar>?) {
+        if var p = s {
+            while p.pointee != 0 {
+                add(byte: UInt8(bitPattern: p.pointee))
+                p += 1
+            }
+        }
+        add(byte: 0xFF)
+    }
+
+    mutating func add(_ n: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { add(byte: UInt8(truncatingIfNeeded: n >> UInt64(shift))) }
+    }
+
+    private mutating func add(byte: UInt8) {
+        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
     }
 }
 
