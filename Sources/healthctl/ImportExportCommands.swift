@@ -89,12 +89,12 @@ enum ImportExportCommands {
             }
             let table = page.batch.table
             let tableLines = SampleJSON.TableLines(table)
-            for row in table.rows {
-                guard case .whole(let index) = row.body else {
+            for (row, index) in zip(table.rows, table.indices) {
+                guard !SeriesLines.isPlain(row) else {
                     tableLines.writeLine(row, zone: inv.zone, to: &lines)
                     continue
                 }
-                let sample = table.wholes[index]
+                let sample = table[index]
                 guard SeriesLines.hasPoints(sample) else {
                     SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: inv.zone, cache: &cache, to: &lines)
                     continue
