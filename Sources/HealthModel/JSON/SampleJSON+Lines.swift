@@ -104,9 +104,12 @@ extension SampleJSON {
             func optional(_ bytes: [UInt8]?) {
                 if let bytes { out.append(contentsOf: bytes) } else { text("null") }
             }
-            func instant(_ micros: Microseconds) {
+            /// An instant as its two adjacent keys: `key` holds the text, `microsKey` the microseconds.
+            func instant(_ key: StaticString, _ microsKey: StaticString, _ micros: Microseconds) {
+                text(key)
                 Time.appendISO8601(micros, in: zone, to: &out)
-                text(#"",""#)
+                text(microsKey)
+                out.appendDecimal(micros)
             }
             let kind: StaticString
             switch body {
@@ -123,10 +126,7 @@ extension SampleJSON {
             if let creationTime { out.appendDecimal(creationTime) } else { text("null") }
             text(#","device":"#)
             optional(device)
-            text(#","end":""#)
-            instant(end)
-            text(#"end_micros":"#)
-            out.appendDecimal(end)
+            instant(#","end":""#, #"","end_micros":"#, end)
             text(#","kind":""#)
             text(kind)
             text(#"","metadata":"#)
@@ -135,10 +135,7 @@ extension SampleJSON {
             if metadata.isEmpty { text("{}") } else { SampleJSON.metadataTypes(metadata).write(to: &out) }
             text(#","source":"#)
             optional(source)
-            text(#","start":""#)
-            instant(start)
-            text(#"start_micros":"#)
-            out.appendDecimal(start)
+            instant(#","start":""#, #"","start_micros":"#, start)
             text(#","type":"#)
             out.append(contentsOf: type)
             if case .quantity(_, let unit, _) = body {
