@@ -81,7 +81,7 @@ extension HealthCalling {
         var batch = AnchoredBatch(anchor: query.anchor ?? Data())
         for answer in try await results(.queryAnchored(oneShot)) {
             guard let page = AnchoredBatch(answer) else { throw unexpected(answer, for: "QueryAnchored") }
-            batch.samples += page.samples
+            batch.table.append(contentsOf: page.table)
             batch.deleted += page.deleted
             batch.anchor = page.anchor
         }
@@ -250,7 +250,7 @@ extension AnchoredBatch {
     /// The batch an anchored answer carries, nil for any other answer.
     init?(_ answer: ServerResult) {
         guard case .anchored(let samples, let deleted, let anchor, let initial, let complete) = answer else { return nil }
-        self.init(samples: Array(samples), deleted: deleted, anchor: anchor, initial: initial, initialComplete: complete)
+        self.init(table: samples, deleted: deleted, anchor: anchor, initial: initial, initialComplete: complete)
     }
 }
 

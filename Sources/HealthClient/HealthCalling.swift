@@ -25,7 +25,12 @@ public struct OwnerCredential: Sendable, Hashable {
 
 /// One answer of an anchored query: added samples, deletions and the anchor to resume from.
 public struct AnchoredBatch: Sendable, Hashable {
-    public var samples: [Sample]
+    /// The added samples as they arrive: plain ones as rows sharing their types, devices and sources.
+    public var table: SampleTable
+    public var samples: [Sample] {
+        get { Array(table) }
+        set { table = SampleTable(newValue) }
+    }
     public var deleted: [DeletedObject]
     /// Pass this as the next query's anchor.
     public var anchor: Data
@@ -36,7 +41,12 @@ public struct AnchoredBatch: Sendable, Hashable {
 
     public init(samples: [Sample] = [], deleted: [DeletedObject] = [], anchor: Data = Data(), initial: Bool = true,
                 initialComplete: Bool = false) {
-        self.samples = samples
+        self.init(table: SampleTable(samples), deleted: deleted, anchor: anchor, initial: initial, initialComplete: initialComplete)
+    }
+
+    public init(table: SampleTable, deleted: [DeletedObject] = [], anchor: Data = Data(), initial: Bool = true,
+                initialComplete: Bool = false) {
+        self.table = table
         self.deleted = deleted
         self.anchor = anchor
         self.initial = initial

@@ -55,7 +55,7 @@ extension WireDecode {
             return .samples(try samples(p.samples, p.n_samples, "samples"))
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ANCHORED:
             let a = try CRead.required(m.anchored, "anchored")
-            return .anchored(samples: SampleTable(try samples(a.samples, a.n_samples, "samples")),
+            return .anchored(samples: try sampleTable(a.samples, a.n_samples, "samples"),
                              deleted: try CRead.list(a.deleted, a.n_deleted, "deleted", deletedObject),
                              newAnchor: CRead.data(a.new_anchor), initial: a.initial != 0,
                              initialComplete: a.initial_complete != 0)

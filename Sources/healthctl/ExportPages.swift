@@ -75,7 +75,7 @@ struct ExportPages {
             }
             let batch = try await fetch(type, anchor)
             // Deletions count toward the limit too; a short page (or one that did not move the anchor) is the last.
-            let last = batch.samples.count + batch.deleted.count < pageSize || batch.anchor == anchor
+            let last = batch.table.count + batch.deleted.count < pageSize || batch.anchor == anchor
             return Page(type: type, batch: batch, last: last)
         }
     }

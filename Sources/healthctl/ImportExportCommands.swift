@@ -87,7 +87,14 @@ enum ImportExportCommands {
             if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(page.type) {
                 routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
             }
-            for sample in page.batch.samples {
+            let table = page.batch.table
+            let tableLines = SampleJSON.TableLines(table)
+            for (row, index) in zip(table.rows, table.indices) {
+                guard !SeriesLines.isPlain(row) else {
+                    tableLines.writeLine(row, zone: inv.zone, to: &lines)
+                    continue
+                }
+                let sample = table[index]
                 guard SeriesLines.hasPoints(sample) else {
                     SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: inv.zone, cache: &cache, to: &lines)
                     continue
@@ -97,7 +104,7 @@ enum ImportExportCommands {
                 lines.append(UInt8(ascii: "\n"))
             }
             writer.write(lines: lines)
-            written += page.batch.samples.count
+            written += table.count
             status.update("export: \(written) samples, \(shortName(page.type)), \(formatRate(status.rate(written)))")
         }
         let seconds = status.elapsed

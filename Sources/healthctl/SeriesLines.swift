@@ -19,6 +19,16 @@ enum SeriesLines {
         }
     }
 
+    /// True when a row of an export page is written as it is: a category, or a quantity of one point
+    /// (a quantity of more carries its points, so it is read whole).
+    static func isPlain(_ row: HealthModel.SampleTable.Row) -> Bool {
+        switch row.body {
+        case .quantity(_, _, let count): count <= 1
+        case .category: true
+        case .whole: false
+        }
+    }
+
     /// True when an import line is built again with a series builder rather than saved.
     static func isBuilt(_ sample: Sample, _ json: JSON) -> Bool {
         switch sample.body {

@@ -79,6 +79,61 @@ final class SampleJSONRoundTripTests: XCTestCase {
         }
     }
 
+    /// An export page arrives as a table (plain samples as rows sharing their parts) and is written
+    /// row by row: every line must be the tree's text, whatever the values.
+    func testTableLinesAreTheTreesTextForVariedSamples() throws {
+        let devices: [Device?] = [nil, ExportFixtures.watch, Device(name: "Montre de Zoé ⌚️", manufacturer: "Ärzte \"&\" Co\\"),
+                                  Device(model: "tab\there"), Device(localIdentifier: "😀")]
+        let revisions: [SourceRevision?] = [nil, ExportFixtures.revision, SourceRevision(source: Source(name: "健康", bundleID: "jp.健康")),
+                                            SourceRevision(source: Source(name: "Imported", bundleID: "com.imp", importedTime: 9), osMajor: 17)]
+        let values: [Double] = [0, -0.0, 1, -1, 0.1, -2.5, 1e-7, .leastNonzeroMagnitude, 1e20, -1.7976931348623157e308, 123_456_789.125,
+                                72.38472938273, 1e16, 0.000123, 3]
+        let instants: [Microseconds] = [0, -1, -62_135_596_800_000_000, -2_208_988_800_123_456, ExportFixtures.t0 + 999,
+                                        253_402_300_799_999_999, 400_000_000_000_000_000]
+        let quantityTypes = [("HKQuantityTypeIdentifierHeartRate", "count/min"), ("HKQuantityTypeIdentifierBodyMass", "kg"),
+                             ("HKQuantityTypeIdentifierDietaryCaffeine", "µg"), ("HKQuantityTypeIdentifierStepCount", "count")]
+        var samples: [Sample] = []
+        for (i, value) in values.enumerated() {
+            let (type, unit) = quantityTypes[i % quantityTypes.count]
+            let start = instants[i % instants.count]
+            samples.append(Sample(type: type, start: start, end: start + Int64(i), device: devices[i % devices.count],
+                                  sourceRevision: revisions[i % revisions.count], creationTime: i % 3 == 0 ? nil : start + 7,
+                                  body: .quantity(Quantity(value, unit), count: Int64(i % 4 + 1))))
+            samples.append(Sample(type: "HKCategoryTypeIdentifierSleepAnalysis", start: start, end: start + 1,
+                                  device: devices[(i + 1) % devices.count], sourceRevision: revisions[(i + 2) % revisions.count],
+                                  creationTime: start + 7, body: .category(Int64(i) - 3)))
+        }
+        let route = Sample(type: TypeCatalog.workoutRouteType.identifier, start: instants[1], end: instants[4], body: .series(count: 12))
+        let summary = DiscreteSeriesSummary(minimum: Quantity(60, "count/min"), maximum: Quantity(80, "count/min"),
+                                            mostRecent: Quantity(70, "count/min"), mostRecentStart: 5, mostRecentEnd: 6)
+        let discrete = Sample(type: "HKQuantityTypeIdentifierHeartRate", start: 0, end: 10, device: ExportFixtures.watch,
+                              body: .quantity(Quantity(70, "count/min"), count: 3), discreteSeries: summary)
+        samples += ExportFixtures.samples + [route, discrete] + samples
+        let page = ServerMessage(callID: 1, result: .anchored(samples: SampleTable(samples), deleted: [], newAnchor: Data([1]), initial: true))
+        guard case .anchored(let table, _, _, _, _) = try WireCodec.decodeServerMessage(WireCodec.encodeServerMessage(page)).result else {
+            return XCTFail("not an anchored page")
+        }
+        XCTAssertEqual(Array(table), samples)
+        // Whole: the fixtures' four with metadata or of another kind, the route and the series summary.
+        XCTAssertEqual(table.wholes.count, 6, "every plain sample is a row")
+        XCTAssertEqual([table.devices.count, table.revisions.count, table.units.count], [4, 3, 4], "each part read once")
+        var joined = table.rows(0..<10)
+        joined.append(contentsOf: table.rows(10..<table.count))
+        XCTAssertEqual(Array(joined), samples)
+        for zone in [nil, TimeZone(identifier: "Europe/Berlin"), TimeZone(identifier: "America/St_Johns")] {
+            let lines = SampleJSON.TableLines(table)
+            var bytes: [UInt8] = []
+            for row in table.rows { lines.writeLine(row, zone: zone, to: &bytes) }
+            XCTAssertEqual(bytes.last, UInt8(ascii: "\n"))
+            let written = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+            XCTAssertEqual(written.count, samples.count)
+            // The decoded samples: the wire carries -0.0 as 0.
+            for (line, sample) in zip(written, table) {
+                XCTAssertEqual(line, SampleJSON.sample(sample, zone: zone).text(pretty: false))
+            }
+        }
+    }
+
     func testParsingReadsBackWhatIsWrittenAndEveryEscape() throws {
         let value: JSON = .object(["B": .string("a/\"\\\n\r\t\u{8}\u{C}\u{1}é😀"), "a_b": .double(1e-7), "aB": .double(-2.5),
                                    "": .array([.bool(false), .null, .int(.min), .int(.max), .object([:]), .array([])])])

@@ -72,6 +72,29 @@ public struct SampleTable: Sendable {
                         creationTime: sample.creationTime, body: .whole(wholes.count - 1)))
     }
 
+    /// Appends every row of `other`, its parts added after this table's.
+    public mutating func append(contentsOf other: SampleTable) {
+        let (type, unit, device, revision, whole) = (Int32(types.count), Int32(units.count), Int32(devices.count),
+                                                     Int32(revisions.count), wholes.count)
+        func shifted(_ index: Int32, _ by: Int32) -> Int32 { index < 0 ? index : index + by }
+        types += other.types
+        units += other.units
+        devices += other.devices
+        revisions += other.revisions
+        wholes += other.wholes
+        rows.reserveCapacity(rows.count + other.rows.count)
+        for row in other.rows {
+            let body: Body = switch row.body {
+            case .quantity(let value, let u, let count): .quantity(value: value, unit: u + unit, count: count)
+            case .category: row.body
+            case .whole(let index): .whole(index + whole)
+            }
+            rows.append(Row(uuid: row.uuid, type: shifted(row.type, type), device: shifted(row.device, device),
+                            revision: shifted(row.revision, revision), start: row.start, end: row.end,
+                            creationTime: row.creationTime, body: body))
+        }
+    }
+
     /// The rows in `range`, sharing this table's parts.
     public func rows(_ range: Range<Int>) -> SampleTable {
         var page = self

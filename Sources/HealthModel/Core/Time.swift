@@ -27,25 +27,23 @@ public enum Time {
     /// ("…Z"), or at the offset `zone` has at that instant ("…+02:00"). Computed arithmetically:
     /// exports print millions of timestamps, and building a date formatter per call dominated them.
     public static func iso8601(_ micros: Microseconds, in zone: TimeZone? = nil) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        appendISO8601(micros, in: zone, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends `iso8601(micros, in: zone)`'s UTF-8 bytes to `text`: an export writes two per line
+    /// into one buffer.
+    public static func appendISO8601(_ micros: Microseconds, in zone: TimeZone? = nil, to text: inout [UInt8]) {
         let offset = zone.map { $0.secondsFromGMT(for: date(micros)) } ?? 0
         let local = micros.addingReportingOverflow(Int64(offset) * microsPerSecond)
         let shifted = local.overflow ? micros : local.partialValue
         let (days, inDay) = floorDivision(shifted, 86_400 * microsPerSecond)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let millis = inDay / 1000
-        // Digits go straight into one buffer: this runs twice per exported line.
-        var text: [UInt8] = []
-        text.reserveCapacity(32)
         func field(_ value: Int64, _ width: Int, then separator: Unicode.Scalar?) {
-            if value < 0 { text.append(UInt8(ascii: "-")) }
-            var count = 1, rest = value.magnitude / 10
-            while rest > 0 { (count, rest) = (count + 1, rest / 10) }
-            text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(width, count)))
-            var (index, remaining) = (text.count - 1, value.magnitude)
-            for _ in 0..<count {
-                text[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
-                (index, remaining) = (index - 1, remaining / 10)
-            }
+            text.appendDecimal(value, width: width)
             if let separator { text.append(UInt8(ascii: separator)) }
         }
         field(year, 4, then: "-")
@@ -63,7 +61,6 @@ public enum Time {
             field(Int64(minutes / 60), 2, then: ":")
             field(Int64(minutes % 60), 2, then: nil)
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// (quotient, remainder) rounding toward negative infinity, so instants before 1970 format too.

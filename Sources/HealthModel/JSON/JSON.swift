@@ -47,7 +47,7 @@ public enum JSON: Sendable, Hashable, Encodable {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let v): out.append(contentsOf: (v ? "true" : "false").utf8)
-        case .int(let v): out.append(contentsOf: String(v).utf8)
+        case .int(let v): out.appendDecimal(v)
         case .double(let v):
             guard v.isFinite else { return out.append(contentsOf: "null".utf8) }
             var text = v.description

@@ -1,0 +1,172 @@
+import Foundation
+import HealthModel
+import HealthProto
+
+/// protobuf-c samples → a `SampleTable`: a plain quantity or category sample (no metadata, no series
+/// summary) becomes a row, and each distinct type, unit, device and source revision of the message
+/// is read into Swift once, found again by its C fields' bytes; any other sample is decoded whole.
+/// An anchored page of thousands of samples from a few devices then costs a row per sample instead
+/// of a `Sample` with its own copies of every string.
+extension WireDecode {
+    static func sampleTable(_ pointers: UnsafeMutablePointer<UnsafeMutablePointer<Healthstore__V1__Sample>?>?, _ count: Int,
+                            _ field: String) throws(HealthError) -> SampleTable {
+        guard count > 0 else { return SampleTable() }
+        guard let pointers else { throw CRead.malformed("\(field) has \(count) entries but no storage", field: field) }
+        var reader = TableReader()
+        for i in 0..<count {
+            do throws(HealthError) {
+                guard let element = pointers[i] else { throw CRead.malformed("sample is missing", field: "sample") }
+                try reader.append(element)
+            } catch {
+                throw error.inObject(i, of: field)
+            }
+        }
+        return reader.table
+    }
+}
+
+private struct TableReader {
+    var table = SampleTable()
+    private var types = Interned<CChar>()
+    private var units = Interned<CChar>()
+    private var devices = Interned<Healthstore__V1__Device>()
+    private var revisions = Interned<Healthstore__V1__SourceRevision>()
+
+    mutating func append(_ p: UnsafeMutablePointer<Healthstore__V1__Sample>) throws(HealthError) {
+        let s = p.pointee
+        let body: SampleTable.Body
+        switch s.body_case {
+        case HEALTHSTORE__V1__SAMPLE__BODY_QUANTITY where s.n_metadata == 0:
+            guard let q = s.quantity?.pointee, q.minimum == nil, q.maximum == nil, q.most_recent == nil,
+                  let quantity = q.quantity, let unitName = quantity.pointee.unit else { return table.append(try WireDecode.sample(s)) }
+            let unit = try units.index(of: unitName, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+                table.add(unit: try CRead.string(unitName, "quantity.quantity.unit"))
+            }
+            body = .quantity(value: quantity.pointee.value, unit: unit, count: q.count == 0 ? 1 : q.count)
+        case HEALTHSTORE__V1__SAMPLE__BODY_CATEGORY where s.n_metadata == 0:
+            guard let category = s.category else { return table.append(try WireDecode.sample(s)) }
+            body = .category(category.pointee.value)
+        default:
+            return table.append(try WireDecode.sample(s))
+        }
+        guard let typeName = s.type else { throw CRead.malformed("type is required", field: "type") }
+        let type = try types.index(of: typeName, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+            table.add(type: try CRead.typeName(typeName, "type"))
+        }
+        var device: Int32 = -1, revision: Int32 = -1
+        if let d = s.device {
+            device = try devices.index(of: d, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+                let device = try WireDecode.device(d.pointee)
+                return device.isEmpty ? -1 : table.add(device: device)
+            }
+        }
+        if let r = s.source_revision {
+            revision = try revisions.index(of: r, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+                table.add(revision: try WireDecode.sourceRevision(r.pointee))
+            }
+        }
+        table.append(SampleTable.Row(uuid: try CRead.uuid(s.uuid, "uuid"), type: type, device: device, revision: revision,
+                                     start: s.start_time, end: s.end_time,
+                                     creationTime: s.creation_time == 0 ? nil : s.creation_time, body: body))
+    }
+
+    // Strings hash (FNV-1a: these run for every sample) and compare by their bytes, NULL as empty
+    // (as CRead.string reads it).
+
+    private static func hash(_ s: UnsafeMutablePointer<CChar>) -> Int {
+        var hash = FNV()
+        hash.add(s)
+        return hash.value
+    }
+
+    private static func same(_ a: UnsafeMutablePointer<CChar>, _ b: UnsafeMutablePointer<CChar>) -> Bool {
+        strcmp(a, b) == 0
+    }
+
+    private static func hash(_ p: UnsafeMutablePointer<Healthstore__V1__Device>) -> Int {
+        let d = p.pointee
+        var hash = FNV()
+        for s in [d.name, d.manufacturer, d.model, d.hardware_version, d.firmware_version, d.software_version,
+                  d.local_identifier, d.udi_device_identifier] { hash.add(s) }
+        return hash.value
+    }
+
+    private static func same(_ a: UnsafeMutablePointer<Healthstore__V1__Device>, _ b: UnsafeMutablePointer<Healthstore__V1__Device>) -> Bool {
+        let (a, b) = (a.pointee, b.pointee)
+        return sameText(a.name, b.name) && sameText(a.manufacturer, b.manufacturer) && sameText(a.model, b.model)
+            && sameText(a.hardware_version, b.hardware_version) && sameText(a.firmware_version, b.firmware_version)
+            && sameText(a.software_version, b.software_version) && sameText(a.local_identifier, b.local_identifier)
+            && sameText(a.udi_device_identifier, b.udi_device_identifier)
+    }
+
+    private static func hash(_ p: UnsafeMutablePointer<Healthstore__V1__SourceRevision>) -> Int {
+        let r = p.pointee
+        var hash = FNV()
+        for s in [r.source?.pointee.name, r.source?.pointee.bundle_id, r.version, r.product_type] { hash.add(s) }
+        for n in [r.os_major, r.os_minor, r.os_patch] { hash.add(UInt64(UInt32(bitPattern: n))) }
+        return hash.value
+    }
+
+    /// Equal revisions, their sources' import included.
+    private static func same(_ a: UnsafeMutablePointer<Healthstore__V1__SourceRevision>,
+                             _ b: UnsafeMutablePointer<Healthstore__V1__SourceRevision>) -> Bool {
+        let (a, b) = (a.pointee, b.pointee)
+        guard (a.source == nil) == (b.source == nil), a.os_major == b.os_major, a.os_minor == b.os_minor, a.os_patch == b.os_patch,
+              sameText(a.version, b.version), sameText(a.product_type, b.product_type) else { return false }
+        guard let sa = a.source?.pointee, let sb = b.source?.pointee else { return true }
+        return sameText(sa.name, sb.name) && sameText(sa.bundle_id, sb.bundle_id) && (sa.imported != 0) == (sb.imported != 0)
+            && (sa.imported == 0 || sa.imported_time == sb.imported_time)
+    }
+
+    private static func sameText(_ a: UnsafeMutablePointer<CChar>?, _ b: UnsafeMutablePointer<CChar>?) -> Bool {
+        switch (a, b) {
+        case let (a?, b?): strcmp(a, b) == 0
+        case let (a?, nil): a.pointee == 0
+        case let (nil, b?): b.pointee == 0
+        case (nil, nil): true
+        }
+    }
+}
+
+/// 64-bit FNV-1a over strings, each ended by a byte no UTF-8 text holds, and numbers.
+private struct FNV {
+    private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    var value: Int { Int(truncatingIfNeeded: hash) }
+
+    mutating func add(_ s: UnsafeMutablePointer<CChar>?) {
+        if var p = s {
+            while p.pointee != 0 {
+                add(byte: UInt8(bitPattern: p.pointee))
+                p += 1
+            }
+        }
+        add(byte: 0xFF)
+    }
+
+    mutating func add(_ n: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { add(byte: UInt8(truncatingIfNeeded: n >> UInt64(shift))) }
+    }
+
+    private mutating func add(byte: UInt8) {
+        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+}
+
+/// The table index of each distinct C value read so far in one message, found by a hash of its
+/// contents and confirmed by comparing them. On the rare hash collision with a different value the
+/// new one gets an index of its own (a table may hold a part twice).
+private struct Interned<C> {
+    private var seen: [Int: (value: UnsafeMutablePointer<C>, index: Int32)] = [:]
+
+    /// The index of `value`, from `add` (which adds it to `table`) the first time.
+    mutating func index(of value: UnsafeMutablePointer<C>, hash: (UnsafeMutablePointer<C>) -> Int,
+                        same: (UnsafeMutablePointer<C>, UnsafeMutablePointer<C>) -> Bool, in table: inout SampleTable,
+                        add: (inout SampleTable) throws(HealthError) -> Int32) throws(HealthError) -> Int32 {
+        let key = hash(value)
+        if let known = seen[key], same(known.value, value) { return known.index }
+        let index = try add(&table)
+        if seen[key] == nil { seen[key] = (value, index) }
+        return index
+    }
+}
