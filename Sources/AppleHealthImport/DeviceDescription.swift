@@ -10,19 +10,25 @@ enum DeviceDescription {
     /// three addresses is one device. Values may hold commas ("Watch6,7"), so fields are split at the
     /// known labels only.
     static func parse(_ text: String) -> Device? {
-        // Records in a row mostly name one device at one address: the whole text is compared first.
-        if let (lastText, device) = last.withLock({ $0 }), lastText == text { return device }
         // Searched as bytes: a Character search walks grapheme clusters.
         guard text.utf8.starts(with: "<<HKDevice".utf8), let close = text.utf8.firstIndex(of: UInt8(ascii: ">")) else { return nil }
-        // Exports repeat each description under many addresses; what follows the address repeats exactly.
-        let key = String(text[text.utf8.index(after: close)...])
-        let device = cache.withLock { $0[key] } ?? fields(key)
-        cache.withLock { if $0.count < 4096 { $0[key] = device } }
-        last.withLock { $0 = (text, device) }
+        // Exports repeat each description under many addresses; what follows the address repeats exactly,
+        // mostly as the previous record's did: that one is compared in place, before a string is made.
+        let described = text.utf8[text.utf8.index(after: close)...]
+        if let (lastKey, device) = last.withLock({ $0 }), described.elementsEqual(lastKey.utf8) { return device }
+        let key = String(text[described.startIndex...])
+        let device = cache.withLock { cache in
+            if let known = cache[key] { return known }
+            let device = fields(key)
+            if cache.count < 4096 { cache[key] = device }
+            return device
+        }
+        last.withLock { $0 = (key, device) }
         return device
     }
 
     private static let cache = Mutex<[String: Device?]>([:])
+    /// The previous description (after its address) and its device.
     private static let last = Mutex<(String, Device?)?>(nil)
 
     private static func fields(_ text: String) -> Device? {

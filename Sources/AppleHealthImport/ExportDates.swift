@@ -9,7 +9,10 @@ enum ExportDates {
 
     /// The instant and the UTC offset (seconds east) it was written with.
     static func instantAndOffset(_ text: String) -> (instant: Microseconds, offset: Int)? {
-        var scanner = DigitScanner(text)
+        DigitScanner.scan(text) { scanner in instantAndOffset(&scanner) }
+    }
+
+    private static func instantAndOffset(_ scanner: inout DigitScanner) -> (instant: Microseconds, offset: Int)? {
         guard let year = scanner.number(4) else { return nil }
         let compact = scanner.peek != UInt8(ascii: "-")
         if !compact { _ = scanner.skip(UInt8(ascii: "-")) }
@@ -33,7 +36,11 @@ enum ExportDates {
     /// ones), as the first such instant at or after `start` in the offset of `start`'s date string.
     static func timeOfDay(_ text: String, onOrAfter start: Microseconds, offset: Int) -> Microseconds? {
         // Foundation's replacing costs more than the whole scan: only texts with a non-ASCII byte can hold U+202F.
-        var scanner = DigitScanner(text.utf8.contains { $0 >= 0x80 } ? text.replacingOccurrences(of: "\u{202F}", with: " ") : text)
+        let text = text.utf8.contains { $0 >= 0x80 } ? text.replacingOccurrences(of: "\u{202F}", with: " ") : text
+        return DigitScanner.scan(text) { scanner in timeOfDay(&scanner, onOrAfter: start, offset: offset) }
+    }
+
+    private static func timeOfDay(_ scanner: inout DigitScanner, onOrAfter start: Microseconds, offset: Int) -> Microseconds? {
         guard var hour = scanner.number(2, minimumDigits: 1), scanner.skip(UInt8(ascii: ":")), let minute = scanner.number(2),
               scanner.skip(UInt8(ascii: ":")), let second = scanner.number(2) else { return nil }
         let fraction = scanner.fraction()
@@ -56,10 +63,11 @@ enum ExportDates {
 
     /// "2016-11-15" (ActivitySummary's dateComponents, Me's date of birth).
     static func day(_ text: String) -> CalendarDay? {
-        var scanner = DigitScanner(text)
-        guard let year = scanner.number(4), scanner.skip(UInt8(ascii: "-")), let month = scanner.number(2), scanner.skip(UInt8(ascii: "-")),
-              let day = scanner.number(2), scanner.atEnd, (1...12).contains(month), (1...31).contains(day) else { return nil }
-        return CalendarDay(year: year, month: month, day: day)
+        DigitScanner.scan(text) { scanner in
+            guard let year = scanner.number(4), scanner.skip(UInt8(ascii: "-")), let month = scanner.number(2), scanner.skip(UInt8(ascii: "-")),
+                  let day = scanner.number(2), scanner.atEnd, (1...12).contains(month), (1...31).contains(day) else { return nil }
+            return CalendarDay(year: year, month: month, day: day)
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
@@ -73,12 +81,19 @@ enum ExportDates {
     }
 }
 
-/// Reads fixed-width digit fields and separators from ASCII text.
+/// Reads fixed-width digit fields and separators from ASCII text, in place (millions of dates).
 private struct DigitScanner {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
 
-    init(_ text: String) { bytes = Array(text.utf8) }
+    /// `body`'s result, with a scanner over `text`'s UTF-8 that lives only during the call.
+    static func scan<Result>(_ text: String, _ body: (inout DigitScanner) -> Result) -> Result {
+        var text = text
+        return text.withUTF8 { bytes in
+            var scanner = DigitScanner(bytes: bytes)
+            return body(&scanner)
+        }
+    }
 
     var atEnd: Bool { position == bytes.count }
     var peek: UInt8? { position < bytes.count ? bytes[position] : nil }
@@ -101,9 +116,9 @@ private struct DigitScanner {
     }
 
     mutating func skip(_ literal: String) -> Bool {
-        let literal = Array(literal.utf8)
-        guard bytes.count - position >= literal.count, bytes[position..<position + literal.count].elementsEqual(literal) else { return false }
-        position += literal.count
+        let count = literal.utf8.count
+        guard bytes.count - position >= count, bytes[position..<position + count].elementsEqual(literal.utf8) else { return false }
+        position += count
         return true
     }
 

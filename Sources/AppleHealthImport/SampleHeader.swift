@@ -30,7 +30,7 @@ struct SampleHeader {
         self.start = start
         self.end = end
         startOffset = offset
-        let entries = element.children("MetadataEntry").map { (key: $0[.key] ?? "", value: $0[.value] ?? "") }
+        let entries = element.children.compactMap { $0.name == "MetadataEntry" ? (key: $0[.key] ?? "", value: $0[.value] ?? "") : nil }
         let mapped = MetadataMapping.map(entries)
         metadata = mapped.metadata
         droppedMetadata = mapped.dropped

@@ -70,12 +70,18 @@ private struct CanonicalText {
     var bytes: [UInt8] = []
 
     mutating func field(_ label: String, _ value: String) {
-        bytes.append(contentsOf: label.utf8)
+        append(label)
         bytes.append(UInt8(ascii: "="))
-        bytes.append(contentsOf: String(value.utf8.count).utf8)
+        append(String(value.utf8.count))
         bytes.append(UInt8(ascii: ":"))
-        bytes.append(contentsOf: value.utf8)
+        append(value)
         bytes.append(10)
+    }
+
+    /// `text`'s UTF-8 as one copy: appending a `String.UTF8View` goes byte by byte.
+    private mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// The same bytes as `field(label, String(value))`, without building the string.
@@ -95,7 +101,7 @@ private struct CanonicalText {
                 buffer[index] = UInt8(ascii: "-")
             }
             let count = buffer.count - index
-            bytes.append(contentsOf: label.utf8)
+            append(label)
             bytes.append(UInt8(ascii: "="))
             if count >= 10 { bytes.append(UInt8(ascii: "0") + UInt8(count / 10)) }
             bytes.append(UInt8(ascii: "0") + UInt8(count % 10))
@@ -111,7 +117,8 @@ private struct CanonicalText {
     }
 
     mutating func metadata(_ metadata: Metadata, label: String) {
-        for key in metadata.keys.sorted(by: { Array($0.unicodeScalars.map(\.value)).lexicographicallyPrecedes($1.unicodeScalars.map(\.value)) }) {
+        // By Unicode scalar values (not String's order), compared in place.
+        for key in metadata.keys.sorted(by: { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }) {
             let value: String = switch metadata[key]! {
             case .string(let s): "s:" + s
             case .double(let d): "d:\(d)"

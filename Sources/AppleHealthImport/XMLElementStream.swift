@@ -1,4 +1,5 @@
 import CLibXML2
+import Glibc
 
 /// Streams an XML file through libxml2's xmlTextReader and hands out, one at a time, each element at
 /// `yieldDepth` with everything inside it. Only that element's subtree is ever held, so a 1.3 GB
@@ -19,6 +20,9 @@ final class XMLElementStream {
     /// The same for attribute names, with the `ExportElement.Attribute` each is; the few names of an
     /// export are looked for by pointer in a short list before the dictionary.
     private var recentAttributeNames: [(pointer: UnsafePointer<xmlChar>, name: String, known: ExportElement.Attribute?)] = []
+    /// The last value read of each `ExportElement.Attribute`: exports repeat types, sources, versions,
+    /// units and device descriptions from element to element, and an equal value is not decoded again.
+    private var lastValues = [String](repeating: "", count: ExportElement.Attribute.allCases.count)
     private var firstError: ImportError?
     /// The root element's attributes (HealthData's locale), once the root was read.
     private(set) var rootAttributes: [(name: String, value: String)] = []
@@ -111,9 +115,17 @@ final class XMLElementStream {
     private func readAttributes(into element: inout ExportElement) {
         while xmlTextReaderMoveToNextAttribute(reader) == 1 {
             let (name, known) = attributeName(xmlTextReaderConstName(reader))
-            element.append(name: name, value: xmlTextReaderConstValue(reader).map { String(cString: $0) } ?? "", as: known)
+            element.append(name: name, value: value(xmlTextReaderConstValue(reader), of: known), as: known)
         }
         xmlTextReaderMoveToElement(reader)
+    }
+
+    private func value(_ pointer: UnsafePointer<xmlChar>?, of known: ExportElement.Attribute?) -> String {
+        guard let pointer else { return "" }
+        guard let known else { return String(cString: pointer) }
+        let same = lastValues[known.rawValue].withCString { strcmp($0, UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self)) == 0 }
+        if !same { lastValues[known.rawValue] = String(cString: pointer) }
+        return lastValues[known.rawValue]
     }
 
     private func attributeName(_ pointer: UnsafePointer<xmlChar>?) -> (String, ExportElement.Attribute?) {

@@ -270,6 +270,51 @@ final class ElementMappingTests: XCTestCase {
                        "C87C4999-A54C-8AFD-BAA3-55BA227070C0")
     }
 
+    /// The same for every shape an export holds: metadata of each kind, a category, a correlation,
+    /// old- and new-style workouts and a beat series (pinned from the importer before its speed-ups).
+    func testUUIDsOfEveryShapeAreTheSameAsEarlierImportsDerived() throws {
+        let metadata = "<MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\" value=\"1\"/>"
+            + "<MetadataEntry key=\"HKWeatherTemperature\" value=\"56 degF\"/><MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>"
+            + "<MetadataEntry key=\"Free Key\" value=\"text\"/><MetadataEntry key=\"free key\" value=\"2.5\"/>"
+            + "<MetadataEntry key=\"HKTimeZone\" value=\"Europe/Paris\"/>"
+        let beats = "<HeartRateVariabilityMetadataList><InstantaneousBeatsPerMinute bpm=\"78\" time=\"08:33:44,67\"/>"
+            + "<InstantaneousBeatsPerMinute bpm=\"80\" time=\"08:33:45.42\"/></HeartRateVariabilityMetadataList>"
+        let systolic = SyntheticExport.record("HKQuantityTypeIdentifierBloodPressureSystolic", value: "118", unit: "mmHg", source: "Health")
+        let diastolic = SyntheticExport.record("HKQuantityTypeIdentifierBloodPressureDiastolic", value: "66", unit: "mmHg", source: "Health")
+        let body = [
+            SyntheticExport.record("HKQuantityTypeIdentifierHeartRate", value: "74.5", unit: "count/min", source: "Watch", device: watch,
+                                   inner: metadata),
+            SyntheticExport.record("HKQuantityTypeIdentifierVO2Max", value: "41.2", unit: "mL/min·kg", source: "Watch",
+                                   start: "20151107171924+0100"),
+            SyntheticExport.record("HKCategoryTypeIdentifierSleepAnalysis", value: "HKCategoryValueSleepAnalysisAsleepCore", unit: nil,
+                                   source: "Watch", start: "2024-01-01 01:00:00 +0100", end: "2024-01-01 03:00:00 +0100"),
+            SyntheticExport.record("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", value: "25.5", unit: "ms",
+                                   start: "2018-11-19 08:33:39 +0100", end: "2018-11-19 08:34:44 +0100", inner: beats),
+            "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" sourceName=\"Health\" sourceVersion=\"17.2\" "
+                + "startDate=\"2024-01-01 01:01:36 +0200\" endDate=\"2024-01-01 01:01:36 +0200\">\(diastolic)\(systolic)</Correlation>",
+            "<Workout workoutActivityType=\"HKWorkoutActivityTypeCycling\" duration=\"8.966666666666667\" durationUnit=\"min\" "
+                + "totalDistance=\"2.858\" totalDistanceUnit=\"km\" totalEnergyBurned=\"10\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"Strava\" "
+                + "startDate=\"2017-09-07 22:29:37 +0200\" endDate=\"2017-09-07 22:38:35 +0200\">"
+                + "<MetadataEntry key=\"HKExternalUUID\" value=\"strava://activities/1\"/></Workout>",
+            "<Workout workoutActivityType=\"HKWorkoutActivityTypeRunning\" duration=\"30\" durationUnit=\"min\" sourceName=\"Watch\" "
+                + "startDate=\"2024-01-01 10:00:00 +0100\" endDate=\"2024-01-01 10:40:00 +0100\">"
+                + "<WorkoutEvent type=\"HKWorkoutEventTypePause\" date=\"2024-01-01 10:10:00 +0100\"/>"
+                + "<WorkoutEvent type=\"HKWorkoutEventTypeSegment\" date=\"2024-01-01 10:00:00 +0100\" duration=\"5\" durationUnit=\"min\"/>"
+                + "<WorkoutActivity uuid=\"6F6B1A52-8C2B-4F0C-9E0E-6C1D0B1A2B3C\" startDate=\"2024-01-01 10:00:00 +0100\" "
+                + "endDate=\"2024-01-01 10:40:00 +0100\"/>"
+                + "<WorkoutStatistics type=\"HKQuantityTypeIdentifierHeartRate\" startDate=\"2024-01-01 10:00:00 +0100\" "
+                + "endDate=\"2024-01-01 10:40:00 +0100\" average=\"150\" minimum=\"90\" maximum=\"180\" unit=\"count/min\"/></Workout>",
+        ].joined(separator: "\n")
+        let read = try SyntheticExport.read(try SyntheticExport.write(body))
+        let uuids = read.samples.flatMap { [$0.uuid] + ($0.correlationObjects ?? []).map(\.uuid) } + read.series.map(\.id)
+        XCTAssertEqual(uuids.map(\.uuidString), [
+            "EFEF68F7-24EC-8C2E-8E5C-3A540CB2933E", "12FDD8E2-2A4E-890E-B7A1-98437CAB41B9", "33D021F6-7492-823F-8DB3-C21B3144CC7A",
+            "C149DEB2-335F-8EEC-A1E9-88B6B4E011A8", "194B0026-10CA-866B-89DB-CFA6CE0BFE25", "10282F46-9B5C-8311-AFBD-FA972D6BF07E",
+            "FFD8FC1A-4869-8F75-BEAE-52F92920DC06", "45EECA6E-7F1C-8695-8852-6CA6096D7C5F", "BC284CA3-E47B-8D3D-A634-D337DE501010",
+            "0AB342C1-848B-8D04-8080-D6430215C2C7",
+        ])
+    }
+
     func testTheHealthAppZipIsReadInPlace() throws {
         let folder = try SyntheticExport.directory()
         let inner = folder.appendingPathComponent("apple_health_export")

@@ -60,6 +60,38 @@ final class WriteSemanticsTests: StoreTestCase {
         }
     }
 
+    /// A retry in a batch of many is recognised from the stored row's values; any one field that
+    /// differs (metadata, device, a value written in another unit, the span) still refuses it.
+    func testARetryInABatchMustRepeatEveryField() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let meta: Metadata = ["k": .int(1), "q": .quantity(Quantity(56, "degF"))]
+            let plain = StoreFixture.heartRate(s(10), bpm: 70, metadata: meta, device: StoreFixture.watchDevice)
+            let perSecond = Sample(type: StoreFixture.heartRate, start: s(20), end: s(20), body: .quantity(Quantity(1.5, "count/s"), count: 1))
+            let filler = StoreFixture.heartRate(s(30))
+            try await expect(await f.save([plain, perSecond, filler]), [.stored, .stored, .stored])
+            try await expect(await f.save([plain, perSecond, filler]), [.alreadyStored, .alreadyStored, .alreadyStored])
+            let changes = [
+                StoreFixture.heartRate(s(10), bpm: 70, uuid: plain.uuid, metadata: ["k": .int(2), "q": .quantity(Quantity(56, "degF"))],
+                                       device: StoreFixture.watchDevice),
+                StoreFixture.heartRate(s(10), bpm: 70, uuid: plain.uuid, metadata: meta, device: Device(name: "Other")),
+                StoreFixture.heartRate(s(10), s(11), bpm: 70, uuid: plain.uuid, metadata: meta, device: StoreFixture.watchDevice),
+                Sample(uuid: perSecond.uuid, type: StoreFixture.heartRate, start: s(20), end: s(20), body: .quantity(Quantity(90, "count/min"), count: 1)),
+            ]
+            for changed in changes {
+                do {
+                    try await f.save([filler, changed])
+                    XCTFail("different content under a stored UUID must fail: \(changed)")
+                } catch let error as HealthError {
+                    XCTAssertEqual(error.objectIndex, 1)
+                    XCTAssertEqual(error.field, "uuid")
+                }
+            }
+            try await expect(await f.query().count, 3)
+            await f.store.close()
+        }
+    }
+
     func testSyncVersionReplacesOnlyWhenGreater() async throws {
         try await forEachEngine {
             let f = try await StoreFixture()

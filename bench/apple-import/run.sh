@@ -61,14 +61,16 @@ again_start=$(date +%s.%N)
   import-apple-health "$zip" "${batch[@]}" --format json >"$work/again.json" 2>/dev/null || true
 again_s=$(echo "$(date +%s.%N) - $again_start" | bc)
 cpu2=$(healthd_cpu)
+ours_ctl=$(awk '{print $1 + $2}' "$work/ours.cpu"); ours_healthd=$(echo "$cpu1 - $cpu0" | bc)
+again_ctl=$(awk '{print $1 + $2}' "$work/again.cpu"); again_healthd=$(echo "$cpu2 - $cpu1" | bc)
 echo
-echo "CPU-seconds (user + system): first import healthctl $(awk '{print $1 + $2}' "$work/ours.cpu"), healthd $(echo "$cpu1 - $cpu0" | bc);" \
-  "again healthctl $(awk '{print $1 + $2}' "$work/again.cpu"), healthd $(echo "$cpu2 - $cpu1" | bc)${BATCH:+ (--batch $BATCH)}"
+echo "CPU-seconds (user + system): first import healthctl $ours_ctl, healthd $ours_healthd;" \
+  "again healthctl $again_ctl, healthd $again_healthd${BATCH:+ (--batch $BATCH)}"
 
 [ -n "${SKIP_PEER:-}" ] || python3 -m pip install -q "healthkit-to-sqlite==1.0.1" >/dev/null 2>&1 || true
 start=$(date +%s.%N)
 if [ -z "${SKIP_PEER:-}" ] && command -v healthkit-to-sqlite >/dev/null; then
-  /usr/bin/time -f "%M" -o "$work/peer.rss" healthkit-to-sqlite "$zip" "$work/peer.db" --silent
+  /usr/bin/time -f "%M %U %S" -o "$work/peer.rss" healthkit-to-sqlite "$zip" "$work/peer.db" --silent
   peer_s=$(echo "$(date +%s.%N) - $start" | bc)
   peer_rows=$(python3 - "$work/peer.db" <<'PY'
 import sqlite3, sys
@@ -77,16 +79,23 @@ tables = [t for (t,) in db.execute("select name from sqlite_master where type='t
 print(sum(db.execute(f"select count(*) from [{t}]").fetchone()[0] for t in tables))
 PY
 )
-  peer_rss=$(( $(cat "$work/peer.rss") / 1024 ))
+  peer_rss=$(( $(awk '{print $1}' "$work/peer.rss") / 1024 ))
+  peer_cpu=$(awk '{print $2 + $3}' "$work/peer.rss")
 else
-  peer_s=""; peer_rows=""; peer_rss=""
+  peer_s=""; peer_rows=""; peer_rss=""; peer_cpu=""
 fi
 
-python3 - "$work/ours.json" "$work/again.json" "$ours_s" "$again_s" "$records" "$peer_s" "$peer_rows" "$peer_rss" <<'PY'
+python3 - "$work/ours.json" "$work/again.json" "$ours_s" "$again_s" "$records" "$peer_s" "$peer_rows" "$peer_rss" \
+  "$ours_ctl" "$ours_healthd" "$again_ctl" "$again_healthd" "$peer_cpu" <<'PY'
 import json, sys
 ours, again = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 ours_s, again_s, records = float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+ctl, healthd, again_ctl, again_healthd = (float(v) for v in sys.argv[9:13])
 def total(r, k): return sum(t.get(k, 0) for t in r["types"].values())
+samples = total(ours, "stored")
+print()
+print(f"µs of CPU per sample ({samples} samples): first import healthctl {1e6 * ctl / samples:.1f}, healthd {1e6 * healthd / samples:.1f}; "
+      f"again healthctl {1e6 * again_ctl / samples:.1f}, healthd {1e6 * again_healthd / samples:.1f}")
 print()
 print(f"{'importer':40} {'records/s':>10} {'seconds':>8} {'peak MB':>8}  notes")
 print(f"{'healthctl import-apple-health':40} {records / ours_s:10.0f} {ours_s:8.1f} {ours['peak_rss_bytes'] / 2**20:8.1f}  "
@@ -98,4 +107,8 @@ if sys.argv[6]:
     print(f"{'healthkit-to-sqlite 1.0.1':40} {records / peer_s:10.0f} {peer_s:8.1f} {sys.argv[8]:>8}  "
           f"{sys.argv[7]} rows, untyped, no validation, no provenance, no idempotency")
     print(f"\nratio (ours / healthkit-to-sqlite): {peer_s / ours_s:.2f}x")
+    # On a shared machine wall clock follows the other load; CPU-seconds (ours: both processes) follow the work.
+    peer_cpu = float(sys.argv[13])
+    print(f"records per CPU-second: ours {records / (ctl + healthd):.0f}, healthkit-to-sqlite {records / peer_cpu:.0f} "
+          f"({peer_cpu:.1f} CPU-s); ratio {peer_cpu / (ctl + healthd):.2f}x")
 PY

@@ -39,22 +39,28 @@ public enum SourceRules {
     public static func keptSources(_ objects: [Sample]) throws(HealthError) -> [Sample] {
         var kept: [Sample] = []
         kept.reserveCapacity(objects.count)
+        // An export's objects come in long runs of one source: its revision is made complete once per
+        // run, and the objects of a run share it (the writer then compares it by identity).
+        var last: (given: SourceRevision, kept: SourceRevision)?
         for (index, object) in objects.enumerated() {
-            do {
-                kept.append(try keptSource(object))
+            do throws(HealthError) {
+                guard let given = object.sourceRevision else {
+                    throw HealthError.invalid("with keep_sources every object needs the name of the source it is saved as",
+                                              field: "source_revision.source.name")
+                }
+                let revision: SourceRevision
+                if let last, last.given == given {
+                    revision = last.kept
+                } else {
+                    revision = try keptRevision(given)
+                    last = (given, revision)
+                }
+                kept.append(object.saved(as: revision))
             } catch {
                 throw error.at(index: index)
             }
         }
         return kept
-    }
-
-    private static func keptSource(_ object: Sample) throws(HealthError) -> Sample {
-        guard let given = object.sourceRevision else {
-            throw HealthError.invalid("with keep_sources every object needs the name of the source it is saved as",
-                                      field: "source_revision.source.name")
-        }
-        return object.saved(as: try keptRevision(given))
     }
 
     /// A kept source revision made complete: the source name is required; an empty bundle id is

@@ -8,13 +8,22 @@ extension WriteContext {
         try lockOwner(owner)
         let insertRow = try db.prepare(sampleInsertSQL)
         var savers: [SourceRevision: ObjectSaver] = [:]
+        // An import's objects come in runs of one source revision (one instance, from `SourceRules.keptSources`):
+        // compared with the last one, it is not hashed per object.
+        var lastSaver: (revision: SourceRevision, saver: ObjectSaver)?
         func saver(for revision: SourceRevision) throws(HealthError) -> ObjectSaver {
-            if let known = savers[revision] { return known }
+            if let lastSaver, lastSaver.revision == revision { return lastSaver.saver }
+            if let known = savers[revision] {
+                lastSaver = (revision, known)
+                return known
+            }
             let source = try sourceID(revision.source.bundleID, owner: owner)
             if batch.keepsSources { try noteImport(owner: owner, source: source) }
             let saver = ObjectSaver(context: self, owner: owner, source: source, revision: try revisionID(revision, owner: owner),
-                                    bundleID: revision.source.bundleID, insertRow: insertRow, shortcuts: nil)
+                                    bundleID: revision.source.bundleID, insertRow: insertRow, shortcuts: SaveShortcuts(),
+                                    shortcutsLastOneBatch: true)
             savers[revision] = saver
+            lastSaver = (revision, saver)
             return saver
         }
         // An ordinary batch has one saver, found once rather than hashed per object.
@@ -74,7 +83,7 @@ extension WriteContext {
                 if wentIn {
                     try saver.noteStored(sample, typeID: row.type)
                 } else {
-                    outcomes[index] = try saver.compareWithStored(sample, device: device)
+                    outcomes[index] = try saver.compareWithStored(sample, device: device, row: row)
                 }
             } catch {
                 throw error.objectIndex == nil ? error.at(index: index) : error
@@ -136,8 +145,12 @@ struct ObjectSaver {
     let bundleID: String
     /// `SampleRow.insertSQL` of one row, prepared once per batch: looking it up per sample hashed the whole statement text.
     let insertRow: Statement
-    /// The connection's shortcuts for the device and type of its samples (nil for an import's sources).
+    /// The connection's shortcuts for the device and type of its samples (for an import's sources,
+    /// shortcuts of this batch alone).
     let shortcuts: SaveShortcuts?
+    /// The shortcuts die with this batch, so an id is noted as soon as it is known: a batch is undone,
+    /// and saved again with new savers, as a whole.
+    var shortcutsLastOneBatch = false
 
     func save(_ sample: Sample, device: Device?, parent: Int64?) throws(HealthError) -> SaveOutcome {
         let type = try Self.sampleType(of: sample)
@@ -216,7 +229,7 @@ struct ObjectSaver {
     private func typeID(_ identifier: String) throws(HealthError) -> Int64 {
         if let known = shortcuts?.type, known.owner == owner, known.identifier == identifier { return known.id }
         let id = try context.typeID(identifier, owner: owner)
-        if let shortcuts { context.afterCommit { [owner] in shortcuts.type = (owner, identifier, id) } }
+        if let shortcuts { note { [owner] in shortcuts.type = (owner, identifier, id) } }
         return id
     }
 
@@ -225,8 +238,13 @@ struct ObjectSaver {
         guard let device else { return nil }
         if let known = shortcuts?.device, known.owner == owner, known.device == device { return known.id }
         guard let id = try context.deviceID(device, owner: owner) else { return nil }
-        if let shortcuts { context.afterCommit { [owner] in shortcuts.device = (owner, device, id) } }
+        if let shortcuts { note { [owner] in shortcuts.device = (owner, device, id) } }
         return id
+    }
+
+    /// Sets a shortcut now or once the job is committed (see `shortcutsLastOneBatch`).
+    private func note(_ set: @escaping () -> Void) {
+        if shortcutsLastOneBatch { set() } else { context.afterCommit(set) }
     }
 
     private static func sampleType(of sample: Sample) throws(HealthError) -> HealthType {
@@ -347,7 +365,10 @@ struct ObjectSaver {
     }
 
     /// docs/semantics.md decision 1: the same UUID from the same source with identical content is a retry.
-    func compareWithStored(_ sample: Sample, device: Device?) throws(HealthError) -> SaveOutcome {
+    /// With the `row` the sample would have been inserted as, a stored row holding the same values is
+    /// known to be a retry without reading the sample back (every object of a re-import).
+    func compareWithStored(_ sample: Sample, device: Device?, row: SampleRow? = nil) throws(HealthError) -> SaveOutcome {
+        if let row, try storedRowMatches(row) { return .alreadyStored }
         let rows = SampleRows(db: context.db, registry: context.registry)
         guard let stored = try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE s.owner = ? AND s.uuid = ?",
                                             [.int(owner), .uuid(sample.uuid)], childFilter: nil).first else {
@@ -360,6 +381,14 @@ struct ObjectSaver {
             throw HealthError.invalid("UUID \(sample.uuid) is already stored with different content", field: "uuid")
         }
         return .alreadyStored
+    }
+
+    private func storedRowMatches(_ row: SampleRow) throws(HealthError) -> Bool {
+        let stored = try context.db.prepare("SELECT \(SampleRow.comparedColumns) FROM samples WHERE owner = ? AND uuid = ?")
+        defer { stored.reset() }
+        stored.bind(1, owner)
+        stored.bind(2, row.uuid)
+        return try stored.step() && row.matches(stored)
     }
 
     /// A sample to save as reading it back would return it: an ECG as its count of voltages (the
@@ -432,6 +461,22 @@ struct SampleRow {
                                  category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
             VALUES \(Array(repeating: values, count: rows).joined(separator: ", ")) ON CONFLICT DO NOTHING
             """
+    }
+
+    /// The columns `matches` reads: all but the anchor, the revision and the creation time, which a
+    /// retry does not repeat.
+    static let comparedColumns = "type, start_time, duration, value, unit, raw_value, count, category, source, device, flags, "
+        + "sync_id, sync_version, parent, metadata"
+
+    /// Whether `stored`'s current row (`comparedColumns`) holds this row's values. Equal rows are equal
+    /// samples as a retry compares them; unequal ones may still be (a correlation's reading saved again
+    /// on its own), so a mismatch only means the samples must be compared.
+    func matches(_ stored: Statement) -> Bool {
+        stored.int(0) == type && stored.int(1) == start && stored.int(2) == duration && stored.optionalDouble(3) == value
+            && stored.text(4) == unit && stored.optionalDouble(5) == rawValue && stored.optionalInt(6) == count
+            && stored.optionalInt(7) == category && stored.int(8) == source && stored.optionalInt(9) == device
+            && stored.int(10) == flags && stored.text(11) == syncID && stored.optionalInt(12) == syncVersion
+            && stored.optionalInt(13) == parent && stored.blob(14) == metadata
     }
 
     /// Binds the row's values to parameters `base + 1` to `base + columns`.
