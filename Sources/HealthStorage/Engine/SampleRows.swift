@@ -160,6 +160,13 @@ struct SampleTableRows {
                                      creationTime: row.int(13), body: body))
     }
 
+    /// The rows so far, leaving this table empty: later rows keep the shared parts' indexes, so each
+    /// table taken reads alone.
+    mutating func takeTable() -> SampleTable {
+        defer { table.removeRows() }
+        return table
+    }
+
     /// Store ids → table indexes.
     private struct IndexMap {
         private var indexes: [Int64: Int32] = [:]
