@@ -14,15 +14,18 @@ extension Dispatcher {
         try await sendPaged(count: items.count, reply: reply, final: final) { range, isLast in page(Array(items[range]), isLast) }
     }
 
-    /// `sendPaged` over `count` items that `page` takes by position, for answers kept in more than one list.
-    func sendPaged(count: Int, reply: CallReplier, final: Bool, page: (Range<Int>, _ isLast: Bool) -> ServerResult) async throws {
+    /// `sendPaged` over `count` items that `page` takes by position, for answers kept in more than one
+    /// list. `followed`: more pages of the same answer follow these (it arrives in parts), so none of
+    /// these is its last and the call keeps its turn.
+    func sendPaged(count: Int, reply: CallReplier, final: Bool, followed: Bool = false,
+                   page: (Range<Int>, _ isLast: Bool) -> ServerResult) async throws {
         var start = 0
         var size = Self.firstPageSize
         repeat {
             try await reply.room()
             let end = min(count, start + size)
-            let more = !(final && end == count)
-            if await reply.trySend(page(start..<end, end == count), more: more, pageFollows: end < count) {
+            let isLast = end == count && !followed
+            if await reply.trySend(page(start..<end, isLast), more: !(final && isLast), pageFollows: !isLast) {
                 start = end
             } else if end - start > 1 {
                 size = max(1, (end - start) / 2)

@@ -24,21 +24,20 @@ extension Dispatcher {
         let watched = Set(query.types)
         return try await hub.watching(owner: owner, .data) { signal in
             let scope = access.scope
-            let initial = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
-                                                        anchor: query.anchor, limit: query.limit, scope: scope)
+            let initial = try await store.streamAnchored(owner: owner, types: query.types, predicate: query.predicate,
+                                                         anchor: query.anchor, limit: query.limit, scope: scope, partRows: Self.anchoredPartRows)
             try await sendAnchored(initial, owner: owner, scope: scope, initial: true, final: !query.updates, reply: reply)
             guard query.updates else { return nil }
             // Each update reads on from where the last one stopped reading; the anchor sent is the
             // update's own (its last object), never this position.
-            var position = initial.scannedThrough
+            var position = initial.head.scannedThrough
             while let changed = await signal.next()?.types {
                 guard changed.isEmpty || !changed.isDisjoint(with: watched) else { continue }
                 try await reply.producing {
                     let scope = try await currentScope(access)
-                    let update = try await store.queryAnchored(owner: owner, types: query.types, predicate: query.predicate,
-                                                               anchor: position, limit: 0, scope: scope)
-                    position = update.scannedThrough
-                    guard !update.samples.isEmpty || !update.deleted.isEmpty else { return }
+                    let update = try await store.streamAnchored(owner: owner, types: query.types, predicate: query.predicate,
+                                                                anchor: position, limit: 0, scope: scope, partRows: Self.anchoredPartRows)
+                    position = update.head.scannedThrough
                     try await sendAnchored(update, owner: owner, scope: scope, initial: false, final: false, reply: reply)
                 }
             }
@@ -46,17 +45,35 @@ extension Dispatcher {
         }
     }
 
-    /// One anchored answer in pages, samples first, then deletions; every page carries the new anchor.
-    private func sendAnchored(_ result: AnchoredResult, owner: OwnerID, scope: ReadScope, initial: Bool, final: Bool,
+    /// Samples per part of a streamed anchored read: a few pages, so the first is sent while the
+    /// store reads on.
+    private static let anchoredPartRows = 2048
+
+    /// One anchored answer in pages, samples first (each part as the store reads it), then deletions;
+    /// every page carries the new anchor. An update that found nothing sends nothing.
+    private func sendAnchored(_ answer: AnchoredStream, owner: OwnerID, scope: ReadScope, initial: Bool, final: Bool,
                               reply: CallReplier) async throws {
-        let samples = try await withDerivedWorkoutStatistics(result.samples, owner: owner, scope: scope)
-        let deleted = result.deleted
-        try await sendPaged(count: samples.count + deleted.count, reply: reply, final: final) { range, isLast in
+        let head = answer.head
+        // One part is held back until the next arrives, so the last page is known to be last.
+        var held: SampleTable?
+        for try await part in answer.samples {
+            if let previous = held { try await sendAnchoredPart(previous, [], head, owner: owner, scope: scope, initial: initial, last: false, final: final, reply: reply) }
+            held = part
+        }
+        guard held != nil || initial || !head.deleted.isEmpty else { return }
+        try await sendAnchoredPart(held ?? [], head.deleted, head, owner: owner, scope: scope, initial: initial, last: true, final: final, reply: reply)
+    }
+
+    /// One part of an anchored answer in pages; `last`: the part ending the answer (with its deletions).
+    private func sendAnchoredPart(_ part: SampleTable, _ deleted: [DeletedObject], _ head: AnchoredResult, owner: OwnerID, scope: ReadScope,
+                                  initial: Bool, last: Bool, final: Bool, reply: CallReplier) async throws {
+        let samples = try await withDerivedWorkoutStatistics(part, owner: owner, scope: scope)
+        try await sendPaged(count: samples.count + deleted.count, reply: reply, final: final, followed: !last) { range, isLast in
             let ofSamples = range.clamped(to: 0..<samples.count)
             let ofDeleted = range.clamped(to: samples.count..<samples.count + deleted.count)
             return .anchored(samples: samples.rows(ofSamples),
                              deleted: Array(deleted[(ofDeleted.lowerBound - samples.count)..<(ofDeleted.upperBound - samples.count)]),
-                             newAnchor: result.newAnchor, initial: initial, initialComplete: initial && isLast)
+                             newAnchor: head.newAnchor, initial: initial, initialComplete: initial && isLast)
         }
     }
 

@@ -115,6 +115,18 @@ public struct AnchoredResult: Sendable, Hashable {
     }
 }
 
+/// An anchored answer whose samples arrive in parts while the store reads them: `head` holds the
+/// deletions and anchors (its `samples` are empty), `samples` the sample tables in anchor order.
+public struct AnchoredStream: Sendable {
+    public let head: AnchoredResult
+    public let samples: AsyncThrowingStream<SampleTable, any Error>
+
+    public init(head: AnchoredResult, samples: AsyncThrowingStream<SampleTable, any Error>) {
+        self.head = head
+        self.samples = samples
+    }
+}
+
 /// The time some changed objects cover: from the earliest start to the latest end.
 public struct TimeSpan: Sendable, Hashable {
     public var start: Microseconds
@@ -236,6 +248,12 @@ public protocol Store: Sendable {
                       limit: Int, scope: ReadScope) async throws -> [Sample]
     func queryAnchored(owner: OwnerID, types: [String], predicate: QueryPredicate?, anchor: Data?, limit: Int,
                        scope: ReadScope) async throws -> AnchoredResult
+    /// `queryAnchored` with its samples handed over in tables of at most `partRows` rows as they are
+    /// read, so the caller can send one while the store reads the next. The store reads on without
+    /// waiting for the caller (its read transaction never lasts longer than the read); the parts
+    /// not yet taken are held meanwhile, at most the whole answer. Ending the iteration stops the read.
+    func streamAnchored(owner: OwnerID, types: [String], predicate: QueryPredicate?, anchor: Data?, limit: Int,
+                        scope: ReadScope, partRows: Int) async throws -> AnchoredStream
     /// Quantity samples of one type matching the predicate, in canonical units, handed to `sink` in
     /// ascending start order as they are read (no array of rows in between); returns the filled sink.
     func statisticsSamples<Sink: StatInputSink>(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope,

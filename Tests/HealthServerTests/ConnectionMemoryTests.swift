@@ -8,22 +8,34 @@ import XCTest
 /// frame a byte at a time. Bounds are on the server's resident memory, with a generous margin.
 final class ConnectionMemoryTests: XCTestCase {
     func testClientThatNeverReadsStopsItsAnswersBeingProducedWhileOthersAreServed() throws {
+        try assertNonReaderStaysBounded { .querySamples(SampleQuery(types: [Fixtures.heartRate])) }
+    }
+
+    /// A full anchored sync is sent while the store reads it: a client that does not read it holds
+    /// no more than its pages in production and its queued output, and others are served meanwhile.
+    func testClientThatNeverReadsAnAnchoredSyncStopsItsPagesBeingProducedWhileOthersAreServed() throws {
+        try assertNonReaderStaysBounded { .queryAnchored(AnchoredQuery(types: [Fixtures.heartRate])) }
+    }
+
+    /// 128 calls of `call` (each answering 20,000 samples) from a client that never reads: the
+    /// server's memory stays within `outputBound` while another client's queries are answered.
+    private func assertNonReaderStaysBounded(_ call: () -> ClientCall, file: StaticString = #filePath, line: UInt = #line) throws {
         let server = try ServerProcess()
         let other = try RawClient(port: server.port)
         other.hello(server.ownerToken)
         for round in 0..<2 {
             let batch = (0..<10_000).map { Fixtures.heartRateSample(Double(60 + $0 % 40), minutesAgo: 5 + round) }
-            guard case .saveObjects? = other.call(.saveObjects(batch)) else { return XCTFail("save failed") }
+            guard case .saveObjects? = other.call(.saveObjects(batch)) else { return XCTFail("save failed", file: file, line: line) }
         }
         let baseline = try Self.residentBytes(server)
 
         let slow = try RawClient(port: server.port)
         slow.shrinkReceiveBuffer()
-        guard case .hello(let hello)? = slow.hello(server.ownerToken) else { return XCTFail("no hello") }
-        XCTAssertEqual(hello.maxOutputBytes, 1 << 20)
+        guard case .hello(let hello)? = slow.hello(server.ownerToken) else { return XCTFail("no hello", file: file, line: line) }
+        XCTAssertEqual(hello.maxOutputBytes, 1 << 20, file: file, line: line)
         var frames: [UInt8] = []
         for id in 0..<UInt64(128) {
-            frames += WireCodec.encodeClientFrame(ClientMessage(callID: 100 + id, call: .querySamples(SampleQuery(types: [Fixtures.heartRate]))))
+            frames += WireCodec.encodeClientFrame(ClientMessage(callID: 100 + id, call: call()))
         }
         // 128 calls each answering 20,000 samples: gigabytes if every answer were produced.
         slow.sendRaw(frames)
@@ -32,12 +44,12 @@ final class ConnectionMemoryTests: XCTestCase {
         let until = Date().addingTimeInterval(4)
         while Date() < until && peak - baseline < Self.outputBound {
             guard case .samples(let page)? = other.call(.querySamples(SampleQuery(types: [Fixtures.heartRate], limit: 10))) else {
-                return XCTFail("the other client was not served")
+                return XCTFail("the other client was not served", file: file, line: line)
             }
-            XCTAssertEqual(page.count, 10)
+            XCTAssertEqual(page.count, 10, file: file, line: line)
             peak = max(peak, try Self.residentBytes(server))
         }
-        XCTAssertLessThan(peak - baseline, Self.outputBound, "resident memory grew by \((peak - baseline) >> 20) MiB")
+        XCTAssertLessThan(peak - baseline, Self.outputBound, "resident memory grew by \((peak - baseline) >> 20) MiB", file: file, line: line)
     }
 
     func testConnectionsAnnouncingBigFramesBeforeHelloHoldNoMemoryAndAClientStillGetsIn() throws {

@@ -95,6 +95,12 @@ public struct SampleTable: Sendable {
         }
     }
 
+    /// Drops every row and whole sample, keeping the shared parts and their indexes.
+    public mutating func removeRows() {
+        rows.removeAll(keepingCapacity: true)
+        wholes.removeAll()
+    }
+
     /// The rows in `range`, sharing this table's parts.
     public func rows(_ range: Range<Int>) -> SampleTable {
         var page = self

@@ -164,6 +164,42 @@ public class EngineStore: Store, @unchecked Sendable {
         }
     }
 
+    public func streamAnchored(owner: OwnerID, types: [String], predicate: QueryPredicate?, anchor: Data?, limit: Int,
+                               scope: ReadScope, partRows: Int) async throws -> AnchoredStream {
+        guard limit == 0 else {
+            // A limited answer is cut in anchor order across samples and deletions: read whole.
+            let answer = try await queryAnchored(owner: owner, types: types, predicate: predicate, anchor: anchor, limit: limit, scope: scope)
+            let head = AnchoredResult(samples: [], deleted: answer.deleted, newAnchor: answer.newAnchor, scannedThrough: answer.scannedThrough)
+            return AnchoredStream(head: head, samples: AsyncThrowingStream { parts in
+                if !answer.samples.isEmpty { parts.yield(answer.samples) }
+                parts.finish()
+            })
+        }
+        let (samples, parts) = AsyncThrowingStream.makeStream(of: SampleTable.self)
+        let head = try await withCheckedThrowingContinuation { (started: CheckedContinuation<AnchoredResult, any Error>) in
+            let accepted = readers.submit { context in
+                var headSent = false
+                do {
+                    try context.snapshot { () throws(HealthError) in
+                        try context.streamAnchored(owner: owner.rawValue, types: types, predicate: predicate, anchor: anchor, scope: scope,
+                                                   partRows: partRows, head: { head in
+                            headSent = true
+                            started.resume(returning: head)
+                        }, part: { table in
+                            if case .terminated = parts.yield(table) { return false }
+                            return true
+                        })
+                    }
+                    parts.finish()
+                } catch {
+                    if headSent { parts.finish(throwing: error) } else { started.resume(throwing: error) }
+                }
+            }
+            if !accepted { started.resume(throwing: Self.closedError) }
+        }
+        return AnchoredStream(head: head, samples: samples)
+    }
+
     public func statisticsSamples<Sink: StatInputSink>(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope,
                                                        into sink: Sink) async throws -> Sink {
         try await read { context throws(HealthError) in

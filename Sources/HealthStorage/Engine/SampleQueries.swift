@@ -140,6 +140,78 @@ extension ReadContext {
     func queryAnchored(owner: Int64, types: [String], predicate: QueryPredicate?, anchor: Data?, limit: Int,
                        scope: ReadScope) throws(HealthError) -> AnchoredResult {
         guard limit >= 0 else { throw HealthError.invalid("limit must be 0 (no limit) or positive, got \(limit)", field: "limit") }
+        guard limit > 0 else {
+            var answer: AnchoredResult?
+            try streamAnchored(owner: owner, types: types, predicate: predicate, anchor: anchor, scope: scope, partRows: .max,
+                               head: { answer = $0 }, part: { samples in
+                answer = answer.map { AnchoredResult(samples: samples, deleted: $0.deleted, newAnchor: $0.newAnchor, scannedThrough: $0.scannedThrough) }
+                return true
+            })
+            guard let answer else { throw HealthError(.internalError, "an anchored read ended without its anchors") }
+            return answer
+        }
+        let window = try anchoredWindow(owner: owner, types: types, anchor: anchor, scope: scope)
+        guard !window.types.isEmpty else { return window.nothing }
+        var samples = SampleTableRows(rows, childFilter: try childFilter(scope, owner: owner))
+        var sampleAnchors: [Int64] = []
+        try mergedByAnchor(owner: owner, types: window.types, predicate: predicate, scope: scope, table: .samples,
+                           after: window.start.sequence, columns: SampleRows.columns, anchorColumn: 1, limit: limit) { anchor, row throws(HealthError) in
+            sampleAnchors.append(anchor)
+            try samples.append(from: row)
+            return true
+        }
+        let (deleted, deletedAnchors) = try deletions(owner: owner, types: window.types, predicate: predicate, scope: scope,
+                                                      after: window.start.sequence, limit: limit)
+
+        let taken = Self.firstInAnchorOrder(sampleAnchors, deletedAnchors, limit: limit)
+        guard let lastTaken = taken.lastTaken else { return window.nothing }
+        let pageSamples = taken.samples == sampleAnchors.count ? samples.table : samples.table.rows(0..<taken.samples)
+        let pageDeleted = taken.deleted == deletedAnchors.count ? deleted : Array(deleted[..<taken.deleted])
+        guard taken.complete else {
+            // Cut by the limit: the caller has not caught up yet, so it keeps the horizon it started from.
+            let next = AnchorToken(owner: owner, sequence: lastTaken, horizon: window.start.horizon).encoded(key: anchorKey)
+            return AnchoredResult(samples: pageSamples, deleted: pageDeleted, newAnchor: next)
+        }
+        return AnchoredResult(samples: pageSamples, deleted: pageDeleted, newAnchor: window.anchor(after: lastTaken),
+                              scannedThrough: window.scanned)
+    }
+
+    /// An anchored read with no limit whose samples go to `part`, in tables of at most `partRows`
+    /// rows, as they are read. `head` first gets the answer without its samples — its deletions and
+    /// anchors, found before any sample is read (the last sample's anchor by one indexed MAX per
+    /// filter part, in the same read transaction) — so a caller can send each part while the next
+    /// is read. Reading stops when `part` returns false.
+    func streamAnchored(owner: Int64, types: [String], predicate: QueryPredicate?, anchor: Data?, scope: ReadScope, partRows: Int,
+                        head: (AnchoredResult) -> Void, part: (SampleTable) -> Bool) throws(HealthError) {
+        let window = try anchoredWindow(owner: owner, types: types, anchor: anchor, scope: scope)
+        guard !window.types.isEmpty else { return head(window.nothing) }
+        let after = window.start.sequence
+        let (deleted, deletedAnchors) = try deletions(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after, limit: 0)
+        let lastSample = try lastSampleAnchor(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after)
+        let lastTaken = [lastSample, deletedAnchors.last].compactMap { $0 }.max()
+        head(lastTaken.map { AnchoredResult(samples: [], deleted: deleted, newAnchor: window.anchor(after: $0), scannedThrough: window.scanned) }
+             ?? window.nothing)
+        guard lastSample != nil else { return }
+        var samples = SampleTableRows(rows, childFilter: try childFilter(scope, owner: owner))
+        var lastRead: Int64?
+        var reading = true
+        try mergedByAnchor(owner: owner, types: window.types, predicate: predicate, scope: scope, table: .samples,
+                           after: after, columns: SampleRows.columns, anchorColumn: 1, limit: 0) { anchor, row throws(HealthError) in
+            lastRead = anchor
+            try samples.append(from: row)
+            if samples.table.count >= partRows { reading = part(samples.takeTable()) }
+            return reading
+        }
+        guard reading else { return }
+        guard lastRead == lastSample else {
+            throw HealthError(.internalError, "an anchored read ended at anchor \(lastRead ?? 0), not at its last sample's \(lastSample ?? 0)")
+        }
+        if !samples.table.isEmpty { _ = part(samples.takeTable()) }
+    }
+
+    /// Where an anchored read starts and what it answers with: the caller's anchor checked against
+    /// the store, the types to read, and the anchors it may return.
+    private func anchoredWindow(owner: Int64, types: [String], anchor: Data?, scope: ReadScope) throws(HealthError) -> AnchoredWindow {
         let last = try lastAnchor(owner: owner)
         let resolved = try resolve(types, owner: owner)
         let horizon = try purgeHorizon(owner: owner, types: resolved, scope: scope)
@@ -158,42 +230,61 @@ extension ReadContext {
         }
         let unchanged = anchor ?? AnchorToken(owner: owner, sequence: 0, horizon: 0).encoded(key: anchorKey)
         let scanned = AnchorToken(owner: owner, sequence: last, horizon: horizon).encoded(key: anchorKey)
-        guard !resolved.isEmpty else { return AnchoredResult(samples: [], deleted: [], newAnchor: unchanged, scannedThrough: scanned) }
-        var samples = SampleTableRows(rows, childFilter: try childFilter(scope, owner: owner))
-        let sampleAnchors = try mergedByAnchor(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples,
-                                               after: start.sequence, columns: SampleRows.columns, anchorColumn: 1, limit: limit) { row throws(HealthError) in
-            try samples.append(from: row)
-        }
-        var deleted: [DeletedObject] = []
-        let deletedAnchors = try mergedByAnchor(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .tombstones,
-                                                after: start.sequence, columns: "s.anchor, s.uuid, s.type, s.metadata", anchorColumn: 0,
-                                                limit: limit) { row throws(HealthError) in
-            deleted.append(DeletedObject(uuid: row.uuid(1), type: try registry.type(row.int(2), owner: owner, db),
-                                         metadata: try MetadataCoding.decode(row.blob(3))))
-        }
-
-        let taken = Self.firstInAnchorOrder(sampleAnchors, deletedAnchors, limit: limit)
-        guard let lastTaken = taken.lastTaken else {
-            return AnchoredResult(samples: [], deleted: [], newAnchor: unchanged, scannedThrough: scanned)
-        }
-        let pageSamples = taken.samples == sampleAnchors.count ? samples.table : samples.table.rows(0..<taken.samples)
-        let pageDeleted = taken.deleted == deletedAnchors.count ? deleted : Array(deleted[..<taken.deleted])
-        guard taken.complete else {
-            // Cut by the limit: the caller has not caught up yet, so it keeps the horizon it started from.
-            let next = AnchorToken(owner: owner, sequence: lastTaken, horizon: start.horizon).encoded(key: anchorKey)
-            return AnchoredResult(samples: pageSamples, deleted: pageDeleted, newAnchor: next)
-        }
-        return AnchoredResult(samples: pageSamples, deleted: pageDeleted,
-                              newAnchor: AnchorToken(owner: owner, sequence: lastTaken, horizon: horizon).encoded(key: anchorKey),
-                              scannedThrough: scanned)
+        return AnchoredWindow(owner: owner, types: resolved, start: start, horizon: horizon, key: anchorKey,
+                              nothing: AnchoredResult(samples: [], deleted: [], newAnchor: unchanged, scannedThrough: scanned))
     }
 
-    /// Visits the first `limit` (0: all) rows of `table` changed after `after` and returns their
-    /// anchors, in anchor order: each filter part is read by its own statement in anchor order and
+    /// An anchored read's bounds (see `anchoredWindow`).
+    private struct AnchoredWindow {
+        let owner: Int64
+        let types: [(type: HealthType, id: Int64)]
+        let start: AnchorToken
+        let horizon: Int64
+        let key: Data
+        /// The answer when nothing is returned: the caller's anchor unchanged.
+        let nothing: AnchoredResult
+        var scanned: Data { nothing.scannedThrough }
+
+        /// The anchor of a whole answer whose last object is at `lastTaken`.
+        func anchor(after lastTaken: Int64) -> Data {
+            AnchorToken(owner: owner, sequence: lastTaken, horizon: horizon).encoded(key: key)
+        }
+    }
+
+    /// The first `limit` (0: all) deletions after `after`, with their anchors.
+    private func deletions(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
+                           after: Int64, limit: Int) throws(HealthError) -> ([DeletedObject], [Int64]) {
+        var deleted: [DeletedObject] = []
+        var anchors: [Int64] = []
+        try mergedByAnchor(owner: owner, types: types, predicate: predicate, scope: scope, table: .tombstones,
+                           after: after, columns: "s.anchor, s.uuid, s.type, s.metadata", anchorColumn: 0, limit: limit) { anchor, row throws(HealthError) in
+            anchors.append(anchor)
+            deleted.append(DeletedObject(uuid: row.uuid(1), type: try registry.type(row.int(2), owner: owner, db),
+                                         metadata: try MetadataCoding.decode(row.blob(3))))
+            return true
+        }
+        return (deleted, anchors)
+    }
+
+    /// The anchor of the last sample an anchored read after `after` returns (nil: none), without
+    /// reading the rows: each filter part's MAX is read through the index that part is read through.
+    private func lastSampleAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
+                            after: Int64) throws(HealthError) -> Int64? {
+        var last: Int64?
+        for part in try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: .samples, afterAnchor: after) {
+            let statement = try db.prepareOnce("SELECT MAX(s.anchor) FROM \(part.from) WHERE \(part.sql)")
+            statement.bind(all: part.arguments)
+            if try statement.step(), let anchor = statement.optionalInt(0) { last = max(last ?? anchor, anchor) }
+        }
+        return last
+    }
+
+    /// Visits the first `limit` (0: all) rows of `table` changed after `after` with their anchors, in
+    /// anchor order, until `visit` returns false: each filter part is read by its own statement in anchor order and
     /// merged here, so SQLite never sorts the whole answer.
     private func mergedByAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                                 table: PredicateSQL.Table, after: Int64, columns: String, anchorColumn: Int32, limit: Int,
-                                visit: (Statement) throws(HealthError) -> Void) throws(HealthError) -> [Int64] {
+                                visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
         let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: after)
         var streams: [Statement] = []
         // Heads of the streams not yet exhausted, by descending anchor: the next row is the last.
@@ -214,13 +305,12 @@ extension ReadContext {
             streams.append(statement)
             try advance(streams.count - 1)
         }
-        var anchors: [Int64] = []
-        while limit == 0 || anchors.count < limit, let head = heads.popLast() {
-            anchors.append(head.anchor)
-            try visit(streams[head.stream])
+        var visited = 0
+        while limit == 0 || visited < limit, let head = heads.popLast() {
+            visited += 1
+            guard try visit(head.anchor, streams[head.stream]) else { return }
             try advance(head.stream)
         }
-        return anchors
     }
 
     /// How many of each list's first objects the first `limit` (0: all) of both in anchor order

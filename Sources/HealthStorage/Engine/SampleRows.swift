@@ -160,15 +160,34 @@ struct SampleTableRows {
                                      creationTime: row.int(13), body: body))
     }
 
-    /// Store ids → table indexes.
+    /// The rows so far, leaving this table empty: later rows keep the shared parts' indexes, so each
+    /// table taken reads alone.
+    mutating func takeTable() -> SampleTable {
+        defer { table.removeRows() }
+        return table
+    }
+
+    /// Store ids → table indexes: looked up by position for the small ids rows of small tables have
+    /// (one array read per row instead of hashing), by dictionary beyond.
     private struct IndexMap {
-        private var indexes: [Int64: Int32] = [:]
+        /// Index + 1 by id; 0 for an id not seen yet.
+        private var byID: [Int32] = []
+        private var beyond: [Int64: Int32] = [:]
+        private static let positional: Int64 = 1 << 16
 
         /// The index of `id`, or the one `add` gives it.
         mutating func index(_ id: Int64, add: () throws(HealthError) -> Int32) throws(HealthError) -> Int32 {
-            if let known = indexes[id] { return known }
+            guard id >= 0 && id < Self.positional else {
+                if let known = beyond[id] { return known }
+                let added = try add()
+                beyond[id] = added
+                return added
+            }
+            let position = Int(id)
+            if position < byID.count, byID[position] != 0 { return byID[position] - 1 }
             let added = try add()
-            indexes[id] = added
+            if position >= byID.count { byID += repeatElement(0, count: position + 1 - byID.count) }
+            byID[position] = added + 1
             return added
         }
     }
