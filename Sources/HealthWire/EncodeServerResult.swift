@@ -96,8 +96,7 @@ extension WireArena {
             p.pointee.samples = s
         case .anchored(let samples, let deleted, let newAnchor, let initial, let initialComplete):
             let a = message(healthstore__v1__anchored_page__init)
-            let packed = self.samples(samples, asField: 1)
-            (a.pointee.base.n_unknown_fields, a.pointee.base.unknown_fields) = (UInt32(packed.count), packed.fields)
+            (a.pointee.n_samples, a.pointee.samples) = self.samples(samples)
             (a.pointee.n_deleted, a.pointee.deleted) = list(deleted, deletedObject)
             a.pointee.new_anchor = binary(newAnchor)
             a.pointee.initial = initial ? 1 : 0
