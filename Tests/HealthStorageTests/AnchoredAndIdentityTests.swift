@@ -103,6 +103,40 @@ final class AnchoredAndIdentityTests: StoreTestCase {
         }
     }
 
+    /// A streamed sync over plain rows mixed with metadata, empty metadata, a correlation with its
+    /// readings and a workout returns what querySamples returns, in parts of any size, and keeps
+    /// whole exactly the samples a table row cannot carry.
+    func testStreamedSyncOverPlainAndWholeRowsReturnsWhatQuerySamplesReturns() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let pressure = Sample(type: StoreFixture.bloodPressure, start: s(3), end: s(3), body: .correlation([
+                Sample(type: StoreFixture.systolic, start: s(3), end: s(3), body: .quantity(Quantity(120, "mmHg"), count: 1)),
+                Sample(type: StoreFixture.diastolic, start: s(3), end: s(3), body: .quantity(Quantity(80, "mmHg"), count: 1)),
+            ]))
+            try await f.save([StoreFixture.heartRate(s(1)), StoreFixture.heartRate(s(2), metadata: ["note": .string("x")]), pressure,
+                              StoreFixture.sleep(s(4), s(5), value: 1), StoreFixture.heartRate(s(6), metadata: [:]),
+                              Sample(type: StoreFixture.workout, start: s(7), end: s(600), body: .workout(Workout(activityType: 37))),
+                              Sample(type: StoreFixture.systolic, start: s(8), end: s(8), body: .quantity(Quantity(118, "mmHg"), count: 1)),
+                              StoreFixture.heartRate(s(9), bpm: 72)])
+            let types = [StoreFixture.heartRate, StoreFixture.sleep, StoreFixture.bloodPressure, StoreFixture.systolic, StoreFixture.workout]
+            let queried = try await f.query(types)
+            XCTAssertEqual(queried.count, 9)
+            for partRows in [1, 2, 100] {
+                let stream = try await f.store.streamAnchored(owner: f.owner, types: types, predicate: nil, anchor: nil, limit: 0,
+                                                              scope: everything, partRows: partRows)
+                var streamed: [Sample] = []
+                var wholes: [String] = []
+                for try await part in stream.samples {
+                    streamed += Array(part)
+                    wholes += part.wholes.map(\.type)
+                }
+                XCTAssertEqual(streamed, queried, "parts of \(partRows)")
+                XCTAssertEqual(wholes, [StoreFixture.heartRate, StoreFixture.bloodPressure, StoreFixture.workout], "parts of \(partRows)")
+            }
+            await f.store.close()
+        }
+    }
+
     func testAnchoredPredicateFiltersTombstonesToo() async throws {
         try await forEachEngine {
             let f = try await StoreFixture()
