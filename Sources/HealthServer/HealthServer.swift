@@ -44,6 +44,10 @@ public final class HealthServer {
         // shut down gracefully, not kill the process with the default action.
         for signal in [SIGTERM, SIGINT] { watch(signal) }
         if core.tls != nil { watch(SIGHUP) }
+        // libuv writes to sockets with write(2): a client gone mid-answer would raise SIGPIPE, whose
+        // default action ends the whole server. Ignored, the write fails with EPIPE and only that
+        // connection ends.
+        signal(SIGPIPE, SIG_IGN)
         return addresses
     }
 
