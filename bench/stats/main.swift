@@ -2,7 +2,9 @@
 // year of heart rate from two into a fresh SQLiteStore, then times what the server does for
 //   (a) a daily step-count collection over the year, merged by source priority, and
 //   (b) an hourly heart-rate average over the year (and over its last 30 days),
-// each next to a plain SQL GROUP BY of the same rows without merging (the lower bound). Days and hours
+// each next to a plain SQL GROUP BY of the same rows without merging (the lower bound), once through
+// `samples_by_time` and once through the table's primary key (the path the server takes for a range
+// covering most of a type, so the lower bound of that path). Days and hours
 // are UTC in both, so the SQL groups are the same buckets. Each repeat times every query's server
 // path and then its GROUP BY, back to back in this process, so both sides share the machine's load
 // of that moment; the table shows medians, the ratio is the median of the per-repeat ratios.
@@ -151,16 +153,28 @@ let queries = [
     return (grouped.count, result.count, query.check(result), fetched.timeIntervalSince(started), seconds(fetched))
 }
 
-// MARK: the lower bound: one GROUP BY over the same rows, read through the same index, no merging, on its own connection
+// MARK: the lower bound: one GROUP BY over the same rows, no merging, on its own connection
 
 var connection: OpaquePointer?
 guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db = connection else { fatalError("cannot open \(path)") }
+/// How the GROUP BY reaches the rows: through `samples_by_time` (what a range query uses), or the
+/// type's range of the table's primary key in key order, as the server reads a range covering most
+/// of a type (`+` keeps SQLite off the time index).
+enum Access: CaseIterable {
+    case timeIndex, primaryKey
+
+    var from: String { self == .timeIndex ? "samples s INDEXED BY samples_by_time" : "samples s NOT INDEXED" }
+    var start: String { self == .timeIndex ? "s.start_time" : "+s.start_time" }
+    var keyBound: String { self == .timeIndex ? "" : "AND s.anchor > 0" }
+    var label: String { self == .timeIndex ? "  SQL GROUP BY (samples_by_time)" : "  SQL GROUP BY (primary key)" }
+}
 /// The GROUP BY of `query`'s rows: rows, buckets and the check in the same terms as the server's.
-@MainActor func plainGroupBy(_ query: Query, width: Int64, aggregate: String, scale: Double) -> (rows: Int, buckets: Int, check: String) {
+@MainActor func plainGroupBy(_ query: Query, width: Int64, aggregate: String, scale: Double, access: Access) -> (rows: Int, buckets: Int, check: String) {
     var statement: OpaquePointer?
     let sql = """
-        SELECT (s.start_time - ?1) / ?2 AS bucket, \(aggregate)(s.value), COUNT(*) FROM samples s INDEXED BY samples_by_time
-        WHERE s.owner = ?3 AND s.type = (SELECT id FROM types WHERE identifier = ?4) AND s.start_time >= ?1 AND s.start_time < ?5
+        SELECT (s.start_time - ?1) / ?2 AS bucket, \(aggregate)(s.value), COUNT(*) FROM \(access.from)
+        WHERE s.owner = ?3 AND s.type = (SELECT id FROM types WHERE identifier = ?4) \(access.keyBound)
+          AND \(access.start) >= ?1 AND \(access.start) < ?5
         GROUP BY bucket ORDER BY bucket
         """
     guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
@@ -187,11 +201,13 @@ guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil) == SQLITE_OK
 // MARK: repeats: each query's server path, then its GROUP BY, back to back
 
 struct Timings {
-    var fetch: [Double] = [], merge: [Double] = [], total: [Double] = [], plain: [Double] = [], ratio: [Double] = []
+    var fetch: [Double] = [], merge: [Double] = [], total: [Double] = []
+    /// Per access path: the GROUP BY's times and the server's time over it in the same repeat.
+    var plain: [Access: [Double]] = [:], ratio: [Access: [Double]] = [:]
 }
 var timings = [Timings](repeating: Timings(), count: queries.count)
 var servedShape: [(rows: Int, buckets: Int, check: String)] = []
-var plainShape: [(rows: Int, buckets: Int, check: String)?] = []
+var plainShape: [[Access: (rows: Int, buckets: Int, check: String)]?] = []
 for run in 0..<repeats {
     for (index, query) in queries.enumerated() {
         let answer = try await served(query)
@@ -203,12 +219,15 @@ for run in 0..<repeats {
             if run == 0 { plainShape.append(nil) }
             continue
         }
-        let started = Date()
-        let shape = plainGroupBy(query, width: plain.width, aggregate: plain.aggregate, scale: plain.scale)
-        let elapsed = seconds(started)
-        timings[index].plain.append(elapsed)
-        timings[index].ratio.append((answer.fetch + answer.merge) / elapsed)
-        if run == 0 { plainShape.append(shape) }
+        var shapes: [Access: (rows: Int, buckets: Int, check: String)] = [:]
+        for access in Access.allCases {
+            let started = Date()
+            shapes[access] = plainGroupBy(query, width: plain.width, aggregate: plain.aggregate, scale: plain.scale, access: access)
+            let elapsed = seconds(started)
+            timings[index].plain[access, default: []].append(elapsed)
+            timings[index].ratio[access, default: []].append((answer.fetch + answer.merge) / elapsed)
+        }
+        if run == 0 { plainShape.append(shapes) }
     }
 }
 sqlite3_close(db)
@@ -224,8 +243,9 @@ var lines: [[String]] = []
 for (index, query) in queries.enumerated() {
     let t = timings[index], shape = servedShape[index]
     lines.append([query.name, grouped(shape.rows), grouped(shape.buckets), ms(median(t.fetch)), ms(median(t.merge)), ms(median(t.total)), shape.check])
-    if let plain = plainShape[index] {
-        lines.append(["  SQL GROUP BY", grouped(plain.rows), grouped(plain.buckets), "-", "-", ms(median(t.plain)), plain.check])
+    for access in Access.allCases {
+        guard let plain = plainShape[index]?[access] else { continue }
+        lines.append([access.label, grouped(plain.rows), grouped(plain.buckets), "-", "-", ms(median(t.plain[access] ?? [])), plain.check])
     }
 }
 let widths = header.indices.map { column in ([header] + lines).map { $0[column].trimmingCharacters(in: .whitespaces).count }.max() ?? 0 }
@@ -237,8 +257,11 @@ for line in [header] + lines {
         return column == 0 ? text + pad : pad + text
     }.joined(separator: "  "))
 }
-let ratios = queries.indices.filter { queries[$0].plain != nil }.map { index in
-    let r = timings[index].ratio
-    return "\(queries[index].name) " + String(format: "%.2fx (repeats %.2f–%.2fx)", median(r), r.min() ?? 0, r.max() ?? 0)
+for access in Access.allCases {
+    let ratios = queries.indices.filter { queries[$0].plain != nil }.map { index in
+        let r = timings[index].ratio[access] ?? []
+        return "\(queries[index].name) " + String(format: "%.2fx (repeats %.2f–%.2fx)", median(r), r.min() ?? 0, r.max() ?? 0)
+    }
+    print("server / GROUP BY through \(access == .timeIndex ? "samples_by_time" : "the primary key"), median of the per-repeat ratios: "
+          + ratios.joined(separator: "; "))
 }
-print("merged / GROUP BY, median of the per-repeat ratios: " + ratios.joined(separator: "; "))

@@ -14,13 +14,17 @@ struct PredicateSQL {
     /// nil where `hs_meta` converts units itself (SQLite); otherwise the units of the quantities
     /// stored in the owner's metadata, into which quantity operands are converted here.
     let metadataUnits: [String]?
+    /// False writes date bounds as `+s.start_time`, so that SQLite does not read them through
+    /// `samples_by_time` (a read that scans the type's rows in key order on purpose).
+    let timeIndexed: Bool
     private(set) var arguments: [SQLValue] = []
 
-    init(table: Table, owner: Int64, types: [(type: HealthType, id: Int64)], metadataUnits: [String]? = nil) {
+    init(table: Table, owner: Int64, types: [(type: HealthType, id: Int64)], metadataUnits: [String]? = nil, timeIndexed: Bool = true) {
         self.table = table
         self.owner = owner
         self.types = types
         self.metadataUnits = metadataUnits
+        self.timeIndexed = timeIndexed
     }
 
     /// True when `predicate` compares metadata with a quantity (what `metadataUnits` is for).
@@ -107,13 +111,14 @@ struct PredicateSQL {
 
     /// docs/semantics.md §6.1, clause for clause.
     private mutating func dateRange(_ range: DateRange) -> String {
+        let (start, end) = timeIndexed ? ("s.start_time", "s.end_time") : ("+s.start_time", "+s.end_time")
         var clauses: [String] = []
-        if let start = range.start {
-            clauses.append((range.strictStart ? "s.start_time >= " : "s.end_time >= ") + bind(.int(start)))
+        if let first = range.start {
+            clauses.append((range.strictStart ? "\(start) >= " : "\(end) >= ") + bind(.int(first)))
         }
-        if let end = range.end {
-            clauses.append("s.start_time < " + bind(.int(end)))
-            if range.strictEnd { clauses.append("s.end_time < " + bind(.int(end))) }
+        if let last = range.end {
+            clauses.append("\(start) < " + bind(.int(last)))
+            if range.strictEnd { clauses.append("\(end) < " + bind(.int(last))) }
         }
         return clauses.isEmpty ? "TRUE" : "(" + clauses.joined(separator: " AND ") + ")"
     }
@@ -127,6 +132,19 @@ struct PredicateSQL {
         return "s.start_time >= " + bind(.int(start))
             + " - (SELECT COALESCE(MAX(e.max_duration), 0) FROM type_extents e WHERE e.owner = " + bind(.int(owner)) + " AND e.type IN ("
             + types.map { String($0.id) }.joined(separator: ", ") + "))"
+    }
+
+    /// Roughly the start times matches have: from the latest start to the earliest end of the
+    /// top-level date ranges (nil = unbounded). Samples overlapping a range's start from before it are
+    /// left out: this sizes a read, it does not select rows.
+    static func startWindow(_ predicate: QueryPredicate?) -> (from: Microseconds?, to: Microseconds?) {
+        switch predicate {
+        case .dateRange(let range)?: return (range.start, range.end)
+        case .allOf(let parts)?:
+            let windows = parts.map { startWindow($0) }
+            return (windows.compactMap(\.from).max(), windows.compactMap(\.to).min())
+        default: return (nil, nil)
+        }
     }
 
     /// S of a non-strict date range that every match must satisfy (a top-level conjunct).

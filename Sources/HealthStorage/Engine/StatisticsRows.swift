@@ -10,36 +10,95 @@ extension ReadContext {
     func statisticsSamples<Sink: StatInputSink>(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope,
                                                 into sink: inout Sink) throws(HealthError) {
         let resolved = try resolve([type], owner: owner)
-        guard !resolved.isEmpty else { return }
-        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
-        let statement = try db.prepareOnce("""
-            SELECT s.start_time, s.end_time, s.value, s.revision, s.flags, s.uuid FROM \(from)
-            WHERE \(whereSQL) AND s.value IS NOT NULL ORDER BY s.start_time, s.anchor
-            """)
-        statement.bind(all: arguments)
+        guard let typeID = resolved.first?.id else { return }
         var sources = RevisionSources(registry: registry, owner: owner, db: db)
-        var series: [(uuid: UUID, source: Source, wasUserEntered: Bool)] = []
+        var series: [(anchor: Int64, source: Source, wasUserEntered: Bool)] = []
         // Rows after the first series row wait for its points: they are handed on merged in start order.
         var held: [StatInput] = []
-        while try statement.step() {
-            let source = try sources.source(of: statement.int(3))
-            let flags = statement.int(4), wasUserEntered = flags & SampleRows.userEntered != 0
-            if flags & SampleRows.quantitySeries != 0 {
-                series.append((statement.uuid(5), source, wasUserEntered))
-                continue
+        func take(_ row: StatRow) throws(HealthError) {
+            let source = try sources.source(of: row.revision)
+            let wasUserEntered = row.flags & SampleRows.userEntered != 0
+            if row.flags & SampleRows.quantitySeries != 0 {
+                series.append((row.anchor, source, wasUserEntered))
+                return
             }
-            let sample = StatInput(start: statement.int(0), end: statement.int(1), value: statement.double(2),
-                                   sourceBundleID: source.bundleID, sourceName: source.name, wasUserEntered: wasUserEntered)
+            let sample = StatInput(start: row.start, end: row.end, value: row.value, sourceBundleID: source.bundleID,
+                                   sourceName: source.name, wasUserEntered: wasUserEntered)
             if series.isEmpty { sink.add(sample) } else { held.append(sample) }
+        }
+        if scope.canReadAll(type), try coversMostOf(typeID, owner: owner, predicate: predicate) {
+            // Every row in key order, sorted here into the order the index would give.
+            var builder = PredicateSQL(table: .samples, owner: owner, types: resolved,
+                                       metadataUnits: try db.metadataUnits(owner: owner, for: predicate), timeIndexed: false)
+            let clause = try predicate.map { (p: QueryPredicate) throws(HealthError) in try builder.clause(p) } ?? "TRUE"
+            let statement = try db.prepareOnce("""
+                SELECT \(StatRow.columns) FROM samples s \(db.dialect.byPrimaryKey)
+                WHERE s.owner = ? AND s.type = ? AND s.anchor > 0 AND \(clause) AND s.value IS NOT NULL
+                """)
+            statement.bind(all: [.int(owner), .int(typeID)] + builder.arguments)
+            var rows: [StatRow] = []
+            while try statement.step() { rows.append(StatRow(statement)) }
+            rows.sort { $0.start != $1.start ? $0.start < $1.start : $0.anchor < $1.anchor }
+            for row in rows { try take(row) }
+        } else {
+            let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+            let statement = try db.prepareOnce("""
+                SELECT \(StatRow.columns) FROM \(from) WHERE \(whereSQL) AND s.value IS NOT NULL ORDER BY s.start_time, s.anchor
+                """)
+            statement.bind(all: arguments)
+            while try statement.step() { try take(StatRow(statement)) }
         }
         guard !series.isEmpty, let canonical = resolved[0].type.canonicalUnit else { return }
         // Points lie inside their series' interval, so none starts before a row already handed on.
         let rows = QuantitySeriesRows(db: db)
-        for (uuid, source, wasUserEntered) in series {
-            held += try rows.statisticsPoints(owner: owner, uuid: uuid, canonical: canonical, source: source, wasUserEntered: wasUserEntered)
+        let uuid = try db.prepare("SELECT uuid FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
+        for (anchor, source, wasUserEntered) in series {
+            uuid.reset()
+            uuid.bind(all: [.int(owner), .int(typeID), .int(anchor)])
+            guard try uuid.step() else { continue }
+            held += try rows.statisticsPoints(owner: owner, uuid: uuid.uuid(0), canonical: canonical, source: source,
+                                              wasUserEntered: wasUserEntered)
         }
         held.sort { $0.start < $1.start }
         for sample in held { sink.add(sample) }
+    }
+
+    /// Whether `predicate`'s dates span at least half of the times the owner's rows of the type start
+    /// in. Such a read scans the type's rows in key order and sorts them: seeking each row from
+    /// `samples_by_time` costs SQLite more than twice as much as reading it in key order (the
+    /// table's key is compared at every level of its b-tree), more than reading the rows a range
+    /// leaves out. A narrower range reads through the index.
+    func coversMostOf(_ typeID: Int64, owner: Int64, predicate: QueryPredicate?) throws(HealthError) -> Bool {
+        let extent = try db.prepare("""
+            SELECT (SELECT MIN(start_time) FROM samples WHERE owner = ?1 AND type = ?2),
+                   (SELECT MAX(start_time) FROM samples WHERE owner = ?1 AND type = ?2)
+            """)
+        extent.bind(all: [.int(owner), .int(typeID)])
+        defer { extent.reset() }
+        guard try extent.step(), let first = extent.optionalInt(0), let last = extent.optionalInt(1) else { return false }
+        let window = PredicateSQL.startWindow(predicate)
+        let from = max(first, window.from ?? first), to = min(last + 1, window.to ?? last + 1)
+        return to > from && (to - from) * 2 >= last + 1 - first
+    }
+}
+
+/// The columns the statistics read takes of a row, in `columns`' order.
+private struct StatRow {
+    static let columns = "s.start_time, s.end_time, s.value, s.revision, s.flags, s.anchor"
+    let start: Microseconds
+    let end: Microseconds
+    let value: Double
+    let revision: Int64
+    let flags: Int64
+    let anchor: Int64
+
+    init(_ statement: Statement) {
+        start = statement.int(0)
+        end = statement.int(1)
+        value = statement.double(2)
+        revision = statement.int(3)
+        flags = statement.int(4)
+        anchor = statement.int(5)
     }
 }
 

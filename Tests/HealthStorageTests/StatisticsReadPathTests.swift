@@ -1,0 +1,91 @@
+import Foundation
+import HealthModel
+@testable import HealthStorage
+import XCTest
+
+/// A statistics read covering most of a type scans the type's rows in key order and sorts them; a
+/// narrower one reads them through `samples_by_time`. On every engine both hand the math the same
+/// rows in the same order, so discrete collections (average, minimum, maximum, most recent, duration,
+/// per source) over a DST day from three sources, with instants, user entries, samples ending on a
+/// bucket boundary and samples spanning several buckets, equal the math over the saved samples.
+final class StatisticsReadPathTests: StoreTestCase {
+    private let heartRate = StoreFixture.heartRate
+    private let sources = [StoreFixture.watch, StoreFixture.scale, Source(name: "Phone", bundleID: "com.example.phone")]
+    private let zone = "America/New_York"
+    /// 2024-03-10 00:00 in New York (EST), the day clocks skip from 02:00 to 03:00.
+    private let dstDay: Microseconds = 1_710_046_800_000_000
+    private let minute: Microseconds = 60_000_000
+
+    /// Heart rates of source `k` from 6 hours before the DST day to 6 hours after it: scattered
+    /// starts, some instants, some 5 minutes long ending on the hour, some spanning two or three
+    /// hours, some user-entered; several share a start with another source's.
+    private func readings(_ k: Int) -> [Sample] {
+        (0..<150).map { i in
+            let start = dstDay - 360 * minute + Int64((i * 211 + k * 97) % 1_800) * minute
+            let length: Microseconds = switch (i + k) % 6 {
+            case 0: 0
+            case 1: 60 * minute - start % (60 * minute) // to the next hour
+            case 2: Int64(70 + (i * 7) % 120) * minute
+            default: Int64(1 + (i * 3 + k) % 20) * minute
+            }
+            let metadata: Metadata = (i + k) % 11 == 0 ? ["HKWasUserEntered": .bool(true)] : [:]
+            return Sample(type: heartRate, start: start, end: start + length, metadata: metadata,
+                          body: .quantity(Quantity(Double(50 + (i * 37 + k * 11) % 90) / 60, "count/s"), count: 1))
+        }
+    }
+
+    func testDiscreteCollectionsOverADSTDayEqualTheMathThroughEitherRead() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            var saved: [(sample: Sample, source: Source)] = []
+            for (k, source) in sources.enumerated() {
+                let samples = readings(k)
+                try await f.save(samples, source: source)
+                saved += samples.map { ($0, source) }
+            }
+            // The rows in start order, ties in save order (anchor order), as the fetch hands them on.
+            let expected = saved.enumerated().sorted { ($0.element.sample.start, $0.offset) < ($1.element.sample.start, $1.offset) }
+                .map { _, pair in
+                    let (sample, source) = pair
+                    guard case .quantity(let quantity, _) = sample.body else { preconditionFailure("a quantity sample") }
+                    return StatInput(start: sample.start, end: sample.end, value: quantity.value,
+                                     sourceBundleID: source.bundleID, sourceName: source.name,
+                                     wasUserEntered: sample.metadata["HKWasUserEntered"] == .bool(true))
+                }
+            let order = SourcePriorityOrder(ordered: [], firstSeen: Dictionary(try await f.store.sourcesFirstSeen(owner: f.owner, type: heartRate)
+                .map { ($0.0.bundleID, $0.1) }, uniquingKeysWith: min))
+            let type = try XCTUnwrap(TypeCatalog.type(heartRate))
+            let options: StatisticsOptions = [.discreteAverage, .discreteMin, .discreteMax, .mostRecent, .duration, .separateBySource]
+            let context = ReadContext(db: try f.connect(), registry: Registry(), anchorKey: Data())
+            let typeID = try XCTUnwrap(try context.resolve([heartRate], owner: f.owner.rawValue).first?.id)
+            let everything = ReadScope.everything(callerBundleID: "com.apple.Health")
+            // Hours and local days (the DST day lasts 23 hours), over the whole span (scanned) and
+            // over two hours around the skipped one (through the index).
+            let cases: [(IntervalComponents, from: Microseconds, to: Microseconds, scans: Bool)] = [
+                (IntervalComponents(hours: 1), dstDay - 360 * minute, dstDay + 1_800 * minute, true),
+                (IntervalComponents(days: 1), dstDay - 360 * minute, dstDay + 1_800 * minute, true),
+                (IntervalComponents(hours: 1), dstDay + 90 * minute, dstDay + 200 * minute, false),
+            ]
+            for (interval, from, to, scans) in cases {
+                let buckets = try CalendarBuckets(anchor: dstDay, components: interval, timeZone: zone, calendar: nil)
+                let span = try buckets.buckets(from: from, to: to)
+                let range = QueryPredicate.dateRange(DateRange(start: span[0].start, end: span[span.count - 1].end))
+                XCTAssertEqual(try context.coversMostOf(typeID, owner: f.owner.rawValue, predicate: range), scans, "\(interval)")
+                let grouped = try await f.store.statisticsSamples(owner: f.owner, type: heartRate, predicate: range, scope: everything,
+                                                                  into: BucketedStatInputs(span))
+                let streamed = try StatisticsCalculator.collection(type: type, grouped: grouped, options: options, priority: order)
+                let math = try StatisticsCalculator.collection(type: type, samples: expected, options: options, buckets: buckets,
+                                                               from: from, to: to, priority: order)
+                XCTAssertEqual(streamed, math, "\(interval) from \(from)")
+                XCTAssertGreaterThan(streamed.filter { $0.bySource.count > 1 }.count, 0)
+            }
+            // The DST day's local-day bucket is 23 hours long.
+            let days = try CalendarBuckets(anchor: dstDay, components: IntervalComponents(days: 1), timeZone: zone, calendar: nil)
+            XCTAssertEqual(days.bucket(at: 0).end - days.bucket(at: 0).start, 23 * 60 * minute)
+            // Unfiltered, the scan hands on every row in the index's order.
+            XCTAssertTrue(try context.coversMostOf(typeID, owner: f.owner.rawValue, predicate: nil))
+            try await expect(await f.store.statisticsSamples(owner: f.owner, type: heartRate, predicate: nil, scope: everything), expected)
+            await f.store.close()
+        }
+    }
+}
