@@ -73,25 +73,33 @@ final class StatisticsFetchTests: StoreTestCase {
             for minutes in [10, 60] {
                 let buckets = try CalendarBuckets(anchor: t0, components: IntervalComponents(minutes: minutes), timeZone: "UTC", calendar: nil)
                 let (from, to) = (t0 + 5 * minute, t0 + 400 * minute)
-                let span = try buckets.buckets(from: from, to: to)
-                let range = QueryPredicate.dateRange(DateRange(start: span[0].start, end: span[span.count - 1].end))
-                let grouped = try await f.store.statisticsSamples(owner: f.owner, type: steps, predicate: range, scope: everything,
-                                                                  into: BucketedStatInputs(span))
-                let streamed = try StatisticsCalculator.collection(type: type, grouped: grouped, options: options, priority: order)
-                let math = try StatisticsCalculator.collection(type: type, samples: expected, options: options, buckets: buckets,
-                                                               from: from, to: to, priority: order)
+                let (streamed, math) = try await f.collections(type, buckets: buckets, from: from, to: to, options: options,
+                                                               priority: order, scope: everything, samples: expected)
                 XCTAssertEqual(streamed, math, "\(minutes)-minute buckets")
-                XCTAssertGreaterThan(streamed.compactMap(\.sum).count, span.count / 2)
+                XCTAssertGreaterThan(streamed.compactMap(\.sum).count, streamed.count / 2)
 
                 // A caller that may not read steps sees its own rows only.
                 let phone = ReadScope(callerBundleID: sources[2].bundleID, readableTypes: [])
-                let own = try await f.store.statisticsSamples(owner: f.owner, type: steps, predicate: range, scope: phone,
-                                                              into: BucketedStatInputs(span))
-                let ownMath = try StatisticsCalculator.collection(type: type, samples: expected.filter { $0.sourceBundleID == sources[2].bundleID },
-                                                                  options: options, buckets: buckets, from: from, to: to, priority: order)
-                XCTAssertEqual(try StatisticsCalculator.collection(type: type, grouped: own, options: options, priority: order), ownMath)
+                let own = try await f.collections(type, buckets: buckets, from: from, to: to, options: options, priority: order, scope: phone,
+                                                  samples: expected.filter { $0.sourceBundleID == sources[2].bundleID })
+                XCTAssertEqual(own.fetched, own.math)
             }
             await f.store.close()
         }
+    }
+}
+
+extension StoreFixture {
+    /// A collection of `type` over `from`…`to` built from the store's streamed fetch as `scope` reads
+    /// it, and the same collection computed by the math from `samples` (what the fetch must hand on).
+    func collections(_ type: HealthType, buckets: CalendarBuckets, from: Microseconds, to: Microseconds, options: StatisticsOptions,
+                     priority: SourcePriorityOrder, scope: ReadScope, samples: [StatInput]) async throws -> (fetched: [Statistics], math: [Statistics]) {
+        let span = try buckets.buckets(from: from, to: to)
+        let range = QueryPredicate.dateRange(DateRange(start: span[0].start, end: span[span.count - 1].end))
+        let grouped = try await store.statisticsSamples(owner: owner, type: type.identifier, predicate: range, scope: scope,
+                                                        into: BucketedStatInputs(span))
+        return (try StatisticsCalculator.collection(type: type, grouped: grouped, options: options, priority: priority),
+                try StatisticsCalculator.collection(type: type, samples: samples, options: options, buckets: buckets, from: from, to: to,
+                                                    priority: priority))
     }
 }

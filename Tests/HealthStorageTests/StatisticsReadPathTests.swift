@@ -7,7 +7,8 @@ import XCTest
 /// narrower one reads them through `samples_by_time`. On every engine both hand the math the same
 /// rows in the same order, so discrete collections (average, minimum, maximum, most recent, duration,
 /// per source) over a DST day from three sources, with instants, user entries, samples ending on a
-/// bucket boundary and samples spanning several buckets, equal the math over the saved samples.
+/// bucket boundary, samples spanning several buckets and deleted samples, equal the math over the
+/// samples saved and not deleted.
 final class StatisticsReadPathTests: StoreTestCase {
     private let heartRate = StoreFixture.heartRate
     private let sources = [StoreFixture.watch, StoreFixture.scale, Source(name: "Phone", bundleID: "com.example.phone")]
@@ -43,6 +44,10 @@ final class StatisticsReadPathTests: StoreTestCase {
                 try await f.save(samples, source: source)
                 saved += samples.map { ($0, source) }
             }
+            // Deleted readings count nowhere.
+            let deleted = Set(saved.prefix(150).enumerated().filter { $0.offset % 17 == 0 }.map(\.element.sample.uuid))
+            _ = try await f.store.deleteObjects(uuids: Array(deleted), by: Deleter(owner: f.owner, bundleID: sources[0].bundleID, isOwner: false))
+            saved.removeAll { deleted.contains($0.sample.uuid) }
             // The rows in start order, ties in save order (anchor order), as the fetch hands them on.
             let expected = saved.enumerated().sorted { ($0.element.sample.start, $0.offset) < ($1.element.sample.start, $1.offset) }
                 .map { _, pair in
@@ -71,11 +76,8 @@ final class StatisticsReadPathTests: StoreTestCase {
                 let span = try buckets.buckets(from: from, to: to)
                 let range = QueryPredicate.dateRange(DateRange(start: span[0].start, end: span[span.count - 1].end))
                 XCTAssertEqual(try context.coversMostOf(typeID, owner: f.owner.rawValue, predicate: range), scans, "\(interval)")
-                let grouped = try await f.store.statisticsSamples(owner: f.owner, type: heartRate, predicate: range, scope: everything,
-                                                                  into: BucketedStatInputs(span))
-                let streamed = try StatisticsCalculator.collection(type: type, grouped: grouped, options: options, priority: order)
-                let math = try StatisticsCalculator.collection(type: type, samples: expected, options: options, buckets: buckets,
-                                                               from: from, to: to, priority: order)
+                let (streamed, math) = try await f.collections(type, buckets: buckets, from: from, to: to, options: options,
+                                                               priority: order, scope: everything, samples: expected)
                 XCTAssertEqual(streamed, math, "\(interval) from \(from)")
                 XCTAssertGreaterThan(streamed.filter { $0.bySource.count > 1 }.count, 0)
             }
