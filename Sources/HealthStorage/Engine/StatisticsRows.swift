@@ -27,7 +27,9 @@ extension ReadContext {
             if series.isEmpty { sink.add(sample) } else { held.append(sample) }
         }
         if scope.canReadAll(type), try coversMostOf(typeID, owner: owner, predicate: predicate) {
-            // Every row in key order, sorted here into the order the index would give.
+            // The type's rows in key order, sorted here into the order the index would give. Every
+            // anchor is positive: `s.anchor > 0` hands SQLite the key's range, and the date bounds,
+            // written `+s.start_time`, cannot draw it to the time index instead.
             var builder = PredicateSQL(table: .samples, owner: owner, types: resolved,
                                        metadataUnits: try db.metadataUnits(owner: owner, for: predicate), timeIndexed: false)
             let clause = try predicate.map { (p: QueryPredicate) throws(HealthError) in try builder.clause(p) } ?? "TRUE"
