@@ -11,18 +11,8 @@ final class TypeClusteredSamplesTests: StoreTestCase {
     private let (rate, steps, systolic, diastolic, pressure) = (UUID(), UUID(), UUID(), UUID(), UUID())
 
     func testRowsFromBeforeKeepAnchorsUUIDsAndCorrelations() async throws {
-        try await checkRowsFromStep(sqlite: 14, postgreSQL: 8)
-    }
-
-    /// Rows from before the UUID index was tiered (SQLite step 16, PostgreSQL step 10) are in the
-    /// merged tier: retries, refused reuses and deletes by UUID find them as before.
-    func testRowsFromBeforeUUIDTiersAreFoundByUUID() async throws {
-        try await checkRowsFromStep(sqlite: 15, postgreSQL: 9)
-    }
-
-    private func checkRowsFromStep(sqlite: Int, postgreSQL: Int) async throws {
         try await forEachEngine {
-            let (store, cleanup) = try openMigrated(sqlite: sqlite, postgreSQL: postgreSQL)
+            let (store, cleanup) = try openMigrated()
             defer { cleanup() }
             let owner = OwnerID(1)
             let types = [StoreFixture.heartRate, StoreFixture.steps, StoreFixture.bloodPressure]
@@ -64,9 +54,9 @@ final class TypeClusteredSamplesTests: StoreTestCase {
         return []
     }
 
-    /// A store of the current engine as step `sqlite` or `postgreSQL` left it, holding one owner with a
-    /// heart rate, a step count and a blood pressure of two readings, at anchors 1 to 5; opened (migrated).
-    private func openMigrated(sqlite: Int, postgreSQL: Int) throws -> (EngineStore, () -> Void) {
+    /// A store of the current engine as the step before left it, holding one owner with a heart
+    /// rate, a step count and a blood pressure of two readings, at anchors 1 to 5; opened (migrated).
+    private func openMigrated() throws -> (EngineStore, () -> Void) {
         let db: any Database, open: () throws -> EngineStore, cleanup: () -> Void
         switch StoreEngine.current.withLock({ $0 }) {
         case .sqlite:
@@ -74,13 +64,13 @@ final class TypeClusteredSamplesTests: StoreTestCase {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let path = directory.appendingPathComponent("store.sqlite").path
             let file = try SQLiteConnection(path: path, readOnly: false)
-            try Schema.migrate(file, to: sqlite)
+            try Schema.migrate(file, to: 14)
             (db, open, cleanup) = (file, { try SQLiteStore.open(path: path) }, { try? FileManager.default.removeItem(at: directory) })
         case .postgreSQL(let conninfo):
             let schema = "hs_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             try PostgreSQLConnection(conninfo: conninfo).execute("CREATE SCHEMA \(schema)")
             let connection = try PostgreSQLConnection(conninfo: conninfo, sessionSetup: "SET search_path TO \(schema)")
-            try PostgreSQLSchema.migrate(connection, anchorKey: Data(repeating: 7, count: 32), to: postgreSQL)
+            try PostgreSQLSchema.migrate(connection, anchorKey: Data(repeating: 7, count: 32), to: 8)
             var options = PostgreSQLStore.Options()
             options.schema = schema
             (db, open) = (connection, { try PostgreSQLStore.open(conninfo: conninfo, options: options) })

@@ -113,8 +113,9 @@ func bytesWritten() -> Double {
 }
 
 /// The peer benchmark's stream at the storage level: 8 quantity types, 20 devices, one reading per device
-/// and type per second, random UUIDs, 4 concurrent savers of 5,000 samples. Prints the rate of each tenth of
-/// the run (a store that slows as it grows shows it here) and, on SQLite, the settled bytes per sample.
+/// and type per second, random UUIDs, 4 concurrent savers of 5,000 samples. Prints the rate, CPU time and
+/// bytes written per sample of each tenth of the run (a store that slows as it grows shows it here) and,
+/// on SQLite, the settled bytes per sample.
 func streamRun(postgres: String?) async throws {
     let types: [(String, String, Double)] = [
         ("HKQuantityTypeIdentifierHeartRate", "count/min", 70), ("HKQuantityTypeIdentifierStepCount", "count", 12),

@@ -105,18 +105,12 @@ struct SQLDialect: Sendable {
     /// UPDATE; SQLite's writer holds the whole database from BEGIN IMMEDIATE on, so a read suffices
     /// (the UPDATE cost a lone save more than its sample's insert).
     let lockOwnerSQL: String
-    /// New sample rows enter the recent UUID tier and the writer merges them on (`UUIDTiers`). SQLite
-    /// rewrites only the moved rows' UUID entries; PostgreSQL would rewrite each moved row and all its
-    /// index entries, so its rows stay in the merged tier, under the unique index alone.
-    let tiersUUIDs: Bool
 
     static let sqlite = SQLDialect(forcesIndexes: true, convertsMetadataUnitsBeforehand: false, insertOrFail: "INSERT OR FAIL",
-                                   samplesPerInsert: 100, lockOwnerSQL: "SELECT last_anchor FROM anchor_counters WHERE owner = ?",
-                                   tiersUUIDs: true)
+                                   samplesPerInsert: 100, lockOwnerSQL: "SELECT last_anchor FROM anchor_counters WHERE owner = ?")
     static let postgreSQL = SQLDialect(forcesIndexes: false, convertsMetadataUnitsBeforehand: true, insertOrFail: "INSERT",
                                        samplesPerInsert: 500,
-                                       lockOwnerSQL: "UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor",
-                                       tiersUUIDs: false)
+                                       lockOwnerSQL: "UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor")
 
     /// `INDEXED BY index` where the engine needs it, else nothing.
     func indexedBy(_ index: String) -> String { forcesIndexes ? "INDEXED BY \(index)" : "" }

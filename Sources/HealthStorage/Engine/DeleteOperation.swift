@@ -13,7 +13,7 @@ extension WriteContext {
         guard !uuids.isEmpty else { throw HealthError.invalid("no objects to delete", field: "uuids") }
         let owner = deleter.owner.rawValue
         try lockOwner(owner)
-        let find = try db.prepare("SELECT type, anchor, source FROM samples WHERE owner = ? AND \(UUIDTiers.all()) AND uuid = ?")
+        let find = try db.prepare("SELECT type, anchor, source FROM samples WHERE owner = ? AND uuid = ?")
         var rows: [RowKey] = []
         var seen = Set<UUID>()
         for (index, uuid) in uuids.enumerated() where seen.insert(uuid).inserted {

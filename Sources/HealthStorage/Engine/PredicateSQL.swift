@@ -51,7 +51,7 @@ struct PredicateSQL {
         case .dateRange(let range):
             return dateRange(range)
         case .uuids(let uuids):
-            return "(\(UUIDTiers.all("s.")) AND " + list("s.uuid", uuids.map { .uuid($0) }) + ")"
+            return list("s.uuid", uuids.map { .uuid($0) })
         case .sources(let bundles):
             return "s.source IN (SELECT id FROM sources WHERE owner = " + bind(.int(owner)) + " AND " + list("bundle_id", bundles.sorted().map { .text($0) }) + ")"
         case .sourceRevisions(let patterns):
@@ -99,9 +99,8 @@ struct PredicateSQL {
             return "s.parent IS NULL"
         case .workout(let uuid):
             return """
-                (\(UUIDTiers.all("s.")) AND s.uuid IN (SELECT l.sample_uuid FROM workout_samples l \
-                JOIN samples w ON w.owner = l.owner AND w.anchor = l.workout \
-                WHERE w.owner = s.owner AND \(UUIDTiers.all("w.")) AND w.uuid = \(bind(.uuid(uuid)))))
+                s.uuid IN (SELECT l.sample_uuid FROM workout_samples l JOIN samples w ON w.owner = l.owner AND w.anchor = l.workout \
+                WHERE w.owner = s.owner AND w.uuid = \(bind(.uuid(uuid))))
                 """
         }
     }

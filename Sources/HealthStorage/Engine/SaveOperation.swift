@@ -64,17 +64,8 @@ extension WriteContext {
     /// stored, or (its UUID already taken, by an earlier row of the batch too) a retry or a refusal.
     private func insert(_ pending: inout PendingSamples, into outcomes: inout [SaveOutcome]) throws(HealthError) {
         guard !pending.rows.isEmpty else { return }
-        let taken = try uuidsInOlderTiers(owner: pending.rows[0].saver.owner, pending.rows.map(\.sample.uuid))
-        for (index, saver, sample, device, row) in pending.rows where taken.contains(sample.uuid) {
-            do {
-                outcomes[index] = try saver.compareWithStored(sample, device: device, row: row)
-            } catch {
-                throw error.objectIndex == nil ? error.at(index: index) : error
-            }
-        }
-        let rows = taken.isEmpty ? pending.rows : pending.rows.filter { !taken.contains($0.sample.uuid) }
+        let rows = pending.rows
         pending.rows.removeAll(keepingCapacity: true)
-        guard !rows.isEmpty else { return }
         // Full chunks and single rows repeat: prepared once; other sizes would only fill the cache.
         let sql = SampleRow.insertSQL(db.dialect, rows: rows.count)
         let insert = rows.count == pending.limit || rows.count == 1 ? try db.prepare(sql) : try db.prepareOnce(sql)
@@ -83,9 +74,8 @@ extension WriteContext {
         // Nearly always every row goes in: the count says so without a RETURNING set (which SQLite
         // gathers in a temporary table, a B-tree insert a row). Otherwise each row's own anchor
         // tells whether it went in.
-        let inserted = db.changes, allInserted = inserted == rows.count
+        let allInserted = db.changes == rows.count
         insert.reset()
-        try noteRecentUUIDs(owner: rows[0].saver.owner, inserted)
         let stored = allInserted ? nil : try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
         for (index, saver, sample, device, row) in rows {
             do {
@@ -187,12 +177,10 @@ struct ObjectSaver {
         }
         let anchor = try context.nextAnchor(owner: owner)
         let row = try self.row(sample, type: type, typeID: typeID, anchor: anchor, device: device, parent: parent)
-        guard try context.uuidsInOlderTiers(owner: owner, [sample.uuid]).isEmpty else { return try compareWithStored(sample, device: device) }
         insertRow.reset()
         row.bind(to: insertRow, at: 0)
         try insertRow.run()
         guard context.db.changes > 0 else { return try compareWithStored(sample, device: device) }
-        try context.noteRecentUUIDs(owner: owner, 1)
         if let replaced {
             // The workouts and the correlation that held the old object now hold something else.
             let holders = try context.moveWorkoutAssociations(owner: owner, from: replaced.uuid, to: sample.uuid)
@@ -345,7 +333,7 @@ struct ObjectSaver {
         row.bind(5, workout.duration)
         row.bind(6, WorkoutCoding.encode(workout))
         try row.run()
-        let stored = try context.db.prepare("SELECT 1 FROM samples WHERE owner = ? AND \(UUIDTiers.all()) AND uuid = ? AND source = ?")
+        let stored = try context.db.prepare("SELECT 1 FROM samples WHERE owner = ? AND uuid = ? AND source = ?")
         let link = try context.db.prepare("INSERT INTO workout_samples (owner, workout, sample_uuid) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
         for (index, uuid) in workout.associatedSampleUUIDs.enumerated() {
             // Only the app's own saved samples: another source's UUID reads as not stored (docs/semantics.md decision 7).
@@ -382,7 +370,7 @@ struct ObjectSaver {
     func compareWithStored(_ sample: Sample, device: Device?, row: SampleRow? = nil) throws(HealthError) -> SaveOutcome {
         if let row, try storedRowMatches(row) { return .alreadyStored }
         let rows = SampleRows(db: context.db, registry: context.registry)
-        guard let stored = try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE s.owner = ? AND \(UUIDTiers.all("s.")) AND s.uuid = ?",
+        guard let stored = try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE s.owner = ? AND s.uuid = ?",
                                             [.int(owner), .uuid(sample.uuid)], childFilter: nil).first else {
             throw HealthError(.internalError, "UUID \(sample.uuid) conflicted but cannot be read back")
         }
@@ -396,7 +384,7 @@ struct ObjectSaver {
     }
 
     private func storedRowMatches(_ row: SampleRow) throws(HealthError) -> Bool {
-        let stored = try context.db.prepare("SELECT \(SampleRow.comparedColumns) FROM samples WHERE owner = ? AND \(UUIDTiers.all()) AND uuid = ?")
+        let stored = try context.db.prepare("SELECT \(SampleRow.comparedColumns) FROM samples WHERE owner = ? AND uuid = ?")
         defer { stored.reset() }
         stored.bind(1, owner)
         stored.bind(2, row.uuid)
@@ -414,7 +402,7 @@ struct ObjectSaver {
     /// A stored workout without the routes FinishSeries associated with it later: they are no part of
     /// what was saved, so a retry of the workout (a re-import) still matches.
     private func withoutRoutes(_ stored: Sample) throws(HealthError) -> Sample {
-        let flags = try context.db.prepare("SELECT flags FROM samples WHERE owner = ? AND \(UUIDTiers.all()) AND uuid = ?")
+        let flags = try context.db.prepare("SELECT flags FROM samples WHERE owner = ? AND uuid = ?")
         return try stored.droppingAssociations { uuid throws(HealthError) in
             flags.reset()
             flags.bind(all: [.int(owner), .uuid(uuid)])
@@ -467,12 +455,10 @@ struct SampleRow {
 
     /// An insert of `rows` rows that skips a row whose UUID the owner already holds.
     static func insertSQL(_ dialect: SQLDialect, rows: Int) -> String {
-        let tier = dialect.tiersUUIDs ? UUIDTiers.recent : UUIDTiers.merged
-        let values = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ", \(tier))"
+        let values = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
         return """
             \(dialect.insertOrFail) INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count,
-                                 category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata,
-                                 uuid_tier)
+                                 category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
             VALUES \(Array(repeating: values, count: rows).joined(separator: ", ")) ON CONFLICT DO NOTHING
             """
     }

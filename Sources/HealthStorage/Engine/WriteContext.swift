@@ -32,13 +32,6 @@ final class WriteContext {
     /// What the running job and transaction do once committed (see `afterCommit`).
     private var jobCommitted: [() -> Void] = []
     private var transactionCommitted: [() -> Void] = []
-    /// Rows in each owner's recent UUID tier, as far as this writer knows (`UUIDTiers`): only when to
-    /// move the tiers on depends on it.
-    var recentUUIDs: [Int64: Int] = [:]
-    /// The middle tier's UUID range each owner moves on next.
-    var nextUUIDSlice: [Int64: Int] = [:]
-    /// Recent-tier rows per owner before the tiers move on (tests lower it).
-    var recentUUIDLimit = UUIDTiers.recentLimit
     /// The one-row sample insert, built once: its text is long, and every batch prepares it.
     private(set) lazy var sampleInsertSQL = SampleRow.insertSQL(db.dialect, rows: 1)
 

@@ -13,7 +13,7 @@ import HealthModel
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9]
 
     static var currentVersion: Int { migrations.count }
 
@@ -47,15 +47,6 @@ enum PostgreSQLSchema {
             throw error
         }
     }
-
-    /// The UUID index leads with the row's tier, as SQLite's step 16. PostgreSQL keeps every row in the
-    /// merged tier 0 (`SQLDialect.tiersUUIDs`): moving a row between tiers would rewrite the row and
-    /// every one of its index entries there, not just the UUID's.
-    private static let version10 = """
-    ALTER TABLE samples ADD COLUMN uuid_tier smallint NOT NULL DEFAULT 0;
-    DROP INDEX samples_by_uuid;
-    CREATE UNIQUE INDEX samples_by_uuid ON samples(owner, uuid_tier, uuid);
-    """
 
     /// Sample rows keyed by (owner, type, anchor), as SQLite's step 15: the key serves anchored
     /// reads of a type, so `samples_by_type` goes, and with it one index insert a sample.

@@ -9,7 +9,7 @@ import HealthModel
 enum PlannerStatistics {
     static let rows: [(table: String, index: String, stat: String)] = [
         ("samples", "samples", "1000000 1000000 20000 1"),
-        ("samples", "samples_by_uuid", "1000000 1000000 333333 1"),
+        ("samples", "samples_by_uuid", "1000000 1000000 1"),
         ("samples", "samples_by_time", "1000000 1000000 20000 2 1"),
         ("samples", "samples_by_source", "1000000 1000000 20000 5000 2 1"),
         ("samples", "samples_by_sync_id", "100000 100000 1 1"),

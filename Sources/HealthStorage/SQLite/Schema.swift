@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15, version16]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15]
 
     static var currentVersion: Int { migrations.count }
 
@@ -30,17 +30,6 @@ enum Schema {
             throw error
         }
     }
-
-    /// UUID uniqueness in tiers (`UUIDTiers`): `samples_by_uuid` leads with the row's `uuid_tier`, new
-    /// rows enter the small recent tier, and the writer moves them on in UUID order in bulk. A save
-    /// then dirties the few leaves of a small index instead of a random leaf of one holding every
-    /// UUID (each such leaf copied to the WAL and checkpointed back, which grew with the store).
-    /// Rows from before this step are all in the merged tier 0 (a zero-byte value in the record).
-    private static let version16 = """
-    ALTER TABLE samples ADD COLUMN uuid_tier INTEGER NOT NULL DEFAULT 0;
-    DROP INDEX samples_by_uuid;
-    CREATE UNIQUE INDEX samples_by_uuid ON samples(owner, uuid_tier, uuid);
-    """
 
     /// Sample rows clustered on (owner, type, anchor) instead of (owner, anchor): each type's changes
     /// are a range of the table itself, so anchored reads of a type need no index and
