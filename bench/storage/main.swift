@@ -104,9 +104,18 @@ func cpuSeconds() -> Double {
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
+/// Bytes this process has handed to write(2) so far (`wchar` in /proc/self/io): SQLite's WAL frames and
+/// checkpoint copies, the I/O that grows with the number of index pages a commit dirties.
+func bytesWritten() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8),
+          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }) else { return 0 }
+    return Double(line.dropFirst(6).trimmingCharacters(in: .whitespaces)) ?? 0
+}
+
 /// The peer benchmark's stream at the storage level: 8 quantity types, 20 devices, one reading per device
-/// and type per second, random UUIDs, 4 concurrent savers of 5,000 samples. Prints the rate of each tenth of
-/// the run (a store that slows as it grows shows it here) and, on SQLite, the settled bytes per sample.
+/// and type per second, random UUIDs, 4 concurrent savers of 5,000 samples. Prints the rate, CPU time and
+/// bytes written per sample of each tenth of the run (a store that slows as it grows shows it here) and,
+/// on SQLite, the settled bytes per sample.
 func streamRun(postgres: String?) async throws {
     let types: [(String, String, Double)] = [
         ("HKQuantityTypeIdentifierHeartRate", "count/min", 70), ("HKQuantityTypeIdentifierStepCount", "count", 12),
@@ -136,7 +145,7 @@ func streamRun(postgres: String?) async throws {
     let started = Date(), startCPU = cpuSeconds()
     while done < total {
         let count = min(tenth, total - done)
-        let sliceStart = Date(), sliceCPU = cpuSeconds()
+        let sliceStart = Date(), sliceCPU = cpuSeconds(), sliceWritten = bytesWritten()
         let from = done
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<writers {
@@ -154,7 +163,8 @@ func streamRun(postgres: String?) async throws {
         done += count
         let cpu = cpuSeconds() - sliceCPU
         print("  to \(String(done).padding(toLength: 9, withPad: " ", startingAt: 0)) \(rate(count, Date().timeIntervalSince(sliceStart)))"
-              + String(format: "  %5.1f µs CPU per sample", cpu / Double(count) * 1e6))
+              + String(format: "  %5.1f µs CPU per sample  %6.0f bytes written per sample", cpu / Double(count) * 1e6,
+                       (bytesWritten() - sliceWritten) / Double(count)))
     }
     print("stream total       \(rate(total, Date().timeIntervalSince(started)))"
           + String(format: "  %5.1f µs CPU per sample", (cpuSeconds() - startCPU) / Double(total) * 1e6))
