@@ -17,8 +17,9 @@ import Synchronization
 /// source (InsertSeriesData.source_revision), after the lines before them are stored (a route's
 /// workout); an electrocardiogram's line carries its voltages and is saved whole.
 enum ImportExportCommands {
-    /// Samples per anchored page when exporting; ExportPages bounds how many pages are held at once.
-    static let exportPageSize = 5000
+    /// Pages of an export's read (the server sends up to 512 samples a page) waiting at most while
+    /// the writer lags; the server holds back the rest.
+    static let exportPagesWaiting = 16
     /// Samples per atomic save when importing, unless --batch says otherwise (the shape of the ingest benchmark's saves).
     static let importBatchSize = 5000
     /// A save also ends once its lines hold this many bytes: a sample's protobuf is smaller than its
@@ -78,10 +79,12 @@ enum ImportExportCommands {
         var cache = SampleJSON.LineCache()
         var lines: [UInt8] = []
         var routeWorkouts: [UUID: UUID]?
-        var pages = ExportPages(types: types, pageSize: exportPageSize) { type, anchor in
-            try await connection.anchored(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor, limit: exportPageSize))
+        // The pages come over a connection of their own, whose reading is held back while the writer
+        // lags; the look-ups below (workouts by route, series points) must not wait behind it.
+        let reading = try await inv.connect()
+        var pages = ExportPages(types: types) { type in
+            reading.anchoredPages(AnchoredQuery(types: [type], predicate: predicate), waiting: exportPagesWaiting)
         }
-        defer { pages.cancel() }
         while let page = try await pages.next() {
             lines.removeAll(keepingCapacity: true)
             if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(page.type) {
