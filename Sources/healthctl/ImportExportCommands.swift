@@ -61,21 +61,19 @@ enum ImportExportCommands {
         if let range = try BrowseCommands.dateRange(inv.arguments, parser) { clauses.append(range) }
         let sources = inv.arguments.list("source")
         if !sources.isEmpty { clauses.append(.sources(Set(sources))) }
-        let filter: QueryPredicate? = clauses.count > 1 ? .allOf(clauses) : clauses.first
         var types = try inv.arguments.list("type").map { name throws(HealthError) in try TypeCatalog.resolve(name).identifier }
+        // Every type is asked for rather than counted first: counting groups every stored sample
+        // (as long again as reading them), while a type without data is answered at once.
+        if types.isEmpty { types = TypeCatalog.sampleTypes.map(\.identifier) }
 
         let connection = try await inv.connect()
-        if types.isEmpty {
-            let catalog = TypeCatalog.sampleTypes.map(\.identifier)
-            let withData = Set(try await connection.countSamples(types: catalog, predicate: filter).filter { $0.count > 0 }.map(\.type))
-            types = catalog.filter(withData.contains)
-        }
         // A correlation's children are exported inside it; saving them again on their own would
         // make them ordinary samples on import.
         let predicate: QueryPredicate = .allOf(clauses + [.noCorrelation])
         let writer = try LineWriter(path: inv.arguments.value("output"), output: inv.output)
         let status = LiveStatus()
         var written = 0
+        var typesWritten = 0
         var cache = SampleJSON.LineCache()
         var lines: [UInt8] = []
         var routeWorkouts: [UUID: UUID]?
@@ -85,7 +83,9 @@ enum ImportExportCommands {
         var pages = ExportPages(types: types) { type in
             reading.anchoredPages(AnchoredQuery(types: [type], predicate: predicate), waiting: exportPagesWaiting)
         }
+        var lastType: String?
         while let page = try await pages.next() {
+            if page.type != lastType { (lastType, typesWritten) = (page.type, typesWritten + 1) }
             lines.removeAll(keepingCapacity: true)
             if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(page.type) {
                 routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
@@ -111,9 +111,9 @@ enum ImportExportCommands {
             status.update("export: \(written) samples, \(shortName(page.type)), \(formatRate(status.rate(written)))")
         }
         let seconds = status.elapsed
-        status.finish("export: \(written) samples of \(types.count) types in \(String(format: "%.1f", seconds))s")
+        status.finish("export: \(written) samples of \(typesWritten) types in \(String(format: "%.1f", seconds))s")
         if inv.format == .json, inv.arguments.value("output") != nil {
-            inv.output(JSON.object(["samples": .int(Int64(written)), "types": .int(Int64(types.count)),
+            inv.output(JSON.object(["samples": .int(Int64(written)), "types": .int(Int64(typesWritten)),
                                     "seconds": .double(seconds)]).text(pretty: false))
         }
     }
