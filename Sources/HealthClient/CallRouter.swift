@@ -8,9 +8,15 @@ import Synchronization
 final class CallRouter: Sendable {
     typealias Continuation = AsyncThrowingStream<ServerResult, any Error>.Continuation
 
+    /// A call's stream, and its pacing when its answers hold the connection's reading back.
+    private struct Route {
+        let continuation: Continuation
+        let pacing: AnswerPacing?
+    }
+
     private struct State {
         var nextID: UInt64 = 1
-        var calls: [UInt64: Continuation] = [:]
+        var calls: [UInt64: Route] = [:]
         /// Set once the connection ended; new calls fail with it at once.
         var closedBy: HealthError?
     }
@@ -25,13 +31,14 @@ final class CallRouter: Sendable {
         }
     }
 
-    /// Registers a call and returns its id, or the error that closed the connection.
-    func register(_ continuation: Continuation) -> Result<UInt64, HealthError> {
+    /// Registers a call and returns its id, or the error that closed the connection. `pacing`
+    /// learns of each answer handed to the call's stream.
+    func register(_ continuation: Continuation, pacing: AnswerPacing? = nil) -> Result<UInt64, HealthError> {
         state.withLock { s in
             if let error = s.closedBy { return .failure(error) }
             let id = s.nextID
             s.nextID += 1
-            s.calls[id] = continuation
+            s.calls[id] = Route(continuation: continuation, pacing: pacing)
             return .success(id)
         }
     }
@@ -46,16 +53,17 @@ final class CallRouter: Sendable {
     /// Answers for calls nobody waits for (cancelled ones) are dropped.
     func deliver(_ message: ServerMessage) {
         let finished = message.isLast
-        let continuation = state.withLock { s in
+        let route = state.withLock { s in
             finished ? s.calls.removeValue(forKey: message.callID) : s.calls[message.callID]
         }
-        guard let continuation else { return }
+        guard let route else { return }
         if case .error(let error) = message.result {
-            continuation.finish(throwing: error)
+            route.continuation.finish(throwing: error)
             return
         }
-        continuation.yield(message.result)
-        if finished { continuation.finish() }
+        route.continuation.yield(message.result)
+        route.pacing?.delivered()
+        if finished { route.continuation.finish() }
     }
 
     /// Fails every call in flight and every later call with `error`.
@@ -65,7 +73,7 @@ final class CallRouter: Sendable {
             defer { s.calls.removeAll() }
             return Array(s.calls.values)
         }
-        for continuation in pending { continuation.finish(throwing: error) }
+        for route in pending { route.continuation.finish(throwing: error) }
     }
 
     /// The error that closed the connection, if it is closed.

@@ -11,6 +11,19 @@ extension HealthCalling {
         return mapped(.queryAnchored(running), "QueryAnchored") { AnchoredBatch($0) }
     }
 
+    /// HKAnchoredObjectQuery without updates, page by page as the server sends them (with no limit
+    /// it streams the whole read), read no faster than they are taken: at most `waiting` pages wait
+    /// in memory (see `pacedStream`; other calls on the connection wait with it).
+    public func anchoredPages(_ query: AnchoredQuery, waiting: Int) -> AsyncThrowingStream<AnchoredBatch, any Error> {
+        let oneShot = AnchoredQuery(types: query.types, predicate: query.predicate, anchor: query.anchor,
+                                    limit: query.limit, updates: false)
+        let answers = pacedStream(.queryAnchored(oneShot), waiting: waiting)
+        return AnswerRelay(open: { answers }) { answer in
+            guard let page = AnchoredBatch(answer) else { throw unexpected(answer, for: "QueryAnchored") }
+            return page
+        }.stream
+    }
+
     /// HKStatisticsCollectionQuery with updates: every bucket first, then the changed buckets.
     public func statisticsCollectionUpdates(_ query: StatisticsCollectionQuery)
         -> AsyncThrowingStream<StatisticsCollectionUpdate, any Error> {

@@ -9,6 +9,9 @@ public protocol HealthCalling: Sendable {
     func results(_ call: ClientCall) async throws -> [ServerResult]
     /// The answers to `call` as they arrive; stopping iteration cancels the call on the server.
     func stream(_ call: ClientCall) -> AsyncThrowingStream<ServerResult, any Error>
+    /// `stream` with the connection reading only while fewer than `waiting` answers wait to be
+    /// taken (see `HealthConnection.pacedStream`); other calls on the connection wait with it.
+    func pacedStream(_ call: ClientCall, waiting: Int) -> AsyncThrowingStream<ServerResult, any Error>
 }
 
 /// A new app's (or a rotated) credential; the token is shown only this once.

@@ -92,6 +92,16 @@ public final class HealthConnection: HealthCalling {
         Self.open(call, router: router, transport: transport, keepingAlive: self)
     }
 
+    /// `stream`, read only as fast as the consumer takes the answers: while `waiting` of them wait
+    /// to be taken the connection stops reading its socket, so the server holds the rest back
+    /// (its output bound), and a slow consumer keeps at most `waiting` answers in memory. Every
+    /// other call on this connection waits with it: give such a call a connection of its own.
+    public func pacedStream(_ call: ClientCall, waiting: Int) -> AsyncThrowingStream<ServerResult, any Error> {
+        let pacing = AnswerPacing(limit: waiting, transport: transport)
+        let answers = Self.open(call, router: router, transport: transport, keepingAlive: self, pacing: pacing)
+        return AnswerRelay(pacing: pacing) { answers }.stream
+    }
+
     /// True once the connection ended (closed, lost, or refused by the server).
     public var isClosed: Bool { router.closedBy != nil }
 
@@ -123,10 +133,10 @@ public final class HealthConnection: HealthCalling {
     /// keeps only the stream (`for try await x in try await connect(…).observe(…)`) does not
     /// close the connection under it.
     private static func open(_ call: ClientCall, router: CallRouter, transport: any MessageTransport,
-                             keepingAlive connection: HealthConnection?) -> AsyncThrowingStream<ServerResult, any Error> {
+                             keepingAlive connection: HealthConnection?, pacing: AnswerPacing? = nil) -> AsyncThrowingStream<ServerResult, any Error> {
         let (stream, continuation) = AsyncThrowingStream<ServerResult, any Error>.makeStream()
         let id: UInt64
-        switch router.register(continuation) {
+        switch router.register(continuation, pacing: pacing) {
         case .failure(let error):
             continuation.finish(throwing: error)
             return stream

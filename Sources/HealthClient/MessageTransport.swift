@@ -12,4 +12,14 @@ public protocol MessageTransport: Sendable {
     func send(_ message: ClientMessage) throws(HealthError)
     /// Ends the transport; `onClose` follows.
     func close()
+    /// Stops delivering server messages (and reading them) until as many `releaseReading` calls;
+    /// a transport that cannot hold back keeps delivering.
+    func holdReading()
+    /// Releases one `holdReading`.
+    func releaseReading()
+}
+
+extension MessageTransport {
+    public func holdReading() {}
+    public func releaseReading() {}
 }

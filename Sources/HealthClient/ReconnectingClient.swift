@@ -119,6 +119,12 @@ public actor ReconnectingClient: HealthCalling {
         return output
     }
 
+    /// The current connection's paced stream, taken as it is (a forwarder would read ahead of the
+    /// consumer); like `stream`, not resumed when the connection drops.
+    public nonisolated func pacedStream(_ call: ClientCall, waiting: Int) -> AsyncThrowingStream<ServerResult, any Error> {
+        AnswerRelay { try await self.connection().pacedStream(call, waiting: waiting) }.stream
+    }
+
     private func connection(before deadline: ContinuousClock.Instant) async throws -> HealthConnection {
         if closed { throw HealthError(.unavailable, "the client was closed") }
         if let current, !current.isClosed { return current }

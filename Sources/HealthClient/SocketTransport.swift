@@ -13,8 +13,8 @@ final class SocketTransport: MessageTransport {
     private let maxFrameBytes: Int
     /// Guards writes; true once closed.
     private let writer = Mutex(false)
-    /// True once `start` handed the socket to the reader queue, which then closes it.
-    private let started = Mutex(false)
+    /// Set once `start` handed the socket to the reader queue, which then closes it.
+    private let watch = Mutex<SocketWatch?>(nil)
 
     init(endpoint: Endpoint, maxFrameBytes: Int, tls: ClientTLS? = nil) throws(HealthError) {
         let socket = try Socket.connect(to: endpoint)
@@ -30,11 +30,14 @@ final class SocketTransport: MessageTransport {
 
     func start(onMessage: @escaping @Sendable (ServerMessage) -> Void,
                onClose: @escaping @Sendable (HealthError) -> Void) {
-        started.withLock { $0 = true }
         let reader = FrameReader(transport: self, socket: socket, tls: tls, maxFrameBytes: maxFrameBytes, onMessage: onMessage,
                                  onClose: onClose)
-        ReadinessLoop.shared.watch(socket) { buffer in reader.read(into: buffer) }
+        watch.withLock { $0 = ReadinessLoop.shared.watch(socket) { buffer in reader.read(into: buffer) } }
     }
+
+    func holdReading() { watch.withLock { $0 }?.hold() }
+
+    func releaseReading() { watch.withLock { $0 }?.release() }
 
     func send(_ message: ClientMessage) throws(HealthError) {
         let frame = WireCodec.encodeClientFrame(message)
@@ -51,11 +54,12 @@ final class SocketTransport: MessageTransport {
             return closed
         }
         if !wasClosed { socket.shutdown() }
+        watch.withLock { $0 }?.end()
     }
 
     deinit {
         // Once started, the reader holds this transport until the end of the stream and closes the socket itself.
-        if !started.withLock({ $0 }) { socket.close() }
+        if watch.withLock({ $0 }) == nil { socket.close() }
     }
 }
 

@@ -3,80 +3,78 @@ import HealthClient
 import HealthModel
 
 /// The anchored pages of an export in the order they are written, type by type and each type's in
-/// anchor order, read ahead of the writer so the server is never idle waiting for it: each type's
-/// next page is asked for as soon as the page before it arrives (its anchor names where the next
-/// starts), up to `depth` pages ahead, and the next `types` types are read at the same time (the
-/// server reads them on separate threads). Memory stays bounded by `types` × (`depth` + 1) pages.
+/// anchor order. Each type is one anchored read with no limit, which the server streams in pages
+/// while it reads (`anchoredPages`, read no faster than the writer takes them, so memory stays
+/// bounded by the pages waiting). A read cut off by a lost connection is read again from the
+/// type's start, skipping every sample up to the last one handed on (found by its UUID: samples
+/// keep their place in anchor order, and later saves come after it), as a paged export asked for
+/// its next page again.
 struct ExportPages {
     /// One page of a type's anchored read.
     struct Page: Sendable {
         let type: String
         let batch: AnchoredBatch
-        /// True on the type's last page.
-        let last: Bool
     }
 
-    /// Reads the page of `type` after `anchor` (nil: from the start).
-    typealias Fetch = @Sendable (_ type: String, _ anchor: Data?) async throws -> AnchoredBatch
+    /// The pages of the whole anchored read of `type`.
+    typealias Read = @Sendable (_ type: String) -> AsyncThrowingStream<AnchoredBatch, any Error>
 
-    private let fetch: Fetch
-    private let pageSize: Int
-    private let depth: Int
-    private let types: Int
+    /// Reads of one type again in a row without a page handed on in between, before giving up.
+    static let rereads = 3
+
+    private let read: Read
     private var waiting: ArraySlice<String>
-    /// The types being read, the one written first; each with its page reads, oldest first.
-    private var reading: [[Task<Page?, any Error>]] = []
+    private var type: String?
+    private var pages: AsyncThrowingStream<AnchoredBatch, any Error>.AsyncIterator?
+    /// The current type's last sample handed on.
+    private var lastHanded: UUID?
+    /// After a read again: the sample the pages are skipped through.
+    private var skipping: UUID?
+    private var rereadsInARow = 0
 
-    /// Reads `types` of an export in pages of `pageSize` (what `fetch` asks the server for).
-    init(types all: [String], pageSize: Int, depth: Int = 2, types: Int = 2, fetch: @escaping Fetch) {
-        self.fetch = fetch
-        self.pageSize = pageSize
-        self.depth = max(1, depth)
-        self.types = max(1, types)
-        waiting = all[...]
-        while reading.count < self.types, let type = waiting.popFirst() { start(type) }
+    init(types: [String], read: @escaping Read) {
+        self.read = read
+        waiting = types[...]
     }
 
     /// The next page to write, nil once every type is read.
     mutating func next() async throws -> Page? {
-        while !reading.isEmpty {
-            let read = reading[0].removeFirst()
-            let page = try await read.value
-            if let page, !page.last {
-                reading[0].append(chained(after: reading[0].last ?? read, type: page.type))
-                return page
+        while true {
+            guard let type = self.type ?? waiting.popFirst() else { return nil }
+            if self.type == nil { start(type) }
+            let batch: AnchoredBatch?
+            do {
+                batch = try await pages?.next()
+            } catch let error as HealthError where error.code == .unavailable && rereadsInARow < Self.rereads {
+                rereadsInARow += 1
+                skipping = lastHanded
+                start(type)
+                continue
             }
-            // The type is done: its reads still queued end without asking the server anything.
-            reading.removeFirst()
-            if let type = waiting.popFirst() { start(type) }
-            if let page { return page }
+            guard var batch else {
+                if let skipping {
+                    throw HealthError(.unavailable, "the connection was lost while exporting \(type), and the sample the export "
+                        + "had reached (\(skipping.uuidString)) was deleted before it was read again; export again")
+                }
+                self.type = nil
+                continue
+            }
+            if let through = skipping {
+                // Every sample up to and including `through` was handed on before the read was cut off.
+                guard let index = batch.table.rows.firstIndex(where: { $0.uuid == through }) else { continue }
+                batch.table = batch.table.rows((index + 1)..<batch.table.count)
+                skipping = nil
+            }
+            guard let last = batch.table.rows.last else { continue }
+            lastHanded = last.uuid
+            rereadsInARow = 0
+            return Page(type: type, batch: batch)
         }
-        return nil
-    }
-
-    /// Stops every read still running (when the export ends early).
-    func cancel() {
-        for reads in reading { for read in reads { read.cancel() } }
     }
 
     private mutating func start(_ type: String) {
-        var reads = [chained(after: nil, type: type)]
-        while reads.count < depth, let previous = reads.last { reads.append(chained(after: previous, type: type)) }
-        reading.append(reads)
-    }
-
-    /// Reads the page after `previous` once it arrives; nil when `previous` was the type's last.
-    private func chained(after previous: Task<Page?, any Error>?, type: String) -> Task<Page?, any Error> {
-        Task { [fetch, pageSize] in
-            var anchor: Data?
-            if let previous {
-                guard let page = try await previous.value, !page.last else { return nil }
-                anchor = page.batch.anchor
-            }
-            let batch = try await fetch(type, anchor)
-            // Deletions count toward the limit too; a short page (or one that did not move the anchor) is the last.
-            let last = batch.table.count + batch.deleted.count < pageSize || batch.anchor == anchor
-            return Page(type: type, batch: batch, last: last)
-        }
+        if self.type != type { lastHanded = nil }
+        self.type = type
+        pages = read(type).makeAsyncIterator()
     }
 }

@@ -17,8 +17,9 @@ import Synchronization
 /// source (InsertSeriesData.source_revision), after the lines before them are stored (a route's
 /// workout); an electrocardiogram's line carries its voltages and is saved whole.
 enum ImportExportCommands {
-    /// Samples per anchored page when exporting; ExportPages bounds how many pages are held at once.
-    static let exportPageSize = 5000
+    /// Pages of an export's read (the server sends up to 512 samples a page) waiting at most while
+    /// the writer lags; the server holds back the rest.
+    static let exportPagesWaiting = 16
     /// Samples per atomic save when importing, unless --batch says otherwise (the shape of the ingest benchmark's saves).
     static let importBatchSize = 5000
     /// A save also ends once its lines hold this many bytes: a sample's protobuf is smaller than its
@@ -60,29 +61,31 @@ enum ImportExportCommands {
         if let range = try BrowseCommands.dateRange(inv.arguments, parser) { clauses.append(range) }
         let sources = inv.arguments.list("source")
         if !sources.isEmpty { clauses.append(.sources(Set(sources))) }
-        let filter: QueryPredicate? = clauses.count > 1 ? .allOf(clauses) : clauses.first
         var types = try inv.arguments.list("type").map { name throws(HealthError) in try TypeCatalog.resolve(name).identifier }
+        // Every type is asked for rather than counted first: counting groups every stored sample
+        // (as long again as reading them), while a type without data is answered at once.
+        if types.isEmpty { types = TypeCatalog.sampleTypes.map(\.identifier) }
 
         let connection = try await inv.connect()
-        if types.isEmpty {
-            let catalog = TypeCatalog.sampleTypes.map(\.identifier)
-            let withData = Set(try await connection.countSamples(types: catalog, predicate: filter).filter { $0.count > 0 }.map(\.type))
-            types = catalog.filter(withData.contains)
-        }
         // A correlation's children are exported inside it; saving them again on their own would
         // make them ordinary samples on import.
         let predicate: QueryPredicate = .allOf(clauses + [.noCorrelation])
         let writer = try LineWriter(path: inv.arguments.value("output"), output: inv.output)
         let status = LiveStatus()
         var written = 0
+        var typesWritten = 0
         var cache = SampleJSON.LineCache()
         var lines: [UInt8] = []
         var routeWorkouts: [UUID: UUID]?
-        var pages = ExportPages(types: types, pageSize: exportPageSize) { type, anchor in
-            try await connection.anchored(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor, limit: exportPageSize))
+        // The pages come over a connection of their own, whose reading is held back while the writer
+        // lags; the look-ups below (workouts by route, series points) must not wait behind it.
+        let reading = try await inv.connect()
+        var pages = ExportPages(types: types) { type in
+            reading.anchoredPages(AnchoredQuery(types: [type], predicate: predicate), waiting: exportPagesWaiting)
         }
-        defer { pages.cancel() }
+        var lastType: String?
         while let page = try await pages.next() {
+            if page.type != lastType { (lastType, typesWritten) = (page.type, typesWritten + 1) }
             lines.removeAll(keepingCapacity: true)
             if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(page.type) {
                 routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
@@ -108,9 +111,9 @@ enum ImportExportCommands {
             status.update("export: \(written) samples, \(shortName(page.type)), \(formatRate(status.rate(written)))")
         }
         let seconds = status.elapsed
-        status.finish("export: \(written) samples of \(types.count) types in \(String(format: "%.1f", seconds))s")
+        status.finish("export: \(written) samples of \(typesWritten) types in \(String(format: "%.1f", seconds))s")
         if inv.format == .json, inv.arguments.value("output") != nil {
-            inv.output(JSON.object(["samples": .int(Int64(written)), "types": .int(Int64(types.count)),
+            inv.output(JSON.object(["samples": .int(Int64(written)), "types": .int(Int64(typesWritten)),
                                     "seconds": .double(seconds)]).text(pretty: false))
         }
     }

@@ -5,73 +5,113 @@ import Synchronization
 import XCTest
 @testable import healthctl
 
-/// ExportPages reads several types and pages ahead of the writer; what it hands on must still be every
-/// page, type by type in the order asked and each type's pages in anchor order, with bounded look-ahead.
+/// ExportPages reads each type in one streamed anchored answer: what it hands on must be every
+/// sample once, type by type in the order asked and each type's in anchor order, also when a read
+/// is cut off by a lost connection and read again.
 final class ExportPagesTests: XCTestCase {
-    /// A store of `counts[type]` samples per type, read in pages of `pageSize` after an anchor that is
-    /// the position reached; each read takes a random while, so answers arrive out of order.
-    private final class PagedStore: Sendable {
-        let pageSize: Int
-        let counts: [String: Int]
-        let samples: [String: [Sample]]
-        /// Pages read and not yet handed on by ExportPages, and the most there ever were.
-        let held = Mutex((now: 0, most: 0))
-        let reads = Mutex<[String: [Int]]>([:])
+    private static func samples(_ count: Int) -> [Sample] {
+        (0..<count).map { i in
+            Sample(type: "HKQuantityTypeIdentifierHeartRate", start: Microseconds(i), end: Microseconds(i),
+                   body: .quantity(Quantity(Double(i), "count/min"), count: 1))
+        }
+    }
 
-        init(pageSize: Int, counts: [String: Int]) {
-            self.pageSize = pageSize
-            self.counts = counts
-            samples = counts.mapValues { count in
-                (0..<count).map { i in
-                    Sample(type: "HKQuantityTypeIdentifierHeartRate", start: Microseconds(i), end: Microseconds(i),
-                           body: .quantity(Quantity(Double(i), "count/min"), count: 1))
-                }
+    /// `samples` in pages of `pageSize`; with `failingAfter`, the connection is lost after that many pages.
+    private static func answer(_ samples: [Sample], pageSize: Int, failingAfter: Int? = nil) -> AsyncThrowingStream<AnchoredBatch, any Error> {
+        let pages = stride(from: 0, to: max(samples.count, 1), by: pageSize).map { first in
+            AnchoredBatch(samples: Array(samples[first..<min(first + pageSize, samples.count)]))
+        }
+        return AsyncThrowingStream { continuation in
+            for (index, page) in pages.enumerated() {
+                if index == failingAfter { return continuation.finish(throwing: HealthError(.unavailable, "connection lost")) }
+                continuation.yield(page)
             }
+            continuation.finish()
         }
-
-        func fetch(_ type: String, _ anchor: Data?) async throws -> AnchoredBatch {
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...5)))
-            let from = anchor.map { Int(String(decoding: $0, as: UTF8.self))! } ?? 0
-            reads.withLock { $0[type, default: []].append(from) }
-            held.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-            let page = Array(samples[type]![from..<min(from + pageSize, counts[type]!)])
-            return AnchoredBatch(samples: page, anchor: Data(String(from + page.count).utf8))
-        }
-
-        func handedOn() { held.withLock { $0.now -= 1 } }
     }
 
-    func testEveryPageComesOutTypeByTypeInAnchorOrderWhileReadsRunAhead() async throws {
-        let types = ["a", "b", "c", "d", "e"]
-        // A type of exactly one full page ends with an empty page; an empty type with one empty page.
-        let store = PagedStore(pageSize: 3, counts: ["a": 10, "b": 0, "c": 3, "d": 7, "e": 1])
-        var pages = ExportPages(types: types, pageSize: store.pageSize, depth: 2, types: 2, fetch: store.fetch)
-        var handed: [String: [Sample]] = [:]
+    private static func handedOn(_ pages: inout ExportPages) async throws -> (order: [String], samples: [String: [Sample]]) {
         var order: [String] = []
+        var samples: [String: [Sample]] = [:]
         while let page = try await pages.next() {
-            store.handedOn()
-            handed[page.type, default: []] += page.batch.samples
+            samples[page.type, default: []] += page.batch.samples
             if order.last != page.type { order.append(page.type) }
-            // The writer is slow: the reads run ahead meanwhile.
-            try await Task.sleep(for: .milliseconds(2))
         }
-        XCTAssertEqual(order, types, "each type once, in the order asked")
-        XCTAssertEqual(handed, store.samples, "every sample, in anchor order")
-        XCTAssertEqual(store.reads.withLock { $0 }, ["a": [0, 3, 6, 9], "b": [0], "c": [0, 3], "d": [0, 3, 6], "e": [0]],
-                       "each page read once, nothing past a type's last page")
-        XCTAssertLessThanOrEqual(store.held.withLock { $0.most }, 2 * (2 + 1), "at most depth pages ahead of the one handed on, for each of two types")
-        XCTAssertGreaterThan(store.held.withLock { $0.most }, 1, "pages were read ahead of the writer")
+        return (order, samples)
     }
 
-    func testAFailedReadIsThrownInItsPlace() async throws {
+    func testEveryTypeIsReadOnceAndHandedOnWholeInTheOrderAsked() async throws {
+        let stored = ["a": Self.samples(10), "b": [], "c": Self.samples(3), "d": Self.samples(7)]
+        let reads = Mutex<[String]>([])
+        var pages = ExportPages(types: ["a", "b", "c", "d"]) { type in
+            reads.withLock { $0.append(type) }
+            return Self.answer(stored[type]!, pageSize: 3)
+        }
+        let (order, handed) = try await Self.handedOn(&pages)
+        XCTAssertEqual(order, ["a", "c", "d"], "each type with samples once, in the order asked")
+        XCTAssertEqual(handed, stored.filter { !$0.value.isEmpty }, "every sample, in anchor order")
+        XCTAssertEqual(reads.withLock { $0 }, ["a", "b", "c", "d"], "one read per type")
+    }
+
+    func testAReadCutOffByALostConnectionGoesOnAfterTheLastSampleHandedOn() async throws {
+        let first = Self.samples(10)
+        // Meanwhile sample 1 (handed on already) was deleted and a new one saved: it comes last.
+        let added = Self.samples(1)[0]
+        let again = first.enumerated().filter { $0.offset != 1 }.map(\.element) + [added]
+        let reads = Mutex(0)
+        var pages = ExportPages(types: ["a"]) { _ in
+            let n = reads.withLock { $0 += 1; return $0 }
+            // Cut off after 2 pages (6 samples), then within the first page of the read again.
+            return n == 1 ? Self.answer(first, pageSize: 3, failingAfter: 2)
+                : n == 2 ? Self.answer(again, pageSize: 4, failingAfter: 1) : Self.answer(again, pageSize: 4)
+        }
+        let (_, handed) = try await Self.handedOn(&pages)
+        XCTAssertEqual(handed["a"]?.map(\.uuid), (first + [added]).map(\.uuid), "every sample once, in anchor order")
+        XCTAssertEqual(reads.withLock { $0 }, 3)
+    }
+
+    func testAReadCutOffWhoseLastSampleHandedOnIsGoneFails() async throws {
+        let first = Self.samples(6)
+        let reads = Mutex(0)
+        var pages = ExportPages(types: ["a"]) { _ in
+            let n = reads.withLock { $0 += 1; return $0 }
+            return n == 1 ? Self.answer(first, pageSize: 3, failingAfter: 1) : Self.answer(Array(first.dropFirst(3)), pageSize: 3)
+        }
+        do {
+            _ = try await Self.handedOn(&pages)
+            XCTFail("the sample the export had reached (the third) was deleted")
+        } catch let error as HealthError {
+            XCTAssertEqual(error.code, .unavailable)
+            XCTAssertTrue(error.message.contains(first[2].uuid.uuidString), error.message)
+        }
+    }
+
+    func testAConnectionLostAgainAndAgainWithoutAPageEndsTheExport() async throws {
+        let reads = Mutex(0)
+        var pages = ExportPages(types: ["a"]) { _ in
+            reads.withLock { $0 += 1 }
+            return Self.answer(Self.samples(3), pageSize: 3, failingAfter: 0)
+        }
+        do {
+            _ = try await Self.handedOn(&pages)
+            XCTFail("every read failed")
+        } catch let error as HealthError {
+            XCTAssertEqual(error.code, .unavailable)
+        }
+        XCTAssertEqual(reads.withLock { $0 }, 1 + ExportPages.rereads)
+    }
+
+    func testAnotherFailureIsThrownInItsPlace() async throws {
         struct Refused: Error {}
-        var pages = ExportPages(types: ["a", "b"], pageSize: 2, depth: 2, types: 2) { type, anchor in
-            if type == "b" { throw Refused() }
-            return AnchoredBatch(samples: [], anchor: Data([1]))
+        var pages = ExportPages(types: ["a", "b"]) { type in
+            AsyncThrowingStream { continuation in
+                if type == "b" { return continuation.finish(throwing: Refused()) }
+                continuation.yield(AnchoredBatch(samples: Self.samples(1)))
+                continuation.finish()
+            }
         }
         let first = try await pages.next()
         XCTAssertEqual(first?.type, "a")
-        XCTAssertEqual(first?.last, true)
         do {
             _ = try await pages.next()
             XCTFail("the read of b failed")

@@ -10,6 +10,7 @@ final class FakeTransport: MessageTransport {
         var onMessage: (@Sendable (ServerMessage) -> Void)?
         var onClose: (@Sendable (HealthError) -> Void)?
         var closed = false
+        var readingHolds = 0
     }
 
     private let handlers = Mutex(Handlers())
@@ -40,6 +41,13 @@ final class FakeTransport: MessageTransport {
     }
 
     func close() { drop(HealthError(.unavailable, "closed")) }
+
+    /// Holds on reading taken and not released (the test keeps delivering: it plays the server).
+    var readingHolds: Int { handlers.withLock { $0.readingHolds } }
+
+    func holdReading() { handlers.withLock { $0.readingHolds += 1 } }
+
+    func releaseReading() { handlers.withLock { $0.readingHolds -= 1 } }
 
     /// Delivers one server message.
     func reply(_ callID: UInt64, more: Bool = false, _ result: ServerResult) {

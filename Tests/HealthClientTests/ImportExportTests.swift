@@ -255,30 +255,27 @@ final class ImportExportCommandTests: XCTestCase {
         XCTAssertEqual(saves.withLock { $0 }.sorted(by: >), [3, 2], "a save ends once its lines pass the byte budget")
     }
 
-    func testExportPagesEachTypeWithTheAnchorAndLeavesCorrelationChildrenInside() async throws {
-        let page = ExportFixtures.samples[0]
+    func testExportReadsEveryTypeInOneAnchoredReadInCatalogOrderAndLeavesCorrelationChildrenInside() async throws {
+        let (heartRate, sleep) = (ExportFixtures.samples[0], ExportFixtures.samples[1])
+        let stored = [heartRate.type: Array(repeating: heartRate, count: 3), sleep.type: Array(repeating: sleep, count: 2)]
         let queries = Mutex<[AnchoredQuery]>([])
         let (status, output) = try await run(["export", "--source", "com.app"]) { call in
             switch call {
-            case .countSamples(let types, _):
-                XCTAssertTrue(types.contains("HKWorkoutTypeIdentifier"))
-                return .sampleCounts([SampleCount(type: page.type, source: Source(name: "A", bundleID: "com.app"), device: nil, count: 3)])
             case .queryAnchored(let query):
-                let n = queries.withLock { $0.append(query); return $0.count }
-                let samples = Array(repeating: page, count: n == 1 ? ImportExportCommands.exportPageSize : 1)
-                return .anchored(samples: SampleTable(samples), deleted: [], newAnchor: Data([UInt8(n)]), initial: true)
+                queries.withLock { $0.append(query) }
+                return .anchored(samples: SampleTable(stored[query.types[0]] ?? []), deleted: [], newAnchor: Data([1]), initial: true)
             default:
                 return .error(HealthError(.malformed, "unexpected"))
             }
         }
         XCTAssertEqual(status, 0)
+        let catalog = TypeCatalog.sampleTypes.map(\.identifier)
+        let order = catalog.filter(stored.keys.contains)
         let sent = queries.withLock { $0 }
-        XCTAssertEqual(sent.map(\.types), [[page.type], [page.type]])
-        XCTAssertEqual(sent.map(\.anchor), [nil, Data([1])])
-        XCTAssertTrue(sent.allSatisfy { $0.limit == ImportExportCommands.exportPageSize && !$0.updates })
+        XCTAssertEqual(sent.map(\.types), catalog.map { [$0] }, "one read per type, in catalog order, none counted first")
+        XCTAssertTrue(sent.allSatisfy { $0.anchor == nil && $0.limit == 0 && !$0.updates }, "each type read whole, streamed")
         XCTAssertEqual(sent[0].predicate, .allOf([.sources(["com.app"]), .noCorrelation]))
-        let lines = output.flatMap { $0.split(separator: "\n") }
-        XCTAssertEqual(lines.count, ImportExportCommands.exportPageSize + 1)
-        XCTAssertEqual(try SampleJSON.decode(line: String(lines[0])), page)
+        let lines = output.flatMap { $0.split(separator: "\n") }.map(String.init)
+        XCTAssertEqual(lines, order.flatMap { stored[$0]! }.map { SampleJSON.sample($0).text(pretty: false) })
     }
 }

@@ -3,7 +3,7 @@ import HealthModel
 import HealthWire
 import XCTest
 
-/// `healthctl export` reads several types and pages at once and `healthctl import` saves over several
+/// `healthctl export` streams each type's read while it writes and `healthctl import` saves over several
 /// connections: against a real healthd, the export is still every sample, type by type in the order
 /// saved, and the import with its defaults stores everything once, also when run again after being killed.
 final class ExportImportInFlightTests: XCTestCase {
@@ -12,7 +12,7 @@ final class ExportImportInFlightTests: XCTestCase {
     func testInterleavedTypesExportCompleteInOrderAndTheDefaultImportStoresOnceAndResumes() throws {
         let server = try ServerProcess()
         let owner = try RawClient.session(server, token: server.ownerToken)
-        // Heart rate and steps take more than one export page each; body mass a few lines. Saved interleaved.
+        // Heart rate and steps take several of the server's pages and parts each; body mass a few lines. Saved interleaved.
         let plan = (0..<5_500).flatMap { i in [Authz.heartRate, Authz.steps] + (i % 100 == 0 ? [Authz.bodyMass] : []) }
         let samples = plan.enumerated().map { i, type in
             let start = Authz.midnight - Int64(i) * 1_000_000
