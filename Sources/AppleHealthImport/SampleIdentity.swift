@@ -108,34 +108,35 @@ private struct CanonicalText {
     mutating func field(_ label: String, _ value: Int64) {
         append(label)
         bytes.append(UInt8(ascii: "="))
-        decimal(Int64(digits(value)))
-        bytes.append(UInt8(ascii: ":"))
-        decimal(value)
+        Self.withDecimal(value) { digits in
+            Self.withDecimal(Int64(digits.count)) { bytes.append(contentsOf: $0) }
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(contentsOf: digits)
+        }
         bytes.append(10)
     }
 
     /// `value` in decimal, as `String(value)` writes it.
     private mutating func decimal(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var divisor: UInt64 = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
-            magnitude %= divisor
-            divisor /= 10
-        } while divisor > 0
+        Self.withDecimal(value) { bytes.append(contentsOf: $0) }
     }
 
-    /// The length of `String(value)`.
-    private func digits(_ value: Int64) -> Int {
-        var magnitude = value.magnitude
-        var count = value < 0 ? 2 : 1
-        while magnitude >= 10 {
-            magnitude /= 10
-            count += 1
+    /// `body` over the decimal digits of `value` (and its sign), written backwards on the stack.
+    private static func withDecimal(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var magnitude = value.magnitude
+            var index = buffer.count
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                index -= 1
+                buffer[index] = UInt8(ascii: "-")
+            }
+            body(UnsafeBufferPointer(rebasing: buffer[index...]))
         }
-        return count
     }
 
     mutating func quantity(_ label: String, _ quantity: Quantity?) {
