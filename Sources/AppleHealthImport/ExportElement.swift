@@ -1,4 +1,5 @@
-/// One element of an export document with its attributes, text and children, as read.
+/// One element of an export document with its attributes and children, as read (the export's
+/// elements hold no text the importer reads; GPX files, which do, are read by `GPXTrack`).
 struct ExportElement: Sendable {
     /// Attributes the mapping reads from nearly every element: found by slot, not by comparing names.
     enum Attribute: Int, CaseIterable, Sendable {
@@ -42,16 +43,13 @@ struct ExportElement: Sendable {
     /// For each `Attribute`, 1 + its index in `entries`; 0 when the element does not have it.
     private var slots = SIMD16<UInt8>()
     var children: [ExportElement] = []
-    var text = ""
     /// The line of the file the element starts on (1-based).
     let line: Int
 
-    init(name: String, attributes: [(name: String, value: String)] = [], children: [ExportElement] = [],
-         text: String = "", line: Int = 0) {
+    init(name: String, attributes: [(name: String, value: String)] = [], children: [ExportElement] = [], line: Int = 0) {
         self.init(name: name, line: line)
         for (name, value) in attributes { append(name: name, value: value, as: Attribute(name: name)) }
         self.children = children
-        self.text = text
     }
 
     init(name: String, line: Int, attributeCount: Int = 0) {
@@ -107,7 +105,4 @@ struct ExportElement: Sendable {
 
     /// The children named `name`.
     func children(_ name: String) -> [ExportElement] { children.filter { $0.name == name } }
-
-    /// The text of the first child named `name`.
-    func childText(_ name: String) -> String? { children.first { $0.name == name }?.text }
 }

@@ -29,7 +29,7 @@ struct SampleHeader {
         let mapped = MetadataMapping.map(entries)
         metadata = mapped.metadata
         droppedMetadata = mapped.dropped
-        device = element.withBytes(.device, DeviceDescription.parse) ?? nil ?? DeviceDescription.fromMetadata(entries)
+        device = (element.withBytes(.device, DeviceDescription.parse) ?? nil) ?? DeviceDescription.fromMetadata(entries)
     }
 
     static func attribute(_ element: ExportElement, _ attribute: ExportElement.Attribute) throws(MappingFailure) -> String {

@@ -76,7 +76,7 @@ enum SeriesMapping {
             type: TypeCatalog.workoutRouteType.identifier,
             sourceRevision: Self.revision(of: route, workout: workout),
             parent: workout.uuid, start: 0, end: nil,
-            device: route.withBytes(.device, DeviceDescription.parse) ?? nil ?? DeviceDescription.fromMetadata(entries) ?? workout.device,
+            device: (route.withBytes(.device, DeviceDescription.parse) ?? nil) ?? DeviceDescription.fromMetadata(entries) ?? workout.device,
             points: .locations(points), workout: workout.uuid, metadata: mapped.metadata)
         return (series, mapped.dropped)
     }

@@ -5,6 +5,7 @@ import Glibc
 /// `yieldDepth` with everything inside it. Only that element's subtree is ever held, so a 1.3 GB
 /// export is read in constant memory.
 final class XMLElementStream {
+    /// For callers that read nodes themselves (`advance`).
     let reader: xmlTextReaderPtr
     private let source: ByteSource
     private let fileName: String
@@ -21,7 +22,7 @@ final class XMLElementStream {
     /// export are looked for by pointer in a short list before the dictionary.
     private var recentAttributeNames: [(pointer: UnsafePointer<xmlChar>, name: String, known: ExportElement.Attribute?)] = []
     /// The last value read of each `ExportElement.Attribute` that `repeats`: exports repeat types, sources,
-    /// versions, units and device descriptions from element to element, and an equal value is not decoded again.
+    /// versions, units and metadata keys from element to element, and an equal value is not decoded again.
     private var lastValues = [String](repeating: "", count: ExportElement.Attribute.allCases.count)
     private var firstError: ImportError?
     /// The root element's attributes (HealthData's locale), once the root was read.
@@ -87,9 +88,6 @@ final class XMLElementStream {
             case Int32(XML_READER_TYPE_END_ELEMENT.rawValue):
                 guard depth >= yieldDepth, let element = stack.popLast() else { continue }
                 if let done = close(element) { return done }
-            case Int32(XML_READER_TYPE_TEXT.rawValue), Int32(XML_READER_TYPE_CDATA.rawValue):
-                guard !stack.isEmpty, let value = xmlTextReaderConstValue(reader) else { continue }
-                stack[stack.count - 1].text += String(cString: value)
             default:
                 continue
             }
