@@ -1,3 +1,4 @@
+import Glibc
 import HealthModel
 import Synchronization
 
@@ -10,26 +11,38 @@ enum DeviceDescription {
     /// three addresses is one device. Values may hold commas ("Watch6,7"), so fields are split at the
     /// known labels only.
     static func parse(_ text: String) -> Device? {
-        // Searched as bytes: a Character search walks grapheme clusters.
-        guard text.utf8.starts(with: "<<HKDevice".utf8), let close = text.utf8.firstIndex(of: UInt8(ascii: ">")) else { return nil }
-        // Exports repeat each description under many addresses; what follows the address repeats exactly,
-        // mostly as the previous record's did: that one is compared in place, before a string is made.
-        let described = text.utf8[text.utf8.index(after: close)...]
-        if let (lastKey, device) = last.withLock({ $0 }), described.elementsEqual(lastKey.utf8) { return device }
-        let key = String(text[described.startIndex...])
+        var text = text
+        return text.withUTF8(parse)
+    }
+
+    /// The same from the description's UTF-8 as the XML reader holds it. Exports repeat each
+    /// description under many addresses, mostly as the previous record's did: what follows the
+    /// address is compared with that one in place, before any string is made.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Device? {
+        guard bytes.starts(with: "<<HKDevice".utf8), let close = bytes.firstIndex(of: UInt8(ascii: ">")) else { return nil }
+        let described = UnsafeBufferPointer(rebasing: bytes[(close + 1)...])
+        let repeated = last.withLock { last -> Device?? in
+            guard let last, last.key.count == described.count,
+                  last.key.withUnsafeBufferPointer({ $0.isEmpty || memcmp($0.baseAddress!, described.baseAddress!, $0.count) == 0 }) else {
+                return nil
+            }
+            return .some(last.device)
+        }
+        if let repeated { return repeated }
+        let key = String(decoding: described, as: UTF8.self)
         let device = cache.withLock { cache in
             if let known = cache[key] { return known }
             let device = fields(key)
             if cache.count < 4096 { cache[key] = device }
             return device
         }
-        last.withLock { $0 = (key, device) }
+        last.withLock { $0 = (Array(described), device) }
         return device
     }
 
     private static let cache = Mutex<[String: Device?]>([:])
-    /// The previous description (after its address) and its device.
-    private static let last = Mutex<(String, Device?)?>(nil)
+    /// The previous description (after its address, as bytes) and its device.
+    private static let last = Mutex<(key: [UInt8], device: Device?)?>(nil)
 
     private static func fields(_ text: String) -> Device? {
         var body = Substring(text)

@@ -12,6 +12,11 @@ enum ExportDates {
         DigitScanner.scan(text) { scanner in instantAndOffset(&scanner) }
     }
 
+    /// The same from the text's UTF-8 as the XML reader holds it, without making a string.
+    static func instantAndOffset(_ bytes: UnsafeBufferPointer<UInt8>) -> (instant: Microseconds, offset: Int)? {
+        DigitScanner.scan(bytes) { scanner in instantAndOffset(&scanner) }
+    }
+
     private static func instantAndOffset(_ scanner: inout DigitScanner) -> (instant: Microseconds, offset: Int)? {
         guard let year = scanner.number(4) else { return nil }
         let compact = scanner.peek != UInt8(ascii: "-")
@@ -89,10 +94,12 @@ private struct DigitScanner {
     /// `body`'s result, with a scanner over `text`'s UTF-8 that lives only during the call.
     static func scan<Result>(_ text: String, _ body: (inout DigitScanner) -> Result) -> Result {
         var text = text
-        return text.withUTF8 { bytes in
-            var scanner = DigitScanner(bytes: bytes)
-            return body(&scanner)
-        }
+        return text.withUTF8 { bytes in scan(bytes, body) }
+    }
+
+    static func scan<Result>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout DigitScanner) -> Result) -> Result {
+        var scanner = DigitScanner(bytes: bytes)
+        return body(&scanner)
     }
 
     var atEnd: Bool { position == bytes.count }

@@ -1,4 +1,5 @@
-/// One element of an export document with its attributes, text and children, as read.
+/// One element of an export document with its attributes and children, as read (the export's
+/// elements hold no text the importer reads; GPX files, which do, are read by `GPXTrack`).
 struct ExportElement: Sendable {
     /// Attributes the mapping reads from nearly every element: found by slot, not by comparing names.
     enum Attribute: Int, CaseIterable, Sendable {
@@ -13,51 +14,95 @@ struct ExportElement: Sendable {
             guard let known = Self.byName[name] else { return nil }
             self = known
         }
+
+        /// Whether exports repeat this attribute's value from element to element (types, sources,
+        /// units, metadata keys): the reader then hands out the string it made last time. Other values
+        /// (dates, numbers, device descriptions, which carry a new address each time) are kept as the
+        /// bytes read and decoded only when asked for.
+        var repeats: Bool {
+            switch self {
+            case .type, .sourceName, .source, .sourceVersion, .unit, .key, .workoutActivityType: true
+            case .device, .startDate, .endDate, .value, .recordCount, .average, .date, .path: false
+            }
+        }
+    }
+
+    /// An attribute's value: a string, or a range of `bytes`.
+    private struct Entry: Sendable {
+        let name: String
+        let text: String?
+        let start: Int32
+        let count: Int32
     }
 
     let name: String
     /// In document order; names are unique within an element in well-formed XML.
-    private(set) var attributes: [(name: String, value: String)]
-    /// For each `Attribute`, 1 + its index in `attributes`; 0 when the element does not have it.
+    private var entries: [Entry] = []
+    /// The UTF-8 of the values kept as bytes, one after another.
+    private var bytes: [UInt8] = []
+    /// For each `Attribute`, 1 + its index in `entries`; 0 when the element does not have it.
     private var slots = SIMD16<UInt8>()
     var children: [ExportElement] = []
-    var text = ""
     /// The line of the file the element starts on (1-based).
     let line: Int
 
-    init(name: String, attributes: [(name: String, value: String)] = [], children: [ExportElement] = [],
-         text: String = "", line: Int = 0) {
+    init(name: String, attributes: [(name: String, value: String)] = [], children: [ExportElement] = [], line: Int = 0) {
         self.init(name: name, line: line)
         for (name, value) in attributes { append(name: name, value: value, as: Attribute(name: name)) }
         self.children = children
-        self.text = text
     }
 
-    init(name: String, line: Int) {
+    init(name: String, line: Int, attributeCount: Int = 0) {
         self.name = name
-        self.attributes = []
         self.line = line
+        entries.reserveCapacity(attributeCount)
     }
+
+    /// The attributes in document order, as strings.
+    var attributes: [(name: String, value: String)] { entries.indices.map { (entries[$0].name, value(at: $0)) } }
 
     /// Adds an attribute read; `known` is the `Attribute` it is, if any (the XML reader knows it by its
     /// name's interned pointer, without comparing names).
     mutating func append(name: String, value: String, as known: Attribute?) {
-        attributes.append((name, value))
-        if let known, attributes.count <= Int(UInt8.max) { slots[known.rawValue] = UInt8(attributes.count) }
+        append(Entry(name: name, text: value, start: 0, count: 0), as: known)
+    }
+
+    /// Adds an attribute read whose value is kept as its UTF-8 `value`.
+    mutating func append(name: String, bytes value: UnsafeBufferPointer<UInt8>, as known: Attribute?) {
+        append(Entry(name: name, text: nil, start: Int32(bytes.count), count: Int32(value.count)), as: known)
+        bytes.append(contentsOf: value)
+    }
+
+    private mutating func append(_ entry: Entry, as known: Attribute?) {
+        entries.append(entry)
+        if let known, entries.count <= Int(UInt8.max) { slots[known.rawValue] = UInt8(entries.count) }
     }
 
     subscript(attribute: Attribute) -> String? {
         let slot = Int(slots[attribute.rawValue])
-        return slot == 0 ? nil : attributes[slot - 1].value
+        return slot == 0 ? nil : value(at: slot - 1)
     }
 
     subscript(attribute: String) -> String? {
-        attributes.first { $0.name == attribute }?.value
+        entries.firstIndex { $0.name == attribute }.map(value(at:))
+    }
+
+    /// `body` over the UTF-8 of the attribute's value, without making a string; nil when the element
+    /// does not have the attribute.
+    func withBytes<Result>(_ attribute: Attribute, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        let slot = Int(slots[attribute.rawValue])
+        guard slot > 0 else { return nil }
+        let entry = entries[slot - 1]
+        if var text = entry.text { return text.withUTF8(body) }
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(entry.start)..<Int(entry.start + entry.count)])) }
+    }
+
+    private func value(at index: Int) -> String {
+        let entry = entries[index]
+        if let text = entry.text { return text }
+        return String(decoding: bytes[Int(entry.start)..<Int(entry.start + entry.count)], as: UTF8.self)
     }
 
     /// The children named `name`.
     func children(_ name: String) -> [ExportElement] { children.filter { $0.name == name } }
-
-    /// The text of the first child named `name`.
-    func childText(_ name: String) -> String? { children.first { $0.name == name }?.text }
 }

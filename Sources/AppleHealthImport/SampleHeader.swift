@@ -23,23 +23,25 @@ struct SampleHeader {
         // The bundle id is left empty: exports name sources only by display name, and the server
         // derives the same id from the same name on every import.
         revision = SourceRevision(source: Source(name: name, bundleID: ""), version: element[.sourceVersion])
-        let startText = try Self.attribute(element, .startDate)
-        let endText = try Self.attribute(element, .endDate)
-        guard let (start, offset) = ExportDates.instantAndOffset(startText) else { throw .malformed("startDate '\(startText)' is not a date") }
-        guard let end = ExportDates.instant(endText) else { throw .malformed("endDate '\(endText)' is not a date") }
-        self.start = start
-        self.end = end
-        startOffset = offset
+        (start, startOffset) = try Self.date(element, .startDate)
+        end = try Self.date(element, .endDate).instant
         let entries = element.children.compactMap { $0.name == "MetadataEntry" ? (key: $0[.key] ?? "", value: $0[.value] ?? "") : nil }
         let mapped = MetadataMapping.map(entries)
         metadata = mapped.metadata
         droppedMetadata = mapped.dropped
-        device = element[.device].flatMap(DeviceDescription.parse) ?? DeviceDescription.fromMetadata(entries)
+        device = (element.withBytes(.device, DeviceDescription.parse) ?? nil) ?? DeviceDescription.fromMetadata(entries)
     }
 
     static func attribute(_ element: ExportElement, _ attribute: ExportElement.Attribute) throws(MappingFailure) -> String {
         guard let value = element[attribute], !value.isEmpty else { throw .malformed("\(element.name) has no \(attribute.name)") }
         return value
+    }
+
+    /// A date attribute's instant and the UTC offset it was written with, read from the attribute's bytes.
+    static func date(_ element: ExportElement, _ attribute: ExportElement.Attribute) throws(MappingFailure) -> (instant: Microseconds, offset: Int) {
+        if let date = element.withBytes(attribute, ExportDates.instantAndOffset) ?? nil { return date }
+        let text = try Self.attribute(element, attribute)
+        throw .malformed("\(attribute.name) '\(text)' is not a date")
     }
 
     /// A sample with this header and `body`, its UUID derived from its content.

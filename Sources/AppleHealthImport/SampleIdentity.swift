@@ -72,9 +72,29 @@ private struct CanonicalText {
     mutating func field(_ label: String, _ value: String) {
         append(label)
         bytes.append(UInt8(ascii: "="))
-        append(String(value.utf8.count))
-        bytes.append(UInt8(ascii: ":"))
-        append(value)
+        var value = value
+        value.withUTF8 { value in
+            decimal(Int64(value.count))
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(contentsOf: value)
+        }
+        bytes.append(10)
+    }
+
+    /// The same bytes as `field("\(label).\(key)", "\(kind):\(value)")`, without building either string.
+    mutating func field(_ label: String, key: String, kind: Unicode.Scalar, _ value: String) {
+        append(label)
+        bytes.append(UInt8(ascii: "."))
+        append(key)
+        bytes.append(UInt8(ascii: "="))
+        var value = value
+        value.withUTF8 { value in
+            decimal(Int64(value.count + 2))
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(UInt8(ascii: kind))
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(contentsOf: value)
+        }
         bytes.append(10)
     }
 
@@ -86,9 +106,24 @@ private struct CanonicalText {
 
     /// The same bytes as `field(label, String(value))`, without building the string.
     mutating func field(_ label: String, _ value: Int64) {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        append(label)
+        bytes.append(UInt8(ascii: "="))
+        Self.withDecimal(value) { digits in
+            Self.withDecimal(Int64(digits.count)) { bytes.append(contentsOf: $0) }
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(contentsOf: digits)
+        }
+        bytes.append(10)
+    }
+
+    /// `value` in decimal, as `String(value)` writes it.
+    private mutating func decimal(_ value: Int64) {
+        Self.withDecimal(value) { bytes.append(contentsOf: $0) }
+    }
+
+    /// `body` over the decimal digits of `value` (and its sign), written backwards on the stack.
+    private static func withDecimal(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
             var magnitude = value.magnitude
             var index = buffer.count
             repeat {
@@ -100,14 +135,7 @@ private struct CanonicalText {
                 index -= 1
                 buffer[index] = UInt8(ascii: "-")
             }
-            let count = buffer.count - index
-            append(label)
-            bytes.append(UInt8(ascii: "="))
-            if count >= 10 { bytes.append(UInt8(ascii: "0") + UInt8(count / 10)) }
-            bytes.append(UInt8(ascii: "0") + UInt8(count % 10))
-            bytes.append(UInt8(ascii: ":"))
-            bytes.append(contentsOf: buffer[index...])
-            bytes.append(10)
+            body(UnsafeBufferPointer(rebasing: buffer[index...]))
         }
     }
 
@@ -117,17 +145,25 @@ private struct CanonicalText {
     }
 
     mutating func metadata(_ metadata: Metadata, label: String) {
+        // Most samples hold one entry or none: no array of keys to sort.
+        if metadata.count <= 1 {
+            for (key, value) in metadata { entry(label, key: key, value) }
+            return
+        }
         // By Unicode scalar values (not String's order), compared in place.
         for key in metadata.keys.sorted(by: { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }) {
-            let value: String = switch metadata[key]! {
-            case .string(let s): "s:" + s
-            case .double(let d): "d:\(d)"
-            case .int(let i): "i:\(i)"
-            case .bool(let b): "b:\(b)"
-            case .date(let t): "t:\(t)"
-            case .quantity(let q): "q:\(q.value) \(q.unit)"
-            }
-            field("\(label).\(key)", value)
+            entry(label, key: key, metadata[key]!)
+        }
+    }
+
+    private mutating func entry(_ label: String, key: String, _ value: MetadataValue) {
+        switch value {
+        case .string(let s): field(label, key: key, kind: "s", s)
+        case .double(let d): field(label, key: key, kind: "d", "\(d)")
+        case .int(let i): field(label, key: key, kind: "i", "\(i)")
+        case .bool(let b): field(label, key: key, kind: "b", "\(b)")
+        case .date(let t): field(label, key: key, kind: "t", "\(t)")
+        case .quantity(let q): field(label, key: key, kind: "q", "\(q.value) \(q.unit)")
         }
     }
 

@@ -66,7 +66,7 @@ enum SeriesMapping {
             let source: ByteSource?
             do { source = try archive.openRelated(path) } catch { throw .refused(error.description) }
             guard let source else { throw .refused("route file \(path) is not in the export") }
-            points += try gpxPoints(source, name: path)
+            points += try GPXTrack.points(source, name: path)
         }
         points = strictlyOrdered(points)
         let entries = route.children("MetadataEntry").map { (key: $0[.key] ?? "", value: $0[.value] ?? "") }
@@ -76,7 +76,7 @@ enum SeriesMapping {
             type: TypeCatalog.workoutRouteType.identifier,
             sourceRevision: Self.revision(of: route, workout: workout),
             parent: workout.uuid, start: 0, end: nil,
-            device: route[.device].flatMap(DeviceDescription.parse) ?? DeviceDescription.fromMetadata(entries) ?? workout.device,
+            device: (route.withBytes(.device, DeviceDescription.parse) ?? nil) ?? DeviceDescription.fromMetadata(entries) ?? workout.device,
             points: .locations(points), workout: workout.uuid, metadata: mapped.metadata)
         return (series, mapped.dropped)
     }
@@ -104,35 +104,6 @@ enum SeriesMapping {
                                  horizontalAccuracy: point.horizontalAccuracy, verticalAccuracy: point.verticalAccuracy,
                                  course: point.course, courseAccuracy: point.courseAccuracy, speed: point.speed,
                                  speedAccuracy: point.speedAccuracy)
-        }
-    }
-
-    /// A GPX 1.1 track's `<trkpt>`s with their elevation, time and Apple's extensions (speed, course,
-    /// horizontal and vertical accuracy).
-    static func gpxPoints(_ source: ByteSource, name: String) throws(MappingFailure) -> [RouteLocation] {
-        do {
-            let stream = try XMLElementStream(source: source, fileName: name, yieldDepth: 3)
-            var points: [RouteLocation] = []
-            while let point = try stream.next() {
-                guard point.name == "trkpt" else { continue }
-                guard let latitude = number(point["lat"]), let longitude = number(point["lon"]),
-                      let time = point.childText("time").flatMap(ExportDates.instant) else {
-                    throw MappingFailure.malformed("\(name):\(point.line): trkpt needs lat, lon and time")
-                }
-                let extensions = point.children("extensions").first
-                func value(_ name: String) -> Double? { number(extensions?.childText(name)) }
-                points.append(RouteLocation(time: time, latitude: latitude, longitude: longitude,
-                                            altitude: number(point.childText("ele")) ?? 0,
-                                            horizontalAccuracy: value("hAcc") ?? 0, verticalAccuracy: value("vAcc") ?? -1,
-                                            course: value("course") ?? -1, speed: value("speed") ?? -1))
-            }
-            return points
-        } catch let error as ImportError {
-            throw .malformed(error.description)
-        } catch let error as MappingFailure {
-            throw error
-        } catch {
-            throw .malformed("\(error)")
         }
     }
 

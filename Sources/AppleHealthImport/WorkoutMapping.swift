@@ -95,8 +95,7 @@ enum WorkoutMapping {
         guard let type = eventTypes[name] ?? Int32(text).flatMap(WorkoutEventType.init(rawValue:)) else {
             throw .malformed("workout event type '\(text)' is unknown")
         }
-        let dateText = try SampleHeader.attribute(element, .date)
-        guard let start = ExportDates.instant(dateText) else { throw .malformed("date '\(dateText)' is not a date") }
+        let start = try SampleHeader.date(element, .date).instant
         let duration = try durationMicros(element) ?? 0
         let entries = element.children("MetadataEntry").map { (key: $0[.key] ?? "", value: $0[.value] ?? "") }
         return WorkoutEvent(type: type, start: start, end: start + duration, metadata: MetadataMapping.map(entries).metadata)

@@ -5,7 +5,8 @@ import Glibc
 /// `yieldDepth` with everything inside it. Only that element's subtree is ever held, so a 1.3 GB
 /// export is read in constant memory.
 final class XMLElementStream {
-    private let reader: xmlTextReaderPtr
+    /// For callers that read nodes themselves (`advance`).
+    let reader: xmlTextReaderPtr
     private let source: ByteSource
     private let fileName: String
     private let yieldDepth: Int32
@@ -20,8 +21,8 @@ final class XMLElementStream {
     /// The same for attribute names, with the `ExportElement.Attribute` each is; the few names of an
     /// export are looked for by pointer in a short list before the dictionary.
     private var recentAttributeNames: [(pointer: UnsafePointer<xmlChar>, name: String, known: ExportElement.Attribute?)] = []
-    /// The last value read of each `ExportElement.Attribute`: exports repeat types, sources, versions,
-    /// units and device descriptions from element to element, and an equal value is not decoded again.
+    /// The last value read of each `ExportElement.Attribute` that `repeats`: exports repeat types, sources,
+    /// versions, units and metadata keys from element to element, and an equal value is not decoded again.
     private var lastValues = [String](repeating: "", count: ExportElement.Attribute.allCases.count)
     private var firstError: ImportError?
     /// The root element's attributes (HealthData's locale), once the root was read.
@@ -62,16 +63,7 @@ final class XMLElementStream {
 
     /// The next complete element at the yield depth; nil at the end of the document.
     func next() throws(ImportError) -> ExportElement? {
-        while true {
-            let status = pendingStatus ?? xmlTextReaderRead(reader)
-            pendingStatus = nil
-            if status == 0 { return nil }
-            if status < 0 {
-                throw firstError ?? .malformed(file: fileName, line: Int(xmlTextReaderGetParserLineNumber(reader)) + lineOffset,
-                                               column: Int(xmlTextReaderGetParserColumnNumber(reader)),
-                                               message: "the XML reader stopped")
-            }
-            if let firstError { throw firstError }
+        while try advance() {
             let depth = xmlTextReaderDepth(reader)
             switch xmlTextReaderNodeType(reader) {
             case Int32(XML_READER_TYPE_ELEMENT.rawValue):
@@ -85,8 +77,8 @@ final class XMLElementStream {
                     continue
                 }
                 // The node's own line: the parser's position is already further on.
-                var element = ExportElement(name: name(xmlTextReaderConstName(reader)),
-                                            line: Int(xmlGetLineNo(xmlTextReaderCurrentNode(reader))) + lineOffset)
+                var element = ExportElement(name: name(xmlTextReaderConstName(reader)), line: nodeLine,
+                                            attributeCount: Int(xmlTextReaderAttributeCount(reader)))
                 readAttributes(into: &element)
                 if xmlTextReaderIsEmptyElement(reader) == 1 {
                     if let done = close(element) { return done }
@@ -96,14 +88,34 @@ final class XMLElementStream {
             case Int32(XML_READER_TYPE_END_ELEMENT.rawValue):
                 guard depth >= yieldDepth, let element = stack.popLast() else { continue }
                 if let done = close(element) { return done }
-            case Int32(XML_READER_TYPE_TEXT.rawValue), Int32(XML_READER_TYPE_CDATA.rawValue):
-                guard !stack.isEmpty, let value = xmlTextReaderConstValue(reader) else { continue }
-                stack[stack.count - 1].text += String(cString: value)
             default:
                 continue
             }
         }
+        return nil
     }
+
+    /// Moves the reader to the next node, for callers that read nodes themselves; false at the end of
+    /// the document. An error names the file, line and column.
+    func advance() throws(ImportError) -> Bool {
+        let status = pendingStatus ?? xmlTextReaderRead(reader)
+        pendingStatus = nil
+        if status == 0 { return false }
+        if status < 0 {
+            throw firstError ?? .malformed(file: fileName, line: Int(xmlTextReaderGetParserLineNumber(reader)) + lineOffset,
+                                           column: Int(xmlTextReaderGetParserColumnNumber(reader)),
+                                           message: "the XML reader stopped")
+        }
+        if let firstError { throw firstError }
+        return true
+    }
+
+    /// The line of the file the current node starts on (1-based).
+    var nodeLine: Int { Int(xmlGetLineNo(xmlTextReaderCurrentNode(reader))) + lineOffset }
+
+    /// libxml2's interned copy of `name`: the reader's node names are these same pointers, so a name is
+    /// recognised by comparing pointers.
+    func interned(_ name: String) -> UnsafePointer<xmlChar>? { xmlTextReaderConstString(reader, name) }
 
     /// Attaches a finished element to its parent, or returns it when it is at the yield depth.
     private func close(_ element: ExportElement) -> ExportElement? {
@@ -115,14 +127,19 @@ final class XMLElementStream {
     private func readAttributes(into element: inout ExportElement) {
         while xmlTextReaderMoveToNextAttribute(reader) == 1 {
             let (name, known) = attributeName(xmlTextReaderConstName(reader))
-            element.append(name: name, value: value(xmlTextReaderConstValue(reader), of: known), as: known)
+            let value = xmlTextReaderConstValue(reader)
+            if let known, known.repeats {
+                element.append(name: name, value: self.value(value, of: known), as: known)
+            } else {
+                element.append(name: name, bytes: UnsafeBufferPointer(start: value, count: value.map { Int(xmlStrlen($0)) } ?? 0), as: known)
+            }
         }
         xmlTextReaderMoveToElement(reader)
     }
 
-    private func value(_ pointer: UnsafePointer<xmlChar>?, of known: ExportElement.Attribute?) -> String {
+    /// The value of an attribute that `repeats`: the string made for the last one when the bytes are equal.
+    private func value(_ pointer: UnsafePointer<xmlChar>?, of known: ExportElement.Attribute) -> String {
         guard let pointer else { return "" }
-        guard let known else { return String(cString: pointer) }
         let same = lastValues[known.rawValue].withCString { strcmp($0, UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self)) == 0 }
         if !same { lastValues[known.rawValue] = String(cString: pointer) }
         return lastValues[known.rawValue]
