@@ -3,8 +3,7 @@ import HealthModel
 
 /// What is left to read of a streamed anchored answer once its head is known: its samples after
 /// `after` through `last` (nil: not known), read in the snapshot whose owner's last anchor is `storeAnchor`.
-struct AnchoredSamples: @unchecked Sendable {
-    // `types` holds catalog values only (HealthType is Sendable; the tuple array is not seen as such).
+struct AnchoredSamples: Sendable {
     let owner: Int64
     let types: [(type: HealthType, id: Int64)]
     let predicate: QueryPredicate?
