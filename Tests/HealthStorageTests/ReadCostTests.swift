@@ -48,6 +48,33 @@ final class ReadCostTests: XCTestCase {
         await f.store.close()
     }
 
+    /// An anchored read with a predicate finds its anchor from the rows it reads rather than by a
+    /// MAX stepping back through them before the read: it fetches no more pages than the same read
+    /// cut by a limit, which reads its rows once.
+    func testAnchoredReadWithAPredicateVisitsItsRowsOnce() async throws {
+        let f = try await StoreFixture()
+        for batch in 0..<20 {
+            try await f.save((0..<1_000).map { StoreFixture.heartRate(s(Int64(batch * 1_000 + $0) * 10)) })
+        }
+        let db = try SQLiteConnection(path: f.path, readOnly: true)
+        let context = ReadContext(db: db, registry: Registry(), anchorKey: try f.anchorKey())
+        // Only the first ten of the 20,000 match: a MAX would step back over all the others.
+        let firstTen = QueryPredicate.dateRange(DateRange(start: 0, end: s(100)))
+        var pages: [Int] = [], found: [Int] = []
+        for limit in [0, 1_000_000] {
+            _ = takePageFetches(db)
+            let answer = try context.snapshot { () throws(HealthError) in
+                try context.queryAnchored(owner: f.owner.rawValue, types: [StoreFixture.heartRate], predicate: firstTen, anchor: nil,
+                                          limit: limit, scope: .everything(callerBundleID: "x"))
+            }
+            pages.append(takePageFetches(db))
+            found.append(answer.samples.count)
+        }
+        XCTAssertEqual(found, [10, 10])
+        XCTAssertLessThanOrEqual(pages[0], pages[1] + 10, "pages with no limit against with one")
+        await f.store.close()
+    }
+
     /// Pages each query fetches, through a connection of its own.
     private func pagesFetched(_ f: StoreFixture, ownUUID: UUID) throws -> [String: Int] {
         let db = try SQLiteConnection(path: f.path, readOnly: true)

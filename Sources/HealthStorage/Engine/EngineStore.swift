@@ -176,21 +176,30 @@ public class EngineStore: Store, @unchecked Sendable {
             })
         }
         let (samples, parts) = AsyncThrowingStream.makeStream(of: SampleTable.self)
+        let deliver = { @Sendable (table: SampleTable) -> Bool in
+            if case .terminated = parts.yield(table) { return false }
+            return true
+        }
         let head = try await withCheckedThrowingContinuation { (started: CheckedContinuation<AnchoredResult, any Error>) in
-            let accepted = readers.submit { context in
+            let accepted = readers.submit { [readers] context in
                 var headSent = false
                 do {
                     try context.snapshot { () throws(HealthError) in
-                        try context.streamAnchored(owner: owner.rawValue, types: types, predicate: predicate, anchor: anchor, scope: scope,
-                                                   partRows: partRows, head: { head in
-                            headSent = true
-                            started.resume(returning: head)
-                        }, part: { table in
-                            if case .terminated = parts.yield(table) { return false }
-                            return true
-                        })
+                        let (head, rest) = try context.anchoredHead(owner: owner.rawValue, types: types, predicate: predicate, anchor: anchor,
+                                                                    scope: scope, partRows: partRows, part: deliver)
+                        headSent = true
+                        started.resume(returning: head)
+                        guard let rest else { return parts.finish() }
+                        let scan = AnchoredScan(rest, partRows: partRows, deliver: deliver) { error in
+                            if let error { parts.finish(throwing: error) } else { parts.finish() }
+                        }
+                        // Another reader thread, when free, reads ranges too, on its own connection;
+                        // it leaves the rest to this one as soon as other reads wait for a thread.
+                        if scan.rangeCount > 1 {
+                            _ = readers.submit { other in other.help(scan) { readers.waiting == 0 } }
+                        }
+                        context.read(scan)
                     }
-                    parts.finish()
                 } catch {
                     if headSent { parts.finish(throwing: error) } else { started.resume(throwing: error) }
                 }

@@ -27,7 +27,7 @@ extension ReadContext {
     /// (owner, anchor) when they are every stored type: each such part yields its rows in anchor
     /// order without a sort, for `queryAnchored` to merge.
     private func filterParts(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
-                             table: PredicateSQL.Table, afterAnchor: Int64? = nil) throws(HealthError) -> [FilterPart] {
+                             table: PredicateSQL.Table, afterAnchor: Int64? = nil, through: Int64? = nil) throws(HealthError) -> [FilterPart] {
         let name = table == .samples ? "samples" : "tombstones"
         func part(_ types: [(type: HealthType, id: Int64)], _ from: String, _ visible: (sql: String, arguments: [SQLValue])?,
                   everyType: Bool = false) throws(HealthError) -> FilterPart {
@@ -38,6 +38,10 @@ extension ReadContext {
             if let afterAnchor {
                 clauses.append("s.anchor > ?")
                 arguments.append(.int(afterAnchor))
+            }
+            if let through {
+                clauses.append("s.anchor <= ?")
+                arguments.append(.int(through))
             }
             if let predicate {
                 clauses.append(try builder.clause(predicate))
@@ -141,18 +145,18 @@ extension ReadContext {
                        scope: ReadScope) throws(HealthError) -> AnchoredResult {
         guard limit >= 0 else { throw HealthError.invalid("limit must be 0 (no limit) or positive, got \(limit)", field: "limit") }
         guard limit > 0 else {
-            var answer: AnchoredResult?
-            try streamAnchored(owner: owner, types: types, predicate: predicate, anchor: anchor, scope: scope, partRows: .max,
-                               head: { answer = $0 }, part: { samples in
-                answer = answer.map { AnchoredResult(samples: samples, deleted: $0.deleted, newAnchor: $0.newAnchor, scannedThrough: $0.scannedThrough) }
-                return true
-            })
-            guard let answer else { throw HealthError(.internalError, "an anchored read ended without its anchors") }
-            return answer
+            var samples = SampleTable()
+            let (head, rest) = try anchoredHead(owner: owner, types: types, predicate: predicate, anchor: anchor, scope: scope,
+                                                partRows: .max) { samples = $0; return true }
+            if let rest {
+                var rows = try sampleTableRows(scope, owner: owner)
+                _ = try readSamples(rest, after: rest.after, through: rest.last, partRows: .max, into: &rows) { samples = $0; return true }
+            }
+            return AnchoredResult(samples: samples, deleted: head.deleted, newAnchor: head.newAnchor, scannedThrough: head.scannedThrough)
         }
         let window = try anchoredWindow(owner: owner, types: types, anchor: anchor, scope: scope)
         guard !window.types.isEmpty else { return window.nothing }
-        var samples = SampleTableRows(rows, childFilter: try childFilter(scope, owner: owner))
+        var samples = try sampleTableRows(scope, owner: owner)
         var sampleAnchors: [Int64] = []
         try mergedByAnchor(owner: owner, types: window.types, predicate: predicate, scope: scope, table: .samples,
                            after: window.start.sequence, columns: SampleRows.columns, anchorColumn: 1, limit: limit) { anchor, row throws(HealthError) in
@@ -176,37 +180,68 @@ extension ReadContext {
                               scannedThrough: window.scanned)
     }
 
-    /// An anchored read with no limit whose samples go to `part`, in tables of at most `partRows`
-    /// rows, as they are read. `head` first gets the answer without its samples — its deletions and
-    /// anchors, found before any sample is read (the last sample's anchor by one indexed MAX per
-    /// filter part, in the same read transaction) — so a caller can send each part while the next
-    /// is read. Reading stops when `part` returns false.
-    func streamAnchored(owner: Int64, types: [String], predicate: QueryPredicate?, anchor: Data?, scope: ReadScope, partRows: Int,
-                        head: (AnchoredResult) -> Void, part: (SampleTable) -> Bool) throws(HealthError) {
+    /// The start of an anchored read with no limit: its answer without samples — deletions and
+    /// anchors — and what is left to read of its samples (nil: nothing), so a caller can send each
+    /// part of them while the next is read. Every page carries the answer's anchor, so the last
+    /// sample's anchor is found first: by one MAX per filter part where that is an index seek (each
+    /// part of a type read in full with no predicate: the last key of (owner, type, anchor)). Where
+    /// it is not (a predicate, or the caller's own rows of types it may not read), a MAX would step
+    /// through the rows the read visits a second time, so the samples are read here instead, given
+    /// to `part` in tables of at most `partRows` rows, and nothing is left to read.
+    func anchoredHead(owner: Int64, types: [String], predicate: QueryPredicate?, anchor: Data?, scope: ReadScope, partRows: Int,
+                      part: (SampleTable) -> Bool) throws(HealthError) -> (head: AnchoredResult, rest: AnchoredSamples?) {
         let window = try anchoredWindow(owner: owner, types: types, anchor: anchor, scope: scope)
-        guard !window.types.isEmpty else { return head(window.nothing) }
+        guard !window.types.isEmpty else { return (window.nothing, nil) }
         let after = window.start.sequence
         let (deleted, deletedAnchors) = try deletions(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after, limit: 0)
-        let lastSample = try lastSampleAnchor(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after)
+        func samples(last: Int64?) -> AnchoredSamples {
+            AnchoredSamples(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after, last: last, storeAnchor: window.last)
+        }
+        let seeks = predicate == nil && window.types.allSatisfy { scope.canReadAll($0.type.identifier) }
+        let lastSample: Int64?
+        if seeks {
+            lastSample = try lastSampleAnchor(owner: owner, types: window.types, scope: scope, after: after)
+        } else {
+            var rows = try sampleTableRows(scope, owner: owner)
+            lastSample = try readSamples(samples(last: nil), after: after, through: nil, partRows: partRows, into: &rows, part: part).lastRead
+        }
         let lastTaken = [lastSample, deletedAnchors.last].compactMap { $0 }.max()
-        head(lastTaken.map { AnchoredResult(samples: [], deleted: deleted, newAnchor: window.anchor(after: $0), scannedThrough: window.scanned) }
-             ?? window.nothing)
-        guard lastSample != nil else { return }
-        var samples = SampleTableRows(rows, childFilter: try childFilter(scope, owner: owner))
+        let head = lastTaken.map { AnchoredResult(samples: [], deleted: deleted, newAnchor: window.anchor(after: $0), scannedThrough: window.scanned) }
+            ?? window.nothing
+        guard seeks, let lastSample else { return (head, nil) }
+        return (head, samples(last: lastSample))
+    }
+
+    /// Reads the samples of `samples` changed after `after` and through `through` (nil: to the end
+    /// of the read) into tables of at most `partRows` rows, each given to `part` until it returns
+    /// false; the last table of the range is given even when short, so ranges read apart join in
+    /// order. Returns whether `part` asked for more and the anchor of the last sample read. A range
+    /// ending at the read's last sample must end exactly there: anything else means the answer's
+    /// anchor is not its last sample's.
+    func readSamples(_ samples: AnchoredSamples, after: Int64, through: Int64?, partRows: Int, into rows: inout SampleTableRows,
+                     part: (SampleTable) -> Bool) throws(HealthError) -> (reading: Bool, lastRead: Int64?) {
+        // The range ending at the last sample is left unbounded, so a row beyond it would be seen.
+        let bound = through == samples.last ? nil : through
         var lastRead: Int64?
         var reading = true
-        try mergedByAnchor(owner: owner, types: window.types, predicate: predicate, scope: scope, table: .samples,
-                           after: after, columns: SampleRows.columns, anchorColumn: 1, limit: 0) { anchor, row throws(HealthError) in
+        try mergedByAnchor(owner: samples.owner, types: samples.types, predicate: samples.predicate, scope: samples.scope, table: .samples,
+                           after: after, through: bound, columns: SampleRows.columns, anchorColumn: 1, limit: 0) { anchor, row throws(HealthError) in
             lastRead = anchor
-            try samples.append(from: row)
-            if samples.table.count >= partRows { reading = part(samples.takeTable()) }
+            try rows.append(from: row)
+            if rows.table.count >= partRows { reading = part(rows.takeTable()) }
             return reading
         }
-        guard reading else { return }
-        guard lastRead == lastSample else {
-            throw HealthError(.internalError, "an anchored read ended at anchor \(lastRead ?? 0), not at its last sample's \(lastSample ?? 0)")
+        guard reading else { return (false, lastRead) }
+        if let through, bound == nil, lastRead != through {
+            throw HealthError(.internalError, "an anchored read ended at anchor \(lastRead ?? 0), not at its last sample's \(through)")
         }
-        if !samples.table.isEmpty { _ = part(samples.takeTable()) }
+        if !rows.table.isEmpty { reading = part(rows.takeTable()) }
+        return (reading, lastRead)
+    }
+
+    /// The sample rows of a table read for scope `scope`, collected as `readSamples` needs them.
+    func sampleTableRows(_ scope: ReadScope, owner: Int64) throws(HealthError) -> SampleTableRows {
+        SampleTableRows(rows, childFilter: try childFilter(scope, owner: owner))
     }
 
     /// Where an anchored read starts and what it answers with: the caller's anchor checked against
@@ -230,7 +265,7 @@ extension ReadContext {
         }
         let unchanged = anchor ?? AnchorToken(owner: owner, sequence: 0, horizon: 0).encoded(key: anchorKey)
         let scanned = AnchorToken(owner: owner, sequence: last, horizon: horizon).encoded(key: anchorKey)
-        return AnchoredWindow(owner: owner, types: resolved, start: start, horizon: horizon, key: anchorKey,
+        return AnchoredWindow(owner: owner, types: resolved, start: start, horizon: horizon, last: last, key: anchorKey,
                               nothing: AnchoredResult(samples: [], deleted: [], newAnchor: unchanged, scannedThrough: scanned))
     }
 
@@ -240,6 +275,8 @@ extension ReadContext {
         let types: [(type: HealthType, id: Int64)]
         let start: AnchorToken
         let horizon: Int64
+        /// The owner's last anchor in the read's snapshot.
+        let last: Int64
         let key: Data
         /// The answer when nothing is returned: the caller's anchor unchanged.
         let nothing: AnchoredResult
@@ -266,12 +303,13 @@ extension ReadContext {
         return (deleted, anchors)
     }
 
-    /// The anchor of the last sample an anchored read after `after` returns (nil: none), without
-    /// reading the rows: each filter part's MAX is read through the index that part is read through.
-    private func lastSampleAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
-                            after: Int64) throws(HealthError) -> Int64? {
+    /// The anchor of the last sample an anchored read after `after` of types read in full with no
+    /// predicate returns (nil: none), without reading the rows: each type's MAX is the last key of
+    /// its range of the primary key (owner, type, anchor), one seek.
+    private func lastSampleAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], scope: ReadScope,
+                                  after: Int64) throws(HealthError) -> Int64? {
         var last: Int64?
-        for part in try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: .samples, afterAnchor: after) {
+        for part in try filterParts(owner: owner, types: types, predicate: nil, scope: scope, table: .samples, afterAnchor: after) {
             let statement = try db.prepareOnce("SELECT MAX(s.anchor) FROM \(part.from) WHERE \(part.sql)")
             statement.bind(all: part.arguments)
             if try statement.step(), let anchor = statement.optionalInt(0) { last = max(last ?? anchor, anchor) }
@@ -279,13 +317,13 @@ extension ReadContext {
         return last
     }
 
-    /// Visits the first `limit` (0: all) rows of `table` changed after `after` with their anchors, in
+    /// Visits the first `limit` (0: all) rows of `table` changed after `after` (and through `through`) with their anchors, in
     /// anchor order, until `visit` returns false: each filter part is read by its own statement in anchor order and
     /// merged here, so SQLite never sorts the whole answer.
     private func mergedByAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
-                                table: PredicateSQL.Table, after: Int64, columns: String, anchorColumn: Int32, limit: Int,
+                                table: PredicateSQL.Table, after: Int64, through: Int64? = nil, columns: String, anchorColumn: Int32, limit: Int,
                                 visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
-        let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: after)
+        let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: after, through: through)
         var streams: [Statement] = []
         // Heads of the streams not yet exhausted, by descending anchor: the next row is the last.
         var heads: [(anchor: Int64, stream: Int)] = []

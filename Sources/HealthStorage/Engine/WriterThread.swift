@@ -186,6 +186,9 @@ final class ReaderPool: Sendable {
 
     func submit(_ job: @escaping @Sendable (ReadContext) -> Void) -> Bool { queue.push(job) }
 
+    /// Reads waiting for a free thread.
+    var waiting: Int { queue.count }
+
     /// Lets the threads finish queued reads and exit (their connections close with them).
     func stop() { queue.close() }
 }

@@ -1,0 +1,137 @@
+import Foundation
+import HealthModel
+@testable import HealthStorage
+import Synchronization
+import XCTest
+
+/// A streamed anchored read cut into ranges of anchors that two reader threads read, each on its
+/// own connection: the answer is still one snapshot's, in anchor order, with its deletions and only
+/// what the caller may see.
+final class AnchoredScanTests: StoreTestCase {
+    private let everything = ReadScope.everything(callerBundleID: "x")
+    private let types = [StoreFixture.heartRate, StoreFixture.sleep, StoreFixture.bloodPressure, StoreFixture.steps]
+
+    /// 300 samples of four types from two sources, a correlation and rows with metadata among them,
+    /// 40 of them deleted.
+    private func fill(_ f: StoreFixture) async throws {
+        var samples: [Sample] = []
+        for i in 0..<150 {
+            samples.append(StoreFixture.heartRate(s(Int64(i) * 10), bpm: Double(60 + i % 30),
+                                                  metadata: i % 37 == 0 ? ["note": .string("n\(i)")] : [:]))
+            samples.append(i % 2 == 0 ? StoreFixture.sleep(s(Int64(i) * 10), s(Int64(i) * 10 + 5), value: Int64(i % 3))
+                           : Sample(type: StoreFixture.steps, start: s(Int64(i) * 10), end: s(Int64(i) * 10 + 9), body: .quantity(Quantity(Double(i), "count"), count: 1)))
+        }
+        samples.insert(Sample(type: StoreFixture.bloodPressure, start: s(77), end: s(77), body: .correlation([
+            Sample(type: StoreFixture.systolic, start: s(77), end: s(77), body: .quantity(Quantity(120, "mmHg"), count: 1)),
+            Sample(type: StoreFixture.diastolic, start: s(77), end: s(77), body: .quantity(Quantity(80, "mmHg"), count: 1)),
+        ])), at: 100)
+        try await f.save(Array(samples[..<200]))
+        try await f.save(Array(samples[200...]), source: StoreFixture.scale)
+        let gone = stride(from: 3, to: 300, by: 7).map { samples[$0].uuid }.prefix(40)
+        _ = try await f.store.deleteObjects(uuids: Array(gone), by: Deleter(owner: f.owner, bundleID: "x", isOwner: true))
+    }
+
+    func testStreamedSyncInRangesEqualsQuerySamplesForEveryCaller() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            try await fill(f)
+            let middle = try await f.store.queryAnchored(owner: f.owner, types: types, predicate: nil, anchor: nil, limit: 120, scope: everything)
+            let ownOnly = ReadScope(callerBundleID: StoreFixture.scale.bundleID, readableTypes: [StoreFixture.sleep])
+            for (scope, anchor) in [(everything, nil), (everything, middle.newAnchor), (ownOnly, nil)] {
+                let whole = try await f.store.queryAnchored(owner: f.owner, types: types, predicate: nil, anchor: anchor, limit: 0, scope: scope)
+                if anchor == nil {
+                    let queried = try await f.store.querySamples(owner: f.owner, types: types, predicate: nil, sort: [], limit: 0, scope: scope)
+                    XCTAssertEqual(Array(whole.samples), queried)
+                }
+                // Parts of 1 and 3 rows make ranges of 16 and 48 anchors: many ranges for two threads.
+                for partRows in [1, 3, 2048] {
+                    let stream = try await f.store.streamAnchored(owner: f.owner, types: types, predicate: nil, anchor: anchor, limit: 0,
+                                                                  scope: scope, partRows: partRows)
+                    var streamed: [Sample] = []
+                    for try await part in stream.samples { streamed += Array(part) }
+                    XCTAssertEqual(streamed, Array(whole.samples), "parts of \(partRows), \(scope)")
+                    XCTAssertEqual(stream.head.deleted.map(\.uuid), whole.deleted.map(\.uuid))
+                    XCTAssertEqual(stream.head.newAnchor, whole.newAnchor)
+                }
+            }
+            await f.store.close()
+        }
+    }
+
+    /// A second connection reads ranges only while its snapshot is the head's: opened after a
+    /// commit to the owner, it reads nothing, and the answer is still the head's snapshot.
+    func testAHelperReadsOnlyInTheHeadsSnapshot() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            try await fill(f)
+            let before = try await f.store.queryAnchored(owner: f.owner, types: types, predicate: nil, anchor: nil, limit: 0, scope: everything)
+            let key = try f.anchorKey()
+            let first = ReadContext(db: try f.connect(), registry: Registry(), anchorKey: key)
+            for commitBetween in [false, true] {
+                let delivered = Mutex<[Sample]>([])
+                let ended = Mutex<Int>(0)
+                // One read transaction on the first connection, held open across the commit.
+                try first.db.beginRead()
+                let (head, rest) = try first.anchoredHead(owner: f.owner.rawValue, types: types, predicate: nil, anchor: nil,
+                                                          scope: everything, partRows: 1) { _ in true }
+                XCTAssertEqual(head.newAnchor, before.newAnchor)
+                let scan = AnchoredScan(try XCTUnwrap(rest), partRows: 1, deliver: { table in
+                    delivered.withLock { $0 += Array(table) }
+                    return true
+                }, end: { error in
+                    XCTAssertNil(error)
+                    ended.withLock { $0 += 1 }
+                })
+                XCTAssertGreaterThan(scan.rangeCount, 10)
+                if commitBetween {
+                    _ = try await f.store.deleteObjects(uuids: [before.samples[5].uuid], by: Deleter(owner: f.owner, bundleID: "x", isOwner: true))
+                    try await f.save([StoreFixture.heartRate(s(9_999))])
+                }
+                // The second connection reads two ranges, the first the rest.
+                let second = ReadContext(db: try f.connect(), registry: Registry(), anchorKey: key)
+                var ranges = 0
+                let helped = second.help(scan) { ranges += 1; return ranges < 2 }
+                first.read(scan)
+                first.db.resetAll()
+                try first.db.execute("COMMIT")
+                XCTAssertEqual(helped, commitBetween ? 0 : 2)
+                XCTAssertEqual(delivered.withLock { $0 }, Array(before.samples), commitBetween ? "a commit between" : "one snapshot")
+                XCTAssertEqual(ended.withLock { $0 }, 1)
+            }
+            await f.store.close()
+        }
+    }
+
+    /// Ranges read out of turn are held and handed over in anchor order; the stream ends once, after the last.
+    func testRangesAreHandedOverInOrderWhateverOrderTheyAreReadIn() {
+        let samples = AnchoredSamples(owner: 1, types: [], predicate: nil, scope: everything, after: 0, last: 64, storeAnchor: 64)
+        let delivered = Mutex<[Microseconds]>([])
+        let ended = Mutex<Int>(0)
+        let scan = AnchoredScan(samples, partRows: 1, deliver: { table in
+            delivered.withLock { $0 += table.map(\.start) }
+            return true
+        }, end: { _ in ended.withLock { $0 += 1 } })
+        XCTAssertEqual(scan.rangeCount, 4)
+        func table(_ start: Int64) -> SampleTable { [StoreFixture.heartRate(start)] }
+        let ranges = (0..<4).compactMap { _ in scan.claim() }
+        XCTAssertEqual(ranges.map(\.after), [0, 16, 32, 48])
+        XCTAssertEqual(ranges.map(\.through), [16, 32, 48, 64])
+        XCTAssertNil(scan.claim())
+        XCTAssertTrue(scan.hand(table(3), of: 2))
+        XCTAssertTrue(scan.hand(table(1), of: 1))
+        scan.finish(2)
+        XCTAssertTrue(scan.hand(table(0), of: 0))
+        XCTAssertEqual(delivered.withLock { $0 }, [0])
+        scan.finish(0)
+        XCTAssertEqual(delivered.withLock { $0 }, [0, 1])
+        XCTAssertTrue(scan.hand(table(2), of: 1))
+        scan.finish(1)
+        XCTAssertEqual(delivered.withLock { $0 }, [0, 1, 2, 3])
+        XCTAssertEqual(ended.withLock { $0 }, 0)
+        XCTAssertTrue(scan.hand(table(4), of: 3))
+        scan.finish(3)
+        XCTAssertEqual(delivered.withLock { $0 }, [0, 1, 2, 3, 4])
+        XCTAssertEqual(ended.withLock { $0 }, 1)
+        XCTAssertFalse(scan.hand(table(5), of: 3))
+    }
+}
