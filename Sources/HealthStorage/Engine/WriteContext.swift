@@ -79,12 +79,10 @@ final class WriteContext {
         self.registry = registry
     }
 
-    /// The one-row sample insert, reset (a PostgreSQL statement prepares itself again after a reconnect).
+    /// The one-row sample insert (a PostgreSQL statement prepares itself again after a reconnect). Not
+    /// reset here: its one user, `ObjectSaver.save`, resets it before binding each row.
     func sampleInsert() throws(HealthError) -> Statement {
-        if let statement = preparedSampleInsert {
-            statement.reset()
-            return statement
-        }
+        if let statement = preparedSampleInsert { return statement }
         let statement = try db.prepare(SampleRow.insertSQL(db.dialect, rows: 1))
         preparedSampleInsert = statement
         return statement
