@@ -80,7 +80,32 @@ public enum WireCodec {
 
     /// The `ServerMessage` as a complete frame: length prefix and payload in one buffer.
     public static func encodeServerFrame(_ message: ServerMessage) -> [UInt8] {
-        pack(framed: true) { $0.serverMessage(message) }
+        if case .saveObjects(let outcomes) = message.result, outcomes.count == 1 {
+            return saveAnswerFrame(callID: message.callID, more: message.more, outcomes[0])
+        }
+        return pack(framed: true) { $0.serverMessage(message) }
+    }
+
+    /// The answer to a one-object SaveObjects (what every device sends), built on the stack: an
+    /// arena's allocations cost more than packing it.
+    private static func saveAnswerFrame(callID: UInt64, more: Bool, _ outcome: SaveOutcome) -> [UInt8] {
+        var outcome = Healthstore__V1__SaveOutcome(rawValue: UInt32(bitPattern: outcome.rawValue))
+        var result = Healthstore__V1__SaveObjectsResult()
+        healthstore__v1__save_objects_result__init(&result)
+        var message = Healthstore__V1__ServerMessage()
+        healthstore__v1__server_message__init(&message)
+        message.call_id = callID
+        message.more = more ? 1 : 0
+        message.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAVE_OBJECTS
+        return withUnsafeMutablePointer(to: &outcome) { outcome in
+            withUnsafeMutablePointer(to: &result) { result in
+                (result.pointee.n_outcomes, result.pointee.outcomes) = (1, outcome)
+                message.save_objects = result
+                return withUnsafePointer(to: &message) { message in
+                    packed(UnsafeRawPointer(message).assumingMemoryBound(to: ProtobufCMessage.self), framed: true)
+                }
+            }
+        }
     }
 
     // MARK: Plumbing
@@ -119,15 +144,19 @@ public enum WireCodec {
     private static func pack<C>(framed: Bool, _ build: (WireArena) -> UnsafeMutablePointer<C>) -> [UInt8] {
         let arena = WireArena()
         return withExtendedLifetime(arena) {
-            let message = UnsafeRawPointer(build(arena)).assumingMemoryBound(to: ProtobufCMessage.self)
-            let size = protobuf_c_message_get_packed_size(message)
-            let prefix = framed ? FrameEncoder.prefixBytes : 0
-            return [UInt8](unsafeUninitializedCapacity: prefix + size) { buffer, count in
-                if framed { FrameEncoder.writePrefix(size, to: buffer.baseAddress!) }
-                let written = protobuf_c_message_pack(message, buffer.baseAddress! + prefix)
-                precondition(written == size, "protobuf-c packed \(written) bytes, expected \(size)")
-                count = prefix + size
-            }
+            packed(UnsafeRawPointer(build(arena)).assumingMemoryBound(to: ProtobufCMessage.self), framed: framed)
+        }
+    }
+
+    /// `message` packed by protobuf-c into the returned buffer, after a length prefix when `framed`.
+    private static func packed(_ message: UnsafePointer<ProtobufCMessage>, framed: Bool) -> [UInt8] {
+        let size = protobuf_c_message_get_packed_size(message)
+        let prefix = framed ? FrameEncoder.prefixBytes : 0
+        return [UInt8](unsafeUninitializedCapacity: prefix + size) { buffer, count in
+            if framed { FrameEncoder.writePrefix(size, to: buffer.baseAddress!) }
+            let written = protobuf_c_message_pack(message, buffer.baseAddress! + prefix)
+            precondition(written == size, "protobuf-c packed \(written) bytes, expected \(size)")
+            count = prefix + size
         }
     }
 }

@@ -53,6 +53,21 @@ final class ServerRoundTripTests: XCTestCase {
         assertRoundTrip(.deleteObjects(deletedCount: 12_345_678_901))
     }
 
+    /// A one-object save's answer is built without an arena: byte for byte what the arena builds, for
+    /// every outcome, call id and `more`.
+    func testOneOutcomeSaveAnswer() throws {
+        for outcome in [SaveOutcome.stored, .alreadyStored, .replaced, .keptExisting] {
+            for callID: UInt64 in [0, 1, 300, .max] {
+                for more in [false, true] {
+                    let message = ServerMessage(callID: callID, more: more, result: .saveObjects([outcome]))
+                    let payload = WireCodec.encodeServerMessage(message)
+                    XCTAssertEqual(WireCodec.encodeServerFrame(message), encodeFrame(payload), "\(outcome) \(callID) \(more)")
+                    XCTAssertEqual(try WireCodec.decodeServerMessage(Array(WireCodec.encodeServerFrame(message).dropFirst(FrameEncoder.prefixBytes))), message)
+                }
+            }
+        }
+    }
+
     func testSampleResults() {
         assertRoundTrip(.samples(Fixtures.allSamples), more: true)
         assertRoundTrip(.samples([]))

@@ -18,8 +18,10 @@ public enum AggregationStyle: Int, Sendable, Hashable {
     public var isDiscrete: Bool { self != .cumulative }
 }
 
-/// One entry of HealthKit's type catalog (docs/semantics.md §4).
-public struct HealthType: Sendable, Hashable {
+/// One entry of HealthKit's type catalog (docs/semantics.md §4). A class of constants: a lookup hands
+/// out one reference instead of copying (and retaining) each of its strings, sets and tables, which
+/// cost a save about 1k instructions a lookup.
+public final class HealthType: Sendable, Hashable {
     /// Full identifier, e.g. "HKQuantityTypeIdentifierHeartRate".
     public let identifier: String
     /// Which kind of object this type describes.
@@ -70,6 +72,11 @@ public struct HealthType: Sendable, Hashable {
         self.correlationContents = correlationContents
         self.valueNames = valueNames
     }
+
+    /// The catalogue holds one type per identifier.
+    public static func == (lhs: HealthType, rhs: HealthType) -> Bool { lhs.identifier == rhs.identifier }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
 
     /// The identifier without its HK…TypeIdentifier prefix, e.g. "HeartRate".
     public var shortName: String {

@@ -15,12 +15,13 @@ enum QuantityRules {
     }
 
     /// `quantity`'s unit, parsed once for the compatibility and range checks, when it measures the
-    /// dimension of `type` (whose unit is `canonical`); `subject` names what requires it in the error.
-    static func unit(of quantity: Quantity, for type: HealthType, canonical: String, subject: String, field: String,
-                     path: FieldPath) throws(HealthError) -> HealthUnit {
+    /// dimension of `type` (whose unit is `canonical`); `subject` names what requires it in the error,
+    /// and is built only for the error (every saved quantity passes here).
+    static func unit(of quantity: Quantity, for type: HealthType, canonical: String, subject: @autoclosure () -> String,
+                     field: String, path: FieldPath) throws(HealthError) -> HealthUnit {
         let unit = try parsed(quantity.unit, field: field, path: path)
         guard let target = type.unit, unit.isCompatible(with: target) else {
-            throw path.invalid(field, "\(subject) requires unit of type \(canonical). Incompatible unit: \(quantity.unit)")
+            throw path.invalid(field, "\(subject()) requires unit of type \(canonical). Incompatible unit: \(quantity.unit)")
         }
         return unit
     }

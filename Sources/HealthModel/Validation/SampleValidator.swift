@@ -13,7 +13,8 @@ public enum SampleValidator {
                     throw HealthError.invalid("\(object.type) samples are built with InsertSeriesData and FinishSeries, "
                         + "not saved whole", field: "series")
                 }
-                try checkUnique(object, path: .root, seen: &seen)
+                // A lone object has nothing to clash with: most batches are one sample.
+                if objects.count > 1 || object.correlationObjects != nil { try checkUnique(object, path: .root, seen: &seen) }
                 try check(object, path: .root)
             } catch {
                 throw error.at(index: index)

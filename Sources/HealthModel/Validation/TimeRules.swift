@@ -13,9 +13,11 @@ public enum TimeRules {
     /// The longest duration two supported instants can span.
     public static let span: Microseconds = latest - earliest
 
-    /// Throws INVALID_ARGUMENT naming `field` unless `instant` lies in years 1 through 9999.
-    public static func checkInstant(_ instant: Microseconds, field: String) throws(HealthError) {
+    /// Throws INVALID_ARGUMENT naming `field` unless `instant` lies in years 1 through 9999
+    /// (`field` is built only for the error: every saved sample checks two instants).
+    public static func checkInstant(_ instant: Microseconds, field: @autoclosure () -> String) throws(HealthError) {
         guard supported.contains(instant) else {
+            let field = field()
             throw HealthError.invalid("\(field) (\(instant) µs since 1970) is outside the supported dates: "
                 + "years 1 through 9999", field: field)
         }

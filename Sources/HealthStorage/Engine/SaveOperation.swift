@@ -6,7 +6,7 @@ extension WriteContext {
     func save(_ batch: SaveBatch) throws(HealthError) -> [SaveOutcome] {
         let owner = batch.owner.rawValue
         try lockOwner(owner)
-        let insertRow = try db.prepare(sampleInsertSQL)
+        let insertRow = try sampleInsert()
         var savers: [SourceRevision: ObjectSaver] = [:]
         // An import's objects come in runs of one source revision (one instance, from `SourceRules.keptSources`):
         // compared with the last one, it is not hashed per object.

@@ -32,8 +32,9 @@ final class WriteContext {
     /// What the running job and transaction do once committed (see `afterCommit`).
     private var jobCommitted: [() -> Void] = []
     private var transactionCommitted: [() -> Void] = []
-    /// The one-row sample insert, built once: its text is long, and every batch prepares it.
-    private(set) lazy var sampleInsertSQL = SampleRow.insertSQL(db.dialect, rows: 1)
+    /// The one-row sample insert, prepared once: its text is long, and finding it in the statement
+    /// cache hashed all of it for every batch.
+    private var preparedSampleInsert: Statement?
 
     struct ChangeSet {
         var spans: [String: TimeSpan] = [:]
@@ -76,6 +77,15 @@ final class WriteContext {
     init(db: Database, registry: Registry) {
         self.db = db
         self.registry = registry
+    }
+
+    /// The one-row sample insert (a PostgreSQL statement prepares itself again after a reconnect). Not
+    /// reset here: its one user, `ObjectSaver.save`, resets it before binding each row.
+    func sampleInsert() throws(HealthError) -> Statement {
+        if let statement = preparedSampleInsert { return statement }
+        let statement = try db.prepare(SampleRow.insertSQL(db.dialect, rows: 1))
+        preparedSampleInsert = statement
+        return statement
     }
 
     // MARK: transaction bookkeeping
