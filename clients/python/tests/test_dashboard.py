@@ -120,6 +120,13 @@ def read_all(browser, css, attribute=None):
         css, attribute)
 
 
+def wait_for_text(browser, css, text):
+    """The text of an element matching `css` once one holds `text`, read in one step: a live update
+    redraws the app list whenever a grant changes, which would leave an element found before it stale."""
+    return WebDriverWait(browser, WAIT).until(
+        lambda driver: next((found for found in read_all(driver, css) if text in found), False), f"{css} never showed {text!r}")
+
+
 def page_errors(browser):
     """Console errors: failed loads, Content-Security-Policy refusals, uncaught exceptions."""
     return [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
@@ -243,8 +250,7 @@ def test_approving_a_pending_request_in_the_page_lets_the_waiting_app_save(signe
         wait_for(signed_in, row + " button.approve").click()
         wait_for(signed_in, row, present=False)
         assert scale.save([weight]) == ["STORED"]
-        grants = wait_for(signed_in, 'article.app[data-bundle-id="org.dashboard.scale"] table.grants')
-        assert "granted" in grants.text
+        wait_for_text(signed_in, 'article.app[data-bundle-id="org.dashboard.scale"] table.grants', "granted")
     assert page_errors(signed_in) == []
 
 
@@ -289,8 +295,7 @@ def test_a_sample_saved_by_a_client_appears_live(signed_in, fleet):
     wait_for(signed_in, "body.live")
     sample = v.quantity_sample(HR, 88, "count/min", v.now_micros())
     assert fleet.save([sample]) == ["STORED"]
-    item = wait_for(signed_in, f'#live-feed li[data-uuid="{v.uuid_string(sample.uuid).upper()}"]')
-    assert "88 count/min" in item.text
+    wait_for_text(signed_in, f'#live-feed li[data-uuid="{v.uuid_string(sample.uuid).upper()}"]', "88 count/min")
     assert page_errors(signed_in) == []
 
 
