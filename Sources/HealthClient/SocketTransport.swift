@@ -99,8 +99,11 @@ private final class FrameReader: @unchecked Sendable {
             } else {
                 decoder.append(received)
             }
-            while let payload = try decoder.nextFrame() {
-                onMessage(try WireCodec.decodeServerMessage(payload))
+            // Each frame is decoded where it lies in the decoder's buffer, without a copy of its own.
+            while let message = try decoder.withNextFrame({ payload in
+                Result { () throws(HealthError) in try WireCodec.decodeServerMessage(payload) }
+            }) {
+                onMessage(try message.get())
             }
             return true
         } catch {

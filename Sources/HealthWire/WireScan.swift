@@ -83,10 +83,16 @@ enum WireScan {
         return offset <= bytes.count ? WireField(tag: tag, start: start, body: nil) : nil
     }
 
-    /// The descriptor of field `number` of `descriptor`, when it has one.
+    /// The descriptor of field `number` of `descriptor`, when it has one. Most messages number their
+    /// fields 1, 2, 3… and the descriptors list them by number, so the field is looked for at its
+    /// number's place before protobuf-c's search: this runs for every field of every frame.
     private static func field(_ number: UInt64, in descriptor: UnsafePointer<ProtobufCMessageDescriptor>)
         -> UnsafePointer<ProtobufCFieldDescriptor>? {
         guard number <= UInt64(UInt32.max) else { return nil }
+        if number >= 1, number <= UInt64(descriptor.pointee.n_fields), let fields = descriptor.pointee.fields {
+            let place = fields + Int(number - 1)
+            if UInt64(place.pointee.id) == number { return place }
+        }
         return protobuf_c_message_descriptor_get_field(descriptor, UInt32(number))
     }
 

@@ -106,7 +106,7 @@ enum ImportExportCommands {
                 lines += Array(line.text(pretty: false).utf8)
                 lines.append(UInt8(ascii: "\n"))
             }
-            writer.write(lines: lines)
+            try writer.write(lines: lines)
             written += table.count
             status.update("export: \(written) samples, \(shortName(page.type)), \(formatRate(status.rate(written)))")
         }

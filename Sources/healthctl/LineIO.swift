@@ -29,32 +29,43 @@ final class LineReader {
     }
 }
 
-/// Writes lines to a file, or hands them to the command's output when no file is given.
+/// Writes lines to a file, or hands them to the command's output when no file is given. A file is
+/// written with write(2) straight from the caller's buffer: an export writes hundreds of megabytes.
 final class LineWriter {
-    private let handle: FileHandle?
+    private let path: String?
+    private let descriptor: Int32
     private let output: @Sendable (String) -> Void
 
     init(path: String?, output: @escaping @Sendable (String) -> Void) throws(HealthError) {
+        self.path = path
         self.output = output
         guard let path else {
-            handle = nil
+            descriptor = -1
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw HealthError.invalid("cannot write '\(path)'", field: "output")
-        }
-        self.handle = handle
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.failure(path) }
     }
 
     /// Writes `lines`: UTF-8 text of whole lines, each ending in a newline.
-    func write(lines: [UInt8]) {
+    func write(lines: [UInt8]) throws(HealthError) {
         guard !lines.isEmpty else { return }
-        if let handle {
-            handle.write(Data(lines))
-        } else {
-            output(String(decoding: lines.dropLast(), as: UTF8.self))
+        guard let path else { return output(String(decoding: lines.dropLast(), as: UTF8.self)) }
+        let written = lines.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0 && errno != EINTR { return false }
+                offset += max(count, 0)
+            }
+            return true
         }
+        guard written else { throw Self.failure(path) }
     }
 
-    deinit { try? handle?.close() }
+    private static func failure(_ path: String) -> HealthError {
+        HealthError.invalid("cannot write '\(path)': \(String(cString: strerror(errno)))", field: "output")
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
 }

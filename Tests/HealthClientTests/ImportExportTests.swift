@@ -188,6 +188,13 @@ final class SampleJSONRoundTripTests: XCTestCase {
 /// healthctl export/import against a scripted in-memory server.
 final class ImportExportCommandTests: XCTestCase {
     private func run(_ words: [String], server: @escaping @Sendable (ClientCall) -> ServerResult) async throws -> (Int32, [String]) {
+        let (status, output, _) = try await runCapturingErrors(words, server: server)
+        return (status, output)
+    }
+
+    /// `run`, with the lines written to the error stream too.
+    private func runCapturingErrors(_ words: [String], server: @escaping @Sendable (ClientCall) -> ServerResult)
+        async throws -> (Int32, [String], [String]) {
         let transport = FakeTransport()
         let connection = try await HealthConnection.connect(over: transport, hello: Hello(token: "t"))
         let serving = Task {
@@ -197,9 +204,10 @@ final class ImportExportCommandTests: XCTestCase {
         }
         defer { serving.cancel() }
         let lines = Mutex<[String]>([])
-        let status = await HealthCtl.run(words, output: { line in lines.withLock { $0.append(line) } }, errors: { _ in },
-                                         connect: { _ in connection })
-        return (status, lines.withLock { $0 })
+        let errors = Mutex<[String]>([])
+        let status = await HealthCtl.run(words, output: { line in lines.withLock { $0.append(line) } },
+                                         errors: { line in errors.withLock { $0.append(line) } }, connect: { _ in connection })
+        return (status, lines.withLock { $0 }, errors.withLock { $0 })
     }
 
     private func temporaryFile(_ text: String) throws -> String {
@@ -277,5 +285,16 @@ final class ImportExportCommandTests: XCTestCase {
         XCTAssertEqual(sent[0].predicate, .allOf([.sources(["com.app"]), .noCorrelation]))
         let lines = output.flatMap { $0.split(separator: "\n") }.map(String.init)
         XCTAssertEqual(lines, order.flatMap { stored[$0]! }.map { SampleJSON.sample($0).text(pretty: false) })
+    }
+
+    func testAnExportThatCannotBeWrittenStopsNamingTheFileAndTheCause() async throws {
+        let heartRate = ExportFixtures.samples[0]
+        let (status, _, errors) = try await runCapturingErrors(["export", "--output", "/dev/full"]) { call in
+            guard case .queryAnchored(let query) = call else { return .error(HealthError(.malformed, "unexpected")) }
+            return .anchored(samples: SampleTable(query.types[0] == heartRate.type ? [heartRate] : []), deleted: [],
+                             newAnchor: Data([1]), initial: true)
+        }
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(errors.contains { $0.contains("cannot write '/dev/full': \(String(cString: strerror(ENOSPC)))") }, "\(errors)")
     }
 }

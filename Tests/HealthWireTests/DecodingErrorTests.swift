@@ -218,6 +218,23 @@ final class DecodingErrorTests: XCTestCase {
         }
     }
 
+    /// An anchored page is decoded straight into a table that reads each device once; a NUL in
+    /// the last sample's device is refused all the same, with its field.
+    func testANulInAnAnchoredPageIsRefusedWithItsField() throws {
+        let samples = (0..<10).map { n in
+            Sample(type: "HKQuantityTypeIdentifierHeartRate", start: Int64(n), end: Int64(n),
+                   device: Device(name: n == 9 ? "WatchXYZ" : "Watch"), body: .quantity(Quantity(60, "count/min"), count: 1))
+        }
+        var payload = WireCodec.encodeServerMessage(ServerMessage(callID: 3, result: .anchored(
+            samples: SampleTable(samples), deleted: [], newAnchor: Data([1]), initial: true)))
+        let marker = Array("WatchXYZ".utf8)
+        let at = try XCTUnwrap((0...(payload.count - marker.count)).first { Array(payload[$0..<($0 + marker.count)]) == marker })
+        payload[at + 5] = 0
+        XCTAssertThrowsError(try WireCodec.decodeServerMessage(payload)) { error in
+            XCTAssertEqual((error as? HealthError)?.field, "anchored.samples[9].device.name")
+        }
+    }
+
     func testOnlyUndecodableBytesFailTheWholeFrame() {
         XCTAssertThrowsError(try WireCodec.decodeClientFrame([0x0a, 0x05, 0x01])) { error in
             XCTAssertEqual((error as? HealthError)?.field, "frame")

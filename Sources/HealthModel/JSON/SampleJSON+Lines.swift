@@ -94,7 +94,7 @@ extension SampleJSON {
         let device: [UInt8]?
         let source: [UInt8]?
 
-        private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+        private static let upperHexDigits: StaticString = "0123456789ABCDEF"
 
         /// Appends the line: its keys in sorted order, each with the punctuation before it.
         func write(metadata: Metadata, zone: TimeZone?, to out: inout [UInt8]) {
@@ -143,13 +143,23 @@ extension SampleJSON {
                 out.append(contentsOf: unit)
             }
             text(#","uuid":""#)
-            // `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
-            withUnsafeBytes(of: uuid.uuid) { bytes in
-                for i in 0..<16 {
-                    if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-                    out.append(Self.upperHexDigits[Int(bytes[i] >> 4)])
-                    out.append(Self.upperHexDigits[Int(bytes[i] & 0xF)])
+            // `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print, built on the
+            // stack and appended at once.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { hex in
+                let digits = Self.upperHexDigits.utf8Start
+                withUnsafeBytes(of: uuid.uuid) { bytes in
+                    var at = 0
+                    for i in 0..<16 {
+                        if i == 4 || i == 6 || i == 8 || i == 10 {
+                            hex[at] = UInt8(ascii: "-")
+                            at += 1
+                        }
+                        hex[at] = digits[Int(bytes[i] >> 4)]
+                        hex[at + 1] = digits[Int(bytes[i] & 0xF)]
+                        at += 2
+                    }
                 }
+                out.append(contentsOf: UnsafeBufferPointer(hex))
             }
             if case .quantity(let value, _, _) = body {
                 text(#"","value":"#)
