@@ -30,10 +30,11 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         /// Page size for new files (an existing file keeps the one it was created with). 4 KiB pages
         /// wrote a fifth fewer bytes per sample at 2M samples but cost 9–12 % more CPU per sample.
         public var pageSize = 8192
-        /// WAL pages between automatic checkpoints: a UUID-index leaf dirtied by many commits reaches
-        /// the main file once per checkpoint, so 32,000 (256 MiB of WAL at 8 KiB pages, kept on disk
-        /// while the store is open) writes a fifth fewer bytes per sample at 2M samples than 8,000.
-        public var checkpointPages = 32000
+        /// WAL pages between automatic checkpoints. 32,000 wrote a fifth fewer bytes per sample at 2M
+        /// samples (a UUID-index leaf dirtied by many commits reaches the main file once per
+        /// checkpoint) but left reads going through a larger WAL index, and the full sync's wall rate
+        /// fell in two of three runs, so 8,000 (64 MiB of WAL at 8 KiB pages) stays.
+        public var checkpointPages = 8000
         /// Page cache of the writer connection in MiB, a ceiling the cache grows to: every save seeks a
         /// random leaf of the UUID index (about 30 bytes a sample), and once that index outgrows the cache
         /// each seek reads a page back and saves slow down as the store grows. 512 MiB holds it for

@@ -9,7 +9,7 @@ final class PageSizeTests: XCTestCase {
     func testNewStoreGetsTheChosenPageSizeAndCheckpointInterval() async throws {
         let standard = try await StoreFixture()
         try await expect(try await standard.store.writerPragma("PRAGMA page_size"), 8192)
-        try await expect(try await standard.store.writerPragma("PRAGMA wal_autocheckpoint"), 32000)
+        try await expect(try await standard.store.writerPragma("PRAGMA wal_autocheckpoint"), 8000)
 
         var options = SQLiteStore.Options()
         options.pageSize = 4096
