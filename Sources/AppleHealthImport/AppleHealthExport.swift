@@ -25,10 +25,14 @@ public final class AppleHealthExport {
     private let archive: ExportArchive
     private var source: ByteSource
     private var stream: XMLElementStream
-    /// For going on past bad XML: the line of the last element handed out, and the bad line the
-    /// current (cut short) read stops before.
-    private var lastElementLine = 0
-    private var stopsBefore: Int?
+    /// For going on past bad XML: the last line of the last element handed out or bad line passed,
+    /// after which a read again starts, and the bad lines ahead, nearest last; the current read is
+    /// cut short before the nearest.
+    private var readUpTo = 0
+    private var stops: [Int] = []
+    /// The document's lines up to and including the root's start tag, as handed to libxml2, put
+    /// before every read again so it parses as the first read did (the entities its DTD declares).
+    private let prologue: [UInt8]
     private let skipInvalid: Bool
     private var ready: [ExportItem] = []
     /// UUIDs of the records correlations hold, from a first pass over the correlations alone: exports
@@ -60,7 +64,9 @@ public final class AppleHealthExport {
         source = try archive.openDocument()
         let prefix = source.peek(65_536)
         exportVersion = Self.declaredVersion(prefix)
-        if let withoutDoctype = InertDTD.withoutDoctype(prefix) { source.replacePeeked(with: withoutDoctype) }
+        let parsed = InertDTD.withoutDoctype(prefix)
+        if let parsed { source.replacePeeked(with: parsed) }
+        prologue = Self.prologue(parsed ?? prefix)
         if let version = exportVersion, version > Self.knownVersion, !force {
             throw .newerVersion(found: version, known: Self.knownVersion)
         }
@@ -85,6 +91,20 @@ public final class AppleHealthExport {
         }
     }
 
+    /// The lines of `prefix` up to the one the root element starts on; a bare root start tag when it
+    /// does not start a line of `prefix` (a read again then knows no entity the DTD may declare, and
+    /// an element using one is counted as invalid with libxml2's reason).
+    static func prologue(_ prefix: [UInt8]) -> [UInt8] {
+        var lineStart = 0
+        while lineStart < prefix.count {
+            let lineEnd = prefix[lineStart...].firstIndex(of: 10) ?? prefix.count
+            let line = prefix[lineStart..<lineEnd].drop { $0 == 32 || $0 == 9 || $0 == 13 }
+            if line.starts(with: "<HealthData".utf8), lineEnd < prefix.count { return Array(prefix[...lineEnd]) }
+            lineStart = lineEnd + 1
+        }
+        return Array("<HealthData>\n".utf8)
+    }
+
     /// "<!-- HealthKit Export Version: 11 -->" inside the DTD.
     static func declaredVersion(_ prefix: [UInt8]) -> Int? {
         let text = String(decoding: prefix, as: UTF8.self)
@@ -101,9 +121,9 @@ public final class AppleHealthExport {
                 element = try stream.next()
             } catch {
                 guard skipInvalid, case .malformed(_, let line, _, _) = error else { throw error }
-                if let bad = stopsBefore {
-                    // The read cut before the bad line ended inside the bad element.
-                    try resume(afterLine: bad)
+                if let stop = stops.last, line >= stop {
+                    // The read cut short before the bad line ended inside the bad element.
+                    try passStop()
                 } else {
                     summary.noteInvalid(error.description)
                     summary.skip(type: "XML", source: nil, reason: "malformed XML skipped to the next element (--skip-invalid)")
@@ -112,14 +132,10 @@ public final class AppleHealthExport {
                 continue
             }
             guard let element else {
-                if let bad = stopsBefore {
-                    try resume(afterLine: bad)
-                } else {
-                    finish()
-                }
+                if stops.isEmpty { finish() } else { try passStop() }
                 continue
             }
-            lastElementLine = element.line
+            readUpTo = max(readUpTo, element.lastLine)
             try read(element)
         }
         return ready.removeFirst()
@@ -131,22 +147,29 @@ public final class AppleHealthExport {
 
     /// Going on past XML that is not well-formed (--skip-invalid), step 1: libxml2 had parsed ahead
     /// when it met the bad line, so the elements after the last one handed out are read again, from
-    /// a fresh copy of the document cut short before the bad line.
+    /// a fresh copy of the document cut short before the bad line. A read again that meets bad XML
+    /// before that line goes the same way, nested.
     private func readAgain(upTo bad: Int) throws(ImportError) {
-        if try reopen(after: lastElementLine, before: bad) {
-            stopsBefore = bad
-        } else {
-            try resume(afterLine: bad)
+        stops.append(max(bad, readUpTo))
+        try readToNearestStop()
+    }
+
+    /// Step 2: the read goes on from the first element after the nearest bad line.
+    private func passStop() throws(ImportError) {
+        readUpTo = max(readUpTo, stops.removeLast())
+        try readToNearestStop()
+    }
+
+    /// Reads again from the first element after `readUpTo`, up to the nearest bad line; past the
+    /// bad lines before which no element starts.
+    private func readToNearestStop() throws(ImportError) {
+        while try !reopen(after: readUpTo, before: stops.last) {
+            guard let stop = stops.popLast() else { return finish() }
+            readUpTo = max(readUpTo, stop)
         }
     }
 
-    /// Step 2: the read goes on from the first element after the bad line.
-    private func resume(afterLine bad: Int) throws(ImportError) {
-        stopsBefore = nil
-        if try !reopen(after: bad, before: nil) { finish() }
-    }
-
-    /// Reads the document again, inside a fresh root, from the first line after `after` that starts
+    /// Reads the document again, after its prologue, from the first line after `after` that starts
     /// an element, up to line `before` when given; false when no element starts in that range.
     private func reopen(after: Int, before: Int?) throws(ImportError) -> Bool {
         let fresh = try archive.openDocument()
@@ -154,10 +177,10 @@ public final class AppleHealthExport {
         guard let start = fresh.skipLines(after: after, toLineStartingWith: Self.topLevelStarts), start < before ?? Int.max else {
             return false
         }
-        let root = Array("<HealthData>\n".utf8)
-        fresh.prepend(root)
-        if let before { fresh.end(beforeLine: before, nextByteOnLine: start - 1, suffix: Array("</HealthData>\n".utf8)) }
-        stream = try XMLElementStream(source: fresh, fileName: archive.documentName, yieldDepth: 1, lineOffset: start - 2)
+        fresh.prepend(prologue)
+        let prologueLines = prologue.count { $0 == 10 }
+        if let before { fresh.end(beforeLine: before, nextByteOnLine: start - prologueLines, suffix: Array("</HealthData>\n".utf8)) }
+        stream = try XMLElementStream(source: fresh, fileName: archive.documentName, yieldDepth: 1, lineOffset: start - 1 - prologueLines)
         return true
     }
 

@@ -45,6 +45,8 @@ struct ExportElement: Sendable {
     var children: [ExportElement] = []
     /// The line of the file the element starts on (1-based).
     let line: Int
+    /// The last line any part of the element starts on (its last descendant's).
+    var lastLine: Int { children.reduce(line) { max($0, $1.lastLine) } }
 
     init(name: String, attributes: [(name: String, value: String)] = [], children: [ExportElement] = [], line: Int = 0) {
         self.init(name: name, line: line)

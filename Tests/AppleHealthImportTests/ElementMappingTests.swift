@@ -236,6 +236,29 @@ final class ElementMappingTests: XCTestCase {
         XCTAssertEqual(read.summary.byType["XML"]?.skippedTotal, 2)
     }
 
+    /// A read again past bad XML starts after the whole of the last element handed out: a nested
+    /// record on a line of its own is not read again as a top-level one.
+    func testSkipInvalidReadsAgainAfterTheLastElementsLastLine() throws {
+        func stamp(_ i: Int) -> String { String(format: "2024-01-%02d %02d:%02d:00 +0200", 1 + i / 1440, i / 60 % 24, i % 60) }
+        let correlations = (0..<2000).map { i in
+            let members = ["Systolic", "Diastolic"].map {
+                SyntheticExport.record("HKQuantityTypeIdentifierBloodPressure" + $0, value: String(60 + i % 60), unit: "mmHg", source: "Cuff", start: stamp(i))
+            }
+            return "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" sourceName=\"Cuff\" sourceVersion=\"1\" "
+                + "startDate=\"\(stamp(i))\" endDate=\"\(stamp(i))\">\n  \(members[0])\n  \(members[1])\n</Correlation>"
+        }
+        // libxml2 has parsed the record after the last correlation handed out when it meets the bad line.
+        let steps = SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "7")
+        let bad = "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" Withings Link=\"x\"/>"
+        let path = try SyntheticExport.write((correlations[..<1000] + [steps, bad] + correlations[1000...]).joined(separator: "\n"))
+        let read = try SyntheticExport.read(path, skipInvalid: true)
+        XCTAssertEqual(read.samples.filter { $0.type == "HKCorrelationTypeIdentifierBloodPressure" }.count, 2000)
+        XCTAssertEqual(Set(read.samples.map(\.uuid)).count, 2001)
+        XCTAssertEqual(read.samples.filter { $0.type == "HKQuantityTypeIdentifierStepCount" }.count, 1)
+        XCTAssertEqual(read.summary.invalidCount, 1, "\(read.summary.invalid)")
+        XCTAssertEqual(read.summary.byType.keys.filter { $0.hasPrefix("HKQuantityTypeIdentifierBloodPressure") }, [])
+    }
+
     func testANewerExportVersionNeedsForce() throws {
         let path = try SyntheticExport.write(SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "1"), version: 99)
         XCTAssertThrowsError(try SyntheticExport.read(path)) { error in

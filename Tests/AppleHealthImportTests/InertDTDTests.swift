@@ -53,6 +53,27 @@ final class InertDTDTests: XCTestCase {
         XCTAssertEqual(read.samples.first?.sourceRevision?.source.name, "Kim’s Apple Watch", "\(read.summary)")
     }
 
+    /// Past bad XML the importer reads the document again from mid-file: the entities the DTD declares
+    /// must still be known there, before and after the bad line.
+    func testSkipInvalidPastBadXMLKeepsEveryElementWhenTheDTDDeclaresEntities() throws {
+        let folder = try SyntheticExport.directory()
+        let records = (0..<3000).map { index in
+            SyntheticExport.record("HKQuantityTypeIdentifierHeartRate", value: String(index), unit: "count/min",
+                                   source: index % 3 == 0 ? "&watch;" : "Watch")
+        }
+        let bad = "<Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"&watch;\" Withings Link=\"x\"/>"
+        let document = healthAppDTD.replacingOccurrences(of: "]>", with: "<!ENTITY watch \"Kim’s Apple Watch\">\n]>")
+            + " <ExportDate value=\"2024-06-01 08:10:05 +0200\"/>\n"
+            + (records[..<1500] + [bad] + records[1500...]).joined(separator: "\n") + "\n</HealthData>\n"
+        let path = folder.appendingPathComponent("export.xml").path
+        try document.write(toFile: path, atomically: true, encoding: .utf8)
+        let read = try SyntheticExport.read(path, skipInvalid: true)
+        XCTAssertEqual(read.samples.map { $0.quantity?.value ?? -1 }.sorted(), (0..<3000).map(Double.init), "\(read.summary.invalid)")
+        XCTAssertEqual(read.samples.filter { $0.sourceRevision?.source.name == "Kim’s Apple Watch" }.count, 1000)
+        XCTAssertEqual(read.summary.invalidCount, 1, "\(read.summary.invalid)")
+        XCTAssertEqual(read.summary.invalid.first?.contains("export.xml:\(17 + 1500):"), true, "\(read.summary.invalid)")
+    }
+
     func testWithoutTheDTDTheSameLineIsReportedForABadElement() throws {
         let folder = try SyntheticExport.directory()
         let record = SyntheticExport.record("HKQuantityTypeIdentifierHeartRate", value: "74", unit: "count/min", source: "Watch")
