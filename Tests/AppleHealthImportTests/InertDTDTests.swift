@@ -74,6 +74,31 @@ final class InertDTDTests: XCTestCase {
         XCTAssertEqual(read.summary.invalid.first?.contains("export.xml:\(17 + 1500):"), true, "\(read.summary.invalid)")
     }
 
+    /// A DTD too long to be read ahead (the root does not start in the first 64 KB) is not put before
+    /// a read again: an element there using its entity is counted as invalid with libxml2's reason,
+    /// and every other element is still read.
+    func testSkipInvalidCountsWhatItCannotReadAgainWithoutTheDTD() throws {
+        let folder = try SyntheticExport.directory()
+        let records = (0..<1600).map { index in
+            SyntheticExport.record("HKQuantityTypeIdentifierHeartRate", value: String(index), unit: "count/min",
+                                   source: (index < 1500 && index % 3 == 0) || index % 10 == 0 ? "&watch;" : "Watch")
+        }
+        let bad = "<Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" Withings Link=\"x\"/>"
+        let longComment = "<!-- " + String(repeating: "x", count: 70_000) + " -->\n"
+        let document = healthAppDTD.replacingOccurrences(of: "]>", with: longComment + "<!ENTITY watch \"Kim’s Apple Watch\">\n]>")
+            + " <ExportDate value=\"2024-06-01 08:10:05 +0200\"/>\n"
+            + (records[..<1500] + [bad] + records[1500...]).joined(separator: "\n") + "\n</HealthData>\n"
+        let path = folder.appendingPathComponent("export.xml").path
+        try document.write(toFile: path, atomically: true, encoding: .utf8)
+        let read = try SyntheticExport.read(path, skipInvalid: true)
+        let stored = read.samples.map { Int($0.quantity?.value ?? -1) }
+        XCTAssertEqual(Set(stored).count, stored.count, "each stored once")
+        XCTAssertEqual(stored.count + read.summary.invalidCount - 1, 1600, "every record stored or counted: \(read.summary.invalid)")
+        XCTAssertTrue(Set(stored).isSuperset(of: (0..<1600).filter { $0 % 10 != 0 && ($0 >= 1500 || $0 % 3 != 0) }))
+        XCTAssertGreaterThanOrEqual(read.summary.invalidCount, 11, "the bad line and the ten records after it using the entity")
+        XCTAssertTrue(read.summary.invalid.dropFirst().allSatisfy { $0.contains("Entity 'watch' not defined") }, "\(read.summary.invalid)")
+    }
+
     func testWithoutTheDTDTheSameLineIsReportedForABadElement() throws {
         let folder = try SyntheticExport.directory()
         let record = SyntheticExport.record("HKQuantityTypeIdentifierHeartRate", value: "74", unit: "count/min", source: "Watch")
