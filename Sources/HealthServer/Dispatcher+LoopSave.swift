@@ -7,7 +7,7 @@ extension Dispatcher {
     /// Answers a SaveObjects call of the connection (not an import) without a task when the access
     /// guard needs nothing from the store: the owner, or an app whose permission states are cached.
     /// It admits and validates the batch on the loop, hands it to the store's writer, and the writer
-    /// posts the answer back to the loop once the batch is committed. The answer, errors included, is
+    /// hands the answer back to the loop with the rest of its commit's once the batch is committed. The answer, errors included, is
     /// the one `handle` would send. False: the call needs a task (`handle`).
     func saveOnLoop(_ call: ClientCall, session: Session, reply: CallReplier) -> Bool {
         guard case .saveObjects(let objects, keepSources: false) = call else { return false }
@@ -28,17 +28,18 @@ extension Dispatcher {
             answerSave(.failure(error), call, kind, started: started, reply: reply)
             return true
         }
-        store.save(batch) { [self] outcomes in answerSave(outcomes, call, kind, started: started, reply: reply) }
+        store.save(batch, on: reply.loop) { [self] outcomes in sendSaveAnswer(outcomes, call, kind, started: started, reply: reply) }
         return true
     }
 
-    /// Posts a save's answer to the loop, where it is sent, and records the call, as `handle` does.
-    /// Posted also from the loop itself: the call table makes the call's entry after `saveOnLoop` returns.
+    /// Posts a refused save's answer to the loop, where it is sent: the call table makes the call's
+    /// entry only after `saveOnLoop` returns.
     private func answerSave(_ outcomes: Result<[SaveOutcome], any Error>, _ call: ClientCall, _ kind: CallKind,
                             started: ContinuousClock.Instant, reply: CallReplier) {
         reply.loop.post { self.sendSaveAnswer(outcomes, call, kind, started: started, reply: reply) }
     }
 
+    /// Sends a save's answer and records the call, as `handle` does (on the loop).
     private func sendSaveAnswer(_ outcomes: Result<[SaveOutcome], any Error>, _ call: ClientCall, _ kind: CallKind,
                             started: ContinuousClock.Instant, reply: CallReplier) {
         let answer: ServerResult

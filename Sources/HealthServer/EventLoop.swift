@@ -1,5 +1,6 @@
 import CLibUV
 import Foundation
+import HealthStorage
 import Synchronization
 
 /// One thread running its own libuv loop.
@@ -9,7 +10,7 @@ import Synchronization
 /// thread. The single cross-thread entry point is `post(_:)`: it appends to a mutex-protected
 /// queue and calls `uv_async_send`, which libuv documents as callable from any thread; the loop
 /// then runs the queued jobs on its own thread.
-final class EventLoop: @unchecked Sendable {
+final class EventLoop: CompletionQueue, @unchecked Sendable {
     let name: String
     let loop: UnsafeMutablePointer<uv_loop_t>
     private let wakeup: UnsafeMutablePointer<uv_async_t>

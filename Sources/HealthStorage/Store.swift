@@ -221,9 +221,10 @@ public protocol Store: Sendable {
     // MARK: writes
     /// Atomically saves a validated batch; one outcome per object.
     func save(_ batch: SaveBatch) async throws -> [SaveOutcome]
-    /// `save` for a caller that is not a task: `completion` runs on the store's own thread once the
-    /// batch is committed or has failed (on the calling thread when the store is closed).
-    func save(_ batch: SaveBatch, then completion: @escaping @Sendable (Result<[SaveOutcome], any Error>) -> Void)
+    /// `save` for a caller that is not a task: `completion` runs on `queue` once the batch is committed
+    /// or has failed (also when the store is closed: never before this returns).
+    func save(_ batch: SaveBatch, on queue: any CompletionQueue,
+              then completion: @escaping @Sendable (Result<[SaveOutcome], any Error>) -> Void)
     /// Atomically deletes; returns the number of objects deleted.
     func deleteObjects(uuids: [UUID], by deleter: Deleter) async throws -> Int
     func deleteObjects(type: String, predicate: QueryPredicate?, by deleter: Deleter) async throws -> Int

@@ -157,4 +157,75 @@ final class GroupCommitTests: XCTestCase {
                                      StoreFixture.sleep: TimeSpan(start: s(3), end: s(8))])
         XCTAssertEqual(seen?.sources, [StoreFixture.watch.bundleID, other.bundleID])
     }
+
+    /// Takes what the writer posts and runs it only when the test says.
+    private final class HeldQueue: CompletionQueue {
+        private let posts = Mutex<[@Sendable () -> Void]>([])
+
+        func post(_ work: @escaping @Sendable () -> Void) -> Bool {
+            posts.withLock { $0.append(work) }
+            return true
+        }
+
+        var postCount: Int { posts.withLock { $0.count } }
+
+        func runPosted() {
+            let taken = posts.withLock { posts in
+                defer { posts.removeAll() }
+                return posts
+            }
+            taken.forEach { $0() }
+        }
+    }
+
+    /// A save's result, once its completion ran.
+    private final class Outcome: Sendable {
+        let result = Mutex<Result<[SaveOutcome], any Error>?>(nil)
+        var ran: Bool { result.withLock { $0 != nil } }
+        func get() throws -> [SaveOutcome]? { try result.withLock { try $0?.get() } }
+    }
+
+    private func save(_ sample: Sample, _ f: StoreFixture, on queue: HeldQueue) -> Outcome {
+        let outcome = Outcome()
+        f.store.save(f.batch([sample]), on: queue) { result in outcome.result.withLock { $0 = result } }
+        return outcome
+    }
+
+    /// The writer hands each queue all of its jobs' completions of one commit in one post, after the
+    /// commit, and runs none itself: they run where the queue runs them, the refused job's too.
+    func testCommitsCompletionsReachEachQueueInOnePost() async throws {
+        let f = try await StoreFixture(options: options(window: .zero, jobs: 64))
+        let stored = StoreFixture.heartRate(s(1), bpm: 70)
+        try await f.save([stored])
+        let (loopA, loopB) = (HeldQueue(), HeldQueue())
+        let hold = try await WriterHold(f.store)
+        let first = save(StoreFixture.heartRate(s(2)), f, on: loopA)
+        let refused = save(StoreFixture.heartRate(s(1), bpm: 99, uuid: stored.uuid), f, on: loopA)
+        let other = save(StoreFixture.heartRate(s(3)), f, on: loopB)
+        try await waitUntil { f.store.queuedWrites == 3 }
+        let commitsBefore = f.store.commitCount
+        try await hold.release()
+        try await waitUntil { loopA.postCount > 0 && loopB.postCount > 0 }
+        XCTAssertEqual(f.store.commitCount - commitsBefore, 2, "the held job's commit and the group's were made before its completions were posted")
+        XCTAssertEqual([loopA.postCount, loopB.postCount], [1, 1], "one post per queue for the whole commit")
+        XCTAssertFalse(first.ran || refused.ran || other.ran, "a completion ran on the writer thread")
+        loopA.runPosted()
+        loopB.runPosted()
+        XCTAssertEqual(try first.get(), [.stored])
+        XCTAssertEqual(try other.get(), [.stored])
+        XCTAssertThrowsError(try refused.get()) { XCTAssertEqual(($0 as? HealthError)?.code, .invalidArgument) }
+        try await expect(Set(try await f.query().map(\.uuid)).count, 3)
+    }
+
+    /// A save handed to a closed store is answered on its queue too, never before `save` returns.
+    func testClosedStoreAnswersOnTheQueue() async throws {
+        let f = try await StoreFixture()
+        await f.store.close()
+        let queue = HeldQueue()
+        let outcome = save(StoreFixture.heartRate(s(1)), f, on: queue)
+        XCTAssertFalse(outcome.ran)
+        XCTAssertEqual(queue.postCount, 1)
+        queue.runPosted()
+        XCTAssertThrowsError(try outcome.get()) { XCTAssertEqual(($0 as? HealthError)?.code, .unavailable) }
+    }
 }

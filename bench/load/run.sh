@@ -10,7 +10,9 @@
 # more than the server is what latency waits for). GENERATOR=lean drives the same load from
 # bench/load/lean_load.py instead (frames encoded before the run, one epoll thread), so the latency
 # measured is the server's rather than the generator's own queue (its CPU column then counts only the
-# seconds its devices were sending).
+# seconds its devices were sending). The last columns are the writer's, from healthd's /metrics: its
+# commits, jobs per commit and the seconds spent in commits (the one serial thread's busy time). BENCH_BIN=DIR runs the healthd (and healthsim) in DIR unbuilt, to
+# compare two builds.
 #   bench/load/run.sh [RATE] [SECONDS]        DEVICE_COUNTS="10 100" SCHEDULES="spread" GENERATOR=lean bench/load/run.sh
 # Every device is a real socket (healthsim reads them all on one queue), so a step needs about
 # DEVICES + 1,024 file descriptors in each of healthd and healthsim; the script raises `ulimit -n`
@@ -21,13 +23,18 @@ rate="${1:-5}" seconds="${2:-10}"
 counts="${DEVICE_COUNTS:-10 100 1000 10000}"
 schedules="${SCHEDULES:-spread burst}"
 generator="${GENERATOR:-healthsim}"
-for product in healthd healthsim; do swift build -c "$config" --scratch-path "$scratch" --product "$product" >&2; done
-bin="$scratch/$config"
+if [ -n "${BENCH_BIN:-}" ]; then
+  bin="$BENCH_BIN"
+else
+  for product in healthd healthsim; do swift build -c "$config" --scratch-path "$scratch" --product "$product" >&2; done
+  bin="$scratch/$config"
+fi
 
 hard_fds="$(ulimit -Hn)"
 echo "load ladder: $rate samples/s per device for $seconds s, ${config} build, fresh healthd per step, generator $generator"
-printf "%8s %8s %11s %12s %10s %9s %9s %9s %12s %6s %9s %11s %12s\n" \
-  devices schedule generated acknowledged "samples/s" "p50 ms" "p99 ms" rejected "µs CPU/call" "sys %" "peak MB" "KiB/conn" "gen µs/call"
+printf "%8s %8s %11s %12s %10s %9s %9s %9s %12s %6s %9s %11s %12s %8s %9s %10s\n" \
+  devices schedule generated acknowledged "samples/s" "p50 ms" "p99 ms" rejected "µs CPU/call" "sys %" "peak MB" "KiB/conn" "gen µs/call" \
+  commits "jobs/commit" "commit s"
 # sys_ticks PID / cpu_ticks PID: system / user + system clock ticks the process has used.
 sys_ticks() { awk '{print $15}' "/proc/$1/stat"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -39,7 +46,8 @@ for n in $counts; do
     continue
   fi
   ulimit -Sn "$need"  # soft only: a plain `ulimit -n` would lower the hard limit for later steps
-  start_healthd "bench-$n-$schedule" --max-connections "$(( n + 64 ))" --authorization-policy allow-all
+  start_healthd "bench-$n-$schedule" --max-connections "$(( n + 64 ))" --authorization-policy allow-all --http 127.0.0.1:0
+  http_addr="$(sed -n 's/.*listening on.*http \([0-9.]*:[0-9]*\).*/\1/p' "$server_data/healthd.log" | head -1)"
   report="$work/bench-$n-$schedule.json"
   idle_rss="$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")"
   ticks_before="$(cpu_ticks "$server_pid")" sys_before="$(sys_ticks "$server_pid")"
@@ -55,13 +63,16 @@ for n in $counts; do
     --report "$report" > /dev/null 2> "$work/sim-$n.log" || true
   ticks="$(( $(cpu_ticks "$server_pid") - ticks_before ))" sys="$(( $(sys_ticks "$server_pid") - sys_before ))"
   rss="$(peak_rss_kib "$server_pid")"
+  # Commits, jobs committed and seconds in commits (histogram counts and sums).
+  commits="$(curl -s "http://$http_addr/metrics" | awk '/^healthstore_commit_batch_jobs_count/ {c = $2} /^healthstore_commit_batch_jobs_sum/ {j = $2}
+    /^healthstore_commit_duration_seconds_sum/ {t = $2} END {print c + 0, j + 0, t + 0}')"
   stop_servers
   if [ ! -s "$report" ]; then
     printf "%8d  failed: the generator wrote no report; its last words:\n" "$n"
     tail -3 "$work/sim-$n.log" | sed 's/^/          /'
     continue
   fi
-  python3 - "$report" "$n" "$rss" "$idle_rss" "$ticks" "$(getconf CLK_TCK)" "$schedule" "$sys" "$(tail -1 "$sim_cpu")" <<'PY'
+  python3 - "$report" "$n" "$rss" "$idle_rss" "$ticks" "$(getconf CLK_TCK)" "$schedule" "$sys" "$(tail -1 "$sim_cpu")" $commits <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 n, rss, idle, ticks, hz, schedule, sys_ticks = (int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
@@ -72,7 +83,8 @@ calls = max(1, r["batches"])
 print(f"{n:8d} {schedule:>8s} {r['samplesGenerated']:11d} {r['samplesAcknowledged']:12d} {r['throughputPerSecond']:10.0f} "
       f"{lat['p50']:9.1f} {lat['p99']:9.1f} {sum(r['rejectedByCode'].values()):9d} {ticks / hz / calls * 1e6:12.1f} "
       f"{100 * sys_ticks / max(1, ticks):6.0f} "
-      f"{rss / 1024:9.1f} {max(0, rss - idle) / n:11.1f} {sim_seconds / calls * 1e6:12.1f}")
+      f"{rss / 1024:9.1f} {max(0, rss - idle) / n:11.1f} {sim_seconds / calls * 1e6:12.1f} "
+      f"{int(sys.argv[10]):8d} {float(sys.argv[11]) / max(1, int(sys.argv[10])):9.0f} {float(sys.argv[12]):10.1f}")
 PY
  done
 done

@@ -43,14 +43,16 @@ public class EngineStore: Store, @unchecked Sendable {
         }
     }
 
-    /// Runs `body` as one job of the writer's next group commit; `completion` gets its result on the
-    /// writer thread once the commit is done (at once, on the calling thread, when the store is closed).
-    private func write<T>(_ body: @escaping (WriteContext) throws(HealthError) -> T,
+    /// Runs `body` as one job of the writer's next group commit; `completion` gets its result once the
+    /// commit is done: on `queue` when there is one, else on the writer thread (at once, on the calling
+    /// thread, when the store is closed).
+    private func write<T>(_ body: @escaping (WriteContext) throws(HealthError) -> T, on queue: (any CompletionQueue)? = nil,
                           then completion: @escaping (Result<T, any Error>) -> Void) {
         let box = ResultBox<T>()
         let job = WriteJob(perform: { context throws(HealthError) in box.value = try body(context) },
-                           complete: { error in completion(error.map { .failure($0) } ?? .success(box.value!)) })
-        if !writer.submit(job) { completion(.failure(Self.closedError)) }
+                           complete: { error in completion(error.map { .failure($0) } ?? .success(box.value!)) }, queue: queue)
+        guard !writer.submit(job) else { return }
+        if let queue { queue.post { job.complete(Self.closedError) } } else { completion(.failure(Self.closedError)) }
     }
 
     /// Runs `body` on a free reader thread, in one read transaction.
@@ -129,8 +131,9 @@ public class EngineStore: Store, @unchecked Sendable {
         try await write { context throws(HealthError) in try context.save(batch) }
     }
 
-    public func save(_ batch: SaveBatch, then completion: @escaping @Sendable (Result<[SaveOutcome], any Error>) -> Void) {
-        write({ context throws(HealthError) in try context.save(batch) }, then: completion)
+    public func save(_ batch: SaveBatch, on queue: any CompletionQueue,
+                     then completion: @escaping @Sendable (Result<[SaveOutcome], any Error>) -> Void) {
+        write({ context throws(HealthError) in try context.save(batch) }, on: queue, then: completion)
     }
 
     public func deleteObjects(uuids: [UUID], by deleter: Deleter) async throws -> Int {

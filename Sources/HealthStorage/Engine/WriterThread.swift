@@ -3,15 +3,36 @@ import HealthModel
 import Synchronization
 
 /// One queued write: `perform` runs inside its own savepoint of the group transaction; `complete`
-/// resumes the caller once the transaction's fate is known.
+/// resumes the caller once the transaction's fate is known, on `queue` when there is one.
 final class WriteJob: @unchecked Sendable {
     // Touched only by the writer thread until `complete` hands the result over.
     let perform: (WriteContext) throws(HealthError) -> Void
     let complete: (HealthError?) -> Void
+    let queue: (any CompletionQueue)?
 
-    init(perform: @escaping (WriteContext) throws(HealthError) -> Void, complete: @escaping (HealthError?) -> Void) {
+    init(perform: @escaping (WriteContext) throws(HealthError) -> Void, complete: @escaping (HealthError?) -> Void,
+         queue: (any CompletionQueue)? = nil) {
         self.perform = perform
         self.complete = complete
+        self.queue = queue
+    }
+}
+
+/// The jobs of one commit that complete on one queue, handed over in one post. Emptied by the run
+/// there, so the last reference to each job is dropped on that thread even when the writer's
+/// reference to the box outlives the run.
+private final class CompletionRun: @unchecked Sendable {
+    let queue: any CompletionQueue
+    private var jobs: [(WriteJob, HealthError?)] = []
+
+    init(queue: any CompletionQueue) { self.queue = queue }
+
+    func append(_ job: WriteJob, _ failure: HealthError?) { jobs.append((job, failure)) }
+
+    func run() {
+        let taken = jobs
+        jobs = []
+        for (job, failure) in taken { job.complete(failure) }
     }
 }
 
@@ -36,6 +57,8 @@ final class WriterThread: @unchecked Sendable {
     /// Whether jobs arrived while the last group ran (checked before its callers were answered, so a
     /// caller's next job, sent after its answer, does not count).
     private var arrivedDuringGroup = false
+    /// Jobs whose transaction's fate is known, completed once the group is done (see `completeDecided`).
+    private var decided: [(job: WriteJob, failure: HealthError?)] = []
 
     /// `window`: how long a busy writer gathers jobs before committing; `windowJobs`: a group this
     /// large commits without waiting out the window.
@@ -63,8 +86,11 @@ final class WriterThread: @unchecked Sendable {
                     jobs += queue.gather(upTo: windowJobs - jobs.count, within: window)
                 }
                 arrivedDuringGroup = false
+                let grouped = jobs.count
                 commit(jobs)
-                busy = jobs.count > 1 || arrivedDuringGroup
+                jobs = []
+                completeDecided()
+                busy = grouped > 1 || arrivedDuringGroup
             }
             context.db.writerWillStop()
             finished.lock()
@@ -99,7 +125,28 @@ final class WriterThread: @unchecked Sendable {
         while !pending.isEmpty { pending = commitGroup(pending, savepoints: true) ?? [] }
     }
 
-    /// Runs `jobs` in one transaction and completes them. The database may roll the whole transaction
+    /// Completes the decided jobs: one post per completion queue for all of its jobs, the others here.
+    /// The writer holds no job afterwards, so each is freed (with its batch) on its queue's thread.
+    private func completeDecided() {
+        var runs: [CompletionRun] = []
+        for (job, failure) in decided {
+            guard let queue = job.queue else {
+                job.complete(failure)
+                continue
+            }
+            if let run = runs.first(where: { $0.queue === queue }) {
+                run.append(job, failure)
+            } else {
+                let run = CompletionRun(queue: queue)
+                run.append(job, failure)
+                runs.append(run)
+            }
+        }
+        decided.removeAll(keepingCapacity: true)
+        for run in runs { run.queue.post(run.run) }
+    }
+
+    /// Runs `jobs` in one transaction and marks them decided. The database may roll the whole transaction
     /// back under a failing statement (SQLite on SQLITE_FULL, IOERR, BUSY or NOMEM; PostgreSQL when the
     /// connection is lost): then the jobs run so far are
     /// undone too and get that error, and the ones not yet run are returned for a fresh transaction.
@@ -110,7 +157,7 @@ final class WriterThread: @unchecked Sendable {
         do {
             try db.beginWrite()
         } catch {
-            jobs.forEach { $0.complete(error) }
+            finish(jobs, error)
             return []
         }
         context.beginTransaction()
@@ -137,7 +184,7 @@ final class WriterThread: @unchecked Sendable {
                 failures.append(error)
                 if !db.inTransaction {
                     context.finishTransaction(success: false)
-                    jobs.prefix(failures.count).forEach { $0.complete(error) }
+                    finish(jobs.prefix(failures.count), error)
                     return jobs.dropFirst(failures.count)
                 }
             }
@@ -152,7 +199,7 @@ final class WriterThread: @unchecked Sendable {
         } catch {
             if db.inTransaction { try? db.execute("ROLLBACK") }
             context.finishTransaction(success: false)
-            jobs.forEach { $0.complete(error) }
+            finish(jobs, error)
             return []
         }
         commits.add(1, ordering: .relaxed)
@@ -160,10 +207,14 @@ final class WriterThread: @unchecked Sendable {
         metrics.commitJobs.observe(Double(jobs.count))
         metrics.commitSeconds.observe((ContinuousClock.now - began) / .seconds(1))
         arrivedDuringGroup = queue.count > 0
-        for (job, failure) in zip(jobs, failures) { job.complete(failure) }
+        decided += zip(jobs, failures).map { ($0, $1) }
         // This node's server already acted on its own non-data events.
         feed.publish(events.filter { if case .data = $0 { true } else { false } })
         return []
+    }
+
+    private func finish(_ jobs: ArraySlice<WriteJob>, _ error: HealthError) {
+        decided += jobs.map { ($0, error) }
     }
 }
 
