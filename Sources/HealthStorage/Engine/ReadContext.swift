@@ -8,7 +8,7 @@ struct ReadContext {
     /// The store's secret for sealing anchors.
     let anchorKey: Data
     /// The most rows a statistics read in key order sorts at once (≈ 48 bytes each); tests make it tiny.
-    var statisticsSortRows = 1 << 16
+    var statisticsSortRows = 1 << 18
 
     var rows: SampleRows { SampleRows(db: db, registry: registry) }
 
