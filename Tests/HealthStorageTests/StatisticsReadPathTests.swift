@@ -35,6 +35,18 @@ final class StatisticsReadPathTests: StoreTestCase {
         }
     }
 
+    /// `saved` (in save order) as the fetch hands them on: in start order, ties in save (anchor) order.
+    private func inputs(_ saved: [(sample: Sample, source: Source)]) -> [StatInput] {
+        saved.enumerated().sorted { ($0.element.sample.start, $0.offset) < ($1.element.sample.start, $1.offset) }
+            .map { _, pair in
+                let (sample, source) = pair
+                guard case .quantity(let quantity, _) = sample.body else { preconditionFailure("a quantity sample") }
+                return StatInput(start: sample.start, end: sample.end, value: quantity.value,
+                                 sourceBundleID: source.bundleID, sourceName: source.name,
+                                 wasUserEntered: sample.metadata["HKWasUserEntered"] == .bool(true))
+            }
+    }
+
     func testDiscreteCollectionsOverADSTDayEqualTheMathThroughEitherRead() async throws {
         try await forEachEngine {
             let f = try await StoreFixture()
@@ -48,15 +60,7 @@ final class StatisticsReadPathTests: StoreTestCase {
             let deleted = Set(saved.prefix(150).enumerated().filter { $0.offset % 17 == 0 }.map(\.element.sample.uuid))
             _ = try await f.store.deleteObjects(uuids: Array(deleted), by: Deleter(owner: f.owner, bundleID: sources[0].bundleID, isOwner: false))
             saved.removeAll { deleted.contains($0.sample.uuid) }
-            // The rows in start order, ties in save order (anchor order), as the fetch hands them on.
-            let expected = saved.enumerated().sorted { ($0.element.sample.start, $0.offset) < ($1.element.sample.start, $1.offset) }
-                .map { _, pair in
-                    let (sample, source) = pair
-                    guard case .quantity(let quantity, _) = sample.body else { preconditionFailure("a quantity sample") }
-                    return StatInput(start: sample.start, end: sample.end, value: quantity.value,
-                                     sourceBundleID: source.bundleID, sourceName: source.name,
-                                     wasUserEntered: sample.metadata["HKWasUserEntered"] == .bool(true))
-                }
+            let expected = inputs(saved)
             let order = SourcePriorityOrder(ordered: [], firstSeen: Dictionary(try await f.store.sourcesFirstSeen(owner: f.owner, type: heartRate)
                 .map { ($0.0.bundleID, $0.1) }, uniquingKeysWith: min))
             let type = try XCTUnwrap(TypeCatalog.type(heartRate))
@@ -88,6 +92,64 @@ final class StatisticsReadPathTests: StoreTestCase {
             XCTAssertTrue(try context.coversMostOf(typeID, owner: f.owner.rawValue, predicate: nil))
             try await expect(await f.store.statisticsSamples(owner: f.owner, type: heartRate, predicate: nil, scope: everything), expected)
             await f.store.close()
+        }
+    }
+
+    /// A read in key order holds at most `statisticsSortRows` rows at once: with a cap of 7 over 360
+    /// rows saved in time order (three sources in turns of five, two sharing every start, their
+    /// first hours backfilled last), it cuts the type into slices and hands on exactly what the index would; with
+    /// rows saved in no order the slices' key ranges overlap, and it reads through the index instead.
+    func testKeyOrderReadSortsNoMoreThanItsCap() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let cap = 7
+            func inTimeOrder(_ k: Int) -> [Sample] {
+                (0..<120).map { i in
+                    let start = dstDay + Int64(i * 7 + (k == 1 ? 0 : k)) * minute
+                    return Sample(type: heartRate, start: start, end: start + Int64(i % 4) * minute,
+                                  metadata: (i + k) % 11 == 0 ? ["HKWasUserEntered": .bool(true)] : [:],
+                                  body: .quantity(Quantity(Double(50 + (i * 37 + k * 11) % 90) / 60, "count/s"), count: 1))
+                }
+            }
+            var saved: [(sample: Sample, source: Source)] = []
+            let turns = (4..<24).flatMap { part in (0..<3).map { k in (part, k) } } + (0..<4).flatMap { part in [(part, 2), (part, 0), (part, 1)] }
+            for (part, k) in turns {
+                let samples = Array(inTimeOrder(k)[part * 5..<(part + 1) * 5])
+                try await f.save(samples, source: sources[k])
+                saved += samples.map { ($0, sources[k]) }
+            }
+            var context = ReadContext(db: try f.connect(), registry: Registry(), anchorKey: Data())
+            context.statisticsSortRows = cap
+            let typeID = try XCTUnwrap(try context.resolve([heartRate], owner: f.owner.rawValue).first?.id)
+            let everything = ReadScope.everything(callerBundleID: "com.apple.Health")
+            let plan = try context.keyOrderPlan(owner: f.owner.rawValue, typeID: typeID, rows: cap)
+            XCTAssertEqual(plan.slices.count, (saved.count + cap - 1) / cap)
+            XCTAssertEqual(plan.rows, saved.count)
+            XCTAssertTrue(plan.keyRangesWin, "\(plan.visits) visits")
+            var read: [StatInput] = []
+            let sorted = try context.statisticsSamples(owner: f.owner.rawValue, type: heartRate, predicate: nil, scope: everything, into: &read)
+            XCTAssertEqual(read, inputs(saved))
+            XCTAssertEqual(sorted, cap)
+            // A date range over most of the span reads the same way, its clause applied in every slice.
+            let range = DateRange(start: dstDay + 100 * minute, end: dstDay + 900 * minute)
+            let most = QueryPredicate.dateRange(range)
+            XCTAssertTrue(try context.coversMostOf(typeID, owner: f.owner.rawValue, predicate: most))
+            read = []
+            XCTAssertGreaterThan(try context.statisticsSamples(owner: f.owner.rawValue, type: heartRate, predicate: most, scope: everything, into: &read), 0)
+            XCTAssertEqual(read, inputs(saved.filter { range.matches(start: $0.sample.start, end: $0.sample.end) }))
+            // Scattered starts: every slice's key range spans nearly the whole type.
+            let scattered = try await StoreFixture()
+            let samples = readings(0)
+            try await scattered.save(samples, source: sources[0])
+            var other = ReadContext(db: try scattered.connect(), registry: Registry(), anchorKey: Data())
+            other.statisticsSortRows = cap
+            let otherType = try XCTUnwrap(try other.resolve([heartRate], owner: scattered.owner.rawValue).first?.id)
+            XCTAssertFalse(try other.keyOrderPlan(owner: scattered.owner.rawValue, typeID: otherType, rows: cap).keyRangesWin)
+            read = []
+            XCTAssertEqual(try other.statisticsSamples(owner: scattered.owner.rawValue, type: heartRate, predicate: nil, scope: everything, into: &read), 0)
+            XCTAssertEqual(read, inputs(samples.map { ($0, sources[0]) }))
+            await f.store.close()
+            await scattered.store.close()
         }
     }
 }

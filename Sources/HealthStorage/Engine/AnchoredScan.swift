@@ -135,10 +135,12 @@ extension ReadContext {
     }
 
     /// Reads ranges of `scan` beside the thread that read its head, if this connection's snapshot is
-    /// that one as far as the owner's rows go: every transaction that changes an owner's samples or
-    /// tombstones moves the owner's last anchor, so a snapshot with the same last anchor holds the
-    /// same rows of the owner. Otherwise (a commit came between the two) it reads nothing and the
-    /// other thread reads on alone. Returns how many ranges it read.
+    /// that one as far as the owner's samples go: every transaction that changes an owner's samples
+    /// moves the owner's last anchor (LastAnchorTests runs every write path to hold it), so a
+    /// snapshot with the same last anchor holds the same sample rows of the owner, the only rows read
+    /// here. A purge of tombstones leaves the anchor, but deletions are read with the head, in its
+    /// snapshot. Otherwise (a commit came between the two) it reads nothing and the other thread
+    /// reads on alone. Returns how many ranges it read.
     @discardableResult
     func help(_ scan: AnchoredScan, keepReading: () -> Bool = { true }) -> Int {
         guard scan.hasUnclaimed else { return 0 }

@@ -7,6 +7,8 @@ struct ReadContext {
     let registry: Registry
     /// The store's secret for sealing anchors.
     let anchorKey: Data
+    /// The most rows a statistics read in key order sorts at once (≈ 48 bytes each); tests make it tiny.
+    var statisticsSortRows = 1 << 18
 
     var rows: SampleRows { SampleRows(db: db, registry: registry) }
 

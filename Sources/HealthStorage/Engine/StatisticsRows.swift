@@ -6,11 +6,13 @@ extension ReadContext {
     /// Hands every readable sample of `type` matching `predicate` to `sink` as a `StatInput` in its
     /// type's canonical unit, in ascending start order (ties in storage order, a quantity series' points
     /// after the rows starting with them). A quantity series counts as its points, so a series spanning
-    /// two buckets splits by them.
+    /// two buckets splits by them. Returns the most rows one sort held (0: the rows came in order
+    /// through the index), at most `statisticsSortRows`.
+    @discardableResult
     func statisticsSamples<Sink: StatInputSink>(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope,
-                                                into sink: inout Sink) throws(HealthError) {
+                                                into sink: inout Sink) throws(HealthError) -> Int {
         let resolved = try resolve([type], owner: owner)
-        guard let typeID = resolved.first?.id else { return }
+        guard let typeID = resolved.first?.id else { return 0 }
         var sources = RevisionSources(registry: registry, owner: owner, db: db)
         var series: [(anchor: Int64, source: Source, wasUserEntered: Bool)] = []
         // Rows after the first series row wait for its points: they are handed on merged in start order.
@@ -26,22 +28,40 @@ extension ReadContext {
                                    sourceName: source.name, wasUserEntered: wasUserEntered)
             if series.isEmpty { sink.add(sample) } else { held.append(sample) }
         }
-        if scope.canReadAll(type), try coversMostOf(typeID, owner: owner, predicate: predicate) {
-            // The type's rows in key order, sorted here into the order the index would give. Every
-            // anchor is positive: `s.anchor > 0` hands SQLite the key's range, and the date bounds,
-            // written `+s.start_time`, cannot draw it to the time index instead.
+        var mostSorted = 0
+        if scope.canReadAll(type), try coversMostOf(typeID, owner: owner, predicate: predicate),
+           case let plan = try keyOrderPlan(owner: owner, typeID: typeID, rows: statisticsSortRows), plan.keyRangesWin {
+            // The type's rows slice by slice: each slice (at most `statisticsSortRows` rows,
+            // consecutive in (start, anchor) order, cut from `samples_by_time`'s entries alone) is
+            // read from its range of the key and sorted here into the order the index gives, and
+            // slices follow one another in that order, so the math sees the rows exactly as through
+            // the index while no more than one slice is held, however many rows the type has.
+            // `s.anchor BETWEEN` hands SQLite the slice's range of the key; the bounds on (start,
+            // anchor), written `+s.start_time`, pick the slice's rows from it and cannot draw SQLite to
+            // the time index instead. Rows saved in so little time order that the slices' ranges
+            // overlap too much stream through the index instead (`keyRangesWin`).
             var builder = PredicateSQL(table: .samples, owner: owner, types: resolved,
                                        metadataUnits: try db.metadataUnits(owner: owner, for: predicate), timeIndexed: false)
             let clause = try predicate.map { (p: QueryPredicate) throws(HealthError) in try builder.clause(p) } ?? "TRUE"
             let statement = try db.prepareOnce("""
                 SELECT \(StatRow.columns) FROM samples s \(db.dialect.byPrimaryKey)
-                WHERE s.owner = ? AND s.type = ? AND s.anchor > 0 AND \(clause) AND s.value IS NOT NULL
+                WHERE s.owner = ? AND s.type = ? AND s.anchor BETWEEN ? AND ?
+                  AND (+s.start_time, s.anchor) >= (?, ?) AND (+s.start_time, s.anchor) <= (?, ?)
+                  AND \(clause) AND s.value IS NOT NULL
                 """)
-            statement.bind(all: [.int(owner), .int(typeID)] + builder.arguments)
             var rows: [StatRow] = []
-            while try statement.step() { rows.append(StatRow(statement)) }
-            rows.sort { $0.start != $1.start ? $0.start < $1.start : $0.anchor < $1.anchor }
-            for row in rows { try take(row) }
+            rows.reserveCapacity(plan.slices.first?.count ?? 0)
+            for slice in plan.slices {
+                statement.reset()
+                statement.bind(all: [.int(owner), .int(typeID), .int(slice.lowestAnchor), .int(slice.highestAnchor),
+                                     .int(slice.first.start), .int(slice.first.anchor), .int(slice.last.start), .int(slice.last.anchor)]
+                               + builder.arguments)
+                while try statement.step() { rows.append(StatRow(statement)) }
+                rows.sort { $0.start != $1.start ? $0.start < $1.start : $0.anchor < $1.anchor }
+                mostSorted = max(mostSorted, rows.count)
+                for row in rows { try take(row) }
+                rows.removeAll(keepingCapacity: true)
+            }
         } else {
             let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
             let statement = try db.prepareOnce("""
@@ -50,7 +70,7 @@ extension ReadContext {
             statement.bind(all: arguments)
             while try statement.step() { try take(StatRow(statement)) }
         }
-        guard !series.isEmpty, let canonical = resolved[0].type.canonicalUnit else { return }
+        guard !series.isEmpty, let canonical = resolved[0].type.canonicalUnit else { return mostSorted }
         // Points lie inside their series' interval, so none starts before a row already handed on.
         let rows = QuantitySeriesRows(db: db)
         let uuid = try db.prepare("SELECT uuid FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
@@ -63,6 +83,7 @@ extension ReadContext {
         }
         held.sort { $0.start < $1.start }
         for sample in held { sink.add(sample) }
+        return mostSorted
     }
 
     /// Whether `predicate`'s dates span at least half of the times the owner's rows of the type start
