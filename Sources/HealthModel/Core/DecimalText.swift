@@ -23,27 +23,19 @@ extension UnsafeMutableBufferPointer where Element == UInt8 {
         }
         var rest = value.magnitude
         var digits = 1
-        var next: UInt64 = 10
-        while digits < 20, rest >= next {
+        var probe = rest
+        while probe >= 10 {
+            probe /= 10
             digits += 1
-            next = digits < 20 ? next * 10 : next
         }
         let end = at + Swift.max(digits, width)
-        // Two digits at a time from the last back; once `rest` is 0 the rest are the padding zeros.
-        let pairs = digitPairs.utf8Start
+        // From the last digit back; once `rest` is 0 the rest are the padding zeros.
         var i = end
-        while i - at >= 2 {
-            let pair = Int(rest % 100) * 2
-            rest /= 100
-            self[i - 1] = pairs[pair + 1]
-            self[i - 2] = pairs[pair]
-            i -= 2
+        while i > at {
+            i -= 1
+            self[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
         }
-        if i > at { self[at] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10) }
         return end
     }
 }
-
-/// "00" to "99", so digits are written two per division.
-private let digitPairs: StaticString =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
