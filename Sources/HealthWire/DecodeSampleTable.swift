@@ -70,11 +70,11 @@ private struct TableReader {
                                      creationTime: s.creation_time == 0 ? nil : s.creation_time, body: body))
     }
 
-    // Strings hash (FNV-1a: these run for every sample) and compare by their bytes, NULL as empty
-    // (as CRead.string reads it).
+    // Strings hash (a word at a time: these run for every sample, a device's eight strings each) and
+    // compare by their bytes, NULL as empty (as CRead.string reads it).
 
     private static func hash(_ s: UnsafeMutablePointer<CChar>) -> Int {
-        var hash = FNV()
+        var hash = WordHash()
         hash.add(s)
         return hash.value
     }
@@ -85,9 +85,15 @@ private struct TableReader {
 
     private static func hash(_ p: UnsafeMutablePointer<Healthstore__V1__Device>) -> Int {
         let d = p.pointee
-        var hash = FNV()
-        for s in [d.name, d.manufacturer, d.model, d.hardware_version, d.firmware_version, d.software_version,
-                  d.local_identifier, d.udi_device_identifier] { hash.add(s) }
+        var hash = WordHash()
+        hash.add(d.name)
+        hash.add(d.manufacturer)
+        hash.add(d.model)
+        hash.add(d.hardware_version)
+        hash.add(d.firmware_version)
+        hash.add(d.software_version)
+        hash.add(d.local_identifier)
+        hash.add(d.udi_device_identifier)
         return hash.value
     }
 
@@ -101,9 +107,13 @@ private struct TableReader {
 
     private static func hash(_ p: UnsafeMutablePointer<Healthstore__V1__SourceRevision>) -> Int {
         let r = p.pointee
-        var hash = FNV()
-        for s in [r.source?.pointee.name, r.source?.pointee.bundle_id, r.version, r.product_type] { hash.add(s) }
-        for n in [r.os_major, r.os_minor, r.os_patch] { hash.add(UInt64(UInt32(bitPattern: n))) }
+        var hash = WordHash()
+        hash.add(r.source?.pointee.name)
+        hash.add(r.source?.pointee.bundle_id)
+        hash.add(r.version)
+        hash.add(r.product_type)
+        hash.add(UInt64(UInt32(bitPattern: r.os_major)) << 32 | UInt64(UInt32(bitPattern: r.os_minor)))
+        hash.add(UInt64(UInt32(bitPattern: r.os_patch)))
         return hash.value
     }
 
@@ -128,28 +138,34 @@ private struct TableReader {
     }
 }
 
-/// 64-bit FNV-1a over strings, each ended by a byte no UTF-8 text holds, and numbers.
-private struct FNV {
+/// A 64-bit multiplicative hash over strings, eight bytes at a time (each string ended by its
+/// length, so "ab","c" and "a","bc" differ), and numbers. Equal hashes are confirmed by comparing
+/// the values, so it needs to spread, not to resist collisions.
+private struct WordHash {
     private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    var value: Int { Int(truncatingIfNeeded: hash) }
+    var value: Int { Int(truncatingIfNeeded: hash ^ hash >> 29) }
 
+    /// NULL hashes as the empty string, as the two compare equal.
     mutating func add(_ s: UnsafeMutablePointer<CChar>?) {
-        if var p = s {
-            while p.pointee != 0 {
-                add(byte: UInt8(bitPattern: p.pointee))
-                p += 1
+        let length = s.map { strlen($0) } ?? 0
+        var at = 0
+        var tail: UInt64 = 0
+        if let s {
+            let bytes = UnsafeRawPointer(s)
+            while at + 8 <= length {
+                add(bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                at += 8
             }
+            for i in at..<length { tail |= UInt64(bytes.load(fromByteOffset: i, as: UInt8.self)) << (8 * UInt64(i - at)) }
         }
-        add(byte: 0xFF)
+        add(tail)
+        add(UInt64(length))
     }
 
     mutating func add(_ n: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { add(byte: UInt8(truncatingIfNeeded: n >> UInt64(shift))) }
-    }
-
-    private mutating func add(byte: UInt8) {
-        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        hash = (hash ^ n) &* 0x9E37_79B9_7F4A_7C15
+        hash ^= hash >> 32
     }
 }
 

@@ -20,6 +20,9 @@ enum ImportExportCommands {
     /// Pages of an export's read (the server sends up to 512 samples a page) waiting at most while
     /// the writer lags; the server holds back the rest.
     static let exportPagesWaiting = 16
+    /// Types an export reads at once, each over a connection of its own (see `ExportPages`): the
+    /// next type's read starts while the current one is written. Four measured no better than two.
+    static let exportReadsAtOnce = 2
     /// Samples per atomic save when importing, unless --batch says otherwise (the shape of the ingest benchmark's saves).
     static let importBatchSize = 5000
     /// A save also ends once its lines hold this many bytes: a sample's protobuf is smaller than its
@@ -77,11 +80,13 @@ enum ImportExportCommands {
         var cache = SampleJSON.LineCache()
         var lines: [UInt8] = []
         var routeWorkouts: [UUID: UUID]?
-        // The pages come over a connection of their own, whose reading is held back while the writer
-        // lags; the look-ups below (workouts by route, series points) must not wait behind it.
-        let reading = try await inv.connect()
-        var pages = ExportPages(types: types) { type in
-            reading.anchoredPages(AnchoredQuery(types: [type], predicate: predicate), waiting: exportPagesWaiting)
+        // The pages come over connections of their own, one per read open at once, whose reading is
+        // held back while the writer lags; the look-ups below (workouts by route, series points)
+        // must not wait behind them.
+        var reading: [any HealthCalling] = []
+        for _ in 0..<exportReadsAtOnce { reading.append(try await inv.connect()) }
+        var pages = ExportPages(types: types, readsAtOnce: exportReadsAtOnce) { [reading] type, index in
+            reading[index % reading.count].anchoredPages(AnchoredQuery(types: [type], predicate: predicate), waiting: exportPagesWaiting)
         }
         var lastType: String?
         while let page = try await pages.next() {

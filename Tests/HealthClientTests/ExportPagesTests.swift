@@ -43,7 +43,7 @@ final class ExportPagesTests: XCTestCase {
     func testEveryTypeIsReadOnceAndHandedOnWholeInTheOrderAsked() async throws {
         let stored = ["a": Self.samples(10), "b": [], "c": Self.samples(3), "d": Self.samples(7)]
         let reads = Mutex<[String]>([])
-        var pages = ExportPages(types: ["a", "b", "c", "d"]) { type in
+        var pages = ExportPages(types: ["a", "b", "c", "d"]) { type, _ in
             reads.withLock { $0.append(type) }
             return Self.answer(stored[type]!, pageSize: 3)
         }
@@ -53,13 +53,36 @@ final class ExportPagesTests: XCTestCase {
         XCTAssertEqual(reads.withLock { $0 }, ["a", "b", "c", "d"], "one read per type")
     }
 
+    /// With several reads open at once, the later types' reads start before the earlier ones are
+    /// handed on, each on its own connection index, and what is handed on is unchanged.
+    func testReadsOpenAtOnceHandOnTheSameInTheSameOrder() async throws {
+        let stored = ["a": Self.samples(10), "b": Self.samples(4), "c": [], "d": Self.samples(7), "e": Self.samples(2)]
+        let reads = Mutex<[String: Int]>([:])
+        var pages = ExportPages(types: ["a", "b", "c", "d", "e"], readsAtOnce: 3) { type, index in
+            reads.withLock { $0[type] = index % 3 }
+            return Self.answer(stored[type]!, pageSize: 3)
+        }
+        let first = try await pages.next()
+        XCTAssertEqual(first?.type, "a")
+        XCTAssertEqual(reads.withLock { $0 }, ["a": 0, "b": 1, "c": 2], "a's first page comes with b's and c's reads open")
+        var order = ["a"]
+        var handed = ["a": first?.batch.samples ?? []]
+        while let page = try await pages.next() {
+            handed[page.type, default: []] += page.batch.samples
+            if order.last != page.type { order.append(page.type) }
+        }
+        XCTAssertEqual(order, ["a", "b", "d", "e"])
+        XCTAssertEqual(handed, stored.filter { !$0.value.isEmpty })
+        XCTAssertEqual(reads.withLock { $0 }, ["a": 0, "b": 1, "c": 2, "d": 0, "e": 1], "a type's read reuses a finished one's connection")
+    }
+
     func testAReadCutOffByALostConnectionGoesOnAfterTheLastSampleHandedOn() async throws {
         let first = Self.samples(10)
         // Meanwhile sample 1 (handed on already) was deleted and a new one saved: it comes last.
         let added = Self.samples(1)[0]
         let again = first.enumerated().filter { $0.offset != 1 }.map(\.element) + [added]
         let reads = Mutex(0)
-        var pages = ExportPages(types: ["a"]) { _ in
+        var pages = ExportPages(types: ["a"]) { _, _ in
             let n = reads.withLock { $0 += 1; return $0 }
             // Cut off after 2 pages (6 samples), then within the first page of the read again.
             return n == 1 ? Self.answer(first, pageSize: 3, failingAfter: 2)
@@ -73,7 +96,7 @@ final class ExportPagesTests: XCTestCase {
     func testAReadCutOffWhoseLastSampleHandedOnIsGoneFails() async throws {
         let first = Self.samples(6)
         let reads = Mutex(0)
-        var pages = ExportPages(types: ["a"]) { _ in
+        var pages = ExportPages(types: ["a"]) { _, _ in
             let n = reads.withLock { $0 += 1; return $0 }
             return n == 1 ? Self.answer(first, pageSize: 3, failingAfter: 1) : Self.answer(Array(first.dropFirst(3)), pageSize: 3)
         }
@@ -88,7 +111,7 @@ final class ExportPagesTests: XCTestCase {
 
     func testAConnectionLostAgainAndAgainWithoutAPageEndsTheExport() async throws {
         let reads = Mutex(0)
-        var pages = ExportPages(types: ["a"]) { _ in
+        var pages = ExportPages(types: ["a"]) { _, _ in
             reads.withLock { $0 += 1 }
             return Self.answer(Self.samples(3), pageSize: 3, failingAfter: 0)
         }
@@ -103,7 +126,7 @@ final class ExportPagesTests: XCTestCase {
 
     func testAnotherFailureIsThrownInItsPlace() async throws {
         struct Refused: Error {}
-        var pages = ExportPages(types: ["a", "b"]) { type in
+        var pages = ExportPages(types: ["a", "b"]) { type, _ in
             AsyncThrowingStream { continuation in
                 if type == "b" { return continuation.finish(throwing: Refused()) }
                 continuation.yield(AnchoredBatch(samples: Self.samples(1)))

@@ -42,24 +42,32 @@ public enum Time {
         let (days, inDay) = floorDivision(shifted, 86_400 * microsPerSecond)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let millis = inDay / 1000
-        func field(_ value: Int64, _ width: Int, then separator: Unicode.Scalar?) {
-            text.appendDecimal(value, width: width)
-            if let separator { text.append(UInt8(ascii: separator)) }
-        }
-        field(year, 4, then: "-")
-        field(month, 2, then: "-")
-        field(day, 2, then: "T")
-        field(millis / 3_600_000, 2, then: ":")
-        field(millis / 60_000 % 60, 2, then: ":")
-        field(millis / 1000 % 60, 2, then: ".")
-        field(millis % 1000, 3, then: nil)
-        if offset == 0 || local.overflow {
-            text.append(UInt8(ascii: "Z"))
-        } else {
-            let minutes = abs(offset) / 60
-            text.append(UInt8(ascii: offset < 0 ? "-" : "+"))
-            field(Int64(minutes / 60), 2, then: ":")
-            field(Int64(minutes % 60), 2, then: nil)
+        // Every field goes into one stack buffer, appended at once: an export writes two timestamps
+        // a line. 40 bytes hold the longest (a year of Int64 microseconds has at most 6 digits).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { buffer in
+            var at = 0
+            func field(_ value: Int64, _ width: Int, then separator: Unicode.Scalar?) {
+                at = buffer.writeDecimal(value, width: width, at: at)
+                if let separator {
+                    buffer[at] = UInt8(ascii: separator)
+                    at += 1
+                }
+            }
+            field(year, 4, then: "-")
+            field(month, 2, then: "-")
+            field(day, 2, then: "T")
+            field(millis / 3_600_000, 2, then: ":")
+            field(millis / 60_000 % 60, 2, then: ":")
+            field(millis / 1000 % 60, 2, then: ".")
+            if offset == 0 || local.overflow {
+                field(millis % 1000, 3, then: "Z")
+            } else {
+                let minutes = abs(offset) / 60
+                field(millis % 1000, 3, then: offset < 0 ? "-" : "+")
+                field(Int64(minutes / 60), 2, then: ":")
+                field(Int64(minutes % 60), 2, then: nil)
+            }
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<at]))
         }
     }
 

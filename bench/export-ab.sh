@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Two healthctl builds' exports alternated against one filled healthd, for a loaded machine where
+# bench/sync.sh's fill (once per build) takes too long and the sync's rate swings between runs:
+# fills a release healthd (from BASE_BIN) with N samples of the sync benchmark's stream, then for
+# ROUNDS rounds, for each build in turn, a full anchored sync and then `healthctl export` to a file:
+# export rate beside that sync's, healthctl lines/CPU-s, healthd samples/CPU-s, healthctl peak RSS,
+# and whether the file is byte for byte the base build's.
+#   BASE_BIN=DIR BENCH_BIN=DIR bench/export-ab.sh [SAMPLES] [ROUNDS]     default 1000000 2
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$root/scripts/healthd-fixture.sh"
+samples="${1:-1000000}"
+rounds="${2:-2}"
+: "${BASE_BIN:?BASE_BIN=DIR: the healthd and healthctl to compare against}" "${BENCH_BIN:?BENCH_BIN=DIR: the healthctl to measure}"
+bin="$BASE_BIN"
+client() { python3 "$root/bench/sync/sync_bench.py" "$@" --address "$server_addr" --token-file "$server_data/owner.token"; }
+field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['$1'])" "$2"; }
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
+
+start_healthd source
+client fill --samples "$samples" >/dev/null
+echo "export A/B: $samples samples, $(nproc) cores, load after the fill $(cut -d' ' -f1 /proc/loadavg)"
+for round in $(seq 1 "$rounds"); do
+  for build in base bench; do
+    dir="$BASE_BIN"; [ "$build" = bench ] && dir="$BENCH_BIN"
+    sync_rate="$(field per_second "$(client sync)")"
+    before="$(cpu_seconds "$server_pid")"
+    /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$dir/healthctl" --server "$server_addr" \
+      --token-file "$server_data/owner.token" export --output "$work/$build.jsonl" >/dev/null 2>"$work/export.log"
+    server_cpu="$(python3 -c "print($(cpu_seconds "$server_pid") - $before)")"
+    read -r seconds rss user sys < "$work/time"
+    lines="$(wc -l < "$work/$build.jsonl")"
+    same="$(cmp -s "$work/$build.jsonl" "$work/base.jsonl" && echo "same file as base" || echo "FILE DIFFERS from base")"
+    python3 -c "
+lines, seconds, sync = $lines, $seconds, $sync_rate
+print(f'round $round $build: export {lines / seconds:,.0f}/s = {100 * lines / seconds / sync:.0f} % of the sync before it ({sync:,.0f}/s); '
+      f'healthctl {lines / ($user + $sys):,.0f} lines/CPU-s, healthd {lines / $server_cpu:,.0f}/CPU-s; peak RSS {$rss // 1024} MiB; $same; load $(cut -d' ' -f1 /proc/loadavg)')"
+  done
+done
