@@ -30,7 +30,7 @@ extension ReadContext {
             // The type's rows in key order, sorted here into the order the index would give. Every
             // anchor is positive: `s.anchor > 0` hands SQLite the key's range, and the date bounds,
             // written `+s.start_time`, cannot draw it to the time index instead.
-            var builder = PredicateSQL(table: .samples, owner: owner, types: resolved,
+            var builder = PredicateSQL(table: .samples, dialect: db.dialect, owner: owner, types: resolved,
                                        metadataUnits: try db.metadataUnits(owner: owner, for: predicate), timeIndexed: false)
             let clause = try predicate.map { (p: QueryPredicate) throws(HealthError) in try builder.clause(p) } ?? "TRUE"
             let statement = try db.prepareOnce("""
