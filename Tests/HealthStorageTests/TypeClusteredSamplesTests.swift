@@ -11,8 +11,18 @@ final class TypeClusteredSamplesTests: StoreTestCase {
     private let (rate, steps, systolic, diastolic, pressure) = (UUID(), UUID(), UUID(), UUID(), UUID())
 
     func testRowsFromBeforeKeepAnchorsUUIDsAndCorrelations() async throws {
+        try await checkRowsFromStep(sqlite: 14, postgreSQL: 8)
+    }
+
+    /// Rows from before UUIDs moved to their own levels (SQLite step 16; PostgreSQL's current step) are
+    /// in the merged level: retries, refused reuses and deletes by UUID find them as before.
+    func testRowsFromBeforeUUIDLevelsAreFoundByUUID() async throws {
+        try await checkRowsFromStep(sqlite: 15, postgreSQL: 9)
+    }
+
+    private func checkRowsFromStep(sqlite: Int, postgreSQL: Int) async throws {
         try await forEachEngine {
-            let (store, cleanup) = try openMigrated()
+            let (store, cleanup) = try openMigrated(sqlite: sqlite, postgreSQL: postgreSQL)
             defer { cleanup() }
             let owner = OwnerID(1)
             let types = [StoreFixture.heartRate, StoreFixture.steps, StoreFixture.bloodPressure]
@@ -54,9 +64,9 @@ final class TypeClusteredSamplesTests: StoreTestCase {
         return []
     }
 
-    /// A store of the current engine as the step before left it, holding one owner with a heart
-    /// rate, a step count and a blood pressure of two readings, at anchors 1 to 5; opened (migrated).
-    private func openMigrated() throws -> (EngineStore, () -> Void) {
+    /// A store of the current engine as step `sqlite` or `postgreSQL` left it, holding one owner with a
+    /// heart rate, a step count and a blood pressure of two readings, at anchors 1 to 5; opened (migrated).
+    private func openMigrated(sqlite: Int, postgreSQL: Int) throws -> (EngineStore, () -> Void) {
         let db: any Database, open: () throws -> EngineStore, cleanup: () -> Void
         switch StoreEngine.current.withLock({ $0 }) {
         case .sqlite:
@@ -64,13 +74,13 @@ final class TypeClusteredSamplesTests: StoreTestCase {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let path = directory.appendingPathComponent("store.sqlite").path
             let file = try SQLiteConnection(path: path, readOnly: false)
-            try Schema.migrate(file, to: 14)
+            try Schema.migrate(file, to: sqlite)
             (db, open, cleanup) = (file, { try SQLiteStore.open(path: path) }, { try? FileManager.default.removeItem(at: directory) })
         case .postgreSQL(let conninfo):
             let schema = "hs_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             try PostgreSQLConnection(conninfo: conninfo).execute("CREATE SCHEMA \(schema)")
             let connection = try PostgreSQLConnection(conninfo: conninfo, sessionSetup: "SET search_path TO \(schema)")
-            try PostgreSQLSchema.migrate(connection, anchorKey: Data(repeating: 7, count: 32), to: 8)
+            try PostgreSQLSchema.migrate(connection, anchorKey: Data(repeating: 7, count: 32), to: postgreSQL)
             var options = PostgreSQLStore.Options()
             options.schema = schema
             (db, open) = (connection, { try PostgreSQLStore.open(conninfo: conninfo, options: options) })

@@ -105,12 +105,29 @@ struct SQLDialect: Sendable {
     /// UPDATE; SQLite's writer holds the whole database from BEGIN IMMEDIATE on, so a read suffices
     /// (the UPDATE cost a lone save more than its sample's insert).
     let lockOwnerSQL: String
+    /// Whether a sample's UUID lives in the narrow level tables (`UUIDLevels`) rather than in a unique
+    /// index on `samples`. SQLite's WAL copies each page a commit dirties, so one random-order index
+    /// over every UUID cost a whole page per sample once it outgrew a commit; PostgreSQL logs rows,
+    /// not pages, and keeps its unique index.
+    let keepsUUIDLevels: Bool
 
     static let sqlite = SQLDialect(forcesIndexes: true, convertsMetadataUnitsBeforehand: false, insertOrFail: "INSERT OR FAIL",
-                                   samplesPerInsert: 100, lockOwnerSQL: "SELECT last_anchor FROM anchor_counters WHERE owner = ?")
+                                   samplesPerInsert: 100, lockOwnerSQL: "SELECT last_anchor FROM anchor_counters WHERE owner = ?",
+                                   keepsUUIDLevels: true)
     static let postgreSQL = SQLDialect(forcesIndexes: false, convertsMetadataUnitsBeforehand: true, insertOrFail: "INSERT",
                                        samplesPerInsert: 500,
-                                       lockOwnerSQL: "UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor")
+                                       lockOwnerSQL: "UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor",
+                                       keepsUUIDLevels: false)
+
+    /// The condition that a `samples` row aliased `alias` (with its dot, or "") is the owner's
+    /// (`owner`, an SQL expression) row whose UUID satisfies `uuids` ("= ?", "IN (…)"). Every lookup of a
+    /// sample by UUID goes through it: SQLite finds the row's key in the UUID levels, PostgreSQL in its
+    /// index. `owner`'s parameters come before `uuids`' on both engines.
+    func sampleByUUID(_ alias: String = "", owner: String = "?", uuids: String = "= ?") -> String {
+        guard keepsUUIDLevels else { return "\(alias)owner = \(owner) AND \(alias)uuid \(uuids)" }
+        return "(\(alias)owner, \(alias)type, \(alias)anchor) IN (SELECT owner, type, anchor FROM \(UUIDLevels.all) "
+            + "WHERE owner = \(owner) AND uuid \(uuids))"
+    }
 
     /// `INDEXED BY index` where the engine needs it, else nothing.
     func indexedBy(_ index: String) -> String { forcesIndexes ? "INDEXED BY \(index)" : "" }

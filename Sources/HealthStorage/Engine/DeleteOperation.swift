@@ -13,7 +13,7 @@ extension WriteContext {
         guard !uuids.isEmpty else { throw HealthError.invalid("no objects to delete", field: "uuids") }
         let owner = deleter.owner.rawValue
         try lockOwner(owner)
-        let find = try db.prepare("SELECT type, anchor, source FROM samples WHERE owner = ? AND uuid = ?")
+        let find = try db.prepare("SELECT type, anchor, source FROM samples WHERE \(db.dialect.sampleByUUID())")
         var rows: [RowKey] = []
         var seen = Set<UUID>()
         for (index, uuid) in uuids.enumerated() where seen.insert(uuid).inserted {
@@ -41,7 +41,7 @@ extension WriteContext {
         let owner = deleter.owner.rawValue
         try lockOwner(owner)
         let typeID = try self.typeID(type, owner: owner)
-        var builder = PredicateSQL(table: .samples, owner: owner, types: [(healthType, typeID)],
+        var builder = PredicateSQL(table: .samples, dialect: db.dialect, owner: owner, types: [(healthType, typeID)],
                                    metadataUnits: try db.metadataUnits(owner: owner, for: predicate))
         var sql = "SELECT s.anchor FROM samples s WHERE s.owner = ? AND s.type = ?"
         var arguments: [SQLValue] = [.int(owner), .int(typeID)]
@@ -117,6 +117,7 @@ extension WriteContext {
         let delete = try db.prepare("DELETE FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
         delete.bind(all: [.int(owner), .int(key.type), .int(anchor)])
         try delete.run()
+        try forgetUUID(owner: owner, uuid)
         if !replaced {
             let holders = try moveWorkoutAssociations(owner: owner, from: uuid, to: nil)
             for holder in holders + (parent.map { [$0] } ?? []) { try reanchor(owner: owner, holder, bundleID: bundle) }

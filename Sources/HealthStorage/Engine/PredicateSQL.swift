@@ -7,6 +7,8 @@ struct PredicateSQL {
     enum Table { case samples, tombstones }
 
     let table: Table
+    /// Whose lookup of a sample by UUID the clauses use.
+    let dialect: SQLDialect
     /// Whose rows are read: the interned rows a predicate looks up are this owner's.
     let owner: Int64
     /// The queried types with their ids (quantity operands are converted per type).
@@ -19,8 +21,9 @@ struct PredicateSQL {
     let timeIndexed: Bool
     private(set) var arguments: [SQLValue] = []
 
-    init(table: Table, owner: Int64, types: [(type: HealthType, id: Int64)], metadataUnits: [String]? = nil, timeIndexed: Bool = true) {
+    init(table: Table, dialect: SQLDialect, owner: Int64, types: [(type: HealthType, id: Int64)], metadataUnits: [String]? = nil, timeIndexed: Bool = true) {
         self.table = table
+        self.dialect = dialect
         self.owner = owner
         self.types = types
         self.metadataUnits = metadataUnits
@@ -55,7 +58,9 @@ struct PredicateSQL {
         case .dateRange(let range):
             return dateRange(range)
         case .uuids(let uuids):
-            return list("s.uuid", uuids.map { .uuid($0) })
+            guard table == .samples, !uuids.isEmpty else { return list("s.uuid", uuids.map { .uuid($0) }) }
+            let owner = bind(.int(owner))
+            return dialect.sampleByUUID("s.", owner: owner, uuids: list("", uuids.map { .uuid($0) }))
         case .sources(let bundles):
             return "s.source IN (SELECT id FROM sources WHERE owner = " + bind(.int(owner)) + " AND " + list("bundle_id", bundles.sorted().map { .text($0) }) + ")"
         case .sourceRevisions(let patterns):
@@ -102,10 +107,9 @@ struct PredicateSQL {
         case .noCorrelation:
             return "s.parent IS NULL"
         case .workout(let uuid):
-            return """
-                s.uuid IN (SELECT l.sample_uuid FROM workout_samples l JOIN samples w ON w.owner = l.owner AND w.anchor = l.workout \
-                WHERE w.owner = s.owner AND w.uuid = \(bind(.uuid(uuid))))
-                """
+            guard table == .samples else { return "s.uuid " + heldByWorkout(uuid) }
+            let owner = bind(.int(owner))
+            return dialect.sampleByUUID("s.", owner: owner, uuids: heldByWorkout(uuid))
         }
     }
 
@@ -195,6 +199,12 @@ struct PredicateSQL {
 
     private func anyOf(_ parts: [String]) -> String {
         parts.isEmpty ? "FALSE" : "(" + parts.joined(separator: " OR ") + ")"
+    }
+
+    /// `IN (…)` the UUIDs of the samples associated with the owner's workout `uuid`.
+    private mutating func heldByWorkout(_ uuid: UUID) -> String {
+        let workout = dialect.sampleByUUID("w.", owner: bind(.int(owner)), uuids: "= " + bind(.uuid(uuid)))
+        return "IN (SELECT l.sample_uuid FROM workout_samples l JOIN samples w ON w.owner = l.owner AND w.anchor = l.workout WHERE \(workout))"
     }
 
     private mutating func bind(_ value: SQLValue) -> String {

@@ -7,7 +7,7 @@ struct QuantitySeriesRows {
     let db: Database
 
     func markStored(owner: Int64, _ sample: Sample) throws(HealthError) {
-        let flag = try db.prepare("UPDATE samples SET flags = flags | ? WHERE owner = ? AND uuid = ?")
+        let flag = try db.prepare("UPDATE samples SET flags = flags | ? WHERE \(db.dialect.sampleByUUID())")
         flag.bind(all: [.int(SampleRows.quantitySeries), .int(owner), .uuid(sample.uuid)])
         try flag.run()
         guard let summary = sample.discreteSeries else { return }

@@ -31,7 +31,7 @@ extension ReadContext {
         let name = table == .samples ? "samples" : "tombstones"
         func part(_ types: [(type: HealthType, id: Int64)], _ from: String, _ visible: (sql: String, arguments: [SQLValue])?,
                   everyType: Bool = false) throws(HealthError) -> FilterPart {
-            var builder = PredicateSQL(table: table, owner: owner, types: types, metadataUnits: try db.metadataUnits(owner: owner, for: predicate))
+            var builder = PredicateSQL(table: table, dialect: db.dialect, owner: owner, types: types, metadataUnits: try db.metadataUnits(owner: owner, for: predicate))
             var clauses = ["s.owner = ?"]
             if !everyType { clauses.append("s.type IN (" + types.map { String($0.id) }.joined(separator: ", ") + ")") }
             var arguments: [SQLValue] = [.int(owner)]

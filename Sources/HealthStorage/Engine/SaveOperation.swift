@@ -66,20 +66,25 @@ extension WriteContext {
         guard !pending.rows.isEmpty else { return }
         let rows = pending.rows
         pending.rows.removeAll(keepingCapacity: true)
-        // Full chunks and single rows repeat: prepared once; other sizes would only fill the cache.
-        let sql = SampleRow.insertSQL(db.dialect, rows: rows.count)
-        let insert = rows.count == pending.limit || rows.count == 1 ? try db.prepare(sql) : try db.prepareOnce(sql)
-        for (offset, entry) in rows.enumerated() { entry.row.bind(to: insert, at: Int32(offset * SampleRow.columns)) }
-        try insert.run()
-        // Nearly always every row goes in: the count says so without a RETURNING set (which SQLite
-        // gathers in a temporary table, a B-tree insert a row). Otherwise each row's own anchor
-        // tells whether it went in.
-        let allInserted = db.changes == rows.count
-        insert.reset()
+        let claimed = try claimUUIDs(rows.map(\.row))
+        let inserted = rows.indices.filter { claimed[$0] }.map { rows[$0].row }
+        var allInserted = inserted.count == rows.count
+        if !inserted.isEmpty {
+            // Full chunks and single rows repeat: prepared once; other sizes would only fill the cache.
+            let sql = SampleRow.insertSQL(db.dialect, rows: inserted.count)
+            let insert = inserted.count == pending.limit || inserted.count == 1 ? try db.prepare(sql) : try db.prepareOnce(sql)
+            for (offset, row) in inserted.enumerated() { row.bind(to: insert, at: Int32(offset * SampleRow.columns)) }
+            try insert.run()
+            // Nearly always every row goes in: the count says so without a RETURNING set (which SQLite
+            // gathers in a temporary table, a B-tree insert a row). Otherwise each row's own anchor
+            // tells whether it went in.
+            allInserted = allInserted && db.changes == rows.count
+            insert.reset()
+        }
         let stored = allInserted ? nil : try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
-        for (index, saver, sample, device, row) in rows {
+        for (offset, (index, saver, sample, device, row)) in rows.enumerated() {
             do {
-                let wentIn = if allInserted { true } else { try Self.exists(row, stored) }
+                let wentIn = if allInserted { true } else if claimed[offset] { try Self.exists(row, stored) } else { false }
                 if wentIn {
                     try saver.noteStored(sample, typeID: row.type)
                 } else {
@@ -177,6 +182,7 @@ struct ObjectSaver {
         }
         let anchor = try context.nextAnchor(owner: owner)
         let row = try self.row(sample, type: type, typeID: typeID, anchor: anchor, device: device, parent: parent)
+        guard try context.claimUUIDs([row])[0] else { return try compareWithStored(sample, device: device) }
         insertRow.reset()
         row.bind(to: insertRow, at: 0)
         try insertRow.run()
@@ -333,7 +339,7 @@ struct ObjectSaver {
         row.bind(5, workout.duration)
         row.bind(6, WorkoutCoding.encode(workout))
         try row.run()
-        let stored = try context.db.prepare("SELECT 1 FROM samples WHERE owner = ? AND uuid = ? AND source = ?")
+        let stored = try context.db.prepare("SELECT 1 FROM samples WHERE \(context.db.dialect.sampleByUUID()) AND source = ?")
         let link = try context.db.prepare("INSERT INTO workout_samples (owner, workout, sample_uuid) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
         for (index, uuid) in workout.associatedSampleUUIDs.enumerated() {
             // Only the app's own saved samples: another source's UUID reads as not stored (docs/semantics.md decision 7).
@@ -370,7 +376,7 @@ struct ObjectSaver {
     func compareWithStored(_ sample: Sample, device: Device?, row: SampleRow? = nil) throws(HealthError) -> SaveOutcome {
         if let row, try storedRowMatches(row) { return .alreadyStored }
         let rows = SampleRows(db: context.db, registry: context.registry)
-        guard let stored = try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE s.owner = ? AND s.uuid = ?",
+        guard let stored = try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE \(context.db.dialect.sampleByUUID("s."))",
                                             [.int(owner), .uuid(sample.uuid)], childFilter: nil).first else {
             throw HealthError(.internalError, "UUID \(sample.uuid) conflicted but cannot be read back")
         }
@@ -384,7 +390,7 @@ struct ObjectSaver {
     }
 
     private func storedRowMatches(_ row: SampleRow) throws(HealthError) -> Bool {
-        let stored = try context.db.prepare("SELECT \(SampleRow.comparedColumns) FROM samples WHERE owner = ? AND uuid = ?")
+        let stored = try context.db.prepare("SELECT \(SampleRow.comparedColumns) FROM samples WHERE \(context.db.dialect.sampleByUUID())")
         defer { stored.reset() }
         stored.bind(1, owner)
         stored.bind(2, row.uuid)
@@ -402,7 +408,7 @@ struct ObjectSaver {
     /// A stored workout without the routes FinishSeries associated with it later: they are no part of
     /// what was saved, so a retry of the workout (a re-import) still matches.
     private func withoutRoutes(_ stored: Sample) throws(HealthError) -> Sample {
-        let flags = try context.db.prepare("SELECT flags FROM samples WHERE owner = ? AND uuid = ?")
+        let flags = try context.db.prepare("SELECT flags FROM samples WHERE \(context.db.dialect.sampleByUUID())")
         return try stored.droppingAssociations { uuid throws(HealthError) in
             flags.reset()
             flags.bind(all: [.int(owner), .uuid(uuid)])

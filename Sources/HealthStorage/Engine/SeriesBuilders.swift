@@ -134,7 +134,7 @@ extension WriteContext {
             try reanchor(owner: owner, workout.anchor, bundleID: revision.source.bundleID)
         }
         let rows = SampleRows(db: db, registry: registry)
-        return try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE s.owner = ? AND s.uuid = ?",
+        return try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE \(db.dialect.sampleByUUID("s."))",
                                 [.int(owner), .uuid(builderID)], childFilter: nil)
     }
 
@@ -180,7 +180,7 @@ extension WriteContext {
     /// A builder id naming a stored sample: finished already when the caller saved it; otherwise the
     /// id is taken (another source's sample reads as any used UUID, never as that source's data).
     private func refuseUsedBuilderID(owner: Int64, _ id: UUID, source: Int64) throws(HealthError) {
-        let stored = try db.prepare("SELECT type, source FROM samples WHERE owner = ? AND uuid = ?")
+        let stored = try db.prepare("SELECT type, source FROM samples WHERE \(db.dialect.sampleByUUID())")
         stored.bind(all: [.int(owner), .uuid(id)])
         defer { stored.reset() }
         guard try stored.step() else { return }
@@ -193,7 +193,7 @@ extension WriteContext {
 
     /// The workout a route is finished with: stored, a workout, and (for an app) saved by the route's app.
     private func storedWorkout(owner: Int64, _ uuid: UUID, source: Int64?) throws(HealthError) -> (anchor: Int64, start: Microseconds, end: Microseconds) {
-        let row = try db.prepare("SELECT anchor, start_time, end_time, source, flags FROM samples WHERE owner = ? AND uuid = ?")
+        let row = try db.prepare("SELECT anchor, start_time, end_time, source, flags FROM samples WHERE \(db.dialect.sampleByUUID())")
         row.bind(all: [.int(owner), .uuid(uuid)])
         defer { row.reset() }
         guard try row.step(), row.int(4) & SampleRows.workout != 0, source == nil || row.int(3) == source else {

@@ -40,7 +40,7 @@ extension ReadContext {
             // anchor), written `+s.start_time`, pick the slice's rows from it and cannot draw SQLite to
             // the time index instead. Rows saved in so little time order that the slices' ranges
             // overlap too much stream through the index instead (`keyRangesWin`).
-            var builder = PredicateSQL(table: .samples, owner: owner, types: resolved,
+            var builder = PredicateSQL(table: .samples, dialect: db.dialect, owner: owner, types: resolved,
                                        metadataUnits: try db.metadataUnits(owner: owner, for: predicate), timeIndexed: false)
             let clause = try predicate.map { (p: QueryPredicate) throws(HealthError) in try builder.clause(p) } ?? "TRUE"
             let statement = try db.prepareOnce("""

@@ -34,17 +34,18 @@ extension WriteContext {
     func reanchor(owner: Int64, _ old: Int64, bundleID: String) throws(HealthError) {
         // Holders are correlations and workouts, found by anchor alone: a seek under each of the owner's types.
         let row = try db.prepare("""
-            SELECT type, start_time, end_time FROM samples
+            SELECT type, start_time, end_time, uuid FROM samples
             WHERE owner = ?1 AND type IN (SELECT id FROM types WHERE owner = ?1) AND anchor = ?2
             """)
         row.bind(all: [.int(owner), .int(old)])
         guard try row.step() else { return }
-        let type = row.int(0), span = TimeSpan(start: row.int(1), end: row.int(2))
+        let type = row.int(0), span = TimeSpan(start: row.int(1), end: row.int(2)), uuid = row.uuid(3)
         row.reset()
         let new = try nextAnchor(owner: owner)
         let move = try db.prepare("UPDATE samples SET anchor = ? WHERE owner = ? AND type = ? AND anchor = ?")
         move.bind(all: [.int(new), .int(owner), .int(type), .int(old)])
         try move.run()
+        try reanchorUUID(owner: owner, uuid, to: new)
         for sql in ["UPDATE samples SET parent = ?1 WHERE owner = ?2 AND parent = ?3",
                     "UPDATE workouts SET anchor = ?1 WHERE owner = ?2 AND anchor = ?3",
                     "UPDATE workout_samples SET workout = ?1 WHERE owner = ?2 AND workout = ?3",

@@ -35,6 +35,13 @@ final class WriteContext {
     /// The one-row sample insert, prepared once: its text is long, and finding it in the statement
     /// cache hashed all of it for every batch.
     private var preparedSampleInsert: Statement?
+    /// Rows in the recent UUID level as far as this writer knows (`UUIDLevels`); nil until counted.
+    /// Only when to move the levels on depends on it.
+    var recentUUIDs: Int?
+    /// The middle level's UUID range the next move takes to the merged level.
+    var nextUUIDSlice = 0
+    /// Recent-level rows before the levels move on (tests lower it to force moves).
+    var uuidRecentLimit = UUIDLevels.recentLimit
 
     struct ChangeSet {
         var spans: [String: TimeSpan] = [:]
@@ -96,9 +103,11 @@ final class WriteContext {
     }
 
     /// Persists the anchors the transaction moved, once per owner rather than once per job: an anchor
-    /// is never handed out twice, so a job undone after moving one only leaves a gap.
+    /// is never handed out twice, so a job undone after moving one only leaves a gap. Moves the UUID
+    /// levels on when due, in this transaction.
     func finishTransactionWrites() throws(HealthError) {
         defer { movedAnchors.removeAll(keepingCapacity: true) }
+        try moveUUIDLevelsIfDue()
         let update = try db.prepare("UPDATE anchor_counters SET last_anchor = ? WHERE owner = ?")
         for owner in movedAnchors {
             update.reset()
@@ -161,6 +170,7 @@ final class WriteContext {
         transactionChanges.removeAll(keepingCapacity: true)
         transactionEvents.removeAll(keepingCapacity: true)
         movedAnchors.removeAll(keepingCapacity: true)
+        if !success { recentUUIDs = nil }
         if success { transactionCommitted.forEach { $0() } }
         transactionCommitted.removeAll(keepingCapacity: true)
     }

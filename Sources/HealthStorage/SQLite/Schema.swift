@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15, version16]
 
     static var currentVersion: Int { migrations.count }
 
@@ -30,6 +30,26 @@ enum Schema {
             throw error
         }
     }
+
+    /// UUIDs leave `samples` for the narrow levels of `UUIDLevels`, each row naming its sample's key:
+    /// `samples_by_uuid`, in random order over every UUID, cost each sample of a large store a whole
+    /// leaf in the WAL and again at checkpoint. Existing UUIDs go to the merged level, in key order.
+    /// Keyed by (uuid, owner), not (owner, uuid): every lookup names both, and a move takes a UUID
+    /// range of every owner at once.
+    private static let version16 = """
+    CREATE TABLE uuids_recent (uuid BLOB NOT NULL, owner INTEGER NOT NULL, type INTEGER NOT NULL, anchor INTEGER NOT NULL,
+                               PRIMARY KEY (uuid, owner)) WITHOUT ROWID;
+    CREATE TABLE uuids_middle (uuid BLOB NOT NULL, owner INTEGER NOT NULL, type INTEGER NOT NULL, anchor INTEGER NOT NULL,
+                               PRIMARY KEY (uuid, owner)) WITHOUT ROWID;
+    CREATE TABLE uuids_merged (uuid BLOB NOT NULL, owner INTEGER NOT NULL, type INTEGER NOT NULL, anchor INTEGER NOT NULL,
+                               PRIMARY KEY (uuid, owner)) WITHOUT ROWID;
+    INSERT INTO uuids_merged SELECT uuid, owner, type, anchor FROM samples ORDER BY uuid, owner;
+    DROP INDEX samples_by_uuid;
+    CREATE VIEW sample_uuids AS
+        SELECT uuid, owner, type, anchor FROM uuids_recent
+        UNION ALL SELECT uuid, owner, type, anchor FROM uuids_middle
+        UNION ALL SELECT uuid, owner, type, anchor FROM uuids_merged;
+    """
 
     /// Sample rows clustered on (owner, type, anchor) instead of (owner, anchor): each type's changes
     /// are a range of the table itself, so anchored reads of a type need no index and

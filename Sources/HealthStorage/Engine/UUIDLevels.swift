@@ -1,0 +1,126 @@
+import Foundation
+import HealthModel
+
+/// Where SQLite keeps each sample's UUID (`SQLDialect.keepsUUIDLevels`): three narrow tables keyed by
+/// (uuid, owner), each row naming its sample's key (type, anchor), together the view `sample_uuids`.
+/// New UUIDs enter the small recent level, so a commit dirties only its few hundred leaves; the writer
+/// moves levels on in bulk and in key order, never touching `samples`: the recent level whole into the
+/// middle one, and before that one UUID range of the middle level into the big merged level, so a move
+/// rewrites a bounded share of each and never stalls a commit for the whole store.
+enum UUIDLevels {
+    static let recent = "uuids_recent", middle = "uuids_middle", merged = "uuids_merged"
+    /// The three levels as one relation, for lookups.
+    static let all = "sample_uuids"
+    /// Recent-level rows before the levels move on: a 5,000-sample commit dirties at most its ~300
+    /// leaves, and a move rewrites the middle level once per this many samples.
+    static let recentLimit = 65_536
+    /// UUID ranges of the middle level, one moved to the merged level per move of the recent level: each
+    /// UUID waits at most this many moves in the middle level (at most 16 × 65,536 ≈ 1M rows there).
+    static let slices = 16
+
+    /// The blob bounds of slice `index`: UUIDs whose first byte falls in its sixteenth of 0…255.
+    static func bounds(of index: Int) -> (lower: Data, upper: Data) {
+        let width = 256 / slices
+        let upper = index + 1 < slices ? Data([UInt8((index + 1) * width)]) : Data(repeating: 0xFF, count: 17)
+        return (Data([UInt8(index * width)]), upper)
+    }
+}
+
+extension WriteContext {
+    /// Whether each row's UUID is now its sample's: true for those no level held, which enter the recent
+    /// level; false for a UUID already stored or taken by an earlier row (a retry or a refused reuse,
+    /// for the caller to tell apart). One statement for all rows; on PostgreSQL the samples' unique
+    /// index decides on insert instead, so every row passes.
+    func claimUUIDs(_ rows: [SampleRow]) throws(HealthError) -> [Bool] {
+        guard db.dialect.keepsUUIDLevels, !rows.isEmpty else { return Array(repeating: true, count: rows.count) }
+        let sql = """
+            INSERT INTO \(UUIDLevels.recent) (uuid, owner, type, anchor) SELECT column1, column2, column3, column4
+            FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: rows.count).joined(separator: ", ")))
+            WHERE NOT EXISTS (SELECT 1 FROM \(UUIDLevels.middle) l WHERE l.uuid = column1 AND l.owner = column2)
+            AND NOT EXISTS (SELECT 1 FROM \(UUIDLevels.merged) l WHERE l.uuid = column1 AND l.owner = column2)
+            ON CONFLICT DO NOTHING
+            """
+        // A chunk's or a lone sample's size repeats: prepared once; other sizes would only fill the cache.
+        let claim = rows.count == 1 || rows.count == db.dialect.samplesPerInsert ? try db.prepare(sql) : try db.prepareOnce(sql)
+        for (offset, row) in rows.enumerated() {
+            let base = Int32(offset * 4)
+            claim.bind(base + 1, row.uuid)
+            claim.bind(base + 2, row.owner)
+            claim.bind(base + 3, row.type)
+            claim.bind(base + 4, row.anchor)
+        }
+        try claim.run()
+        let claimed = db.changes
+        claim.reset()
+        recentUUIDs = recentUUIDs.map { $0 + claimed }
+        guard claimed < rows.count else { return Array(repeating: true, count: rows.count) }
+        let held = try db.prepare("SELECT 1 FROM \(UUIDLevels.recent) WHERE uuid = ? AND owner = ? AND anchor = ?")
+        var result: [Bool] = []
+        for row in rows {
+            held.reset()
+            held.bind(all: [.uuid(row.uuid), .int(row.owner), .int(row.anchor)])
+            result.append(try held.step())
+        }
+        held.reset()
+        return result
+    }
+
+    /// Removes a deleted sample's UUID from whichever level holds it, so the UUID may be saved again.
+    func forgetUUID(owner: Int64, _ uuid: UUID) throws(HealthError) {
+        try inEveryLevel("DELETE FROM %@ WHERE uuid = ? AND owner = ?", [.uuid(uuid), .int(owner)])
+    }
+
+    /// Points a UUID at its sample's new anchor (a correlation or workout moved to a later one).
+    func reanchorUUID(owner: Int64, _ uuid: UUID, to anchor: Int64) throws(HealthError) {
+        try inEveryLevel("UPDATE %@ SET anchor = ? WHERE uuid = ? AND owner = ?", [.int(anchor), .uuid(uuid), .int(owner)])
+    }
+
+    /// Runs `sql` with `%@` naming each level in turn: one of them holds the UUID.
+    private func inEveryLevel(_ sql: String, _ arguments: [SQLValue]) throws(HealthError) {
+        guard db.dialect.keepsUUIDLevels else { return }
+        for level in [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged] {
+            let statement = try db.prepare(sql.replacingOccurrences(of: "%@", with: level))
+            statement.bind(all: arguments)
+            try statement.run()
+        }
+    }
+
+    /// Moves the levels on once the recent level is full; run inside the transaction about to commit, so a
+    /// move commits with it or not at all.
+    func moveUUIDLevelsIfDue() throws(HealthError) {
+        guard db.dialect.keepsUUIDLevels, try recentUUIDCount() >= uuidRecentLimit else { return }
+        try moveUUIDLevels()
+    }
+
+    /// One slice of the middle level into the merged one, then the whole recent level into the middle one
+    /// (so what enters the middle level now stays there for a whole round of slices). Each move is an
+    /// insert in key order and a delete of what was moved: every UUID is in exactly one level before and after.
+    func moveUUIDLevels() throws(HealthError) {
+        let (lower, upper) = UUIDLevels.bounds(of: nextUUIDSlice)
+        let columns = "uuid, owner, type, anchor"
+        for sql in ["INSERT INTO \(UUIDLevels.merged) SELECT \(columns) FROM \(UUIDLevels.middle) WHERE uuid >= ? AND uuid < ? ORDER BY uuid, owner",
+                    "DELETE FROM \(UUIDLevels.middle) WHERE uuid >= ? AND uuid < ?"] {
+            let statement = try db.prepare(sql)
+            statement.bind(all: [.blob(lower), .blob(upper)])
+            try statement.run()
+        }
+        // Without a WHERE, SQLite clears the recent level's pages instead of deleting row by row.
+        try db.execute("""
+            INSERT INTO \(UUIDLevels.middle) SELECT \(columns) FROM \(UUIDLevels.recent) ORDER BY uuid, owner;
+            DELETE FROM \(UUIDLevels.recent);
+            """)
+        nextUUIDSlice = (nextUUIDSlice + 1) % UUIDLevels.slices
+        recentUUIDs = 0
+    }
+
+    /// Rows in the recent level, counted once per writer and after a transaction failed (the count is
+    /// kept in memory only to know when to move the levels on).
+    private func recentUUIDCount() throws(HealthError) -> Int {
+        if let known = recentUUIDs { return known }
+        let count = try db.prepare("SELECT count(*) FROM \(UUIDLevels.recent)")
+        defer { count.reset() }
+        _ = try count.step()
+        recentUUIDs = Int(count.int(0))
+        return Int(count.int(0))
+    }
+}

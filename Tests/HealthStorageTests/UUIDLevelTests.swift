@@ -1,0 +1,127 @@
+import Foundation
+import HealthModel
+@testable import HealthStorage
+import XCTest
+
+/// UUIDs stay unique per owner while the writer moves them between SQLite's UUID levels
+/// (`UUIDLevels`), and every lookup by UUID finds a sample in whichever level holds it. On PostgreSQL
+/// (one unique index) the same saves, retries, refusals and deletes behave alike.
+final class UUIDLevelTests: StoreTestCase {
+    func testRetriesReusesAndDeletesInEveryLevel() async throws {
+        try await forEachEngine {
+            let fixture = try await StoreFixture()
+            // Four rows fill the recent level: 42 samples saved two at a time move the levels on ten times.
+            _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
+            var saved: [Sample] = []
+            for pair in 0..<21 {
+                let objects = (0..<2).map { StoreFixture.heartRate(s(Int64(pair * 10 + $0 * 5)), uuid: Self.spreadUUID(pair * 2 + $0)) }
+                try await expect(await fixture.save(objects), [.stored, .stored])
+                saved += objects
+            }
+            let held = try levels(fixture, of: saved)
+            if fixture.isSQLite {
+                XCTAssertEqual(Set(held.values), [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged], "the test needs every level")
+                XCTAssertEqual(held.count, saved.count, "every UUID in exactly one level")
+            }
+            // One sample of each level (any three on PostgreSQL).
+            var probes = [saved[0], saved[20], saved[41]]
+            if fixture.isSQLite {
+                probes = try [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged].map { level in
+                    try XCTUnwrap(saved.first { held[$0.uuid] == level })
+                }
+            }
+            let ids = Set(probes.map(\.uuid))
+            XCTAssertEqual(ids.count, 3)
+
+            // Retries, in one batch and alone, whichever level holds the UUID.
+            try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
+            for probe in probes { try await expect(await fixture.save([probe]), [.alreadyStored]) }
+            // A stored UUID with other content is refused, in a batch of plain samples and alone.
+            for probe in probes {
+                let other = StoreFixture.heartRate(probe.start, bpm: 99, uuid: probe.uuid)
+                try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(900)), other], index: 1)
+                try await expectReuseRefused(fixture, [other], index: 0)
+            }
+            // A UUID twice in one batch: a retry of the earlier row, or refused with other content.
+            let twice = StoreFixture.heartRate(s(1000))
+            try await expect(await fixture.save([twice, twice]), [.stored, .alreadyStored])
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(1100)), StoreFixture.heartRate(s(1100), bpm: 90, uuid: twice.uuid)],
+                                         index: 1)
+            try await expect(await fixture.query().count, saved.count + 1)
+            try await expect(await fixture.query([StoreFixture.heartRate], .uuids(ids)).map(\.uuid).sorted { $0.uuidString < $1.uuidString },
+                             ids.sorted { $0.uuidString < $1.uuidString })
+
+            // Deleted from whichever level holds it; the UUID is then free again, as with the unique index.
+            let owns = Deleter(owner: fixture.owner, bundleID: StoreFixture.watch.bundleID, isOwner: true)
+            try await expect(await fixture.store.deleteObjects(uuids: Array(ids), by: owns), 3)
+            try await expect(await fixture.query([StoreFixture.heartRate], .uuids(ids)).count, 0)
+            if fixture.isSQLite { try await expect(try levels(fixture, of: probes).count, 0) }
+            try await expect(await fixture.save(probes.map { StoreFixture.heartRate($0.start, bpm: 70, uuid: $0.uuid) }),
+                             [.stored, .stored, .stored])
+            try await expect(await fixture.query().count, saved.count + 1)
+        }
+    }
+
+    /// A move undone with its transaction leaves every UUID in the level it was in, each found once.
+    func testUndoneMoveLeavesEveryUUIDInOneLevel() async throws {
+        let fixture = try await StoreFixture()
+        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
+        var saved: [Sample] = []
+        for pair in 0..<9 {
+            let objects = (0..<2).map { StoreFixture.heartRate(s(Int64(pair * 10 + $0 * 5)), uuid: Self.spreadUUID(pair * 2 + $0)) }
+            try await expect(await fixture.save(objects), [.stored, .stored])
+            saved += objects
+        }
+        let before = try levels(fixture, of: saved)
+        XCTAssertEqual(before.count, saved.count)
+        do {
+            try await fixture.store.write { context throws(HealthError) in
+                try context.moveUUIDLevels()
+                throw HealthError(.internalError, "undo the move")
+            }
+            XCTFail("the job should have failed")
+        } catch {}
+        try await expect(try levels(fixture, of: saved), before)
+        try await expect(try fixture.count(UUIDLevels.all), saved.count)
+        try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
+        try await expect(await fixture.query([StoreFixture.heartRate], .uuids(Set(saved.map(\.uuid)))).count, saved.count)
+    }
+
+    /// A UUID whose first byte spreads samples over the middle level's slices.
+    private static func spreadUUID(_ index: Int) -> UUID {
+        var bytes = UUID().uuid
+        bytes.0 = UInt8((index * 37) % 256)
+        return UUID(uuid: bytes)
+    }
+
+    /// The level holding each of `samples`' UUIDs (a UUID held twice would hide one: callers compare counts); empty on PostgreSQL.
+    private func levels(_ fixture: StoreFixture, of samples: [Sample]) throws -> [UUID: String] {
+        guard fixture.isSQLite else { return [:] }
+        let db = try fixture.connect()
+        var held: [UUID: String] = [:]
+        var rows = 0
+        for level in [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged] {
+            let statement = try db.prepareOnce("SELECT uuid FROM \(level)")
+            while try statement.step() {
+                let uuid = statement.uuid(0)
+                guard samples.contains(where: { $0.uuid == uuid }) else { continue }
+                held[uuid] = level
+                rows += 1
+            }
+        }
+        XCTAssertEqual(rows, held.count, "a UUID is in more than one level")
+        return held
+    }
+
+    private func expectReuseRefused(_ fixture: StoreFixture, _ objects: [Sample], index: Int,
+                                    file: StaticString = #filePath, line: UInt = #line) async throws {
+        do {
+            _ = try await fixture.save(objects)
+            XCTFail("UUID \(objects[index].uuid) was stored twice", file: file, line: line)
+        } catch let error as HealthError {
+            XCTAssertEqual(error.field, "uuid", file: file, line: line)
+            XCTAssertEqual(error.objectIndex, index, file: file, line: line)
+            XCTAssertTrue(error.message.contains("already stored with different content"), error.message, file: file, line: line)
+        }
+    }
+}
