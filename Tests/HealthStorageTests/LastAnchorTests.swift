@@ -46,7 +46,7 @@ final class LastAnchorTests: StoreTestCase {
                 ("save", .rows, { _ = try await f.save([a, b, c]) }),
                 ("save with a completion", .rows, {
                     let batch = f.batch([StoreFixture.heartRate(t0 + s(180))])
-                    _ = try await withCheckedThrowingContinuation { done in f.store.save(batch) { done.resume(with: $0) } }
+                    _ = try await withCheckedThrowingContinuation { done in f.store.save(batch, on: InlineQueue()) { done.resume(with: $0) } }
                 }),
                 ("save replacing a synced sample", .rows, { _ = try await f.save([StoreFixture.heartRate(t0, bpm: 61, metadata: Self.synced("hr", 2))]) }),
                 ("save a correlation", .rows, { _ = try await f.save([pressure]) }),
@@ -106,5 +106,13 @@ final class LastAnchorTests: StoreTestCase {
             }
             await f.store.close()
         }
+    }
+}
+
+/// Runs a writer's completions where they are handed over (on the writer thread).
+private final class InlineQueue: CompletionQueue {
+    func post(_ work: @escaping @Sendable () -> Void) -> Bool {
+        work()
+        return true
     }
 }
