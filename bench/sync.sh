@@ -19,18 +19,11 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/scripts/healthd-fixture.sh"
 source "$root/bench/postgres.sh"
-engine=sqlite format=text samples=1000000
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --engine) engine="$2"; shift ;;
-    --format) format="$2"; shift ;;
-    -*) echo "sync.sh: unknown option $1" >&2; exit 2 ;;
-    *) samples="$1" ;;
-  esac
-  shift
-done
+source "$root/bench/options.sh"
+engine=sqlite format=text positional=1000000
+bench_options "$@"
+samples="$positional"
 case "$engine" in sqlite|postgres) ;; *) echo "sync.sh: --engine is sqlite or postgres" >&2; exit 2 ;; esac
-case "$format" in text|json) ;; *) echo "sync.sh: --format is text or json" >&2; exit 2 ;; esac
 trap 'stop_servers; stop_postgres; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 if [ -n "${BENCH_BIN:-}" ]; then

@@ -20,19 +20,13 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/healthd-fixture.sh"
 source "$root/bench/postgres.sh"
-postgres=0 engines=sqlite format=text sizes="1000000 10000000"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --postgres) postgres=1 ;;
-    --engine) engines="$2"; shift ;;
-    --format) format="$2"; shift ;;
-    -*) echo "peer: unknown option $1" >&2; exit 2 ;;
-    *) sizes="$1" ;;
-  esac
-  shift
-done
+source "$root/bench/options.sh"
+postgres=0
+if [ "${1:-}" = --postgres ]; then postgres=1; shift; fi
+engine=sqlite format=text positional="1000000 10000000"
+bench_options "$@"
+sizes="$positional" engines="$engine"
 case "$engines" in sqlite|postgres) ;; both) engines="sqlite postgres" ;; *) echo "peer: --engine is sqlite, postgres or both" >&2; exit 2 ;; esac
-case "$format" in text|json) ;; *) echo "peer: --format is text or json" >&2; exit 2 ;; esac
 writers=4 batch=5000
 
 if [ "$postgres" = 0 ] && ! command -v influxd >/dev/null; then
