@@ -7,14 +7,25 @@
 #   - `healthctl export` of everything to a file, beside the sync rate;
 #   - `healthctl import` of that file into a second fresh healthd, beside the ingest rate;
 # with the peak RSS of healthctl and of the server.
-#   bench/sync.sh [SAMPLES]      default 1000000
+#   bench/sync.sh [--engine sqlite|postgres] [--format text|json] [SAMPLES]      default 1000000
+# --engine postgres runs each healthd on a fresh throw-away PostgreSQL cluster (bench/postgres.sh:
+# fsync and synchronous_commit on, as SQLite's power-loss default fsyncs every commit) and adds the
+# cluster's samples per CPU-second beside healthd's. --format json prints one JSON object instead of
+# the table.
 # BENCH_BIN=DIR uses the healthd and healthctl built in DIR (e.g. a copy of the merge base's) unbuilt.
 # PERF=1 records a perf profile of healthd during the sync into $PERF_OUT (default /tmp/sync.perf).
 # SYNC_ONLY=1 stops after the sync (no export or import; BENCH_BIN then needs only healthd).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/scripts/healthd-fixture.sh"
-samples="${1:-1000000}"
+source "$root/bench/postgres.sh"
+source "$root/bench/options.sh"
+engine=sqlite format=text positional=1000000
+bench_options "$@"
+samples="$positional"
+case "$engine" in sqlite|postgres) ;; *) echo "sync.sh: --engine is sqlite or postgres" >&2; exit 2 ;; esac
+trap 'stop_servers; stop_postgres; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 if [ -n "${BENCH_BIN:-}" ]; then
   bin="$BENCH_BIN"
 else
@@ -33,51 +44,56 @@ timed() { local out="$1"; shift; /usr/bin/time -f "%e %M %U %S" -o "$out" "$@"; 
 # cpu_seconds PID: user + system CPU the process used so far. On a machine shared with other work,
 # samples per CPU-second of the process that limits the rate compare better than wall-clock rates.
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
+# store_cpu: CPU-seconds of the PostgreSQL cluster so far (0 on SQLite, which runs inside healthd).
+store_cpu() { if [ "$engine" = postgres ]; then postgres_cpu_seconds; else echo 0; fi; }
+# start_store_healthd NAME: a fresh healthd on a fresh store of the engine.
+start_store_healthd() {
+  local store=()
+  if [ "$engine" = postgres ]; then start_postgres; store=(--store "$pg_url"); fi
+  start_healthd "$1" --http off "${store[@]}"
+}
+# Raw figures, formatted at the end as a table or as JSON.
+figures=(engine="$engine" samples="$samples" config="$config" cores="$(nproc)" load_start="$(cut -d' ' -f1 /proc/loadavg)")
+measured() { figures+=("$@"); }
 
-start_healthd source
-fill_cpu_before="$(cpu_seconds "$server_pid")"
+start_store_healthd source
+healthd_before="$(cpu_seconds "$server_pid")" store_before="$(store_cpu)"
 fill="$(client fill --samples "$samples")"
-fill_cpu="$(python3 -c "print($(cpu_seconds "$server_pid") - $fill_cpu_before)")"
-ingest_rate="$(field per_second "$fill")"
+measured fill_seconds="$(field seconds "$fill")" fill_healthd_cpu="$(python3 -c "print($(cpu_seconds "$server_pid") - $healthd_before)")" \
+  fill_store_cpu="$(python3 -c "print($(store_cpu) - $store_before)")"
 
 if [ "${PERF:-0}" = 1 ]; then
   perf record -F 999 -g -o "${PERF_OUT:-/tmp/sync.perf}" -p "$server_pid" 2>/dev/null &
   perf_pid=$!
   sleep 0.5
 fi
-sync_cpu_before="$(cpu_seconds "$server_pid")"
+healthd_before="$(cpu_seconds "$server_pid")" store_before="$(store_cpu)"
 sync="$(client sync)"
-sync_cpu="$(python3 -c "print($(cpu_seconds "$server_pid") - $sync_cpu_before)")"
+measured sync_healthd_cpu="$(python3 -c "print($(cpu_seconds "$server_pid") - $healthd_before)")" \
+  sync_store_cpu="$(python3 -c "print($(store_cpu) - $store_before)")"
 if [ "${PERF:-0}" = 1 ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
-sync_rate="$(field per_second "$sync")"
-synced_rss="$(peak_rss_kib "$server_pid")"
+measured sync_samples="$(field samples "$sync")" sync_seconds="$(field seconds "$sync")" sync_frames="$(field frames "$sync")" \
+  sync_bytes="$(field bytes "$sync")" sync_client_decode_per_second="$(field client_decode_per_second "$sync")" \
+  sync_healthd_rss_kib="$(peak_rss_kib "$server_pid")"
 
-rate() { python3 -c "print(f'{$1 / $2:,.0f}')"; }
-share() { python3 -c "print(f'{100 * $1 / $2:.0f} %')"; }
-synced="$(field samples "$sync")"
-echo "read throughput: $samples samples (8 types, 20 devices), $config healthd, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
-printf "%-42s %11s  %s\n" measurement "samples/s" "beside it"
-printf "%-42s %11s  %s\n" "ingest (4 writers × 5,000, pre-encoded)" "$(rate "$samples" "$(field seconds "$fill")")" \
-  "server $(rate "$samples" "$fill_cpu")/CPU-s"
-printf "%-42s %11s  %s\n" "anchored sync, all 8 types, no anchor" "$(rate "$synced" "$(field seconds "$sync")")" \
-  "client decodes the same bytes at $(rate "$(field client_decode_per_second "$sync")" 1)/s; server $(rate "$synced" "$sync_cpu")/CPU-s; $(field frames "$sync") frames, $(rate "$(field bytes "$sync")" "$synced") B/sample; server peak RSS $((synced_rss / 1024)) MiB"
-[ "${SYNC_ONLY:-0}" = 1 ] && exit 0
+if [ "${SYNC_ONLY:-0}" != 1 ]; then
+  healthd_before="$(cpu_seconds "$server_pid")" store_before="$(store_cpu)"
+  ctl; timed "$work/export.time" "${ctl[@]}" export --output "$work/export.jsonl" >/dev/null 2>"$work/export.log"
+  measured export_healthd_cpu="$(python3 -c "print($(cpu_seconds "$server_pid") - $healthd_before)")" \
+    export_store_cpu="$(python3 -c "print($(store_cpu) - $store_before)")"
+  read -r seconds rss user sys < "$work/export.time"
+  measured export_seconds="$seconds" export_rss_kib="$rss" export_ctl_cpu="$(python3 -c "print($user + $sys)")" \
+    export_lines="$(wc -l < "$work/export.jsonl")" export_bytes="$(stat -c %s "$work/export.jsonl")"
 
-export_cpu_before="$(cpu_seconds "$server_pid")"
-ctl; timed "$work/export.time" "${ctl[@]}" export --output "$work/export.jsonl" >/dev/null 2>"$work/export.log"
-export_server_cpu="$(python3 -c "print($(cpu_seconds "$server_pid") - $export_cpu_before)")"
-read -r export_seconds export_rss export_user export_sys < "$work/export.time"
-exported="$(wc -l < "$work/export.jsonl")"
-export_bytes="$(stat -c %s "$work/export.jsonl")"
-
-start_healthd target
-ctl; timed "$work/import.time" "${ctl[@]}" --format json import "$work/export.jsonl" >"$work/import.json" 2>"$work/import.log"
-import_server_cpu="$(cpu_seconds "$server_pid")"
-read -r import_seconds import_rss import_user import_sys < "$work/import.time"
-imported="$(field stored "$(cat "$work/import.json")")"
-import_server_rss="$(peak_rss_kib "$server_pid")"
-
-printf "%-42s %11s  %s\n" "healthctl export ($exported lines)" "$(rate "$exported" "$export_seconds")" \
-  "$(share "$exported / $export_seconds" "$sync_rate") of the sync; healthctl $(rate "$exported" "$export_user + $export_sys")/CPU-s, server $(rate "$exported" "$export_server_cpu")/CPU-s, peak RSS $((export_rss / 1024)) MiB; $((export_bytes / exported)) B/line"
-printf "%-42s %11s  %s\n" "healthctl import ($imported stored)" "$(rate "$exported" "$import_seconds")" \
-  "$(share "$exported / $import_seconds" "$ingest_rate") of ingest; healthctl $(rate "$exported" "$import_user + $import_sys")/CPU-s, server $(rate "$exported" "$import_server_cpu")/CPU-s, peak RSS $((import_rss / 1024)) MiB; server peak RSS $((import_server_rss / 1024)) MiB"
+  stop_servers; stop_postgres
+  start_store_healthd target
+  healthd_before="$(cpu_seconds "$server_pid")" store_before="$(store_cpu)"
+  ctl; timed "$work/import.time" "${ctl[@]}" --format json import "$work/export.jsonl" >"$work/import.json" 2>"$work/import.log"
+  measured import_healthd_cpu="$(python3 -c "print($(cpu_seconds "$server_pid") - $healthd_before)")" \
+    import_store_cpu="$(python3 -c "print($(store_cpu) - $store_before)")"
+  read -r seconds rss user sys < "$work/import.time"
+  measured import_seconds="$seconds" import_rss_kib="$rss" import_ctl_cpu="$(python3 -c "print($user + $sys)")" \
+    import_stored="$(field stored "$(cat "$work/import.json")")" import_healthd_rss_kib="$(peak_rss_kib "$server_pid")"
+fi
+measured load_end="$(cut -d' ' -f1 /proc/loadavg)"
+python3 "$root/bench/sync/report.py" --format "$format" "${figures[@]}"
