@@ -6,7 +6,7 @@ extension WriteContext {
     func save(_ batch: SaveBatch) throws(HealthError) -> [SaveOutcome] {
         let owner = batch.owner.rawValue
         try lockOwner(owner)
-        let insertRow = try sampleInsert()
+        let insertRow = try prepared(.sampleInsert, rows: 1)
         var savers: [SourceRevision: ObjectSaver] = [:]
         // An import's objects come in runs of one source revision (one instance, from `SourceRules.keptSources`):
         // compared with the last one, it is not hashed per object.
@@ -70,9 +70,8 @@ extension WriteContext {
         let inserted = rows.indices.filter { claimed[$0] }.map { rows[$0].row }
         var allInserted = inserted.count == rows.count
         if !inserted.isEmpty {
-            // Full chunks and single rows repeat: prepared once; other sizes would only fill the cache.
-            let sql = SampleRow.insertSQL(db.dialect, rows: inserted.count)
-            let insert = inserted.count == pending.limit || inserted.count == 1 ? try db.prepare(sql) : try db.prepareOnce(sql)
+            let insert = try prepared(.sampleInsert, rows: inserted.count)
+            insert.reset()
             for (offset, row) in inserted.enumerated() { row.bind(to: insert, at: Int32(offset * SampleRow.columns)) }
             try insert.run()
             // Nearly always every row goes in: the count says so without a RETURNING set (which SQLite

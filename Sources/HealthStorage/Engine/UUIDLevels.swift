@@ -18,6 +18,18 @@ enum UUIDLevels {
     /// UUID waits at most this many moves in the middle level (at most 16 × 65,536 ≈ 1M rows there).
     static let slices = 16
 
+    /// Inserts into the recent level each of `rows` rows (uuid, owner, type, anchor) whose UUID no level
+    /// holds; each older level is probed by its primary key.
+    static func claimSQL(rows: Int) -> String {
+        """
+        INSERT INTO \(recent) (uuid, owner, type, anchor) SELECT column1, column2, column3, column4
+        FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", ")))
+        WHERE NOT EXISTS (SELECT 1 FROM \(middle) l WHERE l.uuid = column1 AND l.owner = column2)
+        AND NOT EXISTS (SELECT 1 FROM \(merged) l WHERE l.uuid = column1 AND l.owner = column2)
+        ON CONFLICT DO NOTHING
+        """
+    }
+
     /// The blob bounds of slice `index`: UUIDs whose first byte falls in its sixteenth of 0…255.
     static func bounds(of index: Int) -> (lower: Data, upper: Data) {
         let width = 256 / slices
@@ -33,15 +45,8 @@ extension WriteContext {
     /// index decides on insert instead, so every row passes.
     func claimUUIDs(_ rows: [SampleRow]) throws(HealthError) -> [Bool] {
         guard db.dialect.keepsUUIDLevels, !rows.isEmpty else { return Array(repeating: true, count: rows.count) }
-        let sql = """
-            INSERT INTO \(UUIDLevels.recent) (uuid, owner, type, anchor) SELECT column1, column2, column3, column4
-            FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: rows.count).joined(separator: ", ")))
-            WHERE NOT EXISTS (SELECT 1 FROM \(UUIDLevels.middle) l WHERE l.uuid = column1 AND l.owner = column2)
-            AND NOT EXISTS (SELECT 1 FROM \(UUIDLevels.merged) l WHERE l.uuid = column1 AND l.owner = column2)
-            ON CONFLICT DO NOTHING
-            """
-        // A chunk's or a lone sample's size repeats: prepared once; other sizes would only fill the cache.
-        let claim = rows.count == 1 || rows.count == db.dialect.samplesPerInsert ? try db.prepare(sql) : try db.prepareOnce(sql)
+        let claim = try prepared(.uuidClaim, rows: rows.count)
+        claim.reset()
         for (offset, row) in rows.enumerated() {
             let base = Int32(offset * 4)
             claim.bind(base + 1, row.uuid)

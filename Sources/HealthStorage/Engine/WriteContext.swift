@@ -32,9 +32,9 @@ final class WriteContext {
     /// What the running job and transaction do once committed (see `afterCommit`).
     private var jobCommitted: [() -> Void] = []
     private var transactionCommitted: [() -> Void] = []
-    /// The one-row sample insert, prepared once: its text is long, and finding it in the statement
-    /// cache hashed all of it for every batch.
-    private var preparedSampleInsert: Statement?
+    /// The writer's multi-row statements of a repeating size, prepared once: their texts are long, and
+    /// building one and finding it in the statement cache hashed all of it for every chunk and batch.
+    private var preparedRows: [RowsStatement: Statement] = [:]
     /// Rows in the recent UUID level as far as this writer knows (`UUIDLevels`); nil until counted.
     /// Only when to move the levels on depends on it.
     var recentUUIDs: Int?
@@ -81,17 +81,34 @@ final class WriteContext {
         let owner: Int64, type: Int64
     }
 
+    /// A multi-row statement the writer runs again and again: its kind and how many rows it takes.
+    struct RowsStatement: Hashable {
+        enum Kind { case sampleInsert, uuidClaim }
+        let kind: Kind, rows: Int
+
+        func sql(_ dialect: SQLDialect) -> String {
+            switch kind {
+            case .sampleInsert: SampleRow.insertSQL(dialect, rows: rows)
+            case .uuidClaim: UUIDLevels.claimSQL(rows: rows)
+            }
+        }
+    }
+
     init(db: Database, registry: Registry) {
         self.db = db
         self.registry = registry
     }
 
-    /// The one-row sample insert (a PostgreSQL statement prepares itself again after a reconnect). Not
-    /// reset here: its one user, `ObjectSaver.save`, resets it before binding each row.
-    func sampleInsert() throws(HealthError) -> Statement {
-        if let statement = preparedSampleInsert { return statement }
-        let statement = try db.prepare(SampleRow.insertSQL(db.dialect, rows: 1))
-        preparedSampleInsert = statement
+    /// A statement of `kind` over `rows` rows (a PostgreSQL statement prepares itself again after a
+    /// reconnect). One row and a full chunk (`samplesPerInsert`) repeat and are prepared once; other
+    /// sizes are prepared for this use alone, as they would only fill the cache. Not reset here: each
+    /// user binds every parameter and resets the statement around running it.
+    func prepared(_ kind: RowsStatement.Kind, rows: Int) throws(HealthError) -> Statement {
+        let key = RowsStatement(kind: kind, rows: rows)
+        if let statement = preparedRows[key] { return statement }
+        guard rows == 1 || rows == db.dialect.samplesPerInsert else { return try db.prepareOnce(key.sql(db.dialect)) }
+        let statement = try db.prepare(key.sql(db.dialect))
+        preparedRows[key] = statement
         return statement
     }
 
