@@ -173,7 +173,7 @@ final class PostgreSQLStoreTests: XCTestCase {
     /// are read once per answer.
     func testNumericColumnsOfEveryTypeReadBackThroughIntAndDouble() throws {
         let db = try PostgreSQLConnection(conninfo: try conninfo())
-        let statement = try db.prepare("SELECT ?::int8 * n, (n * 2)::int2, n * 3, n = 2, ?::float8 * n, n::float4 / 4::float4, NULL::int8 "
+        let statement = try db.prepare("SELECT ?::int8 * n, (n * -2)::int2, n * -3, n = 2, ?::float8 * n, n::float4 / 4::float4, NULL::int8 "
                                        + "FROM generate_series(1, 3) AS n ORDER BY n")
         for (big, fraction) in [(Int64(1) << 40, 1.5), (-7, -0.5)] {
             statement.reset()
@@ -187,9 +187,9 @@ final class PostgreSQLStoreTests: XCTestCase {
                 XCTAssertEqual(statement.int(6), 0)
                 XCTAssertEqual(statement.double(6), 0)
             }
-            XCTAssertEqual(rows, (1...3).map { n in [big * n, 2 * n, 3 * n, n == 2 ? 1 : 0, Int64(fraction * Double(n)), 0] })
+            XCTAssertEqual(rows, (1...3).map { n in [big * n, -2 * n, -3 * n, n == 2 ? 1 : 0, Int64(fraction * Double(n)), 0] })
             XCTAssertEqual(doubles, (1...3).map { n in
-                [Double(big * n), Double(2 * n), Double(3 * n), n == 2 ? 1 : 0, fraction * Double(n), Double(n) / 4]
+                [Double(big * n), Double(-2 * n), Double(-3 * n), n == 2 ? 1 : 0, fraction * Double(n), Double(n) / 4]
             })
         }
     }
