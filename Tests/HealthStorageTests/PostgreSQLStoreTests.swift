@@ -168,6 +168,32 @@ final class PostgreSQLStoreTests: XCTestCase {
         XCTAssertLessThanOrEqual(PeerChannel(schema: String(repeating: "x", count: 100)).name.utf8.count, 63)
     }
 
+    /// Numbers read back by their column's type (int2, int4, int8, bool, float4, float8, NULL) through
+    /// `int` and `double`, row after row and across runs of one cached statement, whose column types
+    /// are read once per answer.
+    func testNumericColumnsOfEveryTypeReadBackThroughIntAndDouble() throws {
+        let db = try PostgreSQLConnection(conninfo: try conninfo())
+        let statement = try db.prepare("SELECT ?::int8 * n, (n * -2)::int2, n * -3, n = 2, ?::float8 * n, n::float4 / 4::float4, NULL::int8 "
+                                       + "FROM generate_series(1, 3) AS n ORDER BY n")
+        for (big, fraction) in [(Int64(1) << 40, 1.5), (-7, -0.5)] {
+            statement.reset()
+            statement.bind(1, big)
+            statement.bind(2, fraction)
+            var rows: [[Int64]] = [], doubles: [[Double]] = []
+            while try statement.step() {
+                rows.append((0..<6).map { statement.int($0) })
+                doubles.append((0..<6).map { statement.double($0) })
+                XCTAssertTrue(statement.isNull(6))
+                XCTAssertEqual(statement.int(6), 0)
+                XCTAssertEqual(statement.double(6), 0)
+            }
+            XCTAssertEqual(rows, (1...3).map { n in [big * n, -2 * n, -3 * n, n == 2 ? 1 : 0, Int64(fraction * Double(n)), 0] })
+            XCTAssertEqual(doubles, (1...3).map { n in
+                [Double(big * n), Double(-2 * n), Double(-3 * n), n == 2 ? 1 : 0, fraction * Double(n), Double(n) / 4]
+            })
+        }
+    }
+
     /// Waits until `condition` holds (events cross nodes asynchronously), at most 20 seconds.
     private func waitFor(within limit: Duration = .seconds(20), _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + limit
