@@ -10,14 +10,8 @@ final class UUIDLevelTests: StoreTestCase {
     func testRetriesReusesAndDeletesInEveryLevel() async throws {
         try await forEachEngine {
             let fixture = try await StoreFixture()
-            // Four rows fill the recent level: 42 samples saved two at a time move the levels on ten times.
-            _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
-            var saved: [Sample] = []
-            for pair in 0..<21 {
-                let objects = (0..<2).map { StoreFixture.heartRate(s(Int64(pair * 10 + $0 * 5)), uuid: Self.spreadUUID(pair * 2 + $0)) }
-                try await expect(await fixture.save(objects), [.stored, .stored])
-                saved += objects
-            }
+            // 42 samples saved two at a time move the levels on ten times.
+            let saved = try await fillLevels(fixture, pairs: 21)
             let held = try levels(fixture, of: saved)
             if fixture.isSQLite {
                 XCTAssertEqual(Set(held.values), [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged], "the test needs every level")
@@ -65,13 +59,7 @@ final class UUIDLevelTests: StoreTestCase {
     /// A move undone with its transaction leaves every UUID in the level it was in, each found once.
     func testUndoneMoveLeavesEveryUUIDInOneLevel() async throws {
         let fixture = try await StoreFixture()
-        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
-        var saved: [Sample] = []
-        for pair in 0..<9 {
-            let objects = (0..<2).map { StoreFixture.heartRate(s(Int64(pair * 10 + $0 * 5)), uuid: Self.spreadUUID(pair * 2 + $0)) }
-            try await expect(await fixture.save(objects), [.stored, .stored])
-            saved += objects
-        }
+        let saved = try await fillLevels(fixture, pairs: 9)
         let before = try levels(fixture, of: saved)
         XCTAssertEqual(before.count, saved.count)
         do {
@@ -85,6 +73,19 @@ final class UUIDLevelTests: StoreTestCase {
         try await expect(try fixture.count(UUIDLevels.all), saved.count)
         try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
         try await expect(await fixture.query([StoreFixture.heartRate], .uuids(Set(saved.map(\.uuid)))).count, saved.count)
+    }
+
+    /// Saves `pairs` batches of two heart rates (UUIDs spread by `spreadUUID`) with four rows filling
+    /// the recent level, so the levels move on every other save; returns them in the order saved.
+    private func fillLevels(_ fixture: StoreFixture, pairs: Int) async throws -> [Sample] {
+        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
+        var saved: [Sample] = []
+        for pair in 0..<pairs {
+            let objects = (0..<2).map { StoreFixture.heartRate(s(Int64(pair * 10 + $0 * 5)), uuid: Self.spreadUUID(pair * 2 + $0)) }
+            try await expect(await fixture.save(objects), [.stored, .stored])
+            saved += objects
+        }
+        return saved
     }
 
     /// A UUID whose first byte spreads samples over the middle level's slices.
