@@ -249,8 +249,8 @@ extension HealthCalling {
 extension AnchoredBatch {
     /// The batch an anchored answer carries, nil for any other answer.
     init?(_ answer: ServerResult) {
-        guard case .anchored(let samples, let deleted, let anchor, let initial, let complete) = answer else { return nil }
-        self.init(table: samples, deleted: deleted, anchor: anchor, initial: initial, initialComplete: complete)
+        guard case .anchored(let samples, let deleted, let anchor, let initial, let complete, let lastSampleAnchor) = answer else { return nil }
+        self.init(table: samples, deleted: deleted, anchor: anchor, initial: initial, initialComplete: complete, lastSampleAnchor: lastSampleAnchor)
     }
 }
 

@@ -41,19 +41,24 @@ public struct AnchoredBatch: Sendable, Hashable {
     public var initial: Bool
     /// True on the last page of the initial result set: what follows are updates.
     public var initialComplete: Bool
+    /// The anchor of this page's last sample (empty without samples): a read cut off after this page
+    /// goes on from it with the samples after that one (the answer's deletions before it are not sent again).
+    public var lastSampleAnchor: Data
 
     public init(samples: [Sample] = [], deleted: [DeletedObject] = [], anchor: Data = Data(), initial: Bool = true,
-                initialComplete: Bool = false) {
-        self.init(table: SampleTable(samples), deleted: deleted, anchor: anchor, initial: initial, initialComplete: initialComplete)
+                initialComplete: Bool = false, lastSampleAnchor: Data = Data()) {
+        self.init(table: SampleTable(samples), deleted: deleted, anchor: anchor, initial: initial, initialComplete: initialComplete,
+                  lastSampleAnchor: lastSampleAnchor)
     }
 
     public init(table: SampleTable, deleted: [DeletedObject] = [], anchor: Data = Data(), initial: Bool = true,
-                initialComplete: Bool = false) {
+                initialComplete: Bool = false, lastSampleAnchor: Data = Data()) {
         self.table = table
         self.deleted = deleted
         self.anchor = anchor
         self.initial = initial
         self.initialComplete = initialComplete
+        self.lastSampleAnchor = lastSampleAnchor
     }
 }
 

@@ -50,30 +50,32 @@ extension Dispatcher {
     private static let anchoredPartRows = 2048
 
     /// One anchored answer in pages, samples first (each part as the store reads it), then deletions;
-    /// every page carries the new anchor. An update that found nothing sends nothing.
+    /// every page carries the new anchor, and each with samples its last sample's anchor, so a read
+    /// cut off can go on after it. An update that found nothing sends nothing.
     private func sendAnchored(_ answer: AnchoredStream, owner: OwnerID, scope: ReadScope, initial: Bool, final: Bool,
                               reply: CallReplier) async throws {
         let head = answer.head
         // One part is held back until the next arrives, so the last page is known to be last.
-        var held: SampleTable?
+        var held: AnchoredPart?
         for try await part in answer.samples {
             if let previous = held { try await sendAnchoredPart(previous, [], head, owner: owner, scope: scope, initial: initial, last: false, final: final, reply: reply) }
             held = part
         }
         guard held != nil || initial || !head.deleted.isEmpty else { return }
-        try await sendAnchoredPart(held ?? [], head.deleted, head, owner: owner, scope: scope, initial: initial, last: true, final: final, reply: reply)
+        try await sendAnchoredPart(held, head.deleted, head, owner: owner, scope: scope, initial: initial, last: true, final: final, reply: reply)
     }
 
     /// One part of an anchored answer in pages; `last`: the part ending the answer (with its deletions).
-    private func sendAnchoredPart(_ part: SampleTable, _ deleted: [DeletedObject], _ head: AnchoredResult, owner: OwnerID, scope: ReadScope,
+    private func sendAnchoredPart(_ part: AnchoredPart?, _ deleted: [DeletedObject], _ head: AnchoredResult, owner: OwnerID, scope: ReadScope,
                                   initial: Bool, last: Bool, final: Bool, reply: CallReplier) async throws {
-        let samples = try await withDerivedWorkoutStatistics(part, owner: owner, scope: scope)
+        let samples = try await withDerivedWorkoutStatistics(part?.samples ?? [], owner: owner, scope: scope)
         try await sendPaged(count: samples.count + deleted.count, reply: reply, final: final, followed: !last) { range, isLast in
             let ofSamples = range.clamped(to: 0..<samples.count)
             let ofDeleted = range.clamped(to: samples.count..<samples.count + deleted.count)
             return .anchored(samples: samples.rows(ofSamples),
                              deleted: Array(deleted[(ofDeleted.lowerBound - samples.count)..<(ofDeleted.upperBound - samples.count)]),
-                             newAnchor: head.newAnchor, initial: initial, initialComplete: initial && isLast)
+                             newAnchor: head.newAnchor, initial: initial, initialComplete: initial && isLast,
+                             lastSampleAnchor: ofSamples.isEmpty ? Data() : part?.anchor(ofRow: ofSamples.upperBound - 1) ?? Data())
         }
     }
 

@@ -116,14 +116,33 @@ public struct AnchoredResult: Sendable, Hashable {
 }
 
 /// An anchored answer whose samples arrive in parts while the store reads them: `head` holds the
-/// deletions and anchors (its `samples` are empty), `samples` the sample tables in anchor order.
+/// deletions and anchors (its `samples` are empty), `samples` the parts in anchor order.
 public struct AnchoredStream: Sendable {
     public let head: AnchoredResult
-    public let samples: AsyncThrowingStream<SampleTable, any Error>
+    public let samples: AsyncThrowingStream<AnchoredPart, any Error>
 
-    public init(head: AnchoredResult, samples: AsyncThrowingStream<SampleTable, any Error>) {
+    public init(head: AnchoredResult, samples: AsyncThrowingStream<AnchoredPart, any Error>) {
         self.head = head
         self.samples = samples
+    }
+}
+
+/// A part of an anchored answer's samples, in anchor order, with what a read cut off after any of
+/// them resumes from.
+public struct AnchoredPart: Sendable {
+    public let samples: SampleTable
+    /// Each row's anchor (its position in the owner's change sequence).
+    let anchors: [Int64]
+    /// Makes a row's anchor the caller's: the answer's owner, the purge horizon it started from
+    /// (it has not caught up), and the store's key.
+    let owner: Int64
+    let horizon: Int64
+    let key: Data
+
+    /// The anchor of the sample in row `row`: a read from it goes on with the samples after that one.
+    /// The answer's deletions come after its samples, so the ones before it are not read again.
+    public func anchor(ofRow row: Int) -> Data {
+        AnchorToken(owner: owner, sequence: anchors[row], horizon: horizon).encoded(key: key)
     }
 }
 

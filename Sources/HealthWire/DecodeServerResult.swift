@@ -58,7 +58,7 @@ extension WireDecode {
             return .anchored(samples: try sampleTable(a.samples, a.n_samples, "samples"),
                              deleted: try CRead.list(a.deleted, a.n_deleted, "deleted", deletedObject),
                              newAnchor: CRead.data(a.new_anchor), initial: a.initial != 0,
-                             initialComplete: a.initial_complete != 0)
+                             initialComplete: a.initial_complete != 0, lastSampleAnchor: CRead.data(a.last_sample_anchor))
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_STATISTICS:
             let s = try CRead.required(m.statistics, "statistics")
             return .statistics(try statistics(try CRead.required(s.statistics, "statistics.statistics")))

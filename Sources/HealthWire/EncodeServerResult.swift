@@ -94,11 +94,12 @@ extension WireArena {
             (s.pointee.n_samples, s.pointee.samples) = list(samples, sample)
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAMPLES
             p.pointee.samples = s
-        case .anchored(let samples, let deleted, let newAnchor, let initial, let initialComplete):
+        case .anchored(let samples, let deleted, let newAnchor, let initial, let initialComplete, let lastSampleAnchor):
             let a = message(healthstore__v1__anchored_page__init)
             (a.pointee.n_samples, a.pointee.samples) = self.samples(samples)
             (a.pointee.n_deleted, a.pointee.deleted) = list(deleted, deletedObject)
             a.pointee.new_anchor = binary(newAnchor)
+            a.pointee.last_sample_anchor = binary(lastSampleAnchor)
             a.pointee.initial = initial ? 1 : 0
             a.pointee.initial_complete = initialComplete ? 1 : 0
             p.pointee.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ANCHORED

@@ -152,8 +152,10 @@ public enum ServerResult: Sendable, Hashable {
     case discardSeries
     case seriesData(SeriesDataPage)
     case samples([Sample])
-    /// `initialComplete` marks the last page of the initial result set.
-    case anchored(samples: SampleTable, deleted: [DeletedObject], newAnchor: Data, initial: Bool, initialComplete: Bool = false)
+    /// `initialComplete` marks the last page of the initial result set; `lastSampleAnchor` is the
+    /// anchor of the page's last sample (empty without samples), where a read cut off after it resumes.
+    case anchored(samples: SampleTable, deleted: [DeletedObject], newAnchor: Data, initial: Bool, initialComplete: Bool = false,
+                  lastSampleAnchor: Data = Data())
     case statistics(Statistics)
     /// `initialComplete` marks the last page of the initial buckets.
     case statisticsCollection(buckets: [Statistics], initial: Bool, initialComplete: Bool = false)

@@ -7,10 +7,10 @@ import HealthModel
 /// while it reads (`anchoredPages`, read no faster than the writer takes them, so memory stays
 /// bounded by the pages waiting). Up to `readsAtOnce` types are read at once: the later ones' first
 /// pages are asked for while the earlier ones are written, so the server reads while the export
-/// writes, and their pages wait under the same bound. A read cut off by a lost connection is read
-/// again from the type's start, skipping every sample up to the last one handed on (found by its
-/// UUID: samples keep their place in anchor order, and later saves come after it), as a paged export
-/// asked for its next page again.
+/// writes, and their pages wait under the same bound. A read cut off by a lost connection (or a
+/// server restart) goes on from the anchor of the last sample handed on, which every page carries
+/// (`AnchoredBatch.lastSampleAnchor`): the samples after it come next, none twice, as in an
+/// uninterrupted read.
 struct ExportPages {
     /// One page of a type's anchored read.
     struct Page: Sendable {
@@ -18,10 +18,10 @@ struct ExportPages {
         let batch: AnchoredBatch
     }
 
-    /// The pages of the whole anchored read of `type`, the `index`th of the types asked for (reads
-    /// open at once have indices less than `readsAtOnce` apart, so `index % readsAtOnce` can pick
-    /// a connection of their own).
-    typealias Read = @Sendable (_ type: String, _ index: Int) -> AsyncThrowingStream<AnchoredBatch, any Error>
+    /// The pages of the anchored read of `type` after `anchor` (nil: from its start), the `index`th
+    /// of the types asked for (reads open at once have indices less than `readsAtOnce` apart, so
+    /// `index % readsAtOnce` can pick a connection of their own).
+    typealias Read = @Sendable (_ type: String, _ index: Int, _ anchor: Data?) -> AsyncThrowingStream<AnchoredBatch, any Error>
 
     /// Reads of one type again in a row without a page handed on in between, before giving up.
     static let rereads = 3
@@ -33,9 +33,9 @@ struct ExportPages {
         let pages: AsyncThrowingStream<AnchoredBatch, any Error>
         let first: Task<AnchoredBatch?, any Error>
 
-        init(_ type: String, index: Int, read: Read) {
+        init(_ type: String, index: Int, after anchor: Data?, read: Read) {
             (self.type, self.index) = (type, index)
-            let pages = read(type, index)
+            let pages = read(type, index, anchor)
             self.pages = pages
             first = Task {
                 var iterator = pages.makeAsyncIterator()
@@ -51,10 +51,8 @@ struct ExportPages {
     private var opened: [Opened] = []
     /// The current type's pages after its first.
     private var pages: AsyncThrowingStream<AnchoredBatch, any Error>.AsyncIterator?
-    /// The current type's last sample handed on.
-    private var lastHanded: UUID?
-    /// After a read again: the sample the pages are skipped through.
-    private var skipping: UUID?
+    /// The anchor of the current type's last sample handed on (empty: its page did not say).
+    private var handedThrough: Data?
     private var rereadsInARow = 0
 
     init(types: [String], readsAtOnce: Int = 1, read: @escaping Read) {
@@ -67,7 +65,7 @@ struct ExportPages {
     mutating func next() async throws -> Page? {
         while true {
             while opened.count < readsAtOnce, let (index, type) = waiting.popFirst() {
-                opened.append(Opened(type, index: index, read: read))
+                opened.append(Opened(type, index: index, after: nil, read: read))
             }
             guard let current = opened.first else { return nil }
             let batch: AnchoredBatch?
@@ -79,29 +77,23 @@ struct ExportPages {
                     batch = try await pages?.next()
                 }
             } catch let error as HealthError where error.code == .unavailable && rereadsInARow < Self.rereads {
-                rereadsInARow += 1
-                skipping = lastHanded
-                pages = nil
-                opened[0] = Opened(current.type, index: current.index, read: read)
-                continue
-            }
-            guard var batch else {
-                if let skipping {
-                    throw HealthError(.unavailable, "the connection was lost while exporting \(current.type), and the sample the export "
-                        + "had reached (\(skipping.uuidString)) was deleted before it was read again; export again")
+                if handedThrough?.isEmpty == true {
+                    // An older server's pages do not say where they end: the read could only start over.
+                    throw HealthError(.unavailable, "the connection was lost while exporting \(current.type), and the server (an "
+                        + "older healthd) does not say where the export had reached; export again")
                 }
-                opened.removeFirst()
-                (pages, lastHanded) = (nil, nil)
+                rereadsInARow += 1
+                pages = nil
+                opened[0] = Opened(current.type, index: current.index, after: handedThrough, read: read)
                 continue
             }
-            if let through = skipping {
-                // Every sample up to and including `through` was handed on before the read was cut off.
-                guard let index = batch.table.rows.firstIndex(where: { $0.uuid == through }) else { continue }
-                batch.table = batch.table.rows((index + 1)..<batch.table.count)
-                skipping = nil
+            guard let batch else {
+                opened.removeFirst()
+                (pages, handedThrough) = (nil, nil)
+                continue
             }
-            guard let last = batch.table.rows.last else { continue }
-            lastHanded = last.uuid
+            guard !batch.table.isEmpty else { continue }
+            handedThrough = batch.lastSampleAnchor
             rereadsInARow = 0
             return Page(type: current.type, batch: batch)
         }

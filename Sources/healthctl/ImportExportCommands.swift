@@ -85,8 +85,9 @@ enum ImportExportCommands {
         // must not wait behind them.
         var reading: [any HealthCalling] = []
         for _ in 0..<exportReadsAtOnce { reading.append(try await inv.connect()) }
-        var pages = ExportPages(types: types, readsAtOnce: exportReadsAtOnce) { [reading] type, index in
-            reading[index % reading.count].anchoredPages(AnchoredQuery(types: [type], predicate: predicate), waiting: exportPagesWaiting)
+        var pages = ExportPages(types: types, readsAtOnce: exportReadsAtOnce) { [reading] type, index, anchor in
+            reading[index % reading.count].anchoredPages(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor),
+                                                         waiting: exportPagesWaiting)
         }
         var lastType: String?
         while let page = try await pages.next() {

@@ -7,7 +7,7 @@ import XCTest
 
 /// ExportPages reads each type in one streamed anchored answer: what it hands on must be every
 /// sample once, type by type in the order asked and each type's in anchor order, also when a read
-/// is cut off by a lost connection and read again.
+/// is cut off by a lost connection and goes on from the last sample handed on.
 final class ExportPagesTests: XCTestCase {
     private static func samples(_ count: Int) -> [Sample] {
         (0..<count).map { i in
@@ -16,10 +16,15 @@ final class ExportPagesTests: XCTestCase {
         }
     }
 
-    /// `samples` in pages of `pageSize`; with `failingAfter`, the connection is lost after that many pages.
-    private static func answer(_ samples: [Sample], pageSize: Int, failingAfter: Int? = nil) -> AsyncThrowingStream<AnchoredBatch, any Error> {
-        let pages = stride(from: 0, to: max(samples.count, 1), by: pageSize).map { first in
-            AnchoredBatch(samples: Array(samples[first..<min(first + pageSize, samples.count)]))
+    /// `samples` after the one whose anchor is `anchor` (its index; nil: from the first) in pages of
+    /// `pageSize`, each carrying its last sample's anchor; with `failingAfter`, the connection is lost
+    /// after that many pages.
+    private static func answer(_ samples: [Sample], after anchor: Data? = nil, pageSize: Int,
+                               failingAfter: Int? = nil) -> AsyncThrowingStream<AnchoredBatch, any Error> {
+        let start = anchor.map { Int(String(decoding: $0, as: UTF8.self))! + 1 } ?? 0
+        let pages = stride(from: start, to: max(samples.count, start + 1), by: pageSize).map { first in
+            let end = min(first + pageSize, samples.count)
+            return AnchoredBatch(samples: Array(samples[first..<end]), lastSampleAnchor: end > first ? Data(String(end - 1).utf8) : Data())
         }
         return AsyncThrowingStream { continuation in
             for (index, page) in pages.enumerated() {
@@ -43,7 +48,7 @@ final class ExportPagesTests: XCTestCase {
     func testEveryTypeIsReadOnceAndHandedOnWholeInTheOrderAsked() async throws {
         let stored = ["a": Self.samples(10), "b": [], "c": Self.samples(3), "d": Self.samples(7)]
         let reads = Mutex<[String]>([])
-        var pages = ExportPages(types: ["a", "b", "c", "d"]) { type, _ in
+        var pages = ExportPages(types: ["a", "b", "c", "d"]) { type, _, _ in
             reads.withLock { $0.append(type) }
             return Self.answer(stored[type]!, pageSize: 3)
         }
@@ -58,7 +63,7 @@ final class ExportPagesTests: XCTestCase {
     func testReadsOpenAtOnceHandOnTheSameInTheSameOrder() async throws {
         let stored = ["a": Self.samples(10), "b": Self.samples(4), "c": [], "d": Self.samples(7), "e": Self.samples(2)]
         let reads = Mutex<[String: Int]>([:])
-        var pages = ExportPages(types: ["a", "b", "c", "d", "e"], readsAtOnce: 3) { type, index in
+        var pages = ExportPages(types: ["a", "b", "c", "d", "e"], readsAtOnce: 3) { type, index, _ in
             reads.withLock { $0[type] = index % 3 }
             return Self.answer(stored[type]!, pageSize: 3)
         }
@@ -76,42 +81,42 @@ final class ExportPagesTests: XCTestCase {
         XCTAssertEqual(reads.withLock { $0 }, ["a": 0, "b": 1, "c": 2, "d": 0, "e": 1], "a type's read reuses a finished one's connection")
     }
 
-    func testAReadCutOffByALostConnectionGoesOnAfterTheLastSampleHandedOn() async throws {
-        let first = Self.samples(10)
-        // Meanwhile sample 1 (handed on already) was deleted and a new one saved: it comes last.
-        let added = Self.samples(1)[0]
-        let again = first.enumerated().filter { $0.offset != 1 }.map(\.element) + [added]
-        let reads = Mutex(0)
-        var pages = ExportPages(types: ["a"]) { _, _ in
-            let n = reads.withLock { $0 += 1; return $0 }
+    func testAReadCutOffByALostConnectionGoesOnFromTheLastSampleHandedOn() async throws {
+        let stored = Self.samples(10)
+        let reads = Mutex<[String?]>([])
+        var pages = ExportPages(types: ["a"]) { _, _, anchor in
+            let n = reads.withLock { $0.append(anchor.map { String(decoding: $0, as: UTF8.self) }); return $0.count }
             // Cut off after 2 pages (6 samples), then within the first page of the read again.
-            return n == 1 ? Self.answer(first, pageSize: 3, failingAfter: 2)
-                : n == 2 ? Self.answer(again, pageSize: 4, failingAfter: 1) : Self.answer(again, pageSize: 4)
+            return n == 1 ? Self.answer(stored, pageSize: 3, failingAfter: 2)
+                : Self.answer(stored, after: anchor, pageSize: 2, failingAfter: n == 2 ? 1 : nil)
         }
         let (_, handed) = try await Self.handedOn(&pages)
-        XCTAssertEqual(handed["a"]?.map(\.uuid), (first + [added]).map(\.uuid), "every sample once, in anchor order")
-        XCTAssertEqual(reads.withLock { $0 }, 3)
+        XCTAssertEqual(handed["a"]?.map(\.uuid), stored.map(\.uuid), "every sample once, in anchor order")
+        XCTAssertEqual(reads.withLock { $0 }, [nil, "5", "7"], "each read again goes on after the last sample handed on")
     }
 
-    func testAReadCutOffWhoseLastSampleHandedOnIsGoneFails() async throws {
-        let first = Self.samples(6)
+    func testAReadCutOffAfterPagesThatDoNotSayWhereTheyEndFails() async throws {
         let reads = Mutex(0)
-        var pages = ExportPages(types: ["a"]) { _, _ in
-            let n = reads.withLock { $0 += 1; return $0 }
-            return n == 1 ? Self.answer(first, pageSize: 3, failingAfter: 1) : Self.answer(Array(first.dropFirst(3)), pageSize: 3)
+        var pages = ExportPages(types: ["a"]) { _, _, _ in
+            reads.withLock { $0 += 1 }
+            return AsyncThrowingStream { continuation in
+                continuation.yield(AnchoredBatch(samples: Self.samples(3)))
+                continuation.finish(throwing: HealthError(.unavailable, "connection lost"))
+            }
         }
         do {
             _ = try await Self.handedOn(&pages)
-            XCTFail("the sample the export had reached (the third) was deleted")
+            XCTFail("an older server's read cannot go on where it stopped")
         } catch let error as HealthError {
             XCTAssertEqual(error.code, .unavailable)
-            XCTAssertTrue(error.message.contains(first[2].uuid.uuidString), error.message)
+            XCTAssertTrue(error.message.contains("export again"), error.message)
         }
+        XCTAssertEqual(reads.withLock { $0 }, 1, "not read again from the start")
     }
 
     func testAConnectionLostAgainAndAgainWithoutAPageEndsTheExport() async throws {
         let reads = Mutex(0)
-        var pages = ExportPages(types: ["a"]) { _, _ in
+        var pages = ExportPages(types: ["a"]) { _, _, _ in
             reads.withLock { $0 += 1 }
             return Self.answer(Self.samples(3), pageSize: 3, failingAfter: 0)
         }
@@ -126,7 +131,7 @@ final class ExportPagesTests: XCTestCase {
 
     func testAnotherFailureIsThrownInItsPlace() async throws {
         struct Refused: Error {}
-        var pages = ExportPages(types: ["a", "b"]) { type, _ in
+        var pages = ExportPages(types: ["a", "b"]) { type, _, _ in
             AsyncThrowingStream { continuation in
                 if type == "b" { return continuation.finish(throwing: Refused()) }
                 continuation.yield(AnchoredBatch(samples: Self.samples(1)))

@@ -110,7 +110,7 @@ final class SampleJSONRoundTripTests: XCTestCase {
                               body: .quantity(Quantity(70, "count/min"), count: 3), discreteSeries: summary)
         samples += ExportFixtures.samples + [route, discrete] + samples
         let page = ServerMessage(callID: 1, result: .anchored(samples: SampleTable(samples), deleted: [], newAnchor: Data([1]), initial: true))
-        guard case .anchored(let table, _, _, _, _) = try WireCodec.decodeServerMessage(WireCodec.encodeServerMessage(page)).result else {
+        guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage(WireCodec.encodeServerMessage(page)).result else {
             return XCTFail("not an anchored page")
         }
         XCTAssertEqual(Array(table), samples)

@@ -82,7 +82,7 @@ enum Authz {
         let result: ServerResult = switch message.result {
         case .samples(let samples): .samples(samples.map(blank))
         case .correlations(let samples): .correlations(samples.map(blank))
-        case .anchored(let samples, let deleted, _, let initial, let complete):
+        case .anchored(let samples, let deleted, _, let initial, let complete, _):
             .anchored(samples: SampleTable(samples.map(blank)), deleted: deleted, newAnchor: Data(), initial: initial, initialComplete: complete)
         default: message.result
         }

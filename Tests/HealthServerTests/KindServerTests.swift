@@ -73,7 +73,7 @@ final class KindServerTests: XCTestCase {
         XCTAssertEqual(band.call(.requestAuthorization(share: Self.appTypes, read: Self.appTypes)), .requestAuthorization)
         let observer = band.submit(.observe(types: [Self.state], predicate: nil, frequency: nil))
         XCTAssertEqual(band.receive(callID: observer)?.result, .observerEvent(changedTypes: [], sequence: 0))
-        guard case .anchored(_, _, let start, _, _)? = band.call(.queryAnchored(AnchoredQuery(types: Self.appTypes))) else {
+        guard case .anchored(_, _, let start, _, _, _)? = band.call(.queryAnchored(AnchoredQuery(types: Self.appTypes))) else {
             return XCTFail("no anchor")
         }
 
@@ -84,13 +84,13 @@ final class KindServerTests: XCTestCase {
 
         let read = query(band, Self.appTypes)
         XCTAssertEqual(Set(read.map(\.body)), Set(saved.map(\.body)))
-        guard case .anchored(let added, _, let next, _, _)? = band.call(.queryAnchored(AnchoredQuery(types: Self.appTypes, anchor: start))) else {
+        guard case .anchored(let added, _, let next, _, _, _)? = band.call(.queryAnchored(AnchoredQuery(types: Self.appTypes, anchor: start))) else {
             return XCTFail("no anchored answer")
         }
         XCTAssertEqual(Set(added.map(\.uuid)), Set(saved.map(\.uuid)))
 
         XCTAssertEqual(band.call(.deleteObjects(.uuids(saved.map(\.uuid)))), .deleteObjects(deletedCount: UInt64(saved.count)))
-        guard case .anchored(_, let deleted, _, _, _)? = band.call(.queryAnchored(AnchoredQuery(types: Self.appTypes, anchor: next))) else {
+        guard case .anchored(_, let deleted, _, _, _, _)? = band.call(.queryAnchored(AnchoredQuery(types: Self.appTypes, anchor: next))) else {
             return XCTFail("no anchored answer")
         }
         XCTAssertEqual(Set(deleted.map(\.uuid)), Set(saved.map(\.uuid)))

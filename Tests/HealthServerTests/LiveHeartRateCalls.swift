@@ -14,7 +14,7 @@ struct LiveHeartRateCalls {
     init(on watcher: RawClient) throws {
         let hr = Fixtures.heartRate
         anchored = watcher.submit(.queryAnchored(AnchoredQuery(types: [hr], updates: true)))
-        guard case .anchored(_, _, _, true, _)? = watcher.receive(callID: anchored)?.result else { throw TestFailure("no initial page") }
+        guard case .anchored(_, _, _, true, _, _)? = watcher.receive(callID: anchored)?.result else { throw TestFailure("no initial page") }
         observer = watcher.submit(.observe(types: [hr], predicate: nil, frequency: nil))
         guard watcher.receive(callID: observer)?.result == .observerEvent(changedTypes: [], sequence: 0) else {
             throw TestFailure("no initial observer event")
@@ -33,7 +33,7 @@ struct LiveHeartRateCalls {
     /// Waits for each call's update after `sample` (heart rate, in the last two hours) was saved;
     /// returns the added samples' UUIDs, the observer event and the changed buckets.
     func updates(on watcher: RawClient) throws -> (added: [UUID], event: ServerResult?, changed: [Statistics]) {
-        guard case .anchored(let added, _, _, false, _)? = watcher.receive(callID: anchored)?.result else { throw TestFailure("no anchored update") }
+        guard case .anchored(let added, _, _, false, _, _)? = watcher.receive(callID: anchored)?.result else { throw TestFailure("no anchored update") }
         let event = watcher.nextEvent(observer)?.result
         guard case .statisticsCollection(let changed, false, _)? = watcher.receive(callID: collection)?.result else {
             throw TestFailure("no statistics update")

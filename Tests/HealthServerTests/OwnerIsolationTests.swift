@@ -32,7 +32,7 @@ final class OwnerIsolationTests: XCTestCase {
         }
         for (client, ids) in zip([appA, ownerA], liveCalls) {
             XCTAssertEqual(client.receive(callID: ids.0)?.result, .observerEvent(changedTypes: [], sequence: 0))
-            guard case .anchored(_, _, _, true, _)? = client.receive(callID: ids.1)?.result else { return XCTFail("no anchored page") }
+            guard case .anchored(_, _, _, true, _, _)? = client.receive(callID: ids.1)?.result else { return XCTFail("no anchored page") }
         }
         XCTAssertEqual(ownerA.receive(callID: liveCalls[1].2)?.result, .authorizationRequests([]))
 
@@ -72,7 +72,7 @@ final class OwnerIsolationTests: XCTestCase {
         try ownerA.save([sentinel])
         for (client, ids) in zip([appA, ownerA], liveCalls) {
             XCTAssertEqual(client.nextEvent(ids.0)?.result, .observerEvent(changedTypes: [Authz.bodyMass], sequence: 1))
-            guard case .anchored(let samples, let deleted, _, false, _)? = client.receive(callID: ids.1)?.result else { return XCTFail("no update") }
+            guard case .anchored(let samples, let deleted, _, false, _, _)? = client.receive(callID: ids.1)?.result else { return XCTFail("no update") }
             XCTAssertEqual(samples.map(\.uuid), [sentinel.uuid])
             XCTAssertEqual(deleted, [])
         }

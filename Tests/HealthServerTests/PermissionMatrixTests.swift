@@ -216,7 +216,7 @@ final class PermissionMatrixTests: XCTestCase {
             let ids = (client.submit(.queryAnchored(AnchoredQuery(types: [hr, Authz.bodyMass], updates: true))),
                        client.submit(.observe(types: [hr, Authz.bodyMass], predicate: nil, frequency: nil)),
                        client.submit(.queryStatisticsCollection(collection)))
-            guard case .anchored(let initial, [], _, true, _)? = client.receive(callID: ids.0)?.result else { throw TestFailure("no anchored page") }
+            guard case .anchored(let initial, [], _, true, _, _)? = client.receive(callID: ids.0)?.result else { throw TestFailure("no anchored page") }
             XCTAssertEqual(Set(initial.map(\.uuid)), visibleUUIDs([hr, Authz.bodyMass], subject), "anchored with updates, initial, \(subject.label)")
             XCTAssertEqual(client.receive(callID: ids.1)?.result, .observerEvent(changedTypes: [], sequence: 0), subject.label)
             guard case .statisticsCollection(_, true, _)? = client.receive(callID: ids.2)?.result else { throw TestFailure("no collection") }
@@ -229,7 +229,7 @@ final class PermissionMatrixTests: XCTestCase {
             let client = subject.client, reads = subject.read == .granted
             var seen = Set<UUID>()
             while !seen.contains(mass.uuid), let message = client.receive(callID: ids.anchored) {
-                guard case .anchored(let samples, let deleted, _, false, _) = message.result else { return XCTFail("\(message.result)") }
+                guard case .anchored(let samples, let deleted, _, false, _, _) = message.result else { return XCTFail("\(message.result)") }
                 XCTAssertEqual(deleted, [])
                 seen.formUnion(samples.map(\.uuid))
             }
@@ -329,7 +329,7 @@ final class PermissionMatrixTests: XCTestCase {
 
     private func anchored(_ results: [ServerResult]) -> Outcome {
         var samples = Set<UUID>(), deleted = Set<UUID>()
-        for case .anchored(let page, let gone, _, _, _) in results {
+        for case .anchored(let page, let gone, _, _, _, _) in results {
             samples.formUnion(page.map(\.uuid))
             deleted.formUnion(gone.map(\.uuid))
         }

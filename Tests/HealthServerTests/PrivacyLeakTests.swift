@@ -70,7 +70,7 @@ final class PrivacyLeakTests: XCTestCase {
         let hidden = diastolicOnly(at: 0), seen = Authz.bloodPressure(systolic: (UUID(), 120), diastolic: (UUID(), 80), at: 5)
         try owner.save([hidden, seen])
         XCTAssertEqual(owner.call(.deleteObjects(.uuids([hidden.uuid, seen.uuid]))), .deleteObjects(deletedCount: 2))
-        guard case .anchored(let samples, let deleted, _, _, _)? = client.call(.queryAnchored(AnchoredQuery(types: [Authz.bloodPressure]))) else {
+        guard case .anchored(let samples, let deleted, _, _, _, _)? = client.call(.queryAnchored(AnchoredQuery(types: [Authz.bloodPressure]))) else {
             return XCTFail("no anchored answer")
         }
         XCTAssertEqual(samples, [])
@@ -86,7 +86,7 @@ final class PrivacyLeakTests: XCTestCase {
         let sorted = [SampleSortDescriptor(.startDate)]
         XCTAssertEqual(Authz.uuids(client.results(.querySamples(SampleQuery(types: [Authz.bloodPressure], sort: sorted, limit: 2)))),
                        Set(readable.map(\.uuid)))
-        guard case .anchored(let samples, _, _, _, _)? = client.call(.queryAnchored(AnchoredQuery(types: [Authz.bloodPressure], limit: 2))) else {
+        guard case .anchored(let samples, _, _, _, _, _)? = client.call(.queryAnchored(AnchoredQuery(types: [Authz.bloodPressure], limit: 2))) else {
             return XCTFail("no anchored answer")
         }
         XCTAssertEqual(Set(samples.map(\.uuid)), Set(readable.map(\.uuid)))
@@ -105,13 +105,13 @@ final class PrivacyLeakTests: XCTestCase {
         XCTAssertNotEqual(own, empty)
         try owner.save([Authz.quantity(Authz.heartRate, 91, "count/min", at: 2)])
         XCTAssertEqual(try anchor(client.call(.queryAnchored(query))), own)
-        guard case .anchored([], [], let after, _, _)? = client.call(.queryAnchored(AnchoredQuery(types: [Authz.heartRate], anchor: own))) else {
+        guard case .anchored([], [], let after, _, _, _)? = client.call(.queryAnchored(AnchoredQuery(types: [Authz.heartRate], anchor: own))) else {
             return XCTFail("others' write reached the app")
         }
         XCTAssertEqual(after, own, "an answer with nothing in it hands back the caller's anchor")
         // Paging from there still works, and the anchor names no owner in clear.
         try client.save([Authz.quantity(Authz.heartRate, 61, "count/min", at: 3)])
-        guard case .anchored(let samples, [], let next, _, _)? = client.call(.queryAnchored(AnchoredQuery(types: [Authz.heartRate], anchor: own))) else {
+        guard case .anchored(let samples, [], let next, _, _, _)? = client.call(.queryAnchored(AnchoredQuery(types: [Authz.heartRate], anchor: own))) else {
             return XCTFail("no anchored answer")
         }
         XCTAssertEqual(samples.map(\.quantity?.value), [61])
@@ -122,7 +122,7 @@ final class PrivacyLeakTests: XCTestCase {
     }
 
     private func anchor(_ answer: ServerResult?) throws -> Data {
-        guard case .anchored(_, _, let anchor, _, _)? = answer else { throw TestFailure("no anchored answer: \(String(describing: answer))") }
+        guard case .anchored(_, _, let anchor, _, _, _)? = answer else { throw TestFailure("no anchored answer: \(String(describing: answer))") }
         return anchor
     }
 

@@ -411,7 +411,7 @@ final class QueryFamilyTests: XCTestCase {
 
         let viaSamples = Fixtures.samples(of: owner.collect(owner.submit(.querySamples(SampleQuery(types: ["HKWorkoutTypeIdentifier"])))))
         var viaAnchored: [Sample] = []
-        for case .anchored(let page, _, _, _, _) in owner.collect(owner.submit(.queryAnchored(AnchoredQuery(types: ["HKWorkoutTypeIdentifier"])))) {
+        for case .anchored(let page, _, _, _, _, _) in owner.collect(owner.submit(.queryAnchored(AnchoredQuery(types: ["HKWorkoutTypeIdentifier"])))) {
             viaAnchored += page
         }
         for workouts in [viaSamples, viaAnchored] {
@@ -484,7 +484,7 @@ final class QueryFamilyTests: XCTestCase {
             for message in messages {
                 switch message.result {
                 case .samples(let page): uuids += page.map(\.uuid)
-                case .anchored(let page, _, _, true, _): uuids += page.map(\.uuid)
+                case .anchored(let page, _, _, true, _, _): uuids += page.map(\.uuid)
                 default: XCTFail("unexpected page \(message.result)")
                 }
             }
@@ -496,7 +496,7 @@ final class QueryFamilyTests: XCTestCase {
         // initial result; the updates after it never do.
         let live = owner.submit(.queryAnchored(AnchoredQuery(types: [steps], updates: true)))
         var completeFlags: [Bool] = []
-        while let message = owner.receive(callID: live), case .anchored(_, _, _, true, let complete) = message.result {
+        while let message = owner.receive(callID: live), case .anchored(_, _, _, true, let complete, _) = message.result {
             XCTAssertTrue(message.more)
             completeFlags.append(complete)
             if complete { break }
@@ -504,7 +504,7 @@ final class QueryFamilyTests: XCTestCase {
         XCTAssertGreaterThan(completeFlags.count, 1)
         XCTAssertEqual(completeFlags, Array(repeating: false, count: completeFlags.count - 1) + [true])
         try owner.save([Q.stepSample(1, t - Q.minute, t)])
-        guard case .anchored(let added, _, _, false, false)? = owner.receive(callID: live)?.result else {
+        guard case .anchored(let added, _, _, false, false, _)? = owner.receive(callID: live)?.result else {
             return XCTFail("no update after the initial result")
         }
         XCTAssertEqual(added.count, 1)

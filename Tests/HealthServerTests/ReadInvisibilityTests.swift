@@ -144,7 +144,7 @@ final class ReadInvisibilityTests: XCTestCase {
                 if done(message.result) { break }
             }
         }
-        collect(anchored) { if case .anchored(let samples, _, _, _, _) = $0 { samples.contains { $0.uuid == ownLive.uuid } } else { true } }
+        collect(anchored) { if case .anchored(let samples, _, _, _, _, _) = $0 { samples.contains { $0.uuid == ownLive.uuid } } else { true } }
         collect(observer) { if case .observerEvent(let types, _) = $0 { types.contains(hr) } else { true } }
         collect(collection) { _ in true }
         for id in [anchored, observer, collection] {

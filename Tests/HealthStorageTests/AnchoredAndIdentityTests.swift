@@ -127,8 +127,8 @@ final class AnchoredAndIdentityTests: StoreTestCase {
                 var streamed: [Sample] = []
                 var wholes: [String] = []
                 for try await part in stream.samples {
-                    streamed += Array(part)
-                    wholes += part.wholes.map(\.type)
+                    streamed += Array(part.samples)
+                    wholes += part.samples.wholes.map(\.type)
                 }
                 XCTAssertEqual(streamed, queried, "parts of \(partRows)")
                 XCTAssertEqual(wholes, [StoreFixture.heartRate, StoreFixture.bloodPressure, StoreFixture.workout], "parts of \(partRows)")

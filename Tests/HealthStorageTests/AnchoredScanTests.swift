@@ -48,8 +48,26 @@ final class AnchoredScanTests: StoreTestCase {
                     let stream = try await f.store.streamAnchored(owner: f.owner, types: types, predicate: nil, anchor: anchor, limit: 0,
                                                                   scope: scope, partRows: partRows)
                     var streamed: [Sample] = []
-                    for try await part in stream.samples { streamed += Array(part) }
+                    var resumeAt: [(row: Int, anchor: Data)] = []
+                    for try await part in stream.samples {
+                        resumeAt += [0, part.samples.count - 1].map { (streamed.count + $0, part.anchor(ofRow: $0)) }
+                        streamed += Array(part.samples)
+                    }
                     XCTAssertEqual(streamed, Array(whole.samples), "parts of \(partRows), \(scope)")
+                    // A read from a row's anchor goes on with the samples after it, whichever part it ends or starts.
+                    for (row, anchor) in resumeAt where partRows > 1 || row % 50 == 0 {
+                        let rest = try await f.store.queryAnchored(owner: f.owner, types: types, predicate: nil, anchor: anchor, limit: 0, scope: scope)
+                        XCTAssertEqual(rest.samples.map(\.uuid), streamed[(row + 1)...].map(\.uuid), "after row \(row), parts of \(partRows)")
+                    }
+                    // A limited answer is one part, its rows' anchors alike.
+                    let limited = try await f.store.streamAnchored(owner: f.owner, types: types, predicate: nil, anchor: anchor, limit: 120,
+                                                                   scope: scope, partRows: partRows)
+                    for try await part in limited.samples {
+                        let row = part.samples.count - 1
+                        let rest = try await f.store.queryAnchored(owner: f.owner, types: types, predicate: nil, anchor: part.anchor(ofRow: row),
+                                                                   limit: 0, scope: scope)
+                        XCTAssertEqual(rest.samples.map(\.uuid), streamed[(row + 1)...].map(\.uuid), "after the limited answer's last sample")
+                    }
                     XCTAssertEqual(stream.head.deleted.map(\.uuid), whole.deleted.map(\.uuid))
                     XCTAssertEqual(stream.head.newAnchor, whole.newAnchor)
                 }
@@ -79,7 +97,7 @@ final class AnchoredScanTests: StoreTestCase {
                                                           scope: everything, partRows: 1) { _ in true }
                 XCTAssertEqual(head.newAnchor, before.newAnchor)
                 let scan = AnchoredScan(try XCTUnwrap(rest), partRows: 1, deliver: { table in
-                    delivered.withLock { $0 += Array(table) }
+                    delivered.withLock { $0 += Array(table.samples) }
                     return true
                 }, end: { error in
                     XCTAssertNil(error)
@@ -110,15 +128,16 @@ final class AnchoredScanTests: StoreTestCase {
 
     /// Ranges read out of turn are held and handed over in anchor order; the stream ends once, after the last.
     func testRangesAreHandedOverInOrderWhateverOrderTheyAreReadIn() {
-        let samples = AnchoredSamples(owner: 1, types: [], predicate: nil, scope: everything, after: 0, last: 64, storeAnchor: 64)
+        let samples = AnchoredSamples(owner: 1, types: [], predicate: nil, scope: everything, after: 0, last: 64, storeAnchor: 64,
+                                      horizon: 0, key: Data())
         let delivered = Mutex<[Microseconds]>([])
         let ended = Mutex<Int>(0)
         let scan = AnchoredScan(samples, partRows: 1, deliver: { table in
-            delivered.withLock { $0 += table.map(\.start) }
+            delivered.withLock { $0 += table.samples.map(\.start) }
             return true
         }, end: { _ in ended.withLock { $0 += 1 } })
         XCTAssertEqual(scan.rangeCount, 4)
-        func table(_ start: Int64) -> SampleTable { [StoreFixture.heartRate(start)] }
+        func table(_ start: Int64) -> AnchoredPart { samples.part([StoreFixture.heartRate(start)], anchors: [start]) }
         let ranges = (0..<4).compactMap { _ in scan.claim() }
         XCTAssertEqual(ranges.map(\.after), [0, 16, 32, 48])
         XCTAssertEqual(ranges.map(\.through), [16, 32, 48, 64])

@@ -226,7 +226,7 @@ private struct LiveEvents: AnswerReceiver {
 
     func receive(_ result: ServerResult, more: Bool) async {
         switch result {
-        case .anchored(let samples, let deleted, _, _, _):
+        case .anchored(let samples, let deleted, _, _, _, _):
             guard !samples.isEmpty || !deleted.isEmpty else { return }
             stream.send("samples", .object([
                 "samples": .array(samples.map { SampleJSON.sample($0) }),

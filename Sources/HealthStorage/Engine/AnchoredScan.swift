@@ -11,26 +11,34 @@ struct AnchoredSamples: Sendable {
     let after: Int64
     let last: Int64?
     let storeAnchor: Int64
+    /// The purge horizon the caller's anchor started from, which its parts' anchors keep.
+    let horizon: Int64
+    let key: Data
+
+    /// `rows` with their anchors, as a part of this answer.
+    func part(_ rows: SampleTable, anchors: [Int64]) -> AnchoredPart {
+        AnchoredPart(samples: rows, anchors: anchors, owner: owner, horizon: horizon, key: key)
+    }
 }
 
 /// The samples of a streamed anchored read cut into ranges of anchors that reader threads claim in
 /// turn, each on its own connection, and handed over in anchor order whichever thread read them: a
-/// range's tables go out as they are read while it is the first range not yet handed over, and are
+/// range's parts go out as they are read while it is the first range not yet handed over, and are
 /// held until then otherwise. The stream ends (`end`) once every range is handed over, at the first
-/// error, or when `deliver` refuses a table.
+/// error, or when `deliver` refuses a part.
 final class AnchoredScan: @unchecked Sendable {
     // Everything below `lock` is touched only with it held.
     let samples: AnchoredSamples
     let partRows: Int
     /// Range `i` is the anchors after `bounds[i]` through `bounds[i + 1]`.
     private let bounds: [Int64]
-    private let deliver: (SampleTable) -> Bool
+    private let deliver: (AnchoredPart) -> Bool
     private let end: (HealthError?) -> Void
     private let lock = NSLock()
     private var claimed = 0
-    /// The first range not yet handed over whole; its tables go out as they come.
+    /// The first range not yet handed over whole; its parts go out as they come.
     private var sending = 0
-    private var held: [Int: [SampleTable]] = [:]
+    private var held: [Int: [AnchoredPart]] = [:]
     private var finished: Set<Int> = []
     private var ended = false
 
@@ -39,7 +47,7 @@ final class AnchoredScan: @unchecked Sendable {
     static func rangeAnchors(partRows: Int) -> Int64 { Int64(min(partRows, 1 << 20)) * 16 }
 
     /// `samples.last` must be known.
-    init(_ samples: AnchoredSamples, partRows: Int, deliver: @escaping (SampleTable) -> Bool, end: @escaping (HealthError?) -> Void) {
+    init(_ samples: AnchoredSamples, partRows: Int, deliver: @escaping (AnchoredPart) -> Bool, end: @escaping (HealthError?) -> Void) {
         self.samples = samples
         self.partRows = partRows
         self.deliver = deliver
@@ -67,9 +75,9 @@ final class AnchoredScan: @unchecked Sendable {
         return !ended && claimed < rangeCount
     }
 
-    /// Hands over a table of range `index`, or holds it until the ranges before it are handed
+    /// Hands over a part of range `index`, or holds it until the ranges before it are handed
     /// over; false once the stream has ended (the reader stops).
-    func hand(_ table: SampleTable, of index: Int) -> Bool {
+    func hand(_ table: AnchoredPart, of index: Int) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         guard !ended else { return false }
@@ -100,7 +108,7 @@ final class AnchoredScan: @unchecked Sendable {
         if !ended { stop(error) }
     }
 
-    private func send(_ table: SampleTable) {
+    private func send(_ table: AnchoredPart) {
         if !deliver(table) { stop(nil) }
     }
 

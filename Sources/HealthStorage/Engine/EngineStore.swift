@@ -171,15 +171,17 @@ public class EngineStore: Store, @unchecked Sendable {
                                scope: ReadScope, partRows: Int) async throws -> AnchoredStream {
         guard limit == 0 else {
             // A limited answer is cut in anchor order across samples and deletions: read whole.
-            let answer = try await queryAnchored(owner: owner, types: types, predicate: predicate, anchor: anchor, limit: limit, scope: scope)
+            let (answer, part) = try await read { context throws(HealthError) in
+                try context.limitedAnchored(owner: owner.rawValue, types: types, predicate: predicate, anchor: anchor, limit: limit, scope: scope)
+            }
             let head = AnchoredResult(samples: [], deleted: answer.deleted, newAnchor: answer.newAnchor, scannedThrough: answer.scannedThrough)
             return AnchoredStream(head: head, samples: AsyncThrowingStream { parts in
-                if !answer.samples.isEmpty { parts.yield(answer.samples) }
+                if let part, !part.samples.isEmpty { parts.yield(part) }
                 parts.finish()
             })
         }
-        let (samples, parts) = AsyncThrowingStream.makeStream(of: SampleTable.self)
-        let deliver = { @Sendable (table: SampleTable) -> Bool in
+        let (samples, parts) = AsyncThrowingStream.makeStream(of: AnchoredPart.self)
+        let deliver = { @Sendable (table: AnchoredPart) -> Bool in
             if case .terminated = parts.yield(table) { return false }
             return true
         }

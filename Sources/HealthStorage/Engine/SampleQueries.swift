@@ -143,19 +143,25 @@ extension ReadContext {
 
     func queryAnchored(owner: Int64, types: [String], predicate: QueryPredicate?, anchor: Data?, limit: Int,
                        scope: ReadScope) throws(HealthError) -> AnchoredResult {
+        try limitedAnchored(owner: owner, types: types, predicate: predicate, anchor: anchor, limit: limit, scope: scope).result
+    }
+
+    /// `queryAnchored`, with its samples also as a part (nil with no limit, whose samples were read whole).
+    func limitedAnchored(owner: Int64, types: [String], predicate: QueryPredicate?, anchor: Data?, limit: Int,
+                         scope: ReadScope) throws(HealthError) -> (result: AnchoredResult, part: AnchoredPart?) {
         guard limit >= 0 else { throw HealthError.invalid("limit must be 0 (no limit) or positive, got \(limit)", field: "limit") }
         guard limit > 0 else {
             var samples = SampleTable()
             let (head, rest) = try anchoredHead(owner: owner, types: types, predicate: predicate, anchor: anchor, scope: scope,
-                                                partRows: .max) { samples = $0; return true }
+                                                partRows: .max) { samples = $0.samples; return true }
             if let rest {
                 var rows = try sampleTableRows(scope, owner: owner)
-                _ = try readSamples(rest, after: rest.after, through: rest.last, partRows: .max, into: &rows) { samples = $0; return true }
+                _ = try readSamples(rest, after: rest.after, through: rest.last, partRows: .max, into: &rows) { samples = $0.samples; return true }
             }
-            return AnchoredResult(samples: samples, deleted: head.deleted, newAnchor: head.newAnchor, scannedThrough: head.scannedThrough)
+            return (AnchoredResult(samples: samples, deleted: head.deleted, newAnchor: head.newAnchor, scannedThrough: head.scannedThrough), nil)
         }
         let window = try anchoredWindow(owner: owner, types: types, anchor: anchor, scope: scope)
-        guard !window.types.isEmpty else { return window.nothing }
+        guard !window.types.isEmpty else { return (window.nothing, nil) }
         var samples = try sampleTableRows(scope, owner: owner)
         var sampleAnchors: [Int64] = []
         try mergedByAnchor(owner: owner, types: window.types, predicate: predicate, scope: scope, table: .samples,
@@ -168,16 +174,18 @@ extension ReadContext {
                                                       after: window.start.sequence, limit: limit)
 
         let taken = Self.firstInAnchorOrder(sampleAnchors, deletedAnchors, limit: limit)
-        guard let lastTaken = taken.lastTaken else { return window.nothing }
+        guard let lastTaken = taken.lastTaken else { return (window.nothing, nil) }
         let pageSamples = taken.samples == sampleAnchors.count ? samples.table : samples.table.rows(0..<taken.samples)
         let pageDeleted = taken.deleted == deletedAnchors.count ? deleted : Array(deleted[..<taken.deleted])
+        let part = AnchoredPart(samples: pageSamples, anchors: Array(sampleAnchors.prefix(taken.samples)), owner: owner,
+                                horizon: window.start.horizon, key: anchorKey)
         guard taken.complete else {
             // Cut by the limit: the caller has not caught up yet, so it keeps the horizon it started from.
             let next = AnchorToken(owner: owner, sequence: lastTaken, horizon: window.start.horizon).encoded(key: anchorKey)
-            return AnchoredResult(samples: pageSamples, deleted: pageDeleted, newAnchor: next)
+            return (AnchoredResult(samples: pageSamples, deleted: pageDeleted, newAnchor: next), part)
         }
-        return AnchoredResult(samples: pageSamples, deleted: pageDeleted, newAnchor: window.anchor(after: lastTaken),
-                              scannedThrough: window.scanned)
+        return (AnchoredResult(samples: pageSamples, deleted: pageDeleted, newAnchor: window.anchor(after: lastTaken),
+                               scannedThrough: window.scanned), part)
     }
 
     /// The start of an anchored read with no limit: its answer without samples — deletions and
@@ -189,13 +197,14 @@ extension ReadContext {
     /// through the rows the read visits a second time, so the samples are read here instead, given
     /// to `part` in tables of at most `partRows` rows, and nothing is left to read.
     func anchoredHead(owner: Int64, types: [String], predicate: QueryPredicate?, anchor: Data?, scope: ReadScope, partRows: Int,
-                      part: (SampleTable) -> Bool) throws(HealthError) -> (head: AnchoredResult, rest: AnchoredSamples?) {
+                      part: (AnchoredPart) -> Bool) throws(HealthError) -> (head: AnchoredResult, rest: AnchoredSamples?) {
         let window = try anchoredWindow(owner: owner, types: types, anchor: anchor, scope: scope)
         guard !window.types.isEmpty else { return (window.nothing, nil) }
         let after = window.start.sequence
         let (deleted, deletedAnchors) = try deletions(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after, limit: 0)
         func samples(last: Int64?) -> AnchoredSamples {
-            AnchoredSamples(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after, last: last, storeAnchor: window.last)
+            AnchoredSamples(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after, last: last, storeAnchor: window.last,
+                            horizon: window.start.horizon, key: anchorKey)
         }
         let seeks = predicate == nil && window.types.allSatisfy { scope.canReadAll($0.type.identifier) }
         let lastSample: Int64?
@@ -213,29 +222,35 @@ extension ReadContext {
     }
 
     /// Reads the samples of `samples` changed after `after` and through `through` (nil: to the end
-    /// of the read) into tables of at most `partRows` rows, each given to `part` until it returns
-    /// false; the last table of the range is given even when short, so ranges read apart join in
+    /// of the read) into parts of at most `partRows` rows, each given to `part` until it returns
+    /// false; the last part of the range is given even when short, so ranges read apart join in
     /// order. Returns whether `part` asked for more and the anchor of the last sample read. A range
     /// ending at the read's last sample must end exactly there: anything else means the answer's
     /// anchor is not its last sample's.
     func readSamples(_ samples: AnchoredSamples, after: Int64, through: Int64?, partRows: Int, into rows: inout SampleTableRows,
-                     part: (SampleTable) -> Bool) throws(HealthError) -> (reading: Bool, lastRead: Int64?) {
+                     part: (AnchoredPart) -> Bool) throws(HealthError) -> (reading: Bool, lastRead: Int64?) {
         // The range ending at the last sample is left unbounded, so a row beyond it would be seen.
         let bound = through == samples.last ? nil : through
         var lastRead: Int64?
         var reading = true
+        var anchors: [Int64] = []
+        func taken() -> AnchoredPart {
+            defer { anchors.removeAll(keepingCapacity: true) }
+            return samples.part(rows.takeTable(), anchors: anchors)
+        }
         try mergedByAnchor(owner: samples.owner, types: samples.types, predicate: samples.predicate, scope: samples.scope, table: .samples,
                            after: after, through: bound, columns: SampleRows.columns, anchorColumn: 1, limit: 0) { anchor, row throws(HealthError) in
             lastRead = anchor
             try rows.append(from: row)
-            if rows.table.count >= partRows { reading = part(rows.takeTable()) }
+            anchors.append(anchor)
+            if rows.table.count >= partRows { reading = part(taken()) }
             return reading
         }
         guard reading else { return (false, lastRead) }
         if let through, bound == nil, lastRead != through {
             throw HealthError(.internalError, "an anchored read ended at anchor \(lastRead ?? 0), not at its last sample's \(through)")
         }
-        if !rows.table.isEmpty { reading = part(rows.takeTable()) }
+        if !rows.table.isEmpty { reading = part(taken()) }
         return (reading, lastRead)
     }
 

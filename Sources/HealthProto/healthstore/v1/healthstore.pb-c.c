@@ -13058,7 +13058,7 @@ const ProtobufCMessageDescriptor healthstore__v1__query_anchored__descriptor =
   (ProtobufCMessageInit) healthstore__v1__query_anchored__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor healthstore__v1__anchored_page__field_descriptors[5] =
+static const ProtobufCFieldDescriptor healthstore__v1__anchored_page__field_descriptors[6] =
 {
   {
     "samples",
@@ -13120,18 +13120,31 @@ static const ProtobufCFieldDescriptor healthstore__v1__anchored_page__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "last_sample_anchor",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__AnchoredPage, last_sample_anchor),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned healthstore__v1__anchored_page__field_indices_by_name[] = {
   1,   /* field[1] = deleted */
   3,   /* field[3] = initial */
   4,   /* field[4] = initial_complete */
+  5,   /* field[5] = last_sample_anchor */
   2,   /* field[2] = new_anchor */
   0,   /* field[0] = samples */
 };
 static const ProtobufCIntRange healthstore__v1__anchored_page__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor healthstore__v1__anchored_page__descriptor =
 {
@@ -13141,7 +13154,7 @@ const ProtobufCMessageDescriptor healthstore__v1__anchored_page__descriptor =
   "Healthstore__V1__AnchoredPage",
   "healthstore.v1",
   sizeof(Healthstore__V1__AnchoredPage),
-  5,
+  6,
   healthstore__v1__anchored_page__field_descriptors,
   healthstore__v1__anchored_page__field_indices_by_name,
   1,  healthstore__v1__anchored_page__number_ranges,

@@ -3618,10 +3618,17 @@ struct  Healthstore__V1__AnchoredPage
    * after it is an update (HKAnchoredObjectQuery's resultsHandler, then its updateHandler).
    */
   protobuf_c_boolean initial_complete;
+  /*
+   * Where a read cut off after this page resumes: the anchor of this page's last sample (empty on
+   * a page without samples). A query from it goes on with the samples after that one, none twice;
+   * the deletions of the answer come on its last page, so those before it are not sent again (a
+   * caller that needs them resumes from new_anchor of an earlier answer instead).
+   */
+  ProtobufCBinaryData last_sample_anchor;
 };
 #define HEALTHSTORE__V1__ANCHORED_PAGE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__anchored_page__descriptor) \
-    , 0,NULL, 0,NULL, {0,NULL}, 0, 0 }
+    , 0,NULL, 0,NULL, {0,NULL}, 0, 0, {0,NULL} }
 
 
 /*
