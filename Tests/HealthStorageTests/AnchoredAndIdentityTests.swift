@@ -212,6 +212,41 @@ final class AnchoredAndIdentityTests: StoreTestCase {
         }
     }
 
+    /// The writer publishes a commit's change before it answers the commit's savers, so an observer
+    /// may hear of a change before the saver does; but only once it is committed: a reader started
+    /// as the event is heard finds the change.
+    func testAChangeHeardOnTheFeedIsCommittedAndReadable() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let store = f.store
+            let (owner, scope) = (f.owner, ReadScope.everything(callerBundleID: "x"))
+            let (readOnHearing, heard) = AsyncStream.makeStream(of: Int.self)
+            let token = store.subscribe { event in
+                guard case .data = event else { return }
+                // Holds the feed (and so the next event) until the read is answered.
+                let answered = DispatchSemaphore(value: 0)
+                Task {
+                    let count = try? await store.querySamples(owner: owner, types: [StoreFixture.heartRate], predicate: nil, sort: [],
+                                                              limit: 0, scope: scope).count
+                    heard.yield(count ?? -1)
+                    answered.signal()
+                }
+                answered.wait()
+            }
+            for i in 1...40 { try await f.save([StoreFixture.heartRate(s(Int64(i)))]) }
+            var counts: [Int] = []
+            for await count in readOnHearing {
+                counts.append(count)
+                if counts.count == 40 { break }
+            }
+            store.unsubscribe(token)
+            await store.close()
+            // The saver may be answered, and save again, before the read: a read finds at least the change heard.
+            let missed = zip(1..., counts).filter { heard, read in read < heard }
+            XCTAssertEqual(missed.map(\.0), [], "changes heard before they could be read (event number, samples read): \(missed)")
+        }
+    }
+
     func testTokensAuthenticateRotateAndRevoke() async throws {
         try await forEachEngine {
             let f = try await StoreFixture()

@@ -208,7 +208,8 @@ final class WriterThread: @unchecked Sendable {
         metrics.commitSeconds.observe((ContinuousClock.now - began) / .seconds(1))
         arrivedDuringGroup = queue.count > 0
         decided += zip(jobs, failures).map { ($0, $1) }
-        // This node's server already acted on its own non-data events.
+        // This node's server already acted on its own non-data events. Published once committed, so a
+        // reader started on hearing it finds the change, and before the savers are answered (docs/semantics.md §6.9).
         feed.publish(events.filter { if case .data = $0 { true } else { false } })
         return []
     }
