@@ -49,6 +49,9 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         public init() {}
     }
 
+    /// The writer's cache while migrating, which also bounds what the sorter holds in memory.
+    static let migrationCacheMiB = 64
+
     /// Opens (creating and migrating as needed) the store at `path` and starts its threads. Opening an
     /// up-to-date store writes nothing, so it works on a full disk; the store then serves reads and
     /// answers saves with RESOURCE_EXHAUSTED until space is freed.
@@ -59,9 +62,15 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         try db.execute("PRAGMA journal_mode = WAL")
         try db.execute("PRAGMA synchronous = \(options.durability.synchronous)")
         try db.execute("PRAGMA wal_autocheckpoint = \(options.checkpointPages)")
+        // Migrations sort whole tables in SQLite (step 16: every UUID). The sorter holds up to the
+        // cache's size in memory and spills the rest to temporary files, which with temp_store MEMORY
+        // are memory too: a small cache and files on disk keep a first open's memory bounded whatever
+        // the store's size (bench/README.md, "Memory of the UUID levels' migration").
+        try db.execute("PRAGMA cache_size = -\(Self.migrationCacheMiB * 1024)")
+        try db.execute("PRAGMA temp_store = FILE")
+        try Schema.migrate(db)
         try db.execute("PRAGMA cache_size = -\(options.writerCacheMiB * 1024)")
         try db.execute("PRAGMA temp_store = MEMORY")
-        try Schema.migrate(db)
         let warnings = try plannerStatisticsWarnings(db)
         let keyRow = try db.prepareOnce("SELECT anchor_key FROM store_info WHERE id = 1")
         guard try keyRow.step(), let anchorKey = keyRow.blob(0) else {
