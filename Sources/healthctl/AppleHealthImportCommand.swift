@@ -13,7 +13,7 @@ enum AppleHealthImportCommand {
         ["import-apple-health"], usage: "import-apple-health PATH [--batch N] [--skip-invalid] [--force] [--progress]",
         summary: "import an Apple Health export (export.zip, its unzipped folder, or export.xml) with its sources and "
             + "devices (owner token); running it again stores only what is new",
-        options: [("batch N", "samples per atomic save (default 500)")],
+        options: [("batch N", "samples per atomic save (default \(ExportImporter.defaultBatchSize))")],
         flags: [("skip-invalid", "count malformed elements and go on instead of stopping at the first"),
                 ("force", "try an export whose version is newer than the importer knows"),
                 ("progress", "show progress on stderr even when it is not a terminal")]) { inv in
@@ -22,7 +22,7 @@ enum AppleHealthImportCommand {
     }
 
     private static func run(_ inv: Invocation, path: String) async throws {
-        var batchSize = 500
+        var batchSize = ExportImporter.defaultBatchSize
         if let text = inv.arguments.value("batch") {
             guard let n = Int(text), n > 0 else { throw UsageError("--batch: '\(text)' is not a positive whole number", option: "batch") }
             batchSize = n

@@ -97,6 +97,24 @@ final class SeriesImportTests: XCTestCase {
         XCTAssertEqual(summary.bySource["Phone"]?.skippedTotal, 1)
     }
 
+    func testABatchEndsOnceItsElementsSpanTheByteLimit() async throws {
+        // 60 records of about 1 KB each (a long metadata value): a batch of up to 1,000 objects, ended by 8 KB.
+        let note = String(repeating: "x", count: 900)
+        let body = (0..<60).map { i in
+            SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "\(i + 1)", start: "2024-01-01 01:\(10 + i / 50):\(10 + i % 50) +0200",
+                                   inner: "<MetadataEntry key=\"note\" value=\"\(note)\"/>")
+        }.joined(separator: "\n")
+        let store = Recorder()
+        let importer = ExportImporter(export: try AppleHealthExport(archive: ExportArchive(path: try SyntheticExport.write(body))),
+                                      destination: store, batchSize: 1_000, batchBytes: 8 * 1024)
+        try await importer.run { _ in }
+        let sizes = store.calls.withLock { $0 }.map { $0.split(separator: ",").count }
+        XCTAssertEqual(sizes.reduce(0, +), 60)
+        XCTAssertGreaterThan(sizes.count, 3, "batches end by bytes, not only by count: \(sizes)")
+        XCTAssertLessThanOrEqual(sizes.max() ?? 0, 20, "a batch holds about 8 KB of elements (the reader reads ahead a few KB): \(sizes)")
+        XCTAssertEqual(importer.summary.byType["HKQuantityTypeIdentifierStepCount"]?.stored, 60)
+    }
+
     func testTimesWrittenInTheSameSecondStayInOrderOneMicrosecondApart() {
         let ordered = SeriesMapping.strictlyOrdered([RouteLocation(time: 10, latitude: 1, longitude: 1),
                                                      RouteLocation(time: 5, latitude: 2, longitude: 2),
