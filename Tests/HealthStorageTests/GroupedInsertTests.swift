@@ -81,6 +81,23 @@ final class GroupedInsertTests: StoreTestCase {
         }
     }
 
+    /// Retries of stored samples, more than one insert takes: each is answered as a retry, the
+    /// ones whose rows fill a chunk too.
+    func testRetriesAcrossChunksAreAnsweredAsRetries() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let chunk = (f.isSQLite ? SQLDialect.sqlite : SQLDialect.postgreSQL).samplesPerInsert
+            let samples = (0..<chunk + 2).map { StoreFixture.heartRate(s(Int64($0))) }
+            try await f.save(samples)
+            let queue = HeldQueue()
+            let hold = try await WriterHold(f.store)
+            let outcomes = samples.map { save($0, f, on: queue) }
+            try await release(hold, queue, jobs: samples.count, f)
+            for (index, outcome) in outcomes.enumerated() { XCTAssertEqual(try outcome.get(), [.alreadyStored], "save \(index)") }
+            try await expect(try await f.query().count, samples.count)
+        }
+    }
+
     /// A group mixing lone saves, batches and a delete keeps the order of its jobs: the delete sees the
     /// lone save before it, a batch sees (as a retry) the lone save of its UUID before it, and a lone
     /// save after a batch is a retry of the batch's sample; changes carry anchors in job order.
@@ -90,11 +107,12 @@ final class GroupedInsertTests: StoreTestCase {
             let anchor = try await f.anchor()
             let queue = HeldQueue()
             let hold = try await WriterHold(f.store)
-            let a = StoreFixture.heartRate(s(1)), b = StoreFixture.heartRate(s(2)), c = StoreFixture.heartRate(s(3))
+            let a = StoreFixture.sleep(s(0), s(1), value: 0), b = StoreFixture.heartRate(s(2)), c = StoreFixture.heartRate(s(3))
             let d = StoreFixture.heartRate(s(4)), e = StoreFixture.heartRate(s(5)), g = StoreFixture.heartRate(s(6))
             let saveA = save(a, f, on: queue)
             let (store, deleter) = (f.store, Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: false))
-            let delete = Task { try await store.deleteObjects(uuids: [a.uuid], by: deleter) }
+            // By type: a delete that finds nothing succeeds, so the group is not run again with savepoints.
+            let delete = Task { try await store.deleteObjects(type: StoreFixture.sleep, predicate: nil, by: deleter) }
             try await waitUntil { f.store.queuedWrites == 2 }
             let saveE = save(e, f, on: queue)
             let batch = Outcome()
@@ -106,7 +124,7 @@ final class GroupedInsertTests: StoreTestCase {
             XCTAssertEqual(try [saveE, batch, saveC, saveD, saveG].map { try $0.get() },
                            [[.stored], [.stored, .alreadyStored, .stored], [.alreadyStored], [.stored], [.stored]])
             try await f.reopen()
-            let changes = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate], predicate: nil, anchor: anchor,
+            let changes = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate, StoreFixture.sleep], predicate: nil, anchor: anchor,
                                                           limit: 0, scope: .everything(callerBundleID: "x"))
             XCTAssertEqual(changes.samples.map(\.uuid), [e.uuid, b.uuid, c.uuid, d.uuid, g.uuid], "anchors out of job order")
             XCTAssertEqual(changes.deleted.map(\.uuid), [a.uuid])

@@ -79,12 +79,12 @@ extension WriteContext {
         try insert(rows) { offset, outcome in outcomes[rows[offset].index] = outcome }
     }
 
-    /// Leaves a lone plain sample's row pending in the group (see `save(_:settle:)`); a full chunk is
-    /// inserted at once.
+    /// Leaves a lone plain sample's row pending in the group (see `save(_:settle:)`), inserting a full
+    /// chunk first: never the job's own row, whose outcome its job has yet to return.
     private func addGroupRow(_ sample: PendingSample, settle: @escaping (SaveOutcome) -> Void) throws(HealthError) {
+        if groupRows.count == db.dialect.samplesPerInsert { try insertGroupRows() }
         groupRows.append(sample)
         groupSettles.append(settle)
-        if groupRows.count == db.dialect.samplesPerInsert { try insertGroupRows() }
     }
 
     /// Inserts the group's pending rows, in job order, and settles each job's outcome. The rows go in
