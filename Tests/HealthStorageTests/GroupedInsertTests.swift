@@ -14,6 +14,13 @@ final class GroupedInsertTests: StoreTestCase {
         return outcome
     }
 
+    /// A fresh store holding `stored`, its writer held, and the queue its saves complete on.
+    private func heldStore(storing stored: [Sample]) async throws -> (StoreFixture, HeldQueue, WriterHold) {
+        let f = try await StoreFixture()
+        if !stored.isEmpty { try await f.save(stored) }
+        return (f, HeldQueue(), try await WriterHold(f.store))
+    }
+
     /// Releases the held writer once `jobs` are queued behind it, and runs the group's completions.
     private func release(_ hold: WriterHold, _ queue: HeldQueue, jobs: Int, _ f: StoreFixture) async throws {
         try await waitUntil { f.store.queuedWrites == jobs }
@@ -35,11 +42,8 @@ final class GroupedInsertTests: StoreTestCase {
     /// and the stored sample keeps its content.
     func testOneRefusedAmongManyLoneSavesFailsAlone() async throws {
         try await forEachEngine {
-            let f = try await StoreFixture()
             let stored = StoreFixture.heartRate(s(1), bpm: 70)
-            try await f.save([stored])
-            let queue = HeldQueue()
-            let hold = try await WriterHold(f.store)
+            let (f, queue, hold) = try await heldStore(storing: [stored])
             let samples = (0..<150).map { StoreFixture.heartRate(s(10 + $0), bpm: Double(60 + $0 % 40)) }
             var outcomes = samples[..<77].map { save($0, f, on: queue) }
             let refused = save(StoreFixture.heartRate(s(1), bpm: 99, uuid: stored.uuid), f, on: queue)
@@ -60,11 +64,8 @@ final class GroupedInsertTests: StoreTestCase {
     /// content is a retry, other content a refusal; so does a UUID stored before the group.
     func testUUIDsRepeatedWithinTheGroupAndRetries() async throws {
         try await forEachEngine {
-            let f = try await StoreFixture()
             let stored = StoreFixture.heartRate(s(1), bpm: 70)
-            try await f.save([stored])
-            let queue = HeldQueue()
-            let hold = try await WriterHold(f.store)
+            let (f, queue, hold) = try await heldStore(storing: [stored])
             let twice = StoreFixture.heartRate(s(2), bpm: 71), reused = StoreFixture.heartRate(s(3), bpm: 72)
             let last = StoreFixture.heartRate(s(4), bpm: 73)
             let outcomes = [save(stored, f, on: queue), save(twice, f, on: queue), save(reused, f, on: queue), save(twice, f, on: queue)]
@@ -85,12 +86,9 @@ final class GroupedInsertTests: StoreTestCase {
     /// ones whose rows fill a chunk too.
     func testRetriesAcrossChunksAreAnsweredAsRetries() async throws {
         try await forEachEngine {
-            let f = try await StoreFixture()
-            let chunk = (f.isSQLite ? SQLDialect.sqlite : SQLDialect.postgreSQL).samplesPerInsert
+            let chunk = (StoreEngine.current.withLock { $0 } == .sqlite ? SQLDialect.sqlite : SQLDialect.postgreSQL).samplesPerInsert
             let samples = (0..<chunk + 2).map { StoreFixture.heartRate(s(Int64($0))) }
-            try await f.save(samples)
-            let queue = HeldQueue()
-            let hold = try await WriterHold(f.store)
+            let (f, queue, hold) = try await heldStore(storing: samples)
             let outcomes = samples.map { save($0, f, on: queue) }
             try await release(hold, queue, jobs: samples.count, f)
             for (index, outcome) in outcomes.enumerated() { XCTAssertEqual(try outcome.get(), [.alreadyStored], "save \(index)") }
@@ -103,10 +101,8 @@ final class GroupedInsertTests: StoreTestCase {
     /// save after a batch is a retry of the batch's sample; changes carry anchors in job order.
     func testMixedGroupKeepsJobOrder() async throws {
         try await forEachEngine {
-            let f = try await StoreFixture()
+            let (f, queue, hold) = try await heldStore(storing: [])
             let anchor = try await f.anchor()
-            let queue = HeldQueue()
-            let hold = try await WriterHold(f.store)
             let a = StoreFixture.sleep(s(0), s(1), value: 0), b = StoreFixture.heartRate(s(2)), c = StoreFixture.heartRate(s(3))
             let d = StoreFixture.heartRate(s(4)), e = StoreFixture.heartRate(s(5)), g = StoreFixture.heartRate(s(6))
             let saveA = save(a, f, on: queue)
