@@ -36,7 +36,8 @@ final class WriteContext {
     /// building one and finding it in the statement cache hashed all of it for every chunk and batch.
     private var preparedRows: [RowsStatement: Statement] = [:]
     /// Whether the running group inserts its lone plain samples together (`save(_:settle:)`): only
-    /// in a group run without savepoints, where a refused row undoes the whole group anyway.
+    /// in a group of several jobs run without savepoints, where a refused row undoes the whole group
+    /// anyway.
     var groupsRows = false
     /// The running group's lone plain samples not yet inserted, in job order, each with where its
     /// job's outcome is settled (`insertGroupRows`).

@@ -167,7 +167,8 @@ final class WriterThread: @unchecked Sendable {
             return []
         }
         context.beginTransaction()
-        context.groupsRows = !savepoints
+        // A lone job gains nothing from pending rows and would pay their bookkeeping.
+        context.groupsRows = !savepoints && jobs.count > 1
         var failures: [HealthError?] = []
         for job in jobs {
             do {
