@@ -196,14 +196,16 @@ final class WriterThread: @unchecked Sendable {
                 }
             }
         }
-        do {
-            try context.insertGroupRows()
-            context.finishJob(success: true)
-        } catch {
-            // A refused row: the group runs again with savepoints, where its job fails alone.
-            context.finishJob(success: false)
-            undoGroup()
-            return nil
+        if context.groupsRows {
+            do {
+                try context.insertGroupRows()
+                context.finishJob(success: true)
+            } catch {
+                // A refused row: the group runs again with savepoints, where its job fails alone.
+                context.finishJob(success: false)
+                undoGroup()
+                return nil
+            }
         }
         db.resetAll()
         let events = context.transactionFeedEvents
