@@ -16,36 +16,10 @@ final class GroupCommitTests: XCTestCase {
         return options
     }
 
-    /// Holds the writer in a job until `release`; returns once the writer runs it.
-    private final class WriterHold: Sendable {
-        private final class Signals: Sendable {
-            let gate = DispatchSemaphore(value: 0)
-            let running = Atomic<Bool>(false)
-        }
-
-        private let signals = Signals()
-        private let task: Task<Void, any Error>
-
-        init(_ store: EngineStore) async throws {
-            let signals = signals
-            task = Task { try await store.write { _ in signals.running.store(true, ordering: .relaxed); signals.gate.wait() } }
-            while !signals.running.load(ordering: .relaxed) { try await Task.sleep(nanoseconds: 1_000_000) }
-        }
-
-        func release() async throws {
-            signals.gate.signal()
-            try await task.value
-        }
-    }
-
     /// Saves `sample` alone in its own task.
     private func save(_ sample: Sample, _ f: StoreFixture) -> Task<[SaveOutcome], any Error> {
         let (store, batch) = (f.store, f.batch([sample]))
         return Task { try await store.save(batch) }
-    }
-
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        while !condition() { try await Task.sleep(nanoseconds: 1_000_000) }
     }
 
     func testLoneSavesArrivingWhileBusyShareOneCommit() async throws {
@@ -156,33 +130,6 @@ final class GroupCommitTests: XCTestCase {
         XCTAssertEqual(seen?.spans, [StoreFixture.heartRate: TimeSpan(start: s(2), end: s(6)),
                                      StoreFixture.sleep: TimeSpan(start: s(3), end: s(8))])
         XCTAssertEqual(seen?.sources, [StoreFixture.watch.bundleID, other.bundleID])
-    }
-
-    /// Takes what the writer posts and runs it only when the test says.
-    private final class HeldQueue: CompletionQueue {
-        private let posts = Mutex<[@Sendable () -> Void]>([])
-
-        func post(_ work: @escaping @Sendable () -> Void) -> Bool {
-            posts.withLock { $0.append(work) }
-            return true
-        }
-
-        var postCount: Int { posts.withLock { $0.count } }
-
-        func runPosted() {
-            let taken = posts.withLock { posts in
-                defer { posts.removeAll() }
-                return posts
-            }
-            taken.forEach { $0() }
-        }
-    }
-
-    /// A save's result, once its completion ran.
-    private final class Outcome: Sendable {
-        let result = Mutex<Result<[SaveOutcome], any Error>?>(nil)
-        var ran: Bool { result.withLock { $0 != nil } }
-        func get() throws -> [SaveOutcome]? { try result.withLock { try $0?.get() } }
     }
 
     private func save(_ sample: Sample, _ f: StoreFixture, on queue: HeldQueue) -> Outcome {

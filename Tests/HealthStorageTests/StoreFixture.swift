@@ -197,3 +197,57 @@ func expect<T: Equatable>(_ actual: @autoclosure () async throws -> T, _ expecte
     let value = try await actual()
     XCTAssertEqual(value, expected, message, file: file, line: line)
 }
+
+/// Holds the writer in a job until `release`; returns once the writer runs it.
+final class WriterHold: Sendable {
+    private final class Signals: Sendable {
+        let gate = DispatchSemaphore(value: 0)
+        let running = Atomic<Bool>(false)
+    }
+
+    private let signals = Signals()
+    private let task: Task<Void, any Error>
+
+    init(_ store: EngineStore) async throws {
+        let signals = signals
+        task = Task { try await store.write { _ in signals.running.store(true, ordering: .relaxed); signals.gate.wait() } }
+        while !signals.running.load(ordering: .relaxed) { try await Task.sleep(nanoseconds: 1_000_000) }
+    }
+
+    func release() async throws {
+        signals.gate.signal()
+        try await task.value
+    }
+}
+
+/// Takes what the writer posts and runs it only when the test says.
+final class HeldQueue: CompletionQueue {
+    private let posts = Mutex<[@Sendable () -> Void]>([])
+
+    func post(_ work: @escaping @Sendable () -> Void) -> Bool {
+        posts.withLock { $0.append(work) }
+        return true
+    }
+
+    var postCount: Int { posts.withLock { $0.count } }
+
+    func runPosted() {
+        let taken = posts.withLock { posts in
+            defer { posts.removeAll() }
+            return posts
+        }
+        taken.forEach { $0() }
+    }
+}
+
+/// A save's result, once its completion ran.
+final class Outcome: Sendable {
+    let result = Mutex<Result<[SaveOutcome], any Error>?>(nil)
+    var ran: Bool { result.withLock { $0 != nil } }
+    func get() throws -> [SaveOutcome]? { try result.withLock { try $0?.get() } }
+}
+
+/// Polls until `condition` holds (the writer is observed, never timed).
+func waitUntil(_ condition: () -> Bool) async throws {
+    while !condition() { try await Task.sleep(nanoseconds: 1_000_000) }
+}

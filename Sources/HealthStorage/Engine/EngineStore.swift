@@ -48,9 +48,17 @@ public class EngineStore: Store, @unchecked Sendable {
     /// thread, when the store is closed).
     private func write<T>(_ body: @escaping (WriteContext) throws(HealthError) -> T, on queue: (any CompletionQueue)? = nil,
                           then completion: @escaping (Result<T, any Error>) -> Void) {
+        write({ context, box throws(HealthError) in box.value = try body(context) }, on: queue, then: completion)
+    }
+
+    /// As `write(_:on:then:)`, `body` setting the result in the box itself (a save settles it after
+    /// its job ran); `isSave`: see `WriteJob.isSave`.
+    private func write<T>(_ body: @escaping (WriteContext, ResultBox<T>) throws(HealthError) -> Void, isSave: Bool = false,
+                          on queue: (any CompletionQueue)?, then completion: @escaping (Result<T, any Error>) -> Void) {
         let box = ResultBox<T>()
-        let job = WriteJob(perform: { context throws(HealthError) in box.value = try body(context) },
-                           complete: { error in completion(error.map { .failure($0) } ?? .success(box.value!)) }, queue: queue)
+        let job = WriteJob(perform: { context throws(HealthError) in try body(context, box) },
+                           complete: { error in completion(error.map { .failure($0) } ?? .success(box.value!)) }, queue: queue,
+                           isSave: isSave)
         guard !writer.submit(job) else { return }
         if let queue { queue.post { job.complete(Self.closedError) } } else { completion(.failure(Self.closedError)) }
     }
@@ -128,12 +136,22 @@ public class EngineStore: Store, @unchecked Sendable {
     // MARK: writes
 
     public func save(_ batch: SaveBatch) async throws -> [SaveOutcome] {
-        try await write { context throws(HealthError) in try context.save(batch) }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[SaveOutcome], any Error>) in
+            save(batch, on: nil) { continuation.resume(with: $0) }
+        }
     }
 
     public func save(_ batch: SaveBatch, on queue: any CompletionQueue,
                      then completion: @escaping @Sendable (Result<[SaveOutcome], any Error>) -> Void) {
-        write({ context throws(HealthError) in try context.save(batch) }, on: queue, then: completion)
+        save(batch, on: queue as (any CompletionQueue)?, then: completion)
+    }
+
+    /// A save as one job of the writer's next group commit: a lone plain sample's row may be inserted
+    /// with the group's others, its outcome settled then (`WriteContext.save(_:settle:)`).
+    private func save(_ batch: SaveBatch, on queue: (any CompletionQueue)?,
+                      then completion: @escaping (Result<[SaveOutcome], any Error>) -> Void) {
+        write({ context, box throws(HealthError) in box.value = try context.save(batch) { box.value = [$0] } },
+              isSave: true, on: queue, then: completion)
     }
 
     public func deleteObjects(uuids: [UUID], by deleter: Deleter) async throws -> Int {

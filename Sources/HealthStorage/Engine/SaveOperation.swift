@@ -3,7 +3,14 @@ import HealthModel
 
 /// Saving a batch on the writer thread (inside the batch's savepoint, so a throw undoes the batch).
 extension WriteContext {
-    func save(_ batch: SaveBatch) throws(HealthError) -> [SaveOutcome] {
+    /// Saves `batch`. With `settle`, in a group that inserts its lone plain samples together
+    /// (`groupsRows`), a one-object batch of a plain sample only leaves its row pending and returns
+    /// `.stored`; `settle` gets its outcome if the insert finds another one (a retry), and a refusal
+    /// throws from that insert, undoing the group. Any other batch first inserts the pending rows,
+    /// so that it sees them.
+    func save(_ batch: SaveBatch, settle: ((SaveOutcome) -> Void)? = nil) throws(HealthError) -> [SaveOutcome] {
+        let grouped = groupsRows && settle != nil && batch.objects.count == 1
+        if !grouped { try insertGroupRows() }
         let owner = batch.owner.rawValue
         try lockOwner(owner)
         let insertRow = try prepared(.sampleInsert, rows: 1)
@@ -36,11 +43,17 @@ extension WriteContext {
             do {
                 let objectSaver = if let connectionSaver { connectionSaver } else { try saver(for: Self.keptRevision(object)) }
                 let device = object.device ?? batch.defaultDevice
-                if pending.limit > 1, let row = try objectSaver.plainRow(object, device: device) {
-                    pending.rows.append((index, objectSaver, object, device, row))
+                if pending.limit > 1 || grouped, let row = try objectSaver.plainRow(object, device: device) {
+                    let sample = PendingSample(index: index, saver: objectSaver, sample: object, device: device, row: row)
+                    if let settle, grouped {
+                        try addGroupRow(sample, settle: settle)
+                        return outcomes
+                    }
+                    pending.rows.append(sample)
                     if pending.rows.count == pending.limit { try insert(&pending, into: &outcomes) }
                 } else {
                     // Whatever this object reads (its sync match, the samples of a workout) must see the rows before it.
+                    try insertGroupRows()
                     try insert(&pending, into: &outcomes)
                     outcomes[index] = try objectSaver.save(object, device: device, parent: nil)
                 }
@@ -57,15 +70,44 @@ extension WriteContext {
     /// Plain samples waiting to be inserted together, with their anchors already taken.
     private struct PendingSamples {
         let limit: Int
-        var rows: [(index: Int, saver: ObjectSaver, sample: Sample, device: Device?, row: SampleRow)] = []
+        var rows: [PendingSample] = []
     }
 
-    /// Inserts the pending rows in one statement, then gives each the outcome it would have had alone:
-    /// stored, or (its UUID already taken, by an earlier row of the batch too) a retry or a refusal.
     private func insert(_ pending: inout PendingSamples, into outcomes: inout [SaveOutcome]) throws(HealthError) {
-        guard !pending.rows.isEmpty else { return }
         let rows = pending.rows
         pending.rows.removeAll(keepingCapacity: true)
+        try insert(rows) { offset, outcome in outcomes[rows[offset].index] = outcome }
+    }
+
+    /// Leaves a lone plain sample's row pending in the group (see `save(_:settle:)`), inserting a full
+    /// chunk first: never the job's own row, whose outcome its job has yet to return.
+    private func addGroupRow(_ sample: PendingSample, settle: @escaping (SaveOutcome) -> Void) throws(HealthError) {
+        if groupRows.count == db.dialect.samplesPerInsert { try insertGroupRows() }
+        groupRows.append(sample)
+        groupSettles.append(settle)
+    }
+
+    /// Inserts the group's pending rows, in job order, and settles each job's outcome. The rows go in
+    /// chunks whose statements are prepared once (full chunks, then powers of two), so a group of any
+    /// size pays a few statements rather than one a job, or one prepared for its size alone.
+    func insertGroupRows() throws(HealthError) {
+        guard !groupRows.isEmpty else { return }
+        let (rows, settles) = (groupRows, groupSettles)
+        groupRows.removeAll(keepingCapacity: true)
+        groupSettles.removeAll(keepingCapacity: true)
+        var start = 0
+        while start < rows.count {
+            let size = min(db.dialect.samplesPerInsert, 1 << (Int.bitWidth - 1 - (rows.count - start).leadingZeroBitCount))
+            try insert(Array(rows[start..<start + size])) { [start] offset, outcome in settles[start + offset](outcome) }
+            start += size
+        }
+    }
+
+    /// Inserts the rows in one statement, then gives each the outcome it would have had alone: stored,
+    /// or (its UUID already taken, by an earlier row too) a retry, handed to `settle` with the row's
+    /// offset, or a refusal, thrown in the name of the row's object.
+    private func insert(_ rows: [PendingSample], settle: (Int, SaveOutcome) -> Void) throws(HealthError) {
+        guard !rows.isEmpty else { return }
         let claimed = try claimUUIDs(rows.map(\.row))
         let inserted = rows.indices.filter { claimed[$0] }.map { rows[$0].row }
         var allInserted = inserted.count == rows.count
@@ -81,16 +123,17 @@ extension WriteContext {
             insert.reset()
         }
         let stored = allInserted ? nil : try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
-        for (offset, (index, saver, sample, device, row)) in rows.enumerated() {
+        for (offset, pending) in rows.enumerated() {
             do {
+                let row = pending.row
                 let wentIn = if allInserted { true } else if claimed[offset] { try Self.exists(row, stored) } else { false }
                 if wentIn {
-                    try saver.noteStored(sample, typeID: row.type)
+                    try pending.saver.noteStored(pending.sample, typeID: row.type)
                 } else {
-                    outcomes[index] = try saver.compareWithStored(sample, device: device, row: row)
+                    settle(offset, try pending.saver.compareWithStored(pending.sample, device: pending.device, row: row))
                 }
             } catch {
-                throw error.objectIndex == nil ? error.at(index: index) : error
+                throw error.objectIndex == nil ? error.at(index: pending.index) : error
             }
         }
     }
@@ -138,6 +181,15 @@ extension WriteContext {
         insert.bind(1, owner); insert.bind(2, source); insert.bind(3, now); insert.bind(4, owner); insert.bind(5, source)
         try insert.run()
     }
+}
+
+/// A plain sample waiting to be inserted with others, its anchor already taken; `index` is its place in its batch.
+struct PendingSample {
+    let index: Int
+    let saver: ObjectSaver
+    let sample: Sample
+    let device: Device?
+    let row: SampleRow
 }
 
 /// Saves one object (and a correlation's children) for one batch.

@@ -35,6 +35,14 @@ final class WriteContext {
     /// The writer's multi-row statements of a repeating size, prepared once: their texts are long, and
     /// building one and finding it in the statement cache hashed all of it for every chunk and batch.
     private var preparedRows: [RowsStatement: Statement] = [:]
+    /// Whether the running group inserts its lone plain samples together (`save(_:settle:)`): only
+    /// in a group of several jobs run without savepoints, where a refused row undoes the whole group
+    /// anyway.
+    var groupsRows = false
+    /// The running group's lone plain samples not yet inserted, in job order, each with where its
+    /// job's outcome is settled (`insertGroupRows`).
+    var groupRows: [PendingSample] = []
+    var groupSettles: [(SaveOutcome) -> Void] = []
     /// Rows in the recent UUID level as far as this writer knows (`UUIDLevels`); nil until counted.
     /// Only when to move the levels on depends on it.
     var recentUUIDs: Int?
@@ -100,13 +108,14 @@ final class WriteContext {
     }
 
     /// A statement of `kind` over `rows` rows (a PostgreSQL statement prepares itself again after a
-    /// reconnect). One row and a full chunk (`samplesPerInsert`) repeat and are prepared once; other
-    /// sizes are prepared for this use alone, as they would only fill the cache. Not reset here: each
-    /// user binds every parameter and resets the statement around running it.
+    /// reconnect). A full chunk (`samplesPerInsert`) and powers of two (a group's rows, `insertGroupRows`)
+    /// repeat and are prepared once; other sizes are prepared for this use alone, as they would only
+    /// fill the cache. Not reset here: each user binds every parameter and resets the statement around
+    /// running it.
     func prepared(_ kind: RowsStatement.Kind, rows: Int) throws(HealthError) -> Statement {
         let key = RowsStatement(kind: kind, rows: rows)
         if let statement = preparedRows[key] { return statement }
-        guard rows == 1 || rows == db.dialect.samplesPerInsert else { return try db.prepareOnce(key.sql(db.dialect)) }
+        guard rows.nonzeroBitCount == 1 || rows == db.dialect.samplesPerInsert else { return try db.prepareOnce(key.sql(db.dialect)) }
         let statement = try db.prepare(key.sql(db.dialect))
         preparedRows[key] = statement
         return statement
@@ -187,6 +196,8 @@ final class WriteContext {
         transactionChanges.removeAll(keepingCapacity: true)
         transactionEvents.removeAll(keepingCapacity: true)
         movedAnchors.removeAll(keepingCapacity: true)
+        groupRows.removeAll(keepingCapacity: true)
+        groupSettles.removeAll(keepingCapacity: true)
         if !success { recentUUIDs = nil }
         if success { transactionCommitted.forEach { $0() } }
         transactionCommitted.removeAll(keepingCapacity: true)

@@ -9,12 +9,16 @@ final class WriteJob: @unchecked Sendable {
     let perform: (WriteContext) throws(HealthError) -> Void
     let complete: (HealthError?) -> Void
     let queue: (any CompletionQueue)?
+    /// A save, which inserts the group's pending rows itself unless it only adds its own to them
+    /// (`WriteContext.save(_:settle:)`); any other job needs them inserted before it runs.
+    let isSave: Bool
 
     init(perform: @escaping (WriteContext) throws(HealthError) -> Void, complete: @escaping (HealthError?) -> Void,
-         queue: (any CompletionQueue)? = nil) {
+         queue: (any CompletionQueue)? = nil, isSave: Bool = false) {
         self.perform = perform
         self.complete = complete
         self.queue = queue
+        self.isSave = isSave
     }
 }
 
@@ -118,8 +122,9 @@ final class WriterThread: @unchecked Sendable {
 
     /// Commits `jobs` in as few transactions as the database lets it. Most groups succeed whole, so they run
     /// first without a savepoint per job (a savepoint copies every page its job touches to the statement
-    /// journal, which cost a lone sample more than its own insert); a group in which a job fails is
-    /// undone and run again with savepoints, so that job fails alone.
+    /// journal, which cost a lone sample more than its own insert), their lone plain samples inserted
+    /// together (`WriteContext.groupsRows`); a group in which a job fails, or a row is refused, is
+    /// undone and run again with savepoints, each job inserting its own rows, so that job fails alone.
     private func commit(_ jobs: [WriteJob]) {
         var pending = commitGroup(jobs[...], savepoints: false) ?? jobs[...]
         while !pending.isEmpty { pending = commitGroup(pending, savepoints: true) ?? [] }
@@ -150,7 +155,8 @@ final class WriterThread: @unchecked Sendable {
     /// back under a failing statement (SQLite on SQLITE_FULL, IOERR, BUSY or NOMEM; PostgreSQL when the
     /// connection is lost): then the jobs run so far are
     /// undone too and get that error, and the ones not yet run are returned for a fresh transaction.
-    /// Without `savepoints`, a failing job undoes the transaction and nil is returned, nothing completed.
+    /// Without `savepoints`, a failing job or refused row undoes the transaction and nil is returned,
+    /// nothing completed.
     private func commitGroup(_ jobs: ArraySlice<WriteJob>, savepoints: Bool) -> ArraySlice<WriteJob>? {
         let db = context.db
         let began = ContinuousClock.now
@@ -161,10 +167,13 @@ final class WriterThread: @unchecked Sendable {
             return []
         }
         context.beginTransaction()
+        // A lone job gains nothing from pending rows and would pay their bookkeeping.
+        context.groupsRows = !savepoints && jobs.count > 1
         var failures: [HealthError?] = []
         for job in jobs {
             do {
                 if savepoints { try db.savepoint() }
+                if !job.isSave { try context.insertGroupRows() }
                 try job.perform(context)
                 if savepoints { try db.releaseSavepoint() }
                 context.finishJob(success: true)
@@ -172,9 +181,7 @@ final class WriterThread: @unchecked Sendable {
             } catch {
                 context.finishJob(success: false)
                 if !savepoints {
-                    db.resetAll()
-                    if db.inTransaction { try? db.execute("ROLLBACK") }
-                    context.finishTransaction(success: false)
+                    undoGroup()
                     return nil
                 }
                 if db.inTransaction {
@@ -187,6 +194,17 @@ final class WriterThread: @unchecked Sendable {
                     finish(jobs.prefix(failures.count), error)
                     return jobs.dropFirst(failures.count)
                 }
+            }
+        }
+        if context.groupsRows {
+            do {
+                try context.insertGroupRows()
+                context.finishJob(success: true)
+            } catch {
+                // A refused row: the group runs again with savepoints, where its job fails alone.
+                context.finishJob(success: false)
+                undoGroup()
+                return nil
             }
         }
         db.resetAll()
@@ -212,6 +230,13 @@ final class WriterThread: @unchecked Sendable {
         // reader started on hearing it finds the change, and before the savers are answered (docs/semantics.md §6.9).
         feed.publish(events.filter { if case .data = $0 { true } else { false } })
         return []
+    }
+
+    /// Undoes a group run without savepoints, for it to run again with them.
+    private func undoGroup() {
+        context.db.resetAll()
+        if context.db.inTransaction { try? context.db.execute("ROLLBACK") }
+        context.finishTransaction(success: false)
     }
 
     private func finish(_ jobs: ArraySlice<WriteJob>, _ error: HealthError) {

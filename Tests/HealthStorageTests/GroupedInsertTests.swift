@@ -1,0 +1,129 @@
+import Foundation
+import HealthModel
+@testable import HealthStorage
+import XCTest
+
+/// A group's lone plain samples go in together (`WriteContext.save(_:settle:)`): each save must still
+/// get the outcome, the anchor and the failure it would have had had the group's jobs run one after
+/// another. Every group here is queued behind a held job, so the writer takes it whole.
+final class GroupedInsertTests: StoreTestCase {
+    /// Submits a lone save now (the job is queued before this returns, so jobs keep this order).
+    private func save(_ sample: Sample, _ f: StoreFixture, on queue: HeldQueue) -> Outcome {
+        let outcome = Outcome()
+        f.store.save(f.batch([sample]), on: queue) { result in outcome.result.withLock { $0 = result } }
+        return outcome
+    }
+
+    /// A fresh store holding `stored`, its writer held, and the queue its saves complete on.
+    private func heldStore(storing stored: [Sample]) async throws -> (StoreFixture, HeldQueue, WriterHold) {
+        let f = try await StoreFixture()
+        if !stored.isEmpty { try await f.save(stored) }
+        return (f, HeldQueue(), try await WriterHold(f.store))
+    }
+
+    /// Releases the held writer once `jobs` are queued behind it, and runs the group's completions.
+    private func release(_ hold: WriterHold, _ queue: HeldQueue, jobs: Int, _ f: StoreFixture) async throws {
+        try await waitUntil { f.store.queuedWrites == jobs }
+        try await hold.release()
+        // Posted once the group is committed (a second time, with savepoints, when it was undone).
+        try await waitUntil { queue.postCount > 0 }
+        queue.runPosted()
+    }
+
+    private func refusal(_ outcome: Outcome, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try outcome.get(), file: file, line: line) { error in
+            XCTAssertEqual((error as? HealthError)?.code, .invalidArgument, file: file, line: line)
+            XCTAssertEqual((error as? HealthError)?.objectIndex, 0, file: file, line: line)
+        }
+    }
+
+    /// More lone saves than one insert takes (a full chunk, then smaller ones), one of them reusing a
+    /// stored UUID with other content: it alone fails; every other is stored, acknowledged and readable,
+    /// and the stored sample keeps its content.
+    func testOneRefusedAmongManyLoneSavesFailsAlone() async throws {
+        try await forEachEngine {
+            let stored = StoreFixture.heartRate(s(1), bpm: 70)
+            let (f, queue, hold) = try await heldStore(storing: [stored])
+            let samples = (0..<150).map { StoreFixture.heartRate(s(10 + $0), bpm: Double(60 + $0 % 40)) }
+            var outcomes = samples[..<77].map { save($0, f, on: queue) }
+            let refused = save(StoreFixture.heartRate(s(1), bpm: 99, uuid: stored.uuid), f, on: queue)
+            outcomes += samples[77...].map { save($0, f, on: queue) }
+            let commitsBefore = f.store.commitCount
+            try await release(hold, queue, jobs: 151, f)
+            for outcome in outcomes { XCTAssertEqual(try outcome.get(), [.stored]) }
+            refusal(refused)
+            XCTAssertEqual(f.store.commitCount - commitsBefore, 2, "the held job, then the group undone and committed once without the refused save")
+            try await f.reopen()
+            let read = try await f.query()
+            XCTAssertEqual(Set(read.map(\.uuid)), Set(samples.map(\.uuid) + [stored.uuid]))
+            XCTAssertEqual(read.first { $0.uuid == stored.uuid }?.body, stored.body, "the refused save changed the stored sample")
+        }
+    }
+
+    /// Within one group, a UUID met again behaves as if the saves ran one after another: the same
+    /// content is a retry, other content a refusal; so does a UUID stored before the group.
+    func testUUIDsRepeatedWithinTheGroupAndRetries() async throws {
+        try await forEachEngine {
+            let stored = StoreFixture.heartRate(s(1), bpm: 70)
+            let (f, queue, hold) = try await heldStore(storing: [stored])
+            let twice = StoreFixture.heartRate(s(2), bpm: 71), reused = StoreFixture.heartRate(s(3), bpm: 72)
+            let last = StoreFixture.heartRate(s(4), bpm: 73)
+            let outcomes = [save(stored, f, on: queue), save(twice, f, on: queue), save(reused, f, on: queue), save(twice, f, on: queue)]
+            let refused = save(StoreFixture.heartRate(s(3), bpm: 99, uuid: reused.uuid), f, on: queue)
+            let lastOutcome = save(last, f, on: queue)
+            try await release(hold, queue, jobs: 6, f)
+            XCTAssertEqual(try outcomes.map { try $0.get() }, [[.alreadyStored], [.stored], [.stored], [.alreadyStored]])
+            refusal(refused)
+            XCTAssertEqual(try lastOutcome.get(), [.stored])
+            try await f.reopen()
+            let read = try await f.query(sort: [SampleSortDescriptor(.startDate)])
+            XCTAssertEqual(read.map(\.uuid), [stored.uuid, twice.uuid, reused.uuid, last.uuid])
+            XCTAssertEqual(read.map(\.body), [stored.body, twice.body, reused.body, last.body])
+        }
+    }
+
+    /// Retries of stored samples, more than one insert takes: each is answered as a retry, the
+    /// ones whose rows fill a chunk too.
+    func testRetriesAcrossChunksAreAnsweredAsRetries() async throws {
+        try await forEachEngine {
+            let chunk = (StoreEngine.current.withLock { $0 } == .sqlite ? SQLDialect.sqlite : SQLDialect.postgreSQL).samplesPerInsert
+            let samples = (0..<chunk + 2).map { StoreFixture.heartRate(s(Int64($0))) }
+            let (f, queue, hold) = try await heldStore(storing: samples)
+            let outcomes = samples.map { save($0, f, on: queue) }
+            try await release(hold, queue, jobs: samples.count, f)
+            for (index, outcome) in outcomes.enumerated() { XCTAssertEqual(try outcome.get(), [.alreadyStored], "save \(index)") }
+            try await expect(try await f.query().count, samples.count)
+        }
+    }
+
+    /// A group mixing lone saves, batches and a delete keeps the order of its jobs: the delete sees the
+    /// lone save before it, a batch sees (as a retry) the lone save of its UUID before it, and a lone
+    /// save after a batch is a retry of the batch's sample; changes carry anchors in job order.
+    func testMixedGroupKeepsJobOrder() async throws {
+        try await forEachEngine {
+            let (f, queue, hold) = try await heldStore(storing: [])
+            let anchor = try await f.anchor()
+            let a = StoreFixture.sleep(s(0), s(1), value: 0), b = StoreFixture.heartRate(s(2)), c = StoreFixture.heartRate(s(3))
+            let d = StoreFixture.heartRate(s(4)), e = StoreFixture.heartRate(s(5)), g = StoreFixture.heartRate(s(6))
+            let saveA = save(a, f, on: queue)
+            let (store, deleter) = (f.store, Deleter(owner: f.owner, bundleID: StoreFixture.watch.bundleID, isOwner: false))
+            // By type: a delete that finds nothing succeeds, so the group is not run again with savepoints.
+            let delete = Task { try await store.deleteObjects(type: StoreFixture.sleep, predicate: nil, by: deleter) }
+            try await waitUntil { f.store.queuedWrites == 2 }
+            let saveE = save(e, f, on: queue)
+            let batch = Outcome()
+            f.store.save(f.batch([b, e, c]), on: queue) { result in batch.result.withLock { $0 = result } }
+            let saveC = save(c, f, on: queue), saveD = save(d, f, on: queue), saveG = save(g, f, on: queue)
+            try await release(hold, queue, jobs: 7, f)
+            XCTAssertEqual(try saveA.get(), [.stored])
+            try await expect(try await delete.value, 1, "the delete did not see the lone save before it")
+            XCTAssertEqual(try [saveE, batch, saveC, saveD, saveG].map { try $0.get() },
+                           [[.stored], [.stored, .alreadyStored, .stored], [.alreadyStored], [.stored], [.stored]])
+            try await f.reopen()
+            let changes = try await f.store.queryAnchored(owner: f.owner, types: [StoreFixture.heartRate, StoreFixture.sleep], predicate: nil, anchor: anchor,
+                                                          limit: 0, scope: .everything(callerBundleID: "x"))
+            XCTAssertEqual(changes.samples.map(\.uuid), [e.uuid, b.uuid, c.uuid, d.uuid, g.uuid], "anchors out of job order")
+            XCTAssertEqual(changes.deleted.map(\.uuid), [a.uuid])
+        }
+    }
+}
