@@ -10,6 +10,8 @@ struct KeyOrderSlice {
     var count: Int
     /// Ascending, disjoint ranges of anchors holding every row of the run (and some rows of others).
     var anchors: [ClosedRange<Int64>] = []
+    /// Rows of the type in those ranges, at most: `count` when they hold no other run's rows.
+    var visits = 0
     /// The parts of the type's anchors (`KeyOrderPlan.parts`) holding rows of the run, one bit each.
     fileprivate var parts: [UInt64]
 
@@ -88,9 +90,9 @@ extension ReadContext {
                 while rest != 0 {
                     let part = word * 64 + rest.trailingZeroBitCount
                     rest &= rest - 1
-                    plan.visits += perPart[part]
-                    if let last = runs.last, perPart[last.to + 1..<part].reduce(0, +) <= KeyOrderPlan.rangeCost {
-                        plan.visits += perPart[last.to + 1..<part].reduce(0, +)
+                    plan.slices[index].visits += perPart[part]
+                    if let last = runs.last, case let between = perPart[last.to + 1..<part].reduce(0, +), between <= KeyOrderPlan.rangeCost {
+                        plan.slices[index].visits += between
                         runs[runs.count - 1].to = part
                     } else {
                         runs.append((part, part))
@@ -99,6 +101,7 @@ extension ReadContext {
             }
             plan.slices[index].anchors = runs.map { lowest + Int64($0.from) * width...lowest + Int64($0.to + 1) * width - 1 }
             plan.slices[index].parts = []
+            plan.visits += plan.slices[index].visits
         }
         return plan
     }

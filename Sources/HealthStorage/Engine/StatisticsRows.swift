@@ -6,9 +6,9 @@ extension ReadContext {
     /// Hands every readable sample of `type` matching `predicate` to `sink` as a `StatInput` in its
     /// type's canonical unit, in ascending start order (ties in storage order, a quantity series' points
     /// after the rows starting with them). A quantity series counts as its points, so a series spanning
-    /// two buckets splits by them. Returns what it held at most: rows in one sort (0: the rows came in
+    /// two buckets splits by them. Returns what it held at most: rows of one slice (0: the rows came in
     /// order through the index), at most `statisticsSortRows`, and series points, at most
-    /// `statisticsSeriesPoints` for each series whose points overlap.
+    /// `statisticsSeriesPoints` for each series whose points are still to come at once.
     @discardableResult
     func statisticsSamples<Sink: StatInputSink>(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope,
                                                 into sink: inout Sink) throws(HealthError) -> StatisticsHeld {
@@ -38,29 +38,36 @@ extension ReadContext {
             // read from the ranges of the key its rows lie in and sorted here, unless they came in
             // order, into the order the index gives; slices follow one another in that order, so the
             // math sees the rows exactly as through the index while no more than one slice is held,
-            // however many rows the type has. `s.anchor BETWEEN` hands SQLite a range of the key;
-            // the bounds on (start, anchor), written `+s.start_time`, pick the slice's rows from it and
-            // cannot draw SQLite to the time index instead. Rows saved in so little time order that
-            // the slices' ranges are too many or overlap too much stream through the index instead
-            // (`keyRangesWin`).
+            // however many rows the type has. `s.anchor BETWEEN` hands SQLite a range of the key.
+            // Ranges that may hold other slices' rows pick the slice's own by its bounds on (start,
+            // anchor), written `+s.start_time` so as not to draw SQLite to the time index; ranges
+            // holding only the slice's rows (the slice visits no more rows than it has) skip those
+            // two comparisons a row. Rows saved in so little time order that the slices' ranges are
+            // too many or overlap too much stream through the index instead (`keyRangesWin`).
             var builder = PredicateSQL(table: .samples, dialect: db.dialect, owner: owner, types: resolved,
                                        metadataUnits: try db.metadataUnits(owner: owner, for: predicate), timeIndexed: false)
             let clause = try predicate.map { (p: QueryPredicate) throws(HealthError) in try builder.clause(p) } ?? "TRUE"
-            let statement = try db.prepareOnce("""
+            let select = """
                 SELECT \(StatRow.columns) FROM samples s \(db.dialect.byPrimaryKey)
                 WHERE s.owner = ? AND s.type = ? AND s.anchor BETWEEN ? AND ?
-                  AND (+s.start_time, s.anchor) >= (?, ?) AND (+s.start_time, s.anchor) <= (?, ?)
+                """
+            let own = try db.prepareOnce("\(select) AND \(clause) AND s.value IS NOT NULL")
+            let bounded = try db.prepareOnce("""
+                \(select) AND (+s.start_time, s.anchor) >= (?, ?) AND (+s.start_time, s.anchor) <= (?, ?)
                   AND \(clause) AND s.value IS NOT NULL
                 """)
             var rows: [StatRow] = []
             rows.reserveCapacity(plan.slices.first?.count ?? 0)
             for slice in plan.slices {
                 var inOrder = true
+                let alone = slice.visits == slice.count
+                let statement = alone ? own : bounded
                 for range in slice.anchors {
                     statement.reset()
-                    statement.bind(all: [.int(owner), .int(typeID), .int(range.lowerBound), .int(range.upperBound),
-                                         .int(slice.first.start), .int(slice.first.anchor), .int(slice.last.start), .int(slice.last.anchor)]
-                                   + builder.arguments)
+                    let key: [SQLValue] = [.int(owner), .int(typeID), .int(range.lowerBound), .int(range.upperBound)]
+                    let bounds: [SQLValue] = alone ? [] : [.int(slice.first.start), .int(slice.first.anchor),
+                                                           .int(slice.last.start), .int(slice.last.anchor)]
+                    statement.bind(all: key + bounds + builder.arguments)
                     while try statement.step() {
                         let row = StatRow(statement)
                         if inOrder, let last = rows.last, !last.precedes(row) { inOrder = false }
@@ -106,7 +113,8 @@ extension ReadContext {
 
 /// What a statistics read held in memory at most.
 struct StatisticsHeld: Equatable {
-    /// Rows in one sort of a read in key order (0 when the rows came in order through the index).
+    /// Rows of one slice of a read in key order, held to be sorted (0 when the rows came in order
+    /// through the index).
     var sortedRows = 0
     /// Quantity series points read and not yet handed on.
     var seriesPoints = 0
