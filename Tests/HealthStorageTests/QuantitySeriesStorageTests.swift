@@ -100,6 +100,57 @@ final class QuantitySeriesStorageTests: StoreTestCase {
         }
     }
 
+    /// Statistics hold a page of each series whose points are still to come, not the series nor the
+    /// rows after them: with pages of 3 points, two overlapping 40-point series among plain readings
+    /// (some starting with a point, some before, between and after the series) reach the math in
+    /// start order — a row before the points starting with it, the first series' points before the
+    /// second's — through the key-order read and through the index, holding at most 6 points.
+    func testStatisticsHoldAPageOfEachOpenSeries() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let minute: Microseconds = 60_000_000
+            let canonical = try XCTUnwrap(TypeCatalog.type(StoreFixture.heartRate)?.canonicalUnit)
+            let plain = (0..<30).map { k in
+                let start = t0 - 10 * minute + Int64(k) * 5 * minute / 2
+                return Sample(type: StoreFixture.heartRate, start: start, end: start + Int64(k % 3) * minute,
+                              body: .quantity(Quantity(Double(70 + k), "count/min"), count: 1))
+            }
+            try await f.save(Array(plain.prefix(12)))
+            let (first, second) = (UUID(), UUID())
+            let firstPoints = (0..<40).map { bpm(Double(80 + $0 % 7), at: Int64($0) * minute) }
+            let secondPoints = (0..<40).map { bpm(Double(90 + $0 % 5), at: Int64($0) * 3 * minute / 2) }
+            try await append(f, first, firstPoints)
+            try await append(f, second, secondPoints)
+            _ = try await finish(f, first, type: StoreFixture.heartRate, end: t0 + hour)
+            _ = try await finish(f, second, type: StoreFixture.heartRate, end: t0 + hour)
+            try await f.save(Array(plain.dropFirst(12)))
+            func input(_ start: Microseconds, _ end: Microseconds, _ quantity: Quantity) throws -> StatInput {
+                StatInput(start: start, end: end, value: try quantity.value(in: canonical), sourceBundleID: StoreFixture.watch.bundleID,
+                          sourceName: StoreFixture.watch.name, wasUserEntered: false)
+            }
+            let rows = try plain.map { sample in
+                guard case .quantity(let quantity, _) = sample.body else { preconditionFailure("a quantity sample") }
+                return try input(sample.start, sample.end, quantity)
+            }
+            let points = try (firstPoints + secondPoints).map { try input($0.start, $0.end, $0.quantity) }
+            let expected = (rows + points).enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
+            XCTAssertTrue(points.contains { point in rows.contains { $0.start == point.start } }, "a row starts with a point")
+
+            var context = ReadContext(db: try f.connect(), registry: Registry(), anchorKey: Data())
+            context.statisticsSeriesPoints = 3
+            let own = ReadScope(callerBundleID: StoreFixture.watch.bundleID, readableTypes: [])
+            for (scope, sorts) in [(ReadScope.everything(callerBundleID: "com.apple.Health"), true), (own, false)] {
+                var read: [StatInput] = []
+                let held = try context.statisticsSamples(owner: f.owner.rawValue, type: StoreFixture.heartRate, predicate: nil,
+                                                         scope: scope, into: &read)
+                XCTAssertEqual(read, expected, "\(scope)")
+                XCTAssertEqual(held.sortedRows > 0, sorts)
+                XCTAssertEqual(held.seriesPoints, 6, "a page of each series at most")
+            }
+            await f.store.close()
+        }
+    }
+
     func testReplacingAPointAloneInTheLastChunkKeepsTheChunksFull() async throws {
         try await forEachEngine {
             let f = try await StoreFixture()

@@ -129,13 +129,13 @@ final class StatisticsReadPathTests: StoreTestCase {
             var read: [StatInput] = []
             let sorted = try context.statisticsSamples(owner: f.owner.rawValue, type: heartRate, predicate: nil, scope: everything, into: &read)
             XCTAssertEqual(read, inputs(saved))
-            XCTAssertEqual(sorted, cap)
+            XCTAssertEqual(sorted.sortedRows, cap)
             // A date range over most of the span reads the same way, its clause applied in every slice.
             let range = DateRange(start: dstDay + 100 * minute, end: dstDay + 900 * minute)
             let most = QueryPredicate.dateRange(range)
             XCTAssertTrue(try context.coversMostOf(typeID, owner: f.owner.rawValue, predicate: most))
             read = []
-            XCTAssertGreaterThan(try context.statisticsSamples(owner: f.owner.rawValue, type: heartRate, predicate: most, scope: everything, into: &read), 0)
+            XCTAssertGreaterThan(try context.statisticsSamples(owner: f.owner.rawValue, type: heartRate, predicate: most, scope: everything, into: &read).sortedRows, 0)
             XCTAssertEqual(read, inputs(saved.filter { range.matches(start: $0.sample.start, end: $0.sample.end) }))
             // Scattered starts: every slice's key range spans nearly the whole type.
             let scattered = try await StoreFixture()
@@ -146,10 +146,44 @@ final class StatisticsReadPathTests: StoreTestCase {
             let otherType = try XCTUnwrap(try other.resolve([heartRate], owner: scattered.owner.rawValue).first?.id)
             XCTAssertFalse(try other.keyOrderPlan(owner: scattered.owner.rawValue, typeID: otherType, rows: cap).keyRangesWin)
             read = []
-            XCTAssertEqual(try other.statisticsSamples(owner: scattered.owner.rawValue, type: heartRate, predicate: nil, scope: everything, into: &read), 0)
+            XCTAssertEqual(try other.statisticsSamples(owner: scattered.owner.rawValue, type: heartRate, predicate: nil, scope: everything, into: &read).sortedRows, 0)
             XCTAssertEqual(read, inputs(samples.map { ($0, sources[0]) }))
             await f.store.close()
             await scattered.store.close()
+        }
+    }
+
+    /// Two sources saved one after another, each in time order (a device's first sync of its
+    /// history): every slice's rows lie in two runs of anchors with the other slices' rows between
+    /// them, so each slice reads its two runs — visiting no row of another slice — and the read
+    /// stays in key order rather than falling back to the index.
+    func testSlicesReadOnlyTheRunsOfAnchorsTheirRowsLieIn() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let cap = 7
+            var saved: [(sample: Sample, source: Source)] = []
+            for k in 0..<2 {
+                let samples = (0..<63).map { i in
+                    let start = dstDay + Int64(2 * i + k) * minute
+                    return Sample(type: heartRate, start: start, end: start + minute,
+                                  body: .quantity(Quantity(Double(60 + (i * 7 + k) % 40) / 60, "count/s"), count: 1))
+                }
+                try await f.save(samples, source: sources[k])
+                saved += samples.map { ($0, sources[k]) }
+            }
+            var context = ReadContext(db: try f.connect(), registry: Registry(), anchorKey: Data())
+            context.statisticsSortRows = cap
+            let typeID = try XCTUnwrap(try context.resolve([heartRate], owner: f.owner.rawValue).first?.id)
+            let plan = try context.keyOrderPlan(owner: f.owner.rawValue, typeID: typeID, rows: cap)
+            XCTAssertEqual(plan.visits, plan.rows)
+            XCTAssertEqual(plan.ranges, 2 * plan.slices.count)
+            XCTAssertTrue(plan.keyRangesWin)
+            var read: [StatInput] = []
+            let held = try context.statisticsSamples(owner: f.owner.rawValue, type: heartRate, predicate: nil,
+                                                     scope: .everything(callerBundleID: "com.apple.Health"), into: &read)
+            XCTAssertEqual(read, inputs(saved))
+            XCTAssertEqual(held.sortedRows, cap)
+            await f.store.close()
         }
     }
 }

@@ -9,6 +9,8 @@ struct ReadContext {
     let anchorKey: Data
     /// The most rows a statistics read in key order sorts at once (≈ 48 bytes each); tests make it tiny.
     var statisticsSortRows = 1 << 18
+    /// The most points of one quantity series a statistics read holds at once; tests make it tiny.
+    var statisticsSeriesPoints = SeriesChunks.chunkSize
 
     var rows: SampleRows { SampleRows(db: db, registry: registry) }
 

@@ -47,10 +47,14 @@ struct SeriesChunks {
         }
     }
 
-    /// Up to `limit` points from point `start` on, in order.
+    /// Up to `limit` points from point `start` on, in order. Only the chunks holding them are selected:
+    /// PostgreSQL hands a statement's whole answer at once, so a page must not ask for the rest.
     func read<P: SeriesPoint>(owner: Int64, series: UUID, from start: Int, limit: Int) throws(HealthError) -> [P] {
-        let rows = try db.prepare("SELECT points, data FROM series_chunks WHERE owner = ? AND series = ? AND chunk >= ? ORDER BY chunk")
-        rows.bind(all: [.int(owner), .uuid(series), .int(Int64(start / Self.chunkSize))])
+        let rows = try db.prepare("""
+            SELECT points, data FROM series_chunks WHERE owner = ? AND series = ? AND chunk BETWEEN ? AND ? ORDER BY chunk
+            """)
+        let lastPoint = limit > Int.max - start ? Int.max : start + max(limit, 1) - 1
+        rows.bind(all: [.int(owner), .uuid(series), .int(Int64(start / Self.chunkSize)), .int(Int64(lastPoint / Self.chunkSize))])
         var skip = start % Self.chunkSize
         var points: [P] = []
         while points.count < limit, try rows.step() {

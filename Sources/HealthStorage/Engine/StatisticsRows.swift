@@ -6,58 +6,75 @@ extension ReadContext {
     /// Hands every readable sample of `type` matching `predicate` to `sink` as a `StatInput` in its
     /// type's canonical unit, in ascending start order (ties in storage order, a quantity series' points
     /// after the rows starting with them). A quantity series counts as its points, so a series spanning
-    /// two buckets splits by them. Returns the most rows one sort held (0: the rows came in order
-    /// through the index), at most `statisticsSortRows`.
+    /// two buckets splits by them. Returns what it held at most: rows of one slice (0: the rows came in
+    /// order through the index), at most `statisticsSortRows`, and series points, at most
+    /// `statisticsSeriesPoints` for each series whose points are still to come at once.
     @discardableResult
     func statisticsSamples<Sink: StatInputSink>(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope,
-                                                into sink: inout Sink) throws(HealthError) -> Int {
+                                                into sink: inout Sink) throws(HealthError) -> StatisticsHeld {
         let resolved = try resolve([type], owner: owner)
-        guard let typeID = resolved.first?.id else { return 0 }
+        guard let typeID = resolved.first?.id else { return StatisticsHeld() }
         var sources = RevisionSources(registry: registry, owner: owner, db: db)
-        var series: [(anchor: Int64, source: Source, wasUserEntered: Bool)] = []
-        // Rows after the first series row wait for its points: they are handed on merged in start order.
-        var held: [StatInput] = []
+        var series = SeriesPointMerge(owner: owner, canonical: resolved[0].type.canonicalUnit ?? "", db: db, pagePoints: statisticsSeriesPoints)
+        let uuid = try db.prepare("SELECT uuid FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
         func take(_ row: StatRow) throws(HealthError) {
             let source = try sources.source(of: row.revision)
             let wasUserEntered = row.flags & SampleRows.userEntered != 0
+            if !series.isEmpty { try series.hand(before: row.start, to: &sink) }
             if row.flags & SampleRows.quantitySeries != 0 {
-                series.append((row.anchor, source, wasUserEntered))
+                uuid.reset()
+                uuid.bind(all: [.int(owner), .int(typeID), .int(row.anchor)])
+                if try uuid.step() { try series.add(uuid: uuid.uuid(0), source: source, wasUserEntered: wasUserEntered) }
                 return
             }
-            let sample = StatInput(start: row.start, end: row.end, value: row.value, sourceBundleID: source.bundleID,
-                                   sourceName: source.name, wasUserEntered: wasUserEntered)
-            if series.isEmpty { sink.add(sample) } else { held.append(sample) }
+            sink.add(StatInput(start: row.start, end: row.end, value: row.value, sourceBundleID: source.bundleID,
+                               sourceName: source.name, wasUserEntered: wasUserEntered))
         }
         var mostSorted = 0
         if scope.canReadAll(type), try coversMostOf(typeID, owner: owner, predicate: predicate),
            case let plan = try keyOrderPlan(owner: owner, typeID: typeID, rows: statisticsSortRows), plan.keyRangesWin {
             // The type's rows slice by slice: each slice (at most `statisticsSortRows` rows,
             // consecutive in (start, anchor) order, cut from `samples_by_time`'s entries alone) is
-            // read from its range of the key and sorted here into the order the index gives, and
-            // slices follow one another in that order, so the math sees the rows exactly as through
-            // the index while no more than one slice is held, however many rows the type has.
-            // `s.anchor BETWEEN` hands SQLite the slice's range of the key; the bounds on (start,
-            // anchor), written `+s.start_time`, pick the slice's rows from it and cannot draw SQLite to
-            // the time index instead. Rows saved in so little time order that the slices' ranges
-            // overlap too much stream through the index instead (`keyRangesWin`).
+            // read from the ranges of the key its rows lie in and sorted here, unless they came in
+            // order, into the order the index gives; slices follow one another in that order, so the
+            // math sees the rows exactly as through the index while no more than one slice is held,
+            // however many rows the type has. `s.anchor BETWEEN` hands SQLite a range of the key.
+            // Ranges that may hold other slices' rows pick the slice's own by its bounds on (start,
+            // anchor), written `+s.start_time` so as not to draw SQLite to the time index; ranges
+            // holding only the slice's rows (the slice visits no more rows than it has) skip those
+            // two comparisons a row. Rows saved in so little time order that the slices' ranges are
+            // too many or overlap too much stream through the index instead (`keyRangesWin`).
             var builder = PredicateSQL(table: .samples, dialect: db.dialect, owner: owner, types: resolved,
                                        metadataUnits: try db.metadataUnits(owner: owner, for: predicate), timeIndexed: false)
             let clause = try predicate.map { (p: QueryPredicate) throws(HealthError) in try builder.clause(p) } ?? "TRUE"
-            let statement = try db.prepareOnce("""
+            let select = """
                 SELECT \(StatRow.columns) FROM samples s \(db.dialect.byPrimaryKey)
                 WHERE s.owner = ? AND s.type = ? AND s.anchor BETWEEN ? AND ?
-                  AND (+s.start_time, s.anchor) >= (?, ?) AND (+s.start_time, s.anchor) <= (?, ?)
+                """
+            let own = try db.prepareOnce("\(select) AND \(clause) AND s.value IS NOT NULL")
+            let bounded = try db.prepareOnce("""
+                \(select) AND (+s.start_time, s.anchor) >= (?, ?) AND (+s.start_time, s.anchor) <= (?, ?)
                   AND \(clause) AND s.value IS NOT NULL
                 """)
             var rows: [StatRow] = []
             rows.reserveCapacity(plan.slices.first?.count ?? 0)
             for slice in plan.slices {
-                statement.reset()
-                statement.bind(all: [.int(owner), .int(typeID), .int(slice.lowestAnchor), .int(slice.highestAnchor),
-                                     .int(slice.first.start), .int(slice.first.anchor), .int(slice.last.start), .int(slice.last.anchor)]
-                               + builder.arguments)
-                while try statement.step() { rows.append(StatRow(statement)) }
-                rows.sort { $0.start != $1.start ? $0.start < $1.start : $0.anchor < $1.anchor }
+                var inOrder = true
+                let alone = slice.visits == slice.count
+                let statement = alone ? own : bounded
+                for range in slice.anchors {
+                    statement.reset()
+                    let key: [SQLValue] = [.int(owner), .int(typeID), .int(range.lowerBound), .int(range.upperBound)]
+                    let bounds: [SQLValue] = alone ? [] : [.int(slice.first.start), .int(slice.first.anchor),
+                                                           .int(slice.last.start), .int(slice.last.anchor)]
+                    statement.bind(all: key + bounds + builder.arguments)
+                    while try statement.step() {
+                        let row = StatRow(statement)
+                        if inOrder, let last = rows.last, !last.precedes(row) { inOrder = false }
+                        rows.append(row)
+                    }
+                }
+                if !inOrder { rows.sort { $0.precedes($1) } }
                 mostSorted = max(mostSorted, rows.count)
                 for row in rows { try take(row) }
                 rows.removeAll(keepingCapacity: true)
@@ -70,20 +87,9 @@ extension ReadContext {
             statement.bind(all: arguments)
             while try statement.step() { try take(StatRow(statement)) }
         }
-        guard !series.isEmpty, let canonical = resolved[0].type.canonicalUnit else { return mostSorted }
-        // Points lie inside their series' interval, so none starts before a row already handed on.
-        let rows = QuantitySeriesRows(db: db)
-        let uuid = try db.prepare("SELECT uuid FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
-        for (anchor, source, wasUserEntered) in series {
-            uuid.reset()
-            uuid.bind(all: [.int(owner), .int(typeID), .int(anchor)])
-            guard try uuid.step() else { continue }
-            held += try rows.statisticsPoints(owner: owner, uuid: uuid.uuid(0), canonical: canonical, source: source,
-                                              wasUserEntered: wasUserEntered)
-        }
-        held.sort { $0.start < $1.start }
-        for sample in held { sink.add(sample) }
-        return mostSorted
+        uuid.reset()
+        try series.hand(before: nil, to: &sink)
+        return StatisticsHeld(sortedRows: mostSorted, seriesPoints: series.mostHeld)
     }
 
     /// Whether `predicate`'s dates span at least half of the times the owner's rows of the type start
@@ -105,6 +111,15 @@ extension ReadContext {
     }
 }
 
+/// What a statistics read held in memory at most.
+struct StatisticsHeld: Equatable {
+    /// Rows of one slice of a read in key order, held to be sorted (0 when the rows came in order
+    /// through the index).
+    var sortedRows = 0
+    /// Quantity series points read and not yet handed on.
+    var seriesPoints = 0
+}
+
 /// The columns the statistics read takes of a row, in `columns`' order.
 private struct StatRow {
     static let columns = "s.start_time, s.end_time, s.value, s.revision, s.flags, s.anchor"
@@ -114,6 +129,9 @@ private struct StatRow {
     let revision: Int64
     let flags: Int64
     let anchor: Int64
+
+    /// Whether the row comes before `other` in the order the index gives: (start, anchor).
+    func precedes(_ other: StatRow) -> Bool { start != other.start ? start < other.start : anchor < other.anchor }
 
     init(_ statement: Statement) {
         start = statement.int(0)
