@@ -23,9 +23,10 @@ extension ReadContext {
 
     /// The parts `filter` reads as one UNION ALL. After an anchor, each fully readable type is a part
     /// of its own, read through (owner, type, anchor) (the samples table's primary key, tombstones'
-    /// `tombstones_by_type`), or, for tombstones, all of them one part read through the primary key
-    /// (owner, anchor) when they are every stored type: each such part yields its rows in anchor
-    /// order without a sort, for `queryAnchored` to merge.
+    /// `tombstones_by_type`), or all of them one part when they are every stored type: tombstones read
+    /// through their primary key (owner, anchor), samples through `samples_by_anchor` where the engine
+    /// has it (`SQLDialect.readsSamplesByAnchor`). Each such part yields its rows in anchor order
+    /// without a sort, for `queryAnchored` to merge.
     private func filterParts(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                              table: PredicateSQL.Table, afterAnchor: Int64? = nil, through: Int64? = nil) throws(HealthError) -> [FilterPart] {
         let name = table == .samples ? "samples" : "tombstones"
@@ -57,9 +58,11 @@ extension ReadContext {
         let full = types.filter { scope.canReadAll($0.type.identifier) }
         let restricted = types.filter { !scope.canReadAll($0.type.identifier) }
         var parts: [FilterPart] = []
-        if afterAnchor != nil, table == .tombstones, restricted.isEmpty, try includesEveryStoredType(full, owner: owner) {
-            // Every tombstone of the owner is of a type asked for and read in full: the primary key
-            // (owner, anchor) yields them in anchor order by itself, with no index lookups.
+        let byAnchor = table == .tombstones || db.dialect.readsSamplesByAnchor
+        if afterAnchor != nil, byAnchor, restricted.isEmpty, try includesEveryStoredType(full, owner: owner) {
+            // Every row of the owner is of a type asked for and read in full, so reading them all costs
+            // nothing the caller may not see: tombstones' primary key (owner, anchor), and
+            // `samples_by_anchor` where there is one, yield them in anchor order by themselves.
             parts.append(try part(full, "\(name) s", nil, everyType: true))
         } else if afterAnchor != nil {
             // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
@@ -225,7 +228,8 @@ extension ReadContext {
         var lastRead: Int64?
         var reading = true
         try mergedByAnchor(owner: samples.owner, types: samples.types, predicate: samples.predicate, scope: samples.scope, table: .samples,
-                           after: after, through: bound, columns: SampleRows.columns, anchorColumn: 1, limit: 0) { anchor, row throws(HealthError) in
+                           after: after, through: bound, columns: SampleRows.columns, anchorColumn: 1, limit: 0,
+                           pageRows: partRows < .max ? partRows : 0) { anchor, row throws(HealthError) in
             lastRead = anchor
             try rows.append(from: row)
             if rows.table.count >= partRows { reading = part(rows.takeTable()) }
@@ -319,11 +323,15 @@ extension ReadContext {
 
     /// Visits the first `limit` (0: all) rows of `table` changed after `after` (and through `through`) with their anchors, in
     /// anchor order, until `visit` returns false: each filter part is read by its own statement in anchor order and
-    /// merged here, so SQLite never sorts the whole answer.
+    /// merged here, so SQLite never sorts the whole answer. With `pageRows` (0: none) and no `limit`, a read that is one
+    /// part on an engine that `readsSamplesByAnchor` goes in pages of that many rows (see `pages`).
     private func mergedByAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                                 table: PredicateSQL.Table, after: Int64, through: Int64? = nil, columns: String, anchorColumn: Int32, limit: Int,
-                                visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
+                                pageRows: Int = 0, visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
         let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: after, through: through)
+        if pageRows > 0, limit == 0, db.dialect.readsSamplesByAnchor, parts.count == 1 {
+            return try pages(of: parts[0], after: after, columns: columns, anchorColumn: anchorColumn, pageRows: pageRows, visit: visit)
+        }
         var streams: [Statement] = []
         // Heads of the streams not yet exhausted, by descending anchor: the next row is the last.
         var heads: [(anchor: Int64, stream: Int)] = []
@@ -348,6 +356,29 @@ extension ReadContext {
             visited += 1
             guard try visit(head.anchor, streams[head.stream]) else { return }
             try advance(head.stream)
+        }
+    }
+
+    /// Visits the rows of `part` after `after` in anchor order until `visit` returns false, read by one
+    /// statement a page of `pageRows` rows, each after the last anchor the one before it read. The
+    /// LIMIT is what makes PostgreSQL's planner walk an (owner, anchor) index in order: it judges a
+    /// multi-column index's order by its leading column and, for a whole range, prefers a bitmap
+    /// scan and a sort of every row before the first is returned. Every page runs in the caller's
+    /// transaction, so all of them read one snapshot.
+    private func pages(of part: FilterPart, after: Int64, columns: String, anchorColumn: Int32, pageRows: Int,
+                       visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
+        let page = try db.prepareOnce("SELECT \(columns) FROM \(part.from) WHERE \(part.sql) AND s.anchor > ? ORDER BY s.anchor LIMIT \(pageRows)")
+        var last = after
+        while true {
+            page.reset()
+            page.bind(all: part.arguments + [.int(last)])
+            var read = 0
+            while try page.step() {
+                read += 1
+                last = page.int(anchorColumn)
+                guard try visit(last, page) else { return }
+            }
+            guard read == pageRows else { return }
         }
     }
 
