@@ -111,7 +111,7 @@ struct SQLDialect: Sendable {
     /// not pages, and keeps its unique index.
     let keepsUUIDLevels: Bool
     /// Whether `samples` has an (owner, anchor) index (`samples_by_anchor`, PostgreSQL's step 10): an
-    /// anchored read of every stored type is then one ordered scan of it, read in pages
+    /// anchored read of every stored type is then one scan of it, read in windows of anchors
     /// (`ReadContext.pages`), rather than one scan of the same heap pages per type.
     let readsSamplesByAnchor: Bool
 

@@ -229,7 +229,7 @@ extension ReadContext {
         var reading = true
         try mergedByAnchor(owner: samples.owner, types: samples.types, predicate: samples.predicate, scope: samples.scope, table: .samples,
                            after: after, through: bound, columns: SampleRows.columns, anchorColumn: 1, limit: 0,
-                           pageRows: partRows < .max ? partRows : 0) { anchor, row throws(HealthError) in
+                           pagedTo: through.flatMap { end in partRows < .max ? (end, Int64(partRows)) : nil }) { anchor, row throws(HealthError) in
             lastRead = anchor
             try rows.append(from: row)
             if rows.table.count >= partRows { reading = part(rows.takeTable()) }
@@ -323,14 +323,16 @@ extension ReadContext {
 
     /// Visits the first `limit` (0: all) rows of `table` changed after `after` (and through `through`) with their anchors, in
     /// anchor order, until `visit` returns false: each filter part is read by its own statement in anchor order and
-    /// merged here, so SQLite never sorts the whole answer. With `pageRows` (0: none) and no `limit`, a read that is one
-    /// part on an engine that `readsSamplesByAnchor` goes in pages of that many rows (see `pages`).
+    /// merged here, so SQLite never sorts the whole answer. With `pagedTo` and no `limit`, a read that is one part on an
+    /// engine that `readsSamplesByAnchor` goes in windows of that many anchors up to `end` (see `pages`).
     private func mergedByAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                                 table: PredicateSQL.Table, after: Int64, through: Int64? = nil, columns: String, anchorColumn: Int32, limit: Int,
-                                pageRows: Int = 0, visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
+                                pagedTo: (end: Int64, anchors: Int64)? = nil,
+                                visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
         let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: after, through: through)
-        if pageRows > 0, limit == 0, db.dialect.readsSamplesByAnchor, parts.count == 1 {
-            return try pages(of: parts[0], after: after, columns: columns, anchorColumn: anchorColumn, pageRows: pageRows, visit: visit)
+        if let pages = pagedTo, limit == 0, db.dialect.readsSamplesByAnchor, parts.count == 1 {
+            return try self.pages(of: parts[0], after: after, end: pages.end, columns: columns, anchorColumn: anchorColumn,
+                                  pageAnchors: pages.anchors, visit: visit)
         }
         var streams: [Statement] = []
         // Heads of the streams not yet exhausted, by descending anchor: the next row is the last.
@@ -360,25 +362,26 @@ extension ReadContext {
     }
 
     /// Visits the rows of `part` after `after` in anchor order until `visit` returns false, read by one
-    /// statement a page of `pageRows` rows, each after the last anchor the one before it read. The
-    /// LIMIT is what makes PostgreSQL's planner walk an (owner, anchor) index in order: it judges a
-    /// multi-column index's order by its leading column and, for a whole range, prefers a bitmap
-    /// scan and a sort of every row before the first is returned. Every page runs in the caller's
+    /// statement a window of `pageAnchors` anchors, the last window open above (`part` bounds it, or
+    /// not) once it reaches `end`. A statement over a whole range lets PostgreSQL's planner take a
+    /// bitmap scan and a sort of every row of it (it judges a multi-column index's order by its
+    /// leading column), or, on statistics from before a fill, a sort of all the rest of the range for
+    /// each LIMIT page; a window bounds either to one part's rows. Every window runs in the caller's
     /// transaction, so all of them read one snapshot.
-    private func pages(of part: FilterPart, after: Int64, columns: String, anchorColumn: Int32, pageRows: Int,
+    private func pages(of part: FilterPart, after: Int64, end: Int64, columns: String, anchorColumn: Int32, pageAnchors: Int64,
                        visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
-        let page = try db.prepareOnce("SELECT \(columns) FROM \(part.from) WHERE \(part.sql) AND s.anchor > ? ORDER BY s.anchor LIMIT \(pageRows)")
-        var last = after
+        var low = after
         while true {
-            page.reset()
-            page.bind(all: part.arguments + [.int(last)])
-            var read = 0
-            while try page.step() {
-                read += 1
-                last = page.int(anchorColumn)
-                guard try visit(last, page) else { return }
+            let high = low + pageAnchors
+            let open = high >= end
+            let window = try db.prepareOnce("SELECT \(columns) FROM \(part.from) WHERE \(part.sql) AND s.anchor > ?"
+                                            + (open ? "" : " AND s.anchor <= ?") + " ORDER BY s.anchor")
+            window.bind(all: part.arguments + [.int(low)] + (open ? [] : [.int(high)]))
+            while try window.step() {
+                guard try visit(window.int(anchorColumn), window) else { return }
             }
-            guard read == pageRows else { return }
+            if open { return }
+            low = high
         }
     }
 
