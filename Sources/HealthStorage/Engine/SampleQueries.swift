@@ -12,14 +12,15 @@ extension ReadContext {
     func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                         table: PredicateSQL.Table) throws(HealthError) -> FilterPart {
         let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table)
-        guard let first = parts.first else { return ("\(table == .samples ? "samples" : "tombstones") s", "FALSE", []) }
+        guard let first = parts.first else { return ("\(table == .samples ? "samples" : "tombstones") s", "FALSE", [], false) }
         guard parts.count > 1 else { return first }
         let union = parts.map { "SELECT * FROM \($0.from) WHERE \($0.sql)" }.joined(separator: " UNION ALL ")
-        return ("(\(union)) s", "TRUE", parts.flatMap(\.arguments))
+        return ("(\(union)) s", "TRUE", parts.flatMap(\.arguments), false)
     }
 
-    /// A table to read (`s`), the WHERE clause (without the word) and its arguments.
-    typealias FilterPart = (from: String, sql: String, arguments: [SQLValue])
+    /// A table to read (`s`), the WHERE clause (without the word) and its arguments; `everyType` when it
+    /// reads every stored type of the owner with no type condition.
+    typealias FilterPart = (from: String, sql: String, arguments: [SQLValue], everyType: Bool)
 
     /// The parts `filter` reads as one UNION ALL. After an anchor, each fully readable type is a part
     /// of its own, read through (owner, type, anchor) (the samples table's primary key, tombstones'
@@ -53,7 +54,7 @@ extension ReadContext {
                 clauses.append(visible.sql)
                 arguments += visible.arguments
             }
-            return (from, clauses.joined(separator: " AND "), arguments)
+            return (from, clauses.joined(separator: " AND "), arguments, everyType)
         }
         let full = types.filter { scope.canReadAll($0.type.identifier) }
         let restricted = types.filter { !scope.canReadAll($0.type.identifier) }
@@ -129,7 +130,7 @@ extension ReadContext {
         guard limit >= 0 else { throw HealthError.invalid("limit must be 0 (no limit) or positive, got \(limit)", field: "limit") }
         let resolved = try resolve(types, owner: owner)
         guard !resolved.isEmpty else { return [] }
-        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         var order = sort.map { descriptor in
             let key = switch descriptor.key {
             case .startDate: "s.start_time"
@@ -324,13 +325,15 @@ extension ReadContext {
     /// Visits the first `limit` (0: all) rows of `table` changed after `after` (and through `through`) with their anchors, in
     /// anchor order, until `visit` returns false: each filter part is read by its own statement in anchor order and
     /// merged here, so SQLite never sorts the whole answer. With `pagedTo` and no `limit`, a read that is one part on an
-    /// engine that `readsSamplesByAnchor` goes in windows of that many anchors up to `end` (see `pages`).
+    /// engine that `readsSamplesByAnchor`, when that part is every stored type, goes in windows of that many anchors up to `end` (see `pages`).
     private func mergedByAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                                 table: PredicateSQL.Table, after: Int64, through: Int64? = nil, columns: String, anchorColumn: Int32, limit: Int,
                                 pagedTo: (end: Int64, anchors: Int64)? = nil,
                                 visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
         let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: after, through: through)
-        if let pages = pagedTo, limit == 0, db.dialect.readsSamplesByAnchor, parts.count == 1 {
+        // Only the every-type part: a window over one type's anchors of a large store could hold none
+        // of its rows, and a rare type would pay one statement per empty window.
+        if let pages = pagedTo, limit == 0, db.dialect.readsSamplesByAnchor, parts.count == 1, parts[0].everyType {
             return try self.pages(of: parts[0], after: after, end: pages.end, columns: columns, anchorColumn: anchorColumn,
                                   pageAnchors: pages.anchors, visit: visit)
         }
@@ -410,7 +413,7 @@ extension ReadContext {
     func countSamples(owner: Int64, types: [String], predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [SampleCount] {
         let resolved = try resolve(types, owner: owner)
         guard !resolved.isEmpty else { return [] }
-        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         let statement = try db.prepareOnce("""
             SELECT s.type, MAX(s.revision), s.device, COUNT(*) FROM \(from) WHERE \(whereSQL)
             GROUP BY s.type, s.source, s.device
@@ -432,7 +435,7 @@ extension ReadContext {
     func querySources(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [Source] {
         let resolved = try resolve([type], owner: owner)
         guard !resolved.isEmpty else { return [] }
-        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         let statement = try db.prepareOnce("SELECT MAX(s.revision), s.source FROM \(from) WHERE \(whereSQL) GROUP BY s.source")
         statement.bind(all: arguments)
         let imports = try db.prepare("SELECT imported FROM source_imports WHERE owner = ? AND source = ?")
@@ -452,7 +455,7 @@ extension ReadContext {
     func queryDevices(owner: Int64, type: String?, scope: ReadScope) throws(HealthError) -> [Device] {
         let types = if let type { try resolve([type], owner: owner) } else { try storedSampleTypes(owner: owner) }
         guard !types.isEmpty else { return [] }
-        let (from, whereSQL, arguments) = try filter(owner: owner, types: types, predicate: nil, scope: scope, table: .samples)
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: types, predicate: nil, scope: scope, table: .samples)
         let statement = try db.prepareOnce("SELECT DISTINCT s.device FROM \(from) WHERE \(whereSQL) AND s.device IS NOT NULL")
         statement.bind(all: arguments)
         var devices: [Device] = []
