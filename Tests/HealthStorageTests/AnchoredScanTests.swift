@@ -32,6 +32,16 @@ final class AnchoredScanTests: StoreTestCase {
     }
 
     func testStreamedSyncInRangesEqualsQuerySamplesForEveryCaller() async throws {
+        try await checkStreamedSync(types)
+    }
+
+    /// Every stored type (the readings too) asked for: on PostgreSQL one statement reads them all in
+    /// anchor order through `samples_by_anchor`, in pages of the part's rows.
+    func testStreamedSyncOfEveryStoredTypeEqualsQuerySamplesForEveryCaller() async throws {
+        try await checkStreamedSync(types + [StoreFixture.systolic, StoreFixture.diastolic])
+    }
+
+    private func checkStreamedSync(_ types: [String]) async throws {
         try await forEachEngine {
             let f = try await StoreFixture()
             try await fill(f)
@@ -42,6 +52,12 @@ final class AnchoredScanTests: StoreTestCase {
                 if anchor == nil {
                     let queried = try await f.store.querySamples(owner: f.owner, types: types, predicate: nil, sort: [], limit: 0, scope: scope)
                     XCTAssertEqual(Array(whole.samples), queried)
+                    if scope.readableTypes == nil {
+                        // A page cut by the limit and the rest after its anchor make the whole.
+                        let rest = try await f.store.queryAnchored(owner: f.owner, types: types, predicate: nil, anchor: middle.newAnchor,
+                                                                   limit: 0, scope: scope)
+                        XCTAssertEqual(Array(middle.samples) + Array(rest.samples), Array(whole.samples))
+                    }
                 }
                 // Parts of 1 and 3 rows make ranges of 16 and 48 anchors: many ranges for two threads.
                 for partRows in [1, 3, 2048] {

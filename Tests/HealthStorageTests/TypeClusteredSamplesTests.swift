@@ -14,15 +14,50 @@ final class TypeClusteredSamplesTests: StoreTestCase {
         try await checkRowsFromStep(sqlite: 14, postgreSQL: 8)
     }
 
-    /// Rows from before UUIDs moved to their own levels (SQLite step 16; PostgreSQL's current step) are
+    /// Rows from before UUIDs moved to their own levels (SQLite step 16; PostgreSQL step 9) are
     /// in the merged level: retries, refused reuses and deletes by UUID find them as before.
     func testRowsFromBeforeUUIDLevelsAreFoundByUUID() async throws {
         try await checkRowsFromStep(sqlite: 15, postgreSQL: 9)
     }
 
+    /// Rows from before PostgreSQL's `samples_by_anchor` (its step 10; SQLite has no such step) are
+    /// indexed by the migration, and a sync of every stored type, streamed or in pages, returns them
+    /// in anchor order as a query does.
+    func testRowsFromBeforeTheAnchorIndexSyncInAnchorOrder() async throws {
+        try await forEachEngine {
+            let (store, db, cleanup) = try openMigrated(sqlite: Schema.currentVersion, postgreSQL: 9)
+            defer { cleanup() }
+            if db is PostgreSQLConnection {
+                let indexed = try db.prepareOnce("""
+                    SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'samples'
+                        AND indexname = 'samples_by_anchor' AND indexdef LIKE '%(owner, anchor)'
+                    """)
+                _ = try indexed.step()
+                XCTAssertEqual(indexed.int(0), 1, "the migration built no (owner, anchor) index")
+            }
+            let owner = OwnerID(1)
+            let types = [StoreFixture.heartRate, StoreFixture.steps, StoreFixture.bloodPressure, StoreFixture.systolic, StoreFixture.diastolic]
+            let queried = try await store.querySamples(owner: owner, types: types, predicate: nil, sort: [], limit: 0, scope: everything)
+            XCTAssertEqual(queried.map(\.uuid).prefix(3), [rate, steps, pressure])
+            let whole = try await store.queryAnchored(owner: owner, types: types, predicate: nil, anchor: nil, limit: 0, scope: everything)
+            XCTAssertEqual(Array(whole.samples), queried)
+            for partRows in [1, 2, 2048] {
+                let stream = try await store.streamAnchored(owner: owner, types: types, predicate: nil, anchor: nil, limit: 0,
+                                                            scope: everything, partRows: partRows)
+                var streamed: [Sample] = []
+                for try await part in stream.samples { streamed += Array(part) }
+                XCTAssertEqual(streamed, queried, "parts of \(partRows)")
+                XCTAssertEqual(stream.head.newAnchor, whole.newAnchor)
+            }
+            let paged = try await store.queryAnchored(owner: owner, types: types, predicate: nil, anchor: nil, limit: 2, scope: everything)
+            XCTAssertEqual(Array(paged.samples), Array(queried.prefix(2)))
+            await store.close()
+        }
+    }
+
     private func checkRowsFromStep(sqlite: Int, postgreSQL: Int) async throws {
         try await forEachEngine {
-            let (store, cleanup) = try openMigrated(sqlite: sqlite, postgreSQL: postgreSQL)
+            let (store, _, cleanup) = try openMigrated(sqlite: sqlite, postgreSQL: postgreSQL)
             defer { cleanup() }
             let owner = OwnerID(1)
             let types = [StoreFixture.heartRate, StoreFixture.steps, StoreFixture.bloodPressure]
@@ -65,8 +100,9 @@ final class TypeClusteredSamplesTests: StoreTestCase {
     }
 
     /// A store of the current engine as step `sqlite` or `postgreSQL` left it, holding one owner with a
-    /// heart rate, a step count and a blood pressure of two readings, at anchors 1 to 5; opened (migrated).
-    private func openMigrated(sqlite: Int, postgreSQL: Int) throws -> (EngineStore, () -> Void) {
+    /// heart rate, a step count and a blood pressure of two readings, at anchors 1 to 5; opened (migrated),
+    /// with the connection that built it.
+    private func openMigrated(sqlite: Int, postgreSQL: Int) throws -> (EngineStore, any Database, () -> Void) {
         let db: any Database, open: () throws -> EngineStore, cleanup: () -> Void
         switch StoreEngine.current.withLock({ $0 }) {
         case .sqlite:
@@ -111,6 +147,6 @@ final class TypeClusteredSamplesTests: StoreTestCase {
                               parent.map { .int($0) } ?? .null])
             try sample.run()
         }
-        return (try open(), cleanup)
+        return (try open(), db, cleanup)
     }
 }

@@ -110,14 +110,18 @@ struct SQLDialect: Sendable {
     /// over every UUID cost a whole page per sample once it outgrew a commit; PostgreSQL logs rows,
     /// not pages, and keeps its unique index.
     let keepsUUIDLevels: Bool
+    /// Whether `samples` has an (owner, anchor) index (`samples_by_anchor`, PostgreSQL's step 10): an
+    /// anchored read of every stored type is then one scan of it, read in windows of anchors
+    /// (`ReadContext.pages`), rather than one scan of the same heap pages per type.
+    let readsSamplesByAnchor: Bool
 
     static let sqlite = SQLDialect(forcesIndexes: true, convertsMetadataUnitsBeforehand: false, insertOrFail: "INSERT OR FAIL",
                                    samplesPerInsert: 100, lockOwnerSQL: "SELECT last_anchor FROM anchor_counters WHERE owner = ?",
-                                   keepsUUIDLevels: true)
+                                   keepsUUIDLevels: true, readsSamplesByAnchor: false)
     static let postgreSQL = SQLDialect(forcesIndexes: false, convertsMetadataUnitsBeforehand: true, insertOrFail: "INSERT",
                                        samplesPerInsert: 500,
                                        lockOwnerSQL: "UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor",
-                                       keepsUUIDLevels: false)
+                                       keepsUUIDLevels: false, readsSamplesByAnchor: true)
 
     /// The condition that a `samples` row aliased `alias` (with its dot, or "") is the owner's
     /// (`owner`, an SQL expression) row whose UUID satisfies `uuids` ("= ?", "IN (…)"). Every lookup of a

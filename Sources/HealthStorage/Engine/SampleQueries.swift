@@ -12,20 +12,22 @@ extension ReadContext {
     func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                         table: PredicateSQL.Table) throws(HealthError) -> FilterPart {
         let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table)
-        guard let first = parts.first else { return ("\(table == .samples ? "samples" : "tombstones") s", "FALSE", []) }
+        guard let first = parts.first else { return ("\(table == .samples ? "samples" : "tombstones") s", "FALSE", [], false) }
         guard parts.count > 1 else { return first }
         let union = parts.map { "SELECT * FROM \($0.from) WHERE \($0.sql)" }.joined(separator: " UNION ALL ")
-        return ("(\(union)) s", "TRUE", parts.flatMap(\.arguments))
+        return ("(\(union)) s", "TRUE", parts.flatMap(\.arguments), false)
     }
 
-    /// A table to read (`s`), the WHERE clause (without the word) and its arguments.
-    typealias FilterPart = (from: String, sql: String, arguments: [SQLValue])
+    /// A table to read (`s`), the WHERE clause (without the word) and its arguments; `everyType` when it
+    /// reads every stored type of the owner with no type condition.
+    typealias FilterPart = (from: String, sql: String, arguments: [SQLValue], everyType: Bool)
 
     /// The parts `filter` reads as one UNION ALL. After an anchor, each fully readable type is a part
     /// of its own, read through (owner, type, anchor) (the samples table's primary key, tombstones'
-    /// `tombstones_by_type`), or, for tombstones, all of them one part read through the primary key
-    /// (owner, anchor) when they are every stored type: each such part yields its rows in anchor
-    /// order without a sort, for `queryAnchored` to merge.
+    /// `tombstones_by_type`), or all of them one part when they are every stored type: tombstones read
+    /// through their primary key (owner, anchor), samples through `samples_by_anchor` where the engine
+    /// has it (`SQLDialect.readsSamplesByAnchor`). Each such part yields its rows in anchor order
+    /// without a sort, for `queryAnchored` to merge.
     private func filterParts(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                              table: PredicateSQL.Table, afterAnchor: Int64? = nil, through: Int64? = nil) throws(HealthError) -> [FilterPart] {
         let name = table == .samples ? "samples" : "tombstones"
@@ -52,14 +54,16 @@ extension ReadContext {
                 clauses.append(visible.sql)
                 arguments += visible.arguments
             }
-            return (from, clauses.joined(separator: " AND "), arguments)
+            return (from, clauses.joined(separator: " AND "), arguments, everyType)
         }
         let full = types.filter { scope.canReadAll($0.type.identifier) }
         let restricted = types.filter { !scope.canReadAll($0.type.identifier) }
         var parts: [FilterPart] = []
-        if afterAnchor != nil, table == .tombstones, restricted.isEmpty, try includesEveryStoredType(full, owner: owner) {
-            // Every tombstone of the owner is of a type asked for and read in full: the primary key
-            // (owner, anchor) yields them in anchor order by itself, with no index lookups.
+        let byAnchor = table == .tombstones || db.dialect.readsSamplesByAnchor
+        if afterAnchor != nil, byAnchor, restricted.isEmpty, try includesEveryStoredType(full, owner: owner) {
+            // Every row of the owner is of a type asked for and read in full, so reading them all costs
+            // nothing the caller may not see: tombstones' primary key (owner, anchor), and
+            // `samples_by_anchor` where there is one, yield them in anchor order by themselves.
             parts.append(try part(full, "\(name) s", nil, everyType: true))
         } else if afterAnchor != nil {
             // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
@@ -126,7 +130,7 @@ extension ReadContext {
         guard limit >= 0 else { throw HealthError.invalid("limit must be 0 (no limit) or positive, got \(limit)", field: "limit") }
         let resolved = try resolve(types, owner: owner)
         guard !resolved.isEmpty else { return [] }
-        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         var order = sort.map { descriptor in
             let key = switch descriptor.key {
             case .startDate: "s.start_time"
@@ -239,7 +243,8 @@ extension ReadContext {
             return samples.part(rows.takeTable(), anchors: anchors)
         }
         try mergedByAnchor(owner: samples.owner, types: samples.types, predicate: samples.predicate, scope: samples.scope, table: .samples,
-                           after: after, through: bound, columns: SampleRows.columns, anchorColumn: 1, limit: 0) { anchor, row throws(HealthError) in
+                           after: after, through: bound, columns: SampleRows.columns, anchorColumn: 1, limit: 0,
+                           pagedTo: through.flatMap { end in partRows < .max ? (end, Int64(partRows)) : nil }) { anchor, row throws(HealthError) in
             lastRead = anchor
             try rows.append(from: row)
             anchors.append(anchor)
@@ -334,11 +339,19 @@ extension ReadContext {
 
     /// Visits the first `limit` (0: all) rows of `table` changed after `after` (and through `through`) with their anchors, in
     /// anchor order, until `visit` returns false: each filter part is read by its own statement in anchor order and
-    /// merged here, so SQLite never sorts the whole answer.
+    /// merged here, so SQLite never sorts the whole answer. With `pagedTo` and no `limit`, a read that is one part on an
+    /// engine that `readsSamplesByAnchor`, when that part is every stored type, goes in windows of that many anchors up to `end` (see `pages`).
     private func mergedByAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                                 table: PredicateSQL.Table, after: Int64, through: Int64? = nil, columns: String, anchorColumn: Int32, limit: Int,
+                                pagedTo: (end: Int64, anchors: Int64)? = nil,
                                 visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
         let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table, afterAnchor: after, through: through)
+        // Only the every-type part: a window over one type's anchors of a large store could hold none
+        // of its rows, and a rare type would pay one statement per empty window.
+        if let pages = pagedTo, limit == 0, db.dialect.readsSamplesByAnchor, parts.count == 1, parts[0].everyType {
+            return try self.pages(of: parts[0], after: after, end: pages.end, columns: columns, anchorColumn: anchorColumn,
+                                  pageAnchors: pages.anchors, visit: visit)
+        }
         var streams: [Statement] = []
         // Heads of the streams not yet exhausted, by descending anchor: the next row is the last.
         var heads: [(anchor: Int64, stream: Int)] = []
@@ -363,6 +376,30 @@ extension ReadContext {
             visited += 1
             guard try visit(head.anchor, streams[head.stream]) else { return }
             try advance(head.stream)
+        }
+    }
+
+    /// Visits the rows of `part` after `after` in anchor order until `visit` returns false, read by one
+    /// statement a window of `pageAnchors` anchors, the last window open above (`part` bounds it, or
+    /// not) once it reaches `end`. A statement over a whole range lets PostgreSQL's planner take a
+    /// bitmap scan and a sort of every row of it (it judges a multi-column index's order by its
+    /// leading column), or, on statistics from before a fill, a sort of all the rest of the range for
+    /// each LIMIT page; a window bounds either to one part's rows. Every window runs in the caller's
+    /// transaction, so all of them read one snapshot.
+    private func pages(of part: FilterPart, after: Int64, end: Int64, columns: String, anchorColumn: Int32, pageAnchors: Int64,
+                       visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
+        var low = after
+        while true {
+            let high = low + pageAnchors
+            let open = high >= end
+            let window = try db.prepareOnce("SELECT \(columns) FROM \(part.from) WHERE \(part.sql) AND s.anchor > ?"
+                                            + (open ? "" : " AND s.anchor <= ?") + " ORDER BY s.anchor")
+            window.bind(all: part.arguments + [.int(low)] + (open ? [] : [.int(high)]))
+            while try window.step() {
+                guard try visit(window.int(anchorColumn), window) else { return }
+            }
+            if open { return }
+            low = high
         }
     }
 
@@ -391,7 +428,7 @@ extension ReadContext {
     func countSamples(owner: Int64, types: [String], predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [SampleCount] {
         let resolved = try resolve(types, owner: owner)
         guard !resolved.isEmpty else { return [] }
-        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         let statement = try db.prepareOnce("""
             SELECT s.type, MAX(s.revision), s.device, COUNT(*) FROM \(from) WHERE \(whereSQL)
             GROUP BY s.type, s.source, s.device
@@ -413,7 +450,7 @@ extension ReadContext {
     func querySources(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [Source] {
         let resolved = try resolve([type], owner: owner)
         guard !resolved.isEmpty else { return [] }
-        let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
         let statement = try db.prepareOnce("SELECT MAX(s.revision), s.source FROM \(from) WHERE \(whereSQL) GROUP BY s.source")
         statement.bind(all: arguments)
         let imports = try db.prepare("SELECT imported FROM source_imports WHERE owner = ? AND source = ?")
@@ -433,7 +470,7 @@ extension ReadContext {
     func queryDevices(owner: Int64, type: String?, scope: ReadScope) throws(HealthError) -> [Device] {
         let types = if let type { try resolve([type], owner: owner) } else { try storedSampleTypes(owner: owner) }
         guard !types.isEmpty else { return [] }
-        let (from, whereSQL, arguments) = try filter(owner: owner, types: types, predicate: nil, scope: scope, table: .samples)
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: types, predicate: nil, scope: scope, table: .samples)
         let statement = try db.prepareOnce("SELECT DISTINCT s.device FROM \(from) WHERE \(whereSQL) AND s.device IS NOT NULL")
         statement.bind(all: arguments)
         var devices: [Device] = []

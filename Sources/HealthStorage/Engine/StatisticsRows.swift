@@ -80,7 +80,7 @@ extension ReadContext {
                 rows.removeAll(keepingCapacity: true)
             }
         } else {
-            let (from, whereSQL, arguments) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+            let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
             let statement = try db.prepareOnce("""
                 SELECT \(StatRow.columns) FROM \(from) WHERE \(whereSQL) AND s.value IS NOT NULL ORDER BY s.start_time, s.anchor
                 """)
