@@ -45,7 +45,7 @@ final class TypeClusteredSamplesTests: StoreTestCase {
                 let stream = try await store.streamAnchored(owner: owner, types: types, predicate: nil, anchor: nil, limit: 0,
                                                             scope: everything, partRows: partRows)
                 var streamed: [Sample] = []
-                for try await part in stream.samples { streamed += Array(part) }
+                for try await part in stream.samples { streamed += Array(part.samples) }
                 XCTAssertEqual(streamed, queried, "parts of \(partRows)")
                 XCTAssertEqual(stream.head.newAnchor, whole.newAnchor)
             }
