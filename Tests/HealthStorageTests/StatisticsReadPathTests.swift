@@ -186,4 +186,50 @@ final class StatisticsReadPathTests: StoreTestCase {
             await f.store.close()
         }
     }
+
+    /// The slices are cut without stepping every row out of the database: three sources saved in
+    /// turns of 20 (two sharing every start, so parts' starts meet the slices' bounds), cut in 16
+    /// parts of the anchors and slices of 50 rows, give each slice exactly the bounds and rows of
+    /// the (start, anchor) order, ranges holding every row of it, from fewer rows handed out than a
+    /// quarter of the type's.
+    func testSlicesAreCutWithoutSteppingEveryRow() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let cap = 50
+            var saved: [(sample: Sample, source: Source)] = []
+            for turn in 0..<10 {
+                for k in 0..<3 {
+                    let samples = (turn * 20..<(turn + 1) * 20).map { i in
+                        let start = dstDay + Int64(3 * i + (k == 2 ? 1 : 0)) * minute
+                        return Sample(type: heartRate, start: start, end: start + minute,
+                                      body: .quantity(Quantity(Double(60 + (i * 7 + k) % 40) / 60, "count/s"), count: 1))
+                    }
+                    try await f.save(samples, source: sources[k])
+                    saved += samples.map { ($0, sources[k]) }
+                }
+            }
+            var context = ReadContext(db: try f.connect(), registry: Registry(), anchorKey: Data())
+            context.statisticsSortRows = cap
+            let typeID = try XCTUnwrap(try context.resolve([heartRate], owner: f.owner.rawValue).first?.id)
+            let ordered = try context.db.prepare("SELECT start_time, anchor FROM samples WHERE owner = ? AND type = ? ORDER BY start_time, anchor")
+            ordered.bind(all: [.int(f.owner.rawValue), .int(typeID)])
+            var rows: [(start: Microseconds, anchor: Int64)] = []
+            while try ordered.step() { rows.append((ordered.int(0), ordered.int(1))) }
+            ordered.reset()
+            let plan = try context.keyOrderPlan(owner: f.owner.rawValue, typeID: typeID, rows: cap, parts: 16)
+            XCTAssertEqual(plan.slices.count, rows.count / cap)
+            for (k, slice) in plan.slices.enumerated() {
+                let own = rows[k * cap..<(k + 1) * cap]
+                XCTAssertEqual(slice.count, cap)
+                XCTAssertTrue(slice.first == own.first! && slice.last == own.last!, "slice \(k)")
+                XCTAssertTrue(own.allSatisfy { row in slice.anchors.contains { $0.contains(row.anchor) } }, "slice \(k)")
+            }
+            XCTAssertLessThan(plan.cutRows, rows.count / 4)
+            var read: [StatInput] = []
+            try context.statisticsSamples(owner: f.owner.rawValue, type: heartRate, predicate: nil,
+                                          scope: .everything(callerBundleID: "com.apple.Health"), into: &read)
+            XCTAssertEqual(read, inputs(saved))
+            await f.store.close()
+        }
+    }
 }
