@@ -99,6 +99,23 @@ final class SaveAndQueryTests: StoreTestCase {
             try await expect(await f.query([StoreFixture.heartRate], .workout(sample.uuid)).map(\.uuid), [hr.uuid])
             // Retrying the same workout is a no-op.
             try await expect(await f.save([sample]), [.alreadyStored])
+            // So is retrying it as a reader saw it (an export imported again): readers get the heart-rate
+            // statistic derived from the associated sample, not the 120 count/min the app gave.
+            func retry(_ statistics: [WorkoutStatistic]) -> Sample {
+                Sample(uuid: sample.uuid, type: sample.type, start: sample.start, end: sample.end,
+                       body: .workout(Workout(activityType: 37, events: workout.events, activities: workout.activities,
+                                              statistics: statistics, associatedSampleUUIDs: [hr.uuid])))
+            }
+            try await expect(await f.save([retry([WorkoutStatistic(quantityType: StoreFixture.heartRate, average: Quantity(1, "count/s"),
+                                                                   minimum: Quantity(1, "count/s"), maximum: Quantity(1, "count/s"))])]),
+                             [.alreadyStored])
+            // A total of a type with no associated sample is kept as given, so a different one is refused.
+            do {
+                try await f.save([retry(workout.statistics + [WorkoutStatistic(quantityType: StoreFixture.steps, sum: Quantity(10, "count"))])])
+                XCTFail("a workout with a different kept total under a stored UUID was accepted")
+            } catch let error as HealthError {
+                XCTAssertEqual(error.field, "uuid")
+            }
             await f.store.close()
         }
     }

@@ -434,7 +434,9 @@ struct ObjectSaver {
         guard stored.sourceRevision?.source.bundleID == bundleID else {
             throw HealthError.invalid("UUID \(sample.uuid) is already used by an object saved by another source", field: "uuid")
         }
-        guard Self.comparable(try withoutRoutes(stored), device: stored.device) == Self.comparable(Self.asStored(sample), device: device) else {
+        let (saved, derivedTypes) = try withoutRoutes(stored)
+        guard Self.comparable(saved, device: stored.device, derivedTypes: derivedTypes)
+                == Self.comparable(Self.asStored(sample), device: device, derivedTypes: derivedTypes) else {
             throw HealthError.invalid("UUID \(sample.uuid) is already stored with different content", field: "uuid")
         }
         return .alreadyStored
@@ -457,18 +459,27 @@ struct ObjectSaver {
     }
 
     /// A stored workout without the routes FinishSeries associated with it later: they are no part of
-    /// what was saved, so a retry of the workout (a re-import) still matches.
-    private func withoutRoutes(_ stored: Sample) throws(HealthError) -> Sample {
-        let flags = try context.db.prepare("SELECT flags FROM samples WHERE \(context.db.dialect.sampleByUUID())")
-        return try stored.droppingAssociations { uuid throws(HealthError) in
-            flags.reset()
-            flags.bind(all: [.int(owner), .uuid(uuid)])
-            return try flags.step() && flags.int(0) & SampleRows.series != 0
+    /// what was saved, so a retry of the workout (a re-import) still matches. With it, the types of its
+    /// other associated samples: reads derive those statistics from them (docs/semantics.md §1.7), so an
+    /// exported workout carries derived values where the saver gave its own, and neither is compared.
+    private func withoutRoutes(_ stored: Sample) throws(HealthError) -> (Sample, derivedTypes: Set<String>) {
+        let rows = try context.db.prepare("SELECT flags, type FROM samples WHERE \(context.db.dialect.sampleByUUID())")
+        var types: Set<String> = []
+        let saved = try stored.droppingAssociations { uuid throws(HealthError) in
+            rows.reset()
+            rows.bind(all: [.int(owner), .uuid(uuid)])
+            guard try rows.step() else { return false }
+            if rows.int(0) & SampleRows.series != 0 { return true }
+            types.insert(try context.registry.type(rows.int(1), owner: owner, context.db))
+            return false
         }
+        rows.reset()
+        return (saved, types)
     }
 
-    /// The fields a retry must repeat exactly: everything but the store-stamped revision and time.
-    private static func comparable(_ sample: Sample, device: Device?) -> Sample {
+    /// The fields a retry must repeat exactly: everything but the store-stamped revision and time, and a
+    /// workout's statistics of `derivedTypes` (derived from its associated samples on every read).
+    private static func comparable(_ sample: Sample, device: Device?, derivedTypes: Set<String> = []) -> Sample {
         let effectiveDevice = device.flatMap { $0.isEmpty ? nil : $0 }
         let body: SampleBody
         switch sample.body {
@@ -479,7 +490,7 @@ struct ObjectSaver {
             // A derived duration reads back as its value, so compare active durations.
             body = .workout(Workout(activityType: w.activityType, duration: w.activeDuration(start: sample.start, end: sample.end),
                                     events: w.events,
-                                    activities: w.activities, statistics: w.statistics,
+                                    activities: w.activities, statistics: w.statistics.filter { !derivedTypes.contains($0.quantityType) },
                                     associatedSampleUUIDs: Array(Set(w.associatedSampleUUIDs)).sorted { $0.uuidString < $1.uuidString }))
         case .quantity, .category, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment, .series:
             body = sample.body
