@@ -23,6 +23,7 @@ source "$root/bench/options.sh"
 engine=sqlite format=text positional=1000000
 bench_options "$@"
 samples="$positional"
+case "$samples" in *" "*) echo "sync.sh: one SAMPLES count, not \"$samples\"" >&2; exit 2 ;; esac
 case "$engine" in sqlite|postgres) ;; *) echo "sync.sh: --engine is sqlite or postgres" >&2; exit 2 ;; esac
 trap 'stop_servers; stop_postgres; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
