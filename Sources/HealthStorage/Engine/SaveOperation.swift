@@ -434,7 +434,7 @@ struct ObjectSaver {
         guard stored.sourceRevision?.source.bundleID == bundleID else {
             throw HealthError.invalid("UUID \(sample.uuid) is already used by an object saved by another source", field: "uuid")
         }
-        let (saved, derivedTypes) = try withoutRoutes(stored)
+        let (saved, derivedTypes) = try asSavedWithDerivedTypes(stored)
         guard Self.comparable(saved, device: stored.device, derivedTypes: derivedTypes)
                 == Self.comparable(Self.asStored(sample), device: device, derivedTypes: derivedTypes) else {
             throw HealthError.invalid("UUID \(sample.uuid) is already stored with different content", field: "uuid")
@@ -462,7 +462,7 @@ struct ObjectSaver {
     /// what was saved, so a retry of the workout (a re-import) still matches. With it, the types of its
     /// other associated samples: reads derive those statistics from them (docs/semantics.md §1.7), so an
     /// exported workout carries derived values where the saver gave its own, and neither is compared.
-    private func withoutRoutes(_ stored: Sample) throws(HealthError) -> (Sample, derivedTypes: Set<String>) {
+    private func asSavedWithDerivedTypes(_ stored: Sample) throws(HealthError) -> (Sample, derivedTypes: Set<String>) {
         let rows = try context.db.prepare("SELECT flags, type FROM samples WHERE \(context.db.dialect.sampleByUUID())")
         var types: Set<String> = []
         let saved = try stored.droppingAssociations { uuid throws(HealthError) in
