@@ -75,6 +75,26 @@ final class UUIDLevelTests: StoreTestCase {
         try await expect(await fixture.query([StoreFixture.heartRate], .uuids(Set(saved.map(\.uuid)))).count, saved.count)
     }
 
+    /// The writer's multi-row statements stop at a failed constraint (`OR FAIL`) instead of undoing their
+    /// earlier rows (the default `ABORT`): a statement that may abort inside a transaction makes SQLite
+    /// copy each page it first changes into a statement journal, a whole UUID-level leaf for most claimed
+    /// UUIDs. Read from the compiled programs: each constraint halt names its resolution in P2 (2 abort, 3 fail).
+    func testMultiRowWritesCannotAbort() async throws {
+        let fixture = try await StoreFixture()
+        let db = try fixture.connect()
+        let writes = [UUIDLevels.claimSQL(rows: 3), SampleRow.insertSQL(.sqlite, rows: 3)] + UUIDLevels.sliceMoveSQL + UUIDLevels.recentMoveSQL
+        for sql in writes {
+            let program = try db.prepareOnce("EXPLAIN " + sql)
+            var halts = 0
+            while try program.step() {
+                guard ["Halt", "HaltIfNull"].contains(program.text(1) ?? ""), program.int(2) != 0 else { continue }
+                XCTAssertEqual(program.int(3), 3, "\(program.text(1) ?? "") at \(program.int(0)) of \(sql)")
+                halts += 1
+            }
+            XCTAssertEqual(halts > 0, sql.hasPrefix("INSERT"), "constraint checks of \(sql)")
+        }
+    }
+
     /// Saves `pairs` batches of two heart rates (UUIDs spread by `spreadUUID`) with four rows filling
     /// the recent level, so the levels move on every other save; returns them in the order saved.
     private func fillLevels(_ fixture: StoreFixture, pairs: Int) async throws -> [Sample] {

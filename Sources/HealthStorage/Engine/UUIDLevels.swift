@@ -19,16 +19,35 @@ enum UUIDLevels {
     static let slices = 16
 
     /// Inserts into the recent level each of `rows` rows (uuid, owner, type, anchor) whose UUID no level
-    /// holds; each older level is probed by its primary key.
+    /// holds; each older level is probed by its primary key. `OR FAIL`, as the samples' insert: a
+    /// multi-row statement that may abort makes SQLite copy every page it first changes into a statement
+    /// journal to undo it by, and here that was a whole recent-level leaf for most claimed UUIDs (the
+    /// claim's fastest-growing cost in a 3M stream). A failed claim is undone with its job (its savepoint
+    /// or the group's transaction), as the samples' insert is.
     static func claimSQL(rows: Int) -> String {
         """
-        INSERT INTO \(recent) (uuid, owner, type, anchor) SELECT column1, column2, column3, column4
+        INSERT OR FAIL INTO \(recent) (uuid, owner, type, anchor) SELECT column1, column2, column3, column4
         FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", ")))
         WHERE NOT EXISTS (SELECT 1 FROM \(middle) l WHERE l.uuid = column1 AND l.owner = column2)
         AND NOT EXISTS (SELECT 1 FROM \(merged) l WHERE l.uuid = column1 AND l.owner = column2)
         ON CONFLICT DO NOTHING
         """
     }
+
+    /// A move's first half: one slice of the middle level (its bounds the two parameters) into the merged
+    /// one. `OR FAIL` keeps SQLite from journalling the merged level's changed leaves per statement (see
+    /// `claimSQL`); a failed move fails its transaction.
+    static let sliceMoveSQL = [
+        "INSERT OR FAIL INTO \(merged) SELECT \(columns) FROM \(middle) WHERE uuid >= ? AND uuid < ? ORDER BY uuid, owner",
+        "DELETE FROM \(middle) WHERE uuid >= ? AND uuid < ?",
+    ]
+    /// A move's second half: the whole recent level into the middle one. Without a WHERE, SQLite clears
+    /// the recent level's pages instead of deleting row by row.
+    static let recentMoveSQL = [
+        "INSERT OR FAIL INTO \(middle) SELECT \(columns) FROM \(recent) ORDER BY uuid, owner",
+        "DELETE FROM \(recent)",
+    ]
+    private static let columns = "uuid, owner, type, anchor"
 
     /// The blob bounds of slice `index`: UUIDs whose first byte falls in its sixteenth of 0…255.
     static func bounds(of index: Int) -> (lower: Data, upper: Data) {
@@ -102,18 +121,12 @@ extension WriteContext {
     /// insert in key order and a delete of what was moved: every UUID is in exactly one level before and after.
     func moveUUIDLevels() throws(HealthError) {
         let (lower, upper) = UUIDLevels.bounds(of: nextUUIDSlice)
-        let columns = "uuid, owner, type, anchor"
-        for sql in ["INSERT INTO \(UUIDLevels.merged) SELECT \(columns) FROM \(UUIDLevels.middle) WHERE uuid >= ? AND uuid < ? ORDER BY uuid, owner",
-                    "DELETE FROM \(UUIDLevels.middle) WHERE uuid >= ? AND uuid < ?"] {
+        for sql in UUIDLevels.sliceMoveSQL {
             let statement = try db.prepare(sql)
             statement.bind(all: [.blob(lower), .blob(upper)])
             try statement.run()
         }
-        // Without a WHERE, SQLite clears the recent level's pages instead of deleting row by row.
-        try db.execute("""
-            INSERT INTO \(UUIDLevels.middle) SELECT \(columns) FROM \(UUIDLevels.recent) ORDER BY uuid, owner;
-            DELETE FROM \(UUIDLevels.recent);
-            """)
+        try db.execute(UUIDLevels.recentMoveSQL.joined(separator: ";\n"))
         nextUUIDSlice = (nextUUIDSlice + 1) % UUIDLevels.slices
         recentUUIDs = 0
     }
