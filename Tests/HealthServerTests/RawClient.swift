@@ -68,6 +68,12 @@ final class RawClient {
     }
 
     func sendRaw(_ bytes: [UInt8]) {
+        RawClient.sendAll(bytes, to: fd)
+    }
+
+    /// Sends every byte to the socket `fd` (blocking), or stops at the first error; usable from
+    /// another thread while this client reads.
+    static func sendAll(_ bytes: [UInt8], to fd: Int32) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -60,6 +60,39 @@ final class TransportTests: XCTestCase {
         }
     }
 
+    /// Answers the socket cannot take at once: the server writes what it takes at once and queues the
+    /// rest behind it (later answers wait their turn), stops reading above its output mark and goes
+    /// on once the client reads. Every answer must arrive whole, once and in order.
+    func testAnswersTheSocketCannotTakeAtOnceArriveWholeAndInOrder() throws {
+        let server = try ServerProcess()
+        // A Unix socket's buffers are small (a few hundred KiB), and a transfer over it is fast.
+        let client = try RawClient(unixPath: server.unixPath)
+        client.setTimeout(seconds: 20)
+        guard case .hello? = client.hello(server.ownerToken) else { return XCTFail("no hello") }
+        let calls = 160
+        let payload = { (call: Int) in Data((0..<16_384).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ call) }) }
+        let frames = (0..<calls).flatMap { WireCodec.encodeClientFrame(ClientMessage(callID: UInt64(1_000 + $0), call: .ping(payload($0)))) }
+        // 2.5 MiB of answers, more than the server's output mark and than the socket takes before
+        // this client reads: sent from another thread, since the server stops reading until this
+        // one reads.
+        let (fd, sent) = (client.fd, DispatchSemaphore(value: 0))
+        Thread.detachNewThread {
+            RawClient.sendAll(frames, to: fd)
+            sent.signal()
+        }
+        // Not reading for a while fills the socket's buffers, so the server's writes come up short.
+        Thread.sleep(forTimeInterval: 0.5)
+        for call in 0..<calls {
+            guard let message = client.receive() else { return XCTFail("no answer \(call)") }
+            XCTAssertEqual(message.callID, UInt64(1_000 + call), "answer \(call) out of order")
+            guard case .pong(let echoed, _) = message.result else { return XCTFail("answer \(call): \(message.result)") }
+            XCTAssertTrue(echoed == payload(Int(message.callID) - 1_000), "answer \(call) damaged")
+        }
+        sent.wait()
+        guard case .pong(let echoed, _)? = client.call(.ping(Data("after".utf8))) else { return XCTFail("no answer after them") }
+        XCTAssertEqual(echoed, Data("after".utf8))
+    }
+
     func testAbusiveClientsAreClosedAndTheServerKeepsServing() throws {
         let server = try ServerProcess(extraArguments: ["--hello-timeout", "1"])
 

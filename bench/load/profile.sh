@@ -5,6 +5,7 @@
 # commit), and the counters cover exactly those calls. Prints instructions per call and the top
 # functions by inclusive count. THREADS=1 prints instead the instructions per call of each thread
 # (the writer against the event loops; `perf stat` has no hardware counters on this virtual machine);
+# (KEEP_DUMP=PATH then keeps each thread's dump as PATH.writer, PATH.event-loop);
 # BENCH_BIN=DIR profiles the healthd in DIR unbuilt, to compare two builds.
 #   bench/load/profile.sh [CALLS] [IN_FLIGHT]        TOP=40 KEEP_DUMP=/tmp/cg.out bench/load/profile.sh 2000 1
 #   THREADS=1 BENCH_BIN=/tmp/base bench/load/profile.sh 2000 32
@@ -45,6 +46,7 @@ if [ -n "${THREADS:-}" ]; then
     elif grep -q 'commitGroup' "$dump"; then name=writer
     else name=other; fi
     printf "%-12s %9d\n" "$name" "$(( total / calls ))"
+    [ -n "${KEEP_DUMP:-}" ] && cp "$dump" "$KEEP_DUMP.${name// /-}"  # e.g. /tmp/cg.out.event-loop
   done
   exit 0
 fi

@@ -12,7 +12,9 @@
 # measured is the server's rather than the generator's own queue (its CPU column then counts only the
 # seconds its devices were sending). The last columns are the writer's, from healthd's /metrics: its
 # commits, jobs per commit and the seconds spent in commits (the one serial thread's busy time). BENCH_BIN=DIR runs the healthd (and healthsim) in DIR unbuilt, to
-# compare two builds.
+# compare two builds. SYSCALLS=1 adds the server's system calls and page faults per save call while the
+# generator runs, in all and for the usual calls (`perf stat` of the syscall tracepoints: counted in the
+# kernel, so cheap; connection setup included, like the CPU column).
 #   bench/load/run.sh [RATE] [SECONDS]        DEVICE_COUNTS="10 100" SCHEDULES="spread" GENERATOR=lean bench/load/run.sh
 # Every device is a real socket (healthsim reads them all on one queue), so a step needs about
 # DEVICES + 1,024 file descriptors in each of healthd and healthsim; the script raises `ulimit -n`
@@ -59,8 +61,17 @@ for n in $counts; do
   else
     command=("$bin/healthsim" --server "$server_addr" --owner-token-file "$server_data/owner.token" --state-dir "$server_data/healthsim")
   fi
+  syscall_log="$work/syscalls-$n-$schedule.csv" syscall_counter=""
+  if [ -n "${SYSCALLS:-}" ]; then
+    events="raw_syscalls:sys_enter,page-faults"
+    for call in read write writev epoll_wait epoll_ctl futex pwrite64 pread64 fdatasync fsync mprotect madvise accept4 close; do
+      events+=",syscalls:sys_enter_$call"
+    done
+    perf stat -x, -e "$events" -p "$server_pid" -o "$syscall_log" & syscall_counter=$!
+  fi
   /usr/bin/time -f "%U %S" -o "$sim_cpu" "${command[@]}" --devices "$n" --rate "$rate" --duration "$seconds" "${flags[@]}" \
     --report "$report" > /dev/null 2> "$work/sim-$n.log" || true
+  if [ -n "$syscall_counter" ]; then kill -INT "$syscall_counter"; wait "$syscall_counter" || true; fi
   ticks="$(( $(cpu_ticks "$server_pid") - ticks_before ))" sys="$(( $(sys_ticks "$server_pid") - sys_before ))"
   rss="$(peak_rss_kib "$server_pid")"
   # Commits, jobs committed and seconds in commits (histogram counts and sums).
@@ -72,7 +83,7 @@ for n in $counts; do
     tail -3 "$work/sim-$n.log" | sed 's/^/          /'
     continue
   fi
-  python3 - "$report" "$n" "$rss" "$idle_rss" "$ticks" "$(getconf CLK_TCK)" "$schedule" "$sys" "$(tail -1 "$sim_cpu")" $commits <<'PY'
+  python3 - "$report" "$n" "$rss" "$idle_rss" "$ticks" "$(getconf CLK_TCK)" "$schedule" "$sys" "$(tail -1 "$sim_cpu")" $commits "$syscall_log" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 n, rss, idle, ticks, hz, schedule, sys_ticks = (int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
@@ -85,6 +96,13 @@ print(f"{n:8d} {schedule:>8s} {r['samplesGenerated']:11d} {r['samplesAcknowledge
       f"{100 * sys_ticks / max(1, ticks):6.0f} "
       f"{rss / 1024:9.1f} {max(0, rss - idle) / n:11.1f} {sim_seconds / calls * 1e6:12.1f} "
       f"{int(sys.argv[10]):8d} {float(sys.argv[11]) / max(1, int(sys.argv[10])):9.0f} {float(sys.argv[12]):10.1f}")
+try:  # perf stat -x, lines: count,unit,event,…
+    counts = {f[2].split("sys_enter_")[-1].split(":")[-1]: int(f[0]) for f in (line.split(",") for line in open(sys.argv[13]))
+              if len(f) > 2 and f[0].isdigit()}
+    print(f"{'':17s} per call: {counts.pop('sys_enter') / calls:.2f} system calls, {counts.pop('page-faults') / calls:.2f} page faults; "
+          + ", ".join(f"{name} {count / calls:.3f}" for name, count in sorted(counts.items(), key=lambda c: -c[1]) if count))
+except (OSError, KeyError):
+    pass
 PY
  done
 done
