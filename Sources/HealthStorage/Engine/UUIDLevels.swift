@@ -22,9 +22,12 @@ enum UUIDLevels {
     /// holds; each older level is probed by its primary key. Left joins rather than NOT EXISTS: SQLite
     /// runs a correlated subquery as a subroutine that opens its cursor again for every row (an
     /// allocation and a descent from the root each time), where a join opens each level once.
+    /// `OR FAIL`, as for the samples' insert: an `ABORT` statement of several rows opens a statement
+    /// journal, copying every page it touches first; a failing claim fails its job, and the job's
+    /// savepoint or the whole transaction is rolled back with it anyway.
     static func claimSQL(rows: Int) -> String {
         """
-        INSERT INTO \(recent) (uuid, owner, type, anchor) SELECT v.column1, v.column2, v.column3, v.column4
+        INSERT OR FAIL INTO \(recent) (uuid, owner, type, anchor) SELECT v.column1, v.column2, v.column3, v.column4
         FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", "))) v
         LEFT JOIN \(middle) m ON m.uuid = v.column1 AND m.owner = v.column2
         LEFT JOIN \(merged) g ON g.uuid = v.column1 AND g.owner = v.column2
