@@ -9,12 +9,17 @@
 # --postgres runs that stream on SQLite, then on a throw-away PostgreSQL (scripts/postgres) with fsync on
 # and with fsync off (--fast), each beside PostgreSQL's raw limit for the same rows: one psql session
 # COPYing them, one transaction per 5,000, into a table with the samples table's columns and indexes.
+# BENCH_BIN=DIR runs the storage-bench in DIR unbuilt (to alternate two builds).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 scratch="${STORAGE_BENCH_SCRATCH:-$root/.build}"
-swift build -c release --product storage-bench --scratch-path "$scratch" >&2
-bench="$scratch/release/storage-bench"
+if [ -n "${BENCH_BIN:-}" ]; then
+  bench="$BENCH_BIN/storage-bench"
+else
+  swift build -c release --product storage-bench --scratch-path "$scratch" >&2
+  bench="$scratch/release/storage-bench"
+fi
 [ "${1:-}" = --postgres ] || exec "$bench" "$@"
 shift
 samples=200000 args=("$@")

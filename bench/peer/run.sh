@@ -36,8 +36,12 @@ if [ "$postgres" = 0 ] && ! command -v influxd >/dev/null; then
   # The package starts a system service on install where systemd runs; the benchmark uses its own.
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq influxdb >/dev/null
 fi
-swift build -c "$config" --scratch-path "$scratch" --product healthd >&2
-bin="$scratch/$config"
+if [ -n "${BENCH_BIN:-}" ]; then
+  bin="$BENCH_BIN"
+else
+  swift build -c "$config" --scratch-path "$scratch" --product healthd >&2
+  bin="$scratch/$config"
+fi
 influx_pid=""
 trap 'stop_servers; [ -n "$influx_pid" ] && kill "$influx_pid" 2>/dev/null; stop_postgres; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM

@@ -123,17 +123,48 @@ extension WriteContext {
             insert.reset()
         }
         let stored = allInserted ? nil : try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
+        var runs = StoredRuns()
         for (offset, pending) in rows.enumerated() {
             do {
                 let row = pending.row
                 let wentIn = if allInserted { true } else if claimed[offset] { try Self.exists(row, stored) } else { false }
                 if wentIn {
-                    try pending.saver.noteStored(pending.sample, typeID: row.type)
+                    runs.add(pending)
                 } else {
                     settle(offset, try pending.saver.compareWithStored(pending.sample, device: pending.device, row: row))
                 }
             } catch {
                 throw error.objectIndex == nil ? error.at(index: pending.index) : error
+            }
+        }
+        try runs.note()
+    }
+
+    /// What the rows one insert stored add to the bookkeeping and the change feed, gathered per saver
+    /// and type (a stream interleaves a few types): one note of each kind a run, where a note per row
+    /// hashed its keys into the writer's caches and the feed's dictionaries once per sample.
+    private struct StoredRuns {
+        private var runs: [(saver: ObjectSaver, typeID: Int64, type: String, span: TimeSpan, longest: Microseconds, index: Int)] = []
+
+        mutating func add(_ pending: PendingSample) {
+            let (saver, typeID, sample) = (pending.saver, pending.row.type, pending.sample)
+            let span = TimeSpan(start: sample.start, end: sample.end), duration = sample.end - sample.start
+            if let run = runs.firstIndex(where: { $0.typeID == typeID && $0.saver.source == saver.source && $0.saver.owner == saver.owner }) {
+                runs[run].span = runs[run].span.union(span)
+                runs[run].longest = max(runs[run].longest, duration)
+            } else {
+                runs.append((saver, typeID, sample.type, span, duration, pending.index))
+            }
+        }
+
+        /// Notes every run; a failure is its first row's.
+        func note() throws(HealthError) {
+            for run in runs {
+                do {
+                    try run.saver.noteStored(type: run.type, typeID: run.typeID, span: run.span, longest: run.longest)
+                } catch {
+                    throw error.objectIndex == nil ? error.at(index: run.index) : error
+                }
             }
         }
     }
@@ -207,10 +238,11 @@ struct ObjectSaver {
     /// The shortcuts die with this batch, so an id is noted as soon as it is known: a batch is undone,
     /// and saved again with new savers, as a whole.
     var shortcutsLastOneBatch = false
+    /// The types and devices this batch resolved (it dies with the batch, like an import's shortcuts).
+    let memo = SaverMemo()
 
     func save(_ sample: Sample, device: Device?, parent: Int64?) throws(HealthError) -> SaveOutcome {
-        let type = try Self.sampleType(of: sample)
-        let typeID = try self.typeID(type.identifier)
+        let (type, typeID) = try sampleType(of: sample)
         var outcome = SaveOutcome.stored
         var parent = parent
         var replaced: (uuid: UUID, parent: Int64?)?
@@ -270,16 +302,21 @@ struct ObjectSaver {
         case .quantity, .category: break
         case .correlation, .workout, .electrocardiogram, .audiogram, .stateOfMind, .scoredAssessment, .series: return nil
         }
-        let type = try Self.sampleType(of: sample)
-        let typeID = try self.typeID(type.identifier)
+        let (type, typeID) = try sampleType(of: sample)
         return try row(sample, type: type, typeID: typeID, anchor: try context.nextAnchor(owner: owner), device: device, parent: nil)
     }
 
     /// What a stored sample adds to the owner's bookkeeping and to the change feed.
     func noteStored(_ sample: Sample, typeID: Int64) throws(HealthError) {
+        try noteStored(type: sample.type, typeID: typeID, span: TimeSpan(start: sample.start, end: sample.end),
+                       longest: sample.end - sample.start)
+    }
+
+    /// What stored samples of one type add: they cover `span`, the longest lasting `longest`.
+    func noteStored(type: String, typeID: Int64, span: TimeSpan, longest: Microseconds) throws(HealthError) {
         try context.noteTypeSource(owner: owner, type: typeID, source: source)
-        try context.noteDuration(owner: owner, type: typeID, duration: sample.end - sample.start)
-        context.noteChange(owner: owner, type: sample.type, span: TimeSpan(start: sample.start, end: sample.end), bundleID: bundleID)
+        try context.noteDuration(owner: owner, type: typeID, duration: longest)
+        context.noteChange(owner: owner, type: type, span: span, bundleID: bundleID)
     }
 
     /// The id of a sample's type: the connection's last one when it is the same.
@@ -290,12 +327,18 @@ struct ObjectSaver {
         return id
     }
 
-    /// The id of a sample's device (nil for none): the connection's last one when it is the same.
+    /// The id of a sample's device (nil for none): one this batch resolved, else the connection's last
+    /// one when it is the same.
     private func deviceID(_ device: Device?) throws(HealthError) -> Int64? {
         guard let device else { return nil }
-        if let known = shortcuts?.device, known.owner == owner, known.device == device { return known.id }
+        if let id = memo.device(device) { return id }
+        if let known = shortcuts?.device, known.owner == owner, known.device == device {
+            memo.remember(device, known.id)
+            return known.id
+        }
         guard let id = try context.deviceID(device, owner: owner) else { return nil }
         if let shortcuts { note { [owner] in shortcuts.device = (owner, device, id) } }
+        memo.remember(device, id)
         return id
     }
 
@@ -304,14 +347,22 @@ struct ObjectSaver {
         if shortcutsLastOneBatch { set() } else { context.afterCommit(set) }
     }
 
-    private static func sampleType(of sample: Sample) throws(HealthError) -> HealthType {
-        guard let type = TypeCatalog.type(sample.type), type.isSampleType else {
-            throw HealthError.invalid("'\(sample.type)' is not a sample type", field: "type")
+    /// The sample's type and its id, checked: one this batch resolved, else looked up.
+    private func sampleType(of sample: Sample) throws(HealthError) -> (HealthType, Int64) {
+        let resolved: (HealthType, Int64)
+        if let known = memo.type(sample.type) {
+            resolved = known
+        } else {
+            guard let type = TypeCatalog.type(sample.type), type.isSampleType else {
+                throw HealthError.invalid("'\(sample.type)' is not a sample type", field: "type")
+            }
+            resolved = (type, try typeID(type.identifier))
+            memo.remember(sample.type, resolved)
         }
         // The store computes durations from these; in range, no difference of two can overflow.
         try TimeRules.checkInstant(sample.start, field: "start_time")
         try TimeRules.checkInstant(sample.end, field: "end_time")
-        return type
+        return resolved
     }
 
     private func syncMatch(_ identifier: String) throws(HealthError) -> (anchor: Int64, uuid: UUID, version: Int64, type: Int64, parent: Int64?)? {
@@ -569,5 +620,39 @@ struct SampleRow {
         statement.bind(base + 18, syncVersion)
         statement.bind(base + 19, parent)
         statement.bind(base + 20, metadata)
+    }
+}
+
+/// The types and devices one batch's saver resolved. A batch names few of each (a stream interleaves
+/// its types sample by sample, so the connection's last-one shortcut missed nearly every time), and
+/// comparing with them costs less than hashing a type name or a device's eight fields into the
+/// writer's caches, and than noting each miss as a shortcut to set at commit.
+final class SaverMemo {
+    private var types: [(name: String, type: HealthType, id: Int64)] = []
+    private var devices: [(device: Device, id: Int64)] = []
+    /// Beyond this many of either, a batch (an import of many devices) looks the rest up as before.
+    private static let limit = 32
+
+    func type(_ name: String) -> (HealthType, Int64)? {
+        for entry in types where entry.name == name { return (entry.type, entry.id) }
+        return nil
+    }
+
+    func remember(_ name: String, _ resolved: (HealthType, Int64)) {
+        if types.count < Self.limit { types.append((name, resolved.0, resolved.1)) }
+    }
+
+    /// Where the last device was found: a stream sends a device's readings together.
+    private var lastDevice = 0
+
+    func device(_ device: Device) -> Int64? {
+        if lastDevice < devices.count, devices[lastDevice].device == device { return devices[lastDevice].id }
+        guard let found = devices.firstIndex(where: { $0.device == device }) else { return nil }
+        lastDevice = found
+        return devices[found].id
+    }
+
+    func remember(_ device: Device, _ id: Int64) {
+        if devices.count < Self.limit { devices.append((device, id)) }
     }
 }
