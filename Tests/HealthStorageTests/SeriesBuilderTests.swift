@@ -189,7 +189,7 @@ final class SeriesBuilderTests: StoreTestCase {
             let (store, owner) = (f.store, f.owner)
             let runs = RunCount()
             let hold = try await WriterHold(store)
-            let counted = Task { try await store.write { _ in runs.count.add(1, ordering: .relaxed) } }
+            let counted = Task { try await store.write { _ in _ = runs.count.add(1, ordering: .relaxed) } }
             try await waitUntil { store.queuedWrites == 1 }
             let discard = Task {
                 try await store.discardSeries(owner: owner, builder: UUID(), bundleID: "org.example.new-app", byOwner: false)
