@@ -63,6 +63,12 @@ public final class ExportImporter {
     private var waiting: [(series: ExportSeries, line: Int)] = []
     private var parents: Set<UUID> = []
     private var parentStored: [UUID: Bool] = [:]
+    /// Series builds started and not yet answered, oldest first, with their elements' lines.
+    private var building: [(series: ExportSeries, line: Int, build: Task<ImportOutcome, any Error>)] = []
+    /// Series built at once. A build is a few calls in turn (its query, discard, inserts and finish),
+    /// each waiting for the store's answer (most of them a commit): built one at a time, they held
+    /// the reading and the saves up for the length of every call.
+    static let seriesInFlight = 16
 
     /// `observe` is told each object's outcome after it is tallied.
     public init(export: AppleHealthExport, destination: any ImportDestination, batchSize: Int = defaultBatchSize,
@@ -130,9 +136,9 @@ public final class ExportImporter {
         if let failure { throw failure }
     }
 
-    /// Builds the waiting series whose parent's save is answered (`all`: every one, once every save
-    /// is); a series whose parent was refused is skipped with it. Each built series' outcome is
-    /// told to `observe` as its sample, with its element's line.
+    /// Starts building the waiting series whose parent's save is answered, a few at once (`all`: every
+    /// one, once every save is, and waits for them all); a series whose parent was refused is skipped
+    /// with it. Each built series' outcome is told to `observe` as its sample, with its element's line.
     private func buildAnswered(all: Bool) async throws {
         var later: [(series: ExportSeries, line: Int)] = []
         for (series, line) in waiting {
@@ -142,19 +148,35 @@ public final class ExportImporter {
             case nil where !all:
                 later.append((series, line))
             default:
-                let outcome: ImportOutcome
-                do {
-                    outcome = try await SeriesImport.build(series, into: destination)
-                } catch let error as HealthError where error.code != .unavailable {
-                    outcome = .refused(error)
-                }
-                count(type: series.type, source: series.sourceName, outcome)
-                observe?((line, series.sample), outcome)
+                building.append((series, line, Self.startBuilding(series, into: destination)))
+                if building.count >= Self.seriesInFlight { try await settleOldestSeries() }
             }
         }
         waiting = later
         parents = Set(later.map(\.series.parent))
         parentStored = parentStored.filter { parents.contains($0.key) }
+        if all { while !building.isEmpty { try await settleOldestSeries() } }
+    }
+
+    private static func startBuilding(_ series: ExportSeries, into destination: any ImportDestination) -> Task<ImportOutcome, any Error> {
+        Task { try await build(series, into: destination) }
+    }
+
+    /// A series' outcome: refused when the store refuses it; an unavailable store is thrown.
+    private static func build(_ series: ExportSeries, into destination: any ImportDestination) async throws -> ImportOutcome {
+        do {
+            return try await SeriesImport.build(series, into: destination)
+        } catch let error as HealthError where error.code != .unavailable {
+            return .refused(error)
+        }
+    }
+
+    /// Waits for the oldest series build and tallies it.
+    private func settleOldestSeries() async throws {
+        let (series, line, build) = building.removeFirst()
+        let outcome = try await build.value
+        count(type: series.type, source: series.sourceName, outcome)
+        observe?((line, series.sample), outcome)
     }
 
     private func tally(_ item: BatchSaver.Item, _ outcome: ImportOutcome) {

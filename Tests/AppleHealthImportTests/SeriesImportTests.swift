@@ -13,10 +13,15 @@ final class SeriesImportTests: XCTestCase {
         let stored = Mutex<Set<UUID>>([])
         let refuse: Set<String>
         let refuseSeries: Bool
+        /// Inserts take a while, so builds that run at once overlap in them.
+        let slowInserts: Bool
+        /// Series inserting now, and the most at any one time.
+        let inserting = Mutex<(now: Int, most: Int)>((0, 0))
 
-        init(refuse: Set<String> = [], refuseSeries: Bool = false) {
+        init(refuse: Set<String> = [], refuseSeries: Bool = false, slowInserts: Bool = false) {
             self.refuse = refuse
             self.refuseSeries = refuseSeries
+            self.slowInserts = slowInserts
         }
 
         func save(_ samples: [Sample]) async throws -> [SaveOutcome] {
@@ -35,7 +40,13 @@ final class SeriesImportTests: XCTestCase {
 
         func series(_ step: SeriesStep) async throws -> Sample? {
             switch step {
-            case .insert(let insert): calls.withLock { $0.append("insert \(insert.points.count)") }
+            case .insert(let insert):
+                calls.withLock { $0.append("insert \(insert.points.count)") }
+                if slowInserts {
+                    inserting.withLock { $0 = ($0.now + 1, max($0.most, $0.now + 1)) }
+                    try await Task.sleep(for: .milliseconds(100))
+                    inserting.withLock { $0.now -= 1 }
+                }
             case .discard: calls.withLock { $0.append("discard") }
             case .finish where refuseSeries:
                 throw HealthError(.invalidArgument, "Route point 1 is outside its workout", field: "locations")
@@ -75,6 +86,17 @@ final class SeriesImportTests: XCTestCase {
         let again = try await run(workout, into: store)
         XCTAssertEqual(again.byType[route]?.alreadyPresent, 1)
         XCTAssertFalse(store.calls.withLock { $0 }.contains { $0.hasPrefix("insert") }, "a stored series is not built again")
+    }
+
+    func testSeriesWhoseParentsAreSavedAreBuiltAtOnce() async throws {
+        // Three workouts on three days, each with its route: all three parents are answered in one save.
+        let days = ["2019-06-11", "2019-06-12", "2019-06-13"]
+        let body = days.map { workout.replacingOccurrences(of: "2019-06-11", with: $0) }.joined(separator: "\n")
+        let store = Recorder(slowInserts: true)
+        let summary = try await run(body, into: store)
+        XCTAssertEqual(summary.byType[TypeCatalog.workoutRouteType.identifier]?.stored, 3)
+        XCTAssertEqual(store.calls.withLock { $0 }.filter { $0.hasPrefix("finish") }, Array(repeating: "finish after its workout", count: 3))
+        XCTAssertGreaterThan(store.inserting.withLock { $0.most }, 1, "the routes' builds overlap instead of each waiting for the one before")
     }
 
     func testARouteOfARefusedWorkoutIsSkippedWithIt() async throws {

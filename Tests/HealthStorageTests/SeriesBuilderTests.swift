@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 @testable import HealthStorage
+import Synchronization
 import XCTest
 
 /// Series builders: a route or heartbeat series is opened and filled by InsertSeriesData and becomes
@@ -172,6 +173,33 @@ final class SeriesBuilderTests: StoreTestCase {
             try await expect(try f.count("series_chunks"), 0)
             try await expect(try f.count("series_builders"), 0)
             await expectError("builder_id") { _ = try await self.finish(f, SeriesFinish(builderID: id)) }
+        }
+    }
+
+    /// How many times a write job ran.
+    private final class RunCount: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    func testADiscardOfNoOpenBuilderLeavesTheJobsCommittedWithItRunOnce() async throws {
+        // An import discards each series' builder before building it, while its batches of samples wait
+        // at the writer: a refusal that failed its job undid the whole group, which ran again with savepoints.
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let (store, owner) = (f.store, f.owner)
+            let runs = RunCount()
+            let hold = try await WriterHold(store)
+            let counted = Task { try await store.write { _ in _ = runs.count.add(1, ordering: .relaxed) } }
+            try await waitUntil { store.queuedWrites == 1 }
+            let discard = Task {
+                try await store.discardSeries(owner: owner, builder: UUID(), bundleID: "org.example.new-app", byOwner: false)
+            }
+            try await waitUntil { store.queuedWrites == 2 }
+            try await hold.release()
+            try await counted.value
+            await expectError("builder_id") { try await discard.value }
+            XCTAssertEqual(runs.count.load(ordering: .relaxed), 1, "the job grouped with the refused discard ran once")
+            try await expect(try f.count("sources WHERE bundle_id = 'org.example.new-app'"), 0)
         }
     }
 

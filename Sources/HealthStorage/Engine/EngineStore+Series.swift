@@ -39,9 +39,10 @@ extension EngineStore {
     }
 
     public func discardSeries(owner: OwnerID, builder: UUID, bundleID: String, byOwner: Bool) async throws {
-        try await write { context throws(HealthError) in
+        let refusal = try await write { context throws(HealthError) in
             try context.discardSeries(owner: owner.rawValue, builder: builder, bundleID: bundleID, byOwner: byOwner)
         }
+        if let refusal { throw refusal }
     }
 
     public func seriesBuilderType(owner: OwnerID, builder: UUID, bundleID: String) async throws -> String? {

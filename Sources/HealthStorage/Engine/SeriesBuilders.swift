@@ -138,16 +138,26 @@ extension WriteContext {
                                 [.int(owner), .uuid(builderID)], childFilter: nil)
     }
 
-    /// Drops an open builder and its points.
-    func discardSeries(owner: Int64, builder: UUID, bundleID: String, byOwner: Bool) throws(HealthError) {
+    /// Drops an open builder and its points. A builder that is not open is answered with the refusal
+    /// returned, having written nothing, rather than thrown: an import discards every series' builder
+    /// before building it, and a job that throws undoes the whole group of jobs committed with it (an
+    /// import's batch of thousands of samples among them) to run them all again with savepoints.
+    func discardSeries(owner: Int64, builder: UUID, bundleID: String, byOwner: Bool) throws(HealthError) -> HealthError? {
         try lockOwner(owner)
-        let source = try sourceID(bundleID, owner: owner)
-        guard try openBuilder(owner: owner, builder, source: byOwner ? nil : source) != nil else {
-            try refuseUsedBuilderID(owner: owner, builder, source: source)
-            throw Self.notOpen(builder)
+        // Not interned: a source new to the store has no open builder, and the job must write nothing when it refuses.
+        let source = try existingSourceID(bundleID, owner: owner)
+        let open = byOwner || source != nil ? try openBuilder(owner: owner, builder, source: byOwner ? nil : source) : nil
+        guard open != nil else {
+            do {
+                try refuseUsedBuilderID(owner: owner, builder, source: source)
+            } catch {
+                return error
+            }
+            return Self.notOpen(builder)
         }
         try closeBuilder(owner: owner, builder)
         try SeriesChunks(db: db).delete(owner: owner, series: builder)
+        return nil
     }
 
     /// The finished sample saved as the builder's revision: a builder whose source is not the
@@ -179,7 +189,7 @@ extension WriteContext {
 
     /// A builder id naming a stored sample: finished already when the caller saved it; otherwise the
     /// id is taken (another source's sample reads as any used UUID, never as that source's data).
-    private func refuseUsedBuilderID(owner: Int64, _ id: UUID, source: Int64) throws(HealthError) {
+    private func refuseUsedBuilderID(owner: Int64, _ id: UUID, source: Int64?) throws(HealthError) {
         let stored = try db.prepare("SELECT type, source FROM samples WHERE \(db.dialect.sampleByUUID())")
         stored.bind(all: [.int(owner), .uuid(id)])
         defer { stored.reset() }
