@@ -418,7 +418,6 @@ final class PostgreSQLStatement: Statement {
         } else {
             adopt(try connection.run(name: nil, sql: next, values: [], lengths: [], formats: []))
         }
-        row = 0
         if rowCount == Self.fetchRows {
             inFlight = connection.send(self, name: nil, sql: next, values: [], lengths: [], formats: [])
         }
