@@ -12,6 +12,9 @@ protocol Database: AnyObject {
     func prepare(_ sql: String) throws(HealthError) -> Statement
     /// A statement used once (dynamic SQL that would only pollute the cache).
     func prepareOnce(_ sql: String) throws(HealthError) -> Statement
+    /// A statement used once whose answer may be any size: the engine holds a bounded number of its
+    /// rows at a time (SQLite steps through rows anyway; PostgreSQL reads it through a cursor).
+    func prepareStreamed(_ sql: String) throws(HealthError) -> Statement
     /// Starts the writer's transaction (taking the write lock up front where the engine has one).
     func beginWrite() throws(HealthError)
     /// Commits the writer's transaction.
@@ -45,6 +48,9 @@ protocol Statement: AnyObject {
     func bind(_ index: Int32, _ value: UUID)
     /// Advances; true while a row is available.
     func step() throws(HealthError) -> Bool
+    /// Lets the database start on the bound statement before its first `step`, where it can work
+    /// beside the caller (PostgreSQL runs it while the caller reads another statement's rows).
+    func start()
     func isNull(_ column: Int32) -> Bool
     func int(_ column: Int32) -> Int64
     func double(_ column: Int32) -> Double
@@ -54,6 +60,9 @@ protocol Statement: AnyObject {
 }
 
 extension Statement {
+    /// SQLite runs a statement only as it is stepped.
+    func start() {}
+
     /// Steps through, for statements without results.
     func run() throws(HealthError) {
         while try step() {}
@@ -141,6 +150,9 @@ struct SQLDialect: Sendable {
 }
 
 extension Database {
+    /// SQLite holds no answer: a statement steps through its rows.
+    func prepareStreamed(_ sql: String) throws(HealthError) -> Statement { try prepareOnce(sql) }
+
     /// The owner's metadata units when `predicate` needs them on this engine (see `PredicateSQL.metadataUnits`).
     func metadataUnits(owner: Int64, for predicate: QueryPredicate?) throws(HealthError) -> [String]? {
         guard dialect.convertsMetadataUnitsBeforehand, PredicateSQL.comparesQuantities(predicate) else { return nil }

@@ -62,7 +62,7 @@ extension ReadContext {
         let width = (highest - lowest) / Int64(KeyOrderPlan.parts) + 1
         var perPart = [Int](repeating: 0, count: KeyOrderPlan.parts)
         var plan = KeyOrderPlan()
-        let statement = try db.prepare("""
+        let statement = try db.prepareStreamed("""
             SELECT s.start_time, s.anchor FROM samples s \(db.dialect.indexedBy("samples_by_time"))
             WHERE s.owner = ? AND s.type = ? ORDER BY s.start_time, s.anchor
             """)

@@ -81,7 +81,7 @@ extension ReadContext {
             }
         } else {
             let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
-            let statement = try db.prepareOnce("""
+            let statement = try db.prepareStreamed("""
                 SELECT \(StatRow.columns) FROM \(from) WHERE \(whereSQL) AND s.value IS NOT NULL ORDER BY s.start_time, s.anchor
                 """)
             statement.bind(all: arguments)

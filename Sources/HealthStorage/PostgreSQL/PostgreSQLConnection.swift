@@ -13,6 +13,12 @@ final class PostgreSQLConnection: Database {
     private let sessionSetup: String
     private var statements: [String: PostgreSQLStatement] = [:]
     private var statementCount = 0
+    private var cursorCount = 0
+    /// The statement sent ahead (`PostgreSQLStatement.start`) whose answer has not been taken yet:
+    /// libpq allows one query in flight, and every other use of the session takes it first (`settle`).
+    private var sent: PostgreSQLStatement?
+    /// Sees the SQL of every statement sent to the server, as it is sent; tests count a read's statements by it.
+    var sending: ((String) -> Void)?
     /// Bumped when the session is re-established: statements prepared in an older session prepare again.
     private(set) var session = 0
     private(set) var changes = 0
@@ -53,6 +59,7 @@ final class PostgreSQLConnection: Database {
     }
 
     deinit {
+        settle()
         statements.removeAll()
         PQfinish(handle)
     }
@@ -66,7 +73,9 @@ final class PostgreSQLConnection: Database {
     }
 
     func execute(_ sql: String) throws(HealthError) {
+        settle()
         try reconnectIfLost()
+        sending?(sql)
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, "in \(sql.prefix(80))")
@@ -87,6 +96,13 @@ final class PostgreSQLConnection: Database {
         PostgreSQLStatement(connection: self, sql: sql, name: nil)
     }
 
+    /// Inside a transaction, a cursor fetched `PostgreSQLStatement.fetchRows` rows at a time, the
+    /// next batch sent for while the caller reads the last: libpq would otherwise hold the whole answer.
+    func prepareStreamed(_ sql: String) throws(HealthError) -> Statement {
+        cursorCount += 1
+        return PostgreSQLStatement(connection: self, sql: sql, name: nil, cursor: "hs_cursor\(cursorCount)")
+    }
+
     /// READ COMMITTED: every statement sees what committed before it, and the owner's counter row
     /// (`WriteContext.nextAnchor`) serialises writers of one owner.
     func beginWrite() throws(HealthError) { try execute("BEGIN") }
@@ -99,8 +115,9 @@ final class PostgreSQLConnection: Database {
 
     func releaseSavepoint() throws(HealthError) { try execute("RELEASE job") }
 
-    /// Results are read whole into memory, so no statement holds anything open on the server.
-    func resetAll() {}
+    /// Results are read whole into memory, so no statement holds anything open on the server once
+    /// the answer of one sent ahead has been taken (cursors close with their transaction).
+    func resetAll() { settle() }
 
     var inTransaction: Bool {
         let status = PQtransactionStatus(handle)
@@ -142,6 +159,7 @@ final class PostgreSQLConnection: Database {
 
     /// Prepares `sql` under `name` in the current session.
     func prepareOnServer(name: String, sql: String) throws(HealthError) {
+        settle()
         let result = PQprepare(handle, name, sql, 0, nil)
         defer { PQclear(result) }
         try check(result, "preparing \(sql.prefix(120))")
@@ -150,8 +168,52 @@ final class PostgreSQLConnection: Database {
     /// Runs a prepared (`name`) or one-off statement; the caller owns the result.
     func run(name: String?, sql: String, values: [UnsafePointer<CChar>?], lengths: [Int32],
              formats: [Int32]) throws(HealthError) -> OpaquePointer {
+        settle()
+        sending?(sql)
         let result = name.map { PQexecPrepared(handle, $0, Int32(values.count), values, lengths, formats, 1) }
             ?? PQexecParams(handle, sql, Int32(values.count), nil, values, lengths, formats, 1)
+        return try answer(result, sql)
+    }
+
+    /// Sends a prepared (`name`) or one-off statement for `statement` without waiting for its
+    /// answer, which `settle` hands to it; false when it could not be sent (the statement then runs
+    /// when stepped, and reports why).
+    func send(_ statement: PostgreSQLStatement, name: String?, sql: String, values: [UnsafePointer<CChar>?], lengths: [Int32],
+              formats: [Int32]) -> Bool {
+        settle()
+        guard PQstatus(handle) == CONNECTION_OK else { return false }
+        sending?(sql)
+        let queued = name.map { PQsendQueryPrepared(handle, $0, Int32(values.count), values, lengths, formats, 1) }
+            ?? PQsendQueryParams(handle, sql, Int32(values.count), nil, values, lengths, formats, 1)
+        guard queued == 1 else {
+            // Nothing is in flight; whatever libpq holds of the failed attempt is dropped.
+            while let stale = PQgetResult(handle) { PQclear(stale) }
+            return false
+        }
+        sent = statement
+        return true
+    }
+
+    /// Waits for the answer of the statement sent ahead, if any, and hands it (or its failure) to
+    /// that statement, so the session is free for the next query.
+    func settle() {
+        guard let statement = sent else { return }
+        sent = nil
+        var first: OpaquePointer?
+        while let result = PQgetResult(handle) {
+            if first == nil { first = result } else { PQclear(result) }
+        }
+        statement.arrived(Result { () throws(HealthError) in try answer(first, statement.text) })
+    }
+
+    /// Reads data the server has sent for the statement sent ahead into libpq's buffer, without
+    /// waiting: the server would stop once the socket's buffer is full, and wait for us.
+    func receiveAhead() {
+        if sent != nil { PQconsumeInput(handle) }
+    }
+
+    /// `result` when it succeeded (the caller owns it), else the failure it reports (and it is freed).
+    private func answer(_ result: OpaquePointer?, _ sql: String) throws(HealthError) -> OpaquePointer {
         do {
             try check(result, "in \(sql.prefix(80))")
         } catch {
@@ -174,13 +236,23 @@ final class PostgreSQLConnection: Database {
     }
 }
 
-/// A PostgreSQL statement: bound values are kept until the first `step`, which runs it and buffers
-/// every row of the answer.
+/// A PostgreSQL statement: bound values are kept until the first `step` (or `start`), which runs it
+/// and buffers every row of the answer, or, for a cursor, one batch of them at a time.
 final class PostgreSQLStatement: Statement {
     private unowned let connection: PostgreSQLConnection
     private let sql: String
     /// Server-side name for a cached statement; nil for one run once (unnamed, parsed per run).
     private let name: String?
+    /// The cursor a streamed statement is read through inside a transaction (nil: read whole).
+    private let cursor: String?
+    /// Whether `result` is a batch fetched from `cursor`.
+    private var fetching = false
+    /// Cursors declared for this statement so far: a statement run again reads a new one.
+    private var declarations = 0
+    /// Sent to the server and not yet answered (the connection hands the answer to `arrived`).
+    private var inFlight = false
+    /// An answer that came for a statement sent ahead, not yet read.
+    private var pending: Result<OpaquePointer, HealthError>?
     private var preparedSession = -1
     private var values: [Data?]
     private var binary: [Bool]
@@ -193,16 +265,26 @@ final class PostgreSQLStatement: Statement {
     /// A value that cannot be sent (text with a NUL byte), reported by `step`.
     private var bindError: HealthError?
 
-    init(connection: PostgreSQLConnection, sql: String, name: String?) {
+    /// Rows a cursor's FETCH brings at once: two batches are the most libpq holds for it.
+    static let fetchRows = 4_096
+
+    init(connection: PostgreSQLConnection, sql: String, name: String?, cursor: String? = nil) {
         self.connection = connection
         let (translated, count) = Self.numberPlaceholders(sql)
         self.sql = translated
         self.name = name
+        self.cursor = cursor
         values = Array(repeating: nil, count: count)
         binary = Array(repeating: false, count: count)
     }
 
-    deinit { PQclear(result) }
+    deinit {
+        PQclear(result)
+        if case .success(let answer) = pending { PQclear(answer) }
+    }
+
+    /// The SQL sent, for messages.
+    var text: String { sql }
 
     /// `?` → `$1, $2, …` in order, `?N` → `$N` (outside quoted text); returns the parameter count.
     static func numberPlaceholders(_ sql: String) -> (String, Int) {
@@ -227,6 +309,10 @@ final class PostgreSQLStatement: Statement {
     }
 
     func reset() {
+        if inFlight { connection.settle() }
+        if case .success(let answer) = pending { PQclear(answer) }
+        pending = nil
+        fetching = false
         PQclear(result)
         result = nil
         columnTypes = []
@@ -267,17 +353,87 @@ final class PostgreSQLStatement: Statement {
     func step() throws(HealthError) -> Bool {
         if result == nil { try execute() }
         row += 1
+        if row == rowCount, fetching, rowCount == Self.fetchRows {
+            try fetch()
+            row = 0
+        }
+        // Now and then, what has come for a statement sent ahead is taken off the socket.
+        if row & 255 == 255 { connection.receiveAhead() }
         return row < rowCount
+    }
+
+    /// Sends the statement now, unless it already ran, so the server works on it while the caller
+    /// reads other rows; its first `step` takes the answer. A cursor's statement starts when stepped.
+    func start() {
+        guard result == nil, !inFlight, pending == nil, bindError == nil, cursor == nil else { return }
+        if let name, preparedSession != connection.session {
+            guard (try? connection.prepareOnServer(name: name, sql: sql)) != nil else { return }
+            preparedSession = connection.session
+        }
+        inFlight = withParameters { buffers, lengths, formats in
+            connection.send(self, name: name, sql: sql, values: buffers, lengths: lengths, formats: formats)
+        }
+    }
+
+    /// The answer to the statement sent ahead, from the connection.
+    func arrived(_ answer: Result<OpaquePointer, HealthError>) {
+        inFlight = false
+        pending = answer
     }
 
     private func execute() throws(HealthError) {
         if let bindError { throw bindError }
+        if inFlight { connection.settle() }
+        if let answer = pending {
+            pending = nil
+            return adopt(try answer.get())
+        }
         if let name, preparedSession != connection.session {
             try connection.prepareOnServer(name: name, sql: sql)
             preparedSession = connection.session
         }
-        // Copies that live until the call returns; text is sent NUL-terminated. A zero-length value
-        // still gets a buffer, or it would be sent as NULL.
+        if let cursor, connection.inTransaction {
+            declarations += 1
+            let declared = try withParameters { buffers, lengths, formats throws(HealthError) in
+                try connection.run(name: nil, sql: "DECLARE \(cursor)_\(declarations) BINARY NO SCROLL CURSOR FOR \(sql)", values: buffers,
+                                   lengths: lengths, formats: formats)
+            }
+            PQclear(declared)
+            fetching = true
+            return try fetch()
+        }
+        adopt(try withParameters { buffers, lengths, formats throws(HealthError) in
+            try connection.run(name: name, sql: sql, values: buffers, lengths: lengths, formats: formats)
+        })
+    }
+
+    /// The cursor's next batch in place of the last, the one after it sent for while the caller reads it.
+    private func fetch() throws(HealthError) {
+        guard let cursor else { return }
+        let next = "FETCH FORWARD \(Self.fetchRows) FROM \(cursor)_\(declarations)"
+        if inFlight { connection.settle() }
+        if let answer = pending {
+            pending = nil
+            adopt(try answer.get())
+        } else {
+            adopt(try connection.run(name: nil, sql: next, values: [], lengths: [], formats: []))
+        }
+        if rowCount == Self.fetchRows {
+            inFlight = connection.send(self, name: nil, sql: next, values: [], lengths: [], formats: [])
+        }
+    }
+
+    private func adopt(_ answer: OpaquePointer) {
+        PQclear(result)
+        result = answer
+        row = -1
+        columnTypes = (0..<PQnfields(answer)).map { PQftype(answer, $0) }
+        rowCount = Int(PQntuples(answer))
+    }
+
+    /// Calls `body` with the bound values as libpq takes them: copies that live until it returns, text
+    /// NUL-terminated. A zero-length value still gets a buffer, or it would be sent as NULL.
+    private func withParameters<T, E: Error>(_ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) throws(E) -> T) throws(E) -> T {
         let buffers: [UnsafeMutablePointer<CChar>?] = values.enumerated().map { index, value in
             guard let value else { return nil }
             let terminated = binary[index] ? value : value + Data([0])
@@ -288,13 +444,7 @@ final class PostgreSQLStatement: Statement {
             return buffer
         }
         defer { buffers.forEach { $0?.deallocate() } }
-        let lengths = values.map { Int32($0?.count ?? 0) }
-        let formats = binary.map { Int32($0 ? 1 : 0) }
-        let answer = try connection.run(name: name, sql: sql, values: buffers.map { $0.map { UnsafePointer($0) } },
-                                        lengths: lengths, formats: formats)
-        result = answer
-        columnTypes = (0..<PQnfields(answer)).map { PQftype(answer, $0) }
-        rowCount = Int(PQntuples(answer))
+        return try body(buffers.map { $0.map { UnsafePointer($0) } }, values.map { Int32($0?.count ?? 0) }, binary.map { Int32($0 ? 1 : 0) })
     }
 
     // MARK: columns
