@@ -108,6 +108,8 @@ extension WriteContext {
     /// offset, or a refusal, thrown in the name of the row's object.
     private func insert(_ rows: [PendingSample], settle: (Int, SaveOutcome) -> Void) throws(HealthError) {
         guard !rows.isEmpty else { return }
+        // PostgreSQL's array insert does not see its own rows: a UUID repeated within the chunk is kept
+        // out of it, as SQLite's claim keeps it out, and compared with the stored row below.
         let arrays = db.dialect.insertsSampleArrays
         let claimed = arrays ? SampleRow.firstOfEachUUID(rows.map(\.row)) : try claimUUIDs(rows.map(\.row))
         let inserted = rows.indices.filter { claimed[$0] }.map { rows[$0].row }
