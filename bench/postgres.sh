@@ -23,7 +23,8 @@ postgres_cpu_seconds() {
   local main; main="$(head -1 "$pgdir/data/postmaster.pid")"
   local pids; pids="$(ps -o pid= --ppid "$main" | tr '\n' ' ')"
   # shellcheck disable=SC2086
-  (cd /proc && cat "$main/stat" $(printf '%s/stat ' $pids) 2>/dev/null) \
+  # A process that exited since ps (an autovacuum worker) fails cat, and under pipefail the caller.
+  (cd /proc && cat "$main/stat" $(printf '%s/stat ' $pids) 2>/dev/null || true) \
     | awk -v hz="$(getconf CLK_TCK)" -v main="$main" \
       '{ total += $14 + $15; if ($1 == main) total += $16 + $17 } END { print total / hz }'
 }

@@ -126,4 +126,54 @@ final class GroupedInsertTests: StoreTestCase {
             XCTAssertEqual(changes.deleted.map(\.uuid), [a.uuid])
         }
     }
+
+    /// A batch's plain samples of every shape its chunk insert takes (quantities with and without a
+    /// device, a unit other than the type's own, metadata and device fields holding quotes,
+    /// backslashes, braces and "NULL", a category) read back exactly as the same samples saved one at
+    /// a time, which take the one-row insert. A UUID repeated within the batch is a retry with the same
+    /// content; with other content it refuses the batch at the repeat's index, and none of it is stored.
+    func testBatchRowsReadBackAsSavedOneByOne() async throws {
+        try await forEachEngine {
+            let odd = #"a "quoted" \back\slash, {braces} NULL"#
+            let strap = Device(name: "Strap \"7\"", manufacturer: #"Back\slash"#, model: "NULL")
+            let samples = [
+                StoreFixture.heartRate(s(1), bpm: 61),
+                StoreFixture.heartRate(s(2), bpm: 62.25, metadata: ["note": .string(odd), "NULL": .string("NULL")]),
+                StoreFixture.heartRate(s(3), s(5), bpm: 63, device: strap),
+                Sample(type: StoreFixture.heartRate, start: s(6), end: s(6), body: .quantity(Quantity(1.5, "count/s"), count: 1)),
+                Sample(type: StoreFixture.steps, start: s(7), end: s(9), body: .quantity(Quantity(120, "count"), count: 3)),
+                StoreFixture.sleep(s(10), s(20), value: 2),
+            ]
+            let types = [StoreFixture.heartRate, StoreFixture.steps, StoreFixture.sleep]
+            let together = try await StoreFixture()
+            let outcomes = try await together.store.save(together.batch(samples + [samples[1]], device: nil))
+            XCTAssertEqual(outcomes, Array(repeating: .stored, count: samples.count) + [.alreadyStored])
+            let alone = try await StoreFixture()
+            for sample in samples { _ = try await alone.store.save(alone.batch([sample], device: nil)) }
+            let sort = [SampleSortDescriptor(.startDate)]
+            // Each store's creation time is its own save's.
+            func uncreated(_ samples: [Sample]) -> [Sample] {
+                samples.map { Sample(uuid: $0.uuid, type: $0.type, start: $0.start, end: $0.end, metadata: $0.metadata, device: $0.device,
+                                     sourceRevision: $0.sourceRevision, creationTime: nil, body: $0.body) }
+            }
+            let read = try await together.query(types, sort: sort)
+            let readAlone = try await alone.query(types, sort: sort)
+            XCTAssertEqual(read.count, samples.count)
+            XCTAssertEqual(uncreated(read), uncreated(readAlone))
+            XCTAssertEqual(read.first { $0.uuid == samples[1].uuid }?.metadata["note"], .string(odd))
+            XCTAssertEqual(read.first { $0.uuid == samples[2].uuid }?.device, strap)
+            XCTAssertNil(read.first { $0.uuid == samples[0].uuid }?.device)
+
+            let fresh = (0..<3).map { StoreFixture.heartRate(s(30 + $0)) }
+            let other = StoreFixture.heartRate(s(31), bpm: 99, uuid: fresh[1].uuid)
+            do {
+                _ = try await together.store.save(together.batch(fresh + [other]))
+                XCTFail("a UUID repeated with other content was stored")
+            } catch let error as HealthError {
+                XCTAssertEqual(error.code, .invalidArgument)
+                XCTAssertEqual(error.objectIndex, 3)
+            }
+            try await expect(try await together.query(types).count, samples.count, "a refused batch stored some of its samples")
+        }
+    }
 }

@@ -123,14 +123,17 @@ struct SQLDialect: Sendable {
     /// anchored read of every stored type is then one scan of it, read in windows of anchors
     /// (`ReadContext.pages`), rather than one scan of the same heap pages per type.
     let readsSamplesByAnchor: Bool
+    /// Whether a chunk of plain samples goes in as one array per column (`SampleRow.arraysSQL`,
+    /// PostgreSQL) rather than as a `VALUES` row of parameters each, after the UUID claim (SQLite).
+    let insertsSampleArrays: Bool
 
     static let sqlite = SQLDialect(forcesIndexes: true, convertsMetadataUnitsBeforehand: false, insertOrFail: "INSERT OR FAIL",
                                    samplesPerInsert: 100, lockOwnerSQL: "SELECT last_anchor FROM anchor_counters WHERE owner = ?",
-                                   keepsUUIDLevels: true, readsSamplesByAnchor: false)
+                                   keepsUUIDLevels: true, readsSamplesByAnchor: false, insertsSampleArrays: false)
     static let postgreSQL = SQLDialect(forcesIndexes: false, convertsMetadataUnitsBeforehand: true, insertOrFail: "INSERT",
                                        samplesPerInsert: 500,
                                        lockOwnerSQL: "UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor",
-                                       keepsUUIDLevels: false, readsSamplesByAnchor: true)
+                                       keepsUUIDLevels: false, readsSamplesByAnchor: true, insertsSampleArrays: true)
 
     /// The condition that a `samples` row aliased `alias` (with its dot, or "") is the owner's
     /// (`owner`, an SQL expression) row whose UUID satisfies `uuids` ("= ?", "IN (…)"). Every lookup of a

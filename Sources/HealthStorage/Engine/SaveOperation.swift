@@ -108,13 +108,20 @@ extension WriteContext {
     /// offset, or a refusal, thrown in the name of the row's object.
     private func insert(_ rows: [PendingSample], settle: (Int, SaveOutcome) -> Void) throws(HealthError) {
         guard !rows.isEmpty else { return }
-        let claimed = try claimUUIDs(rows.map(\.row))
+        // PostgreSQL's array insert does not see its own rows: a UUID repeated within the chunk is kept
+        // out of it, as SQLite's claim keeps it out, and compared with the stored row below.
+        let arrays = db.dialect.insertsSampleArrays
+        let claimed = arrays ? SampleRow.firstOfEachUUID(rows.map(\.row)) : try claimUUIDs(rows.map(\.row))
         let inserted = rows.indices.filter { claimed[$0] }.map { rows[$0].row }
         var allInserted = inserted.count == rows.count
         if !inserted.isEmpty {
-            let insert = try prepared(.sampleInsert, rows: inserted.count)
+            let insert = try arrays ? prepared(.sampleArrays, rows: 1) : prepared(.sampleInsert, rows: inserted.count)
             insert.reset()
-            for (offset, row) in inserted.enumerated() { row.bind(to: insert, at: Int32(offset * SampleRow.columns)) }
+            if arrays {
+                SampleRow.bindArrays(inserted, to: insert)
+            } else {
+                for (offset, row) in inserted.enumerated() { row.bind(to: insert, at: Int32(offset * SampleRow.columns)) }
+            }
             try insert.run()
             // Nearly always every row goes in: the count says so without a RETURNING set (which SQLite
             // gathers in a temporary table, a B-tree insert a row). Otherwise each row's own anchor
@@ -576,11 +583,14 @@ struct SampleRow {
     static func insertSQL(_ dialect: SQLDialect, rows: Int) -> String {
         let values = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
         return """
-            \(dialect.insertOrFail) INTO samples (owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count,
-                                 category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata)
+            \(dialect.insertOrFail) INTO samples (\(insertedColumns))
             VALUES \(Array(repeating: values, count: rows).joined(separator: ", ")) ON CONFLICT DO NOTHING
             """
     }
+
+    /// The columns an insert names, in `bind`'s order.
+    static let insertedColumns = "owner, anchor, uuid, type, start_time, duration, value, unit, raw_value, count, "
+        + "category, source, revision, device, created_offset, flags, sync_id, sync_version, parent, metadata"
 
     /// The columns `matches` reads: all but the anchor, the revision and the creation time, which a
     /// retry does not repeat.

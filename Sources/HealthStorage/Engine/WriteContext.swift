@@ -91,12 +91,13 @@ final class WriteContext {
 
     /// A multi-row statement the writer runs again and again: its kind and how many rows it takes.
     struct RowsStatement: Hashable {
-        enum Kind { case sampleInsert, uuidClaim }
+        enum Kind { case sampleInsert, sampleArrays, uuidClaim }
         let kind: Kind, rows: Int
 
         func sql(_ dialect: SQLDialect) -> String {
             switch kind {
             case .sampleInsert: SampleRow.insertSQL(dialect, rows: rows)
+            case .sampleArrays: SampleRow.arraysSQL
             case .uuidClaim: UUIDLevels.claimSQL(rows: rows)
             }
         }
