@@ -77,13 +77,15 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
             throw HealthError(.databaseInaccessible, "store '\(path)' has no store_info row")
         }
         let context = WriteContext(db: db, registry: registry)
+        let built = try context.buildUUIDFilter()
+        let note = String(format: "UUID filter built in %.2f s: %.1f MiB", built / .seconds(1), Double(context.uuidFilter?.bytes ?? 0) / 1_048_576)
         let readers = try ReaderPool(count: options.readerCount) { () throws(HealthError) -> ReadContext in
             let connection = try SQLiteConnection(path: path, readOnly: false)
             try connection.execute("PRAGMA query_only = 1")
             try connection.execute("PRAGMA temp_store = MEMORY")
             return ReadContext(db: connection, registry: registry, anchorKey: anchorKey)
         }
-        return SQLiteStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention, openWarnings: warnings,
+        return SQLiteStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention, openWarnings: warnings, openNotes: [note],
                            metrics: StoreMetrics(files: [path, path + "-wal"]), window: options.groupCommitWindow,
                            windowJobs: options.groupCommitWindowJobs)
     }
