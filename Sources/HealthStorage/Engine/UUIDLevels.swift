@@ -102,7 +102,9 @@ extension WriteContext {
     /// sized for a quarter more than the store holds; returns how long it took, for the log.
     func buildUUIDFilter() throws(HealthError) -> Duration {
         let began = ContinuousClock.now
-        uuidFilterVersion = try storeVersion()
+        // Read first (a commit in between only makes the next check build again), kept only with the
+        // filter it describes, so a build that failed half-way is never trusted.
+        let version = try storeVersion()
         let count = try db.prepareOnce("SELECT (SELECT count(*) FROM \(UUIDLevels.recent)) + (SELECT count(*) FROM \(UUIDLevels.middle)) "
                                        + "+ (SELECT count(*) FROM \(UUIDLevels.merged))")
         _ = try count.step()
@@ -110,6 +112,7 @@ extension WriteContext {
         let rows = try db.prepareOnce("SELECT owner, uuid FROM \(UUIDLevels.all)")
         while try rows.step() { filter.insert(owner: rows.int(0), rows.uuid(1)) }
         uuidFilter = filter
+        uuidFilterVersion = version
         return ContinuousClock.now - began
     }
 
