@@ -4,45 +4,38 @@ import Foundation
 /// so the UUID claim (`UUIDLevels.claimSQL`) seeks the middle and merged levels only for a UUID that
 /// may be there: nearly every saved UUID is new, and those seeks into levels of millions of rows were
 /// the claim's largest cost that grows with the store (bench/README.md, "A filter before the UUID
-/// claim's seeks"). It only ever answers "maybe" for a pair it was given, so pairs are added before
+/// claim's seeks"). It answers "absent" only for a pair it was never given, so pairs are added before
 /// they are claimed and never removed: a claim undone with its transaction, or a deleted sample, only
 /// leaves a false "maybe", which costs the seek the filter saved. Split-block layout (Parquet's): a
 /// pair sets one bit in each of the 8 words of one 32-byte block, so a lookup reads one cache line.
 /// It grows by layers of doubling capacity rather than by rebuilding from the store.
 final class UUIDFilter {
-    /// 16 bits a pair at capacity: about 0.1 % false "maybe" per full layer.
+    /// 16 bits a pair at capacity: about 0.13 % false "maybe" in a full layer.
     static let bitsPerPair = 16
-    private static let salts: [UInt32] = [0x47b6_137b, 0x4497_4d91, 0x8824_ad5b, 0xa2b7_289d, 0x7054_95c7, 0x2df1_424b,
-                                          0x9efc_4947, 0x5c6b_fb31]
+    /// Parquet's: each word's bit is the top 5 bits of the key times its salt.
+    private static let salts = SIMD8<UInt32>(0x47b6_137b, 0x4497_4d91, 0x8824_ad5b, 0xa2b7_289d, 0x7054_95c7, 0x2df1_424b,
+                                              0x9efc_4947, 0x5c6b_fb31)
 
-    /// One fixed-size filter; the last takes the new pairs.
+    /// One fixed-size filter of 32-byte blocks, each read and written as one vector; the last takes the new pairs.
     private final class Layer {
-        let words: UnsafeMutableBufferPointer<UInt32>
-        let blocks: UInt64
+        let blocks: UnsafeMutableRawPointer
+        let blockCount: UInt64
         let capacity: Int
         var count = 0
 
         init(capacity: Int) {
             self.capacity = capacity
-            blocks = UInt64(max(1, capacity * UUIDFilter.bitsPerPair / 256))
-            words = .allocate(capacity: Int(blocks) * 8)
-            words.initialize(repeating: 0)
+            blockCount = UInt64(max(1, capacity * UUIDFilter.bitsPerPair / 256))
+            blocks = .allocate(byteCount: Int(blockCount) * 32, alignment: 32)
+            blocks.initializeMemory(as: UInt8.self, repeating: 0, count: Int(blockCount) * 32)
         }
 
-        deinit { words.deallocate() }
+        deinit { blocks.deallocate() }
 
-        /// Whether `hash`'s bits are all set; and when `insert`, sets them.
-        func test(_ hash: UInt64, insert: Bool) -> Bool {
-            let base = Int((hash >> 32 &* blocks) >> 32) * 8
-            let key = UInt32(truncatingIfNeeded: hash)
-            var all = true
-            for (index, salt) in UUIDFilter.salts.enumerated() {
-                let bit = UInt32(1) << ((key &* salt) >> 27)
-                all = all && words[base + index] & bit != 0
-                if insert { words[base + index] |= bit }
-            }
-            return all
-        }
+        var bytes: Int { Int(blockCount) * 32 }
+
+        /// The byte offset of `hash`'s block.
+        func offset(_ hash: UInt64) -> Int { Int((hash >> 32 &* blockCount) >> 32) * 32 }
     }
 
     private var layers: [Layer]
@@ -55,7 +48,7 @@ final class UUIDFilter {
     }
 
     /// Bytes the filter holds.
-    var bytes: Int { layers.reduce(0) { $0 + $1.words.count * 4 } }
+    var bytes: Int { layers.reduce(0) { $0 + $1.bytes } }
 
     func insert(owner: Int64, _ uuid: UUID) {
         var last = layers[layers.count - 1]
@@ -63,14 +56,21 @@ final class UUIDFilter {
             last = Layer(capacity: layers.reduce(0) { $0 + $1.capacity })
             layers.append(last)
         }
-        _ = last.test(hash(owner: owner, uuid), insert: true)
+        let hash = hash(owner: owner, uuid), offset = last.offset(hash)
+        last.blocks.storeBytes(of: last.blocks.load(fromByteOffset: offset, as: SIMD8<UInt32>.self) | Self.bits(hash), toByteOffset: offset,
+                               as: SIMD8<UInt32>.self)
         last.count += 1
     }
 
     /// False only when the pair was never inserted.
     func mayContain(owner: Int64, _ uuid: UUID) -> Bool {
-        let hash = hash(owner: owner, uuid)
-        return layers.contains { $0.test(hash, insert: false) }
+        let hash = hash(owner: owner, uuid), bits = Self.bits(hash)
+        return layers.contains { ($0.blocks.load(fromByteOffset: $0.offset(hash), as: SIMD8<UInt32>.self) & bits) == bits }
+    }
+
+    /// The pair's bit in each word of its block.
+    private static func bits(_ hash: UInt64) -> SIMD8<UInt32> {
+        SIMD8(repeating: 1) &<< ((SIMD8(repeating: UInt32(truncatingIfNeeded: hash)) &* salts) &>> 27)
     }
 
     private func hash(owner: Int64, _ uuid: UUID) -> UInt64 {
