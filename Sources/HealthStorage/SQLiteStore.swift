@@ -69,6 +69,11 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         try db.execute("PRAGMA cache_size = -\(Self.migrationCacheMiB * 1024)")
         try db.execute("PRAGMA temp_store = FILE")
         try Schema.migrate(db)
+        // Read with the small cache too: the scan of every UUID would otherwise fill the writer's cache
+        // with all their pages at open, page by page, whatever later saves need.
+        let context = WriteContext(db: db, registry: registry)
+        let built = try context.buildUUIDFilter()
+        let note = String(format: "UUID filter built in %.2f s: %.1f MiB", built / .seconds(1), Double(context.uuidFilter?.bytes ?? 0) / 1_048_576)
         try db.execute("PRAGMA cache_size = -\(options.writerCacheMiB * 1024)")
         try db.execute("PRAGMA temp_store = MEMORY")
         let warnings = try plannerStatisticsWarnings(db)
@@ -76,14 +81,13 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         guard try keyRow.step(), let anchorKey = keyRow.blob(0) else {
             throw HealthError(.databaseInaccessible, "store '\(path)' has no store_info row")
         }
-        let context = WriteContext(db: db, registry: registry)
         let readers = try ReaderPool(count: options.readerCount) { () throws(HealthError) -> ReadContext in
             let connection = try SQLiteConnection(path: path, readOnly: false)
             try connection.execute("PRAGMA query_only = 1")
             try connection.execute("PRAGMA temp_store = MEMORY")
             return ReadContext(db: connection, registry: registry, anchorKey: anchorKey)
         }
-        return SQLiteStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention, openWarnings: warnings,
+        return SQLiteStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention, openWarnings: warnings, openNotes: [note],
                            metrics: StoreMetrics(files: [path, path + "-wal"]), window: options.groupCommitWindow,
                            windowJobs: options.groupCommitWindowJobs)
     }

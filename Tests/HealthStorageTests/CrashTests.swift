@@ -17,6 +17,8 @@ final class CrashTests: XCTestCase {
         guard let path = environment[Self.storeVariable], let ownerText = environment[Self.ownerVariable],
               let ownerID = Int64(ownerText) else { return }
         let store = try SQLiteStore.open(path: path)
+        // Levels moved on every few saves: the parent's reopened filter must hold every level's UUIDs.
+        try await store.write { context throws(HealthError) in context.uuidRecentLimit = 50 }
         let revision = SourceRevision(source: StoreFixture.watch, version: "1")
         let deadline = Date().addingTimeInterval(30)
         await withTaskGroup(of: Void.self) { group in
@@ -76,6 +78,12 @@ final class CrashTests: XCTestCase {
             let stored = try await store.querySamples(owner: f.owner, types: [StoreFixture.heartRate], predicate: .uuids(Set(acknowledged)),
                                                       sort: [], limit: 0, scope: .everything(callerBundleID: "x"))
             XCTAssertEqual(stored.count, Set(acknowledged).count, "round \(round): acknowledged samples lost after kill -9")
+            // The UUID filter, built at open, holds every stored UUID: the claim trusts its "absent".
+            let owner = f.owner.rawValue
+            let missing = try await store.write { context throws(HealthError) in
+                acknowledged.filter { context.uuidFilter?.mayContain(owner: owner, $0) != true }.count
+            }
+            XCTAssertEqual(missing, 0, "round \(round): stored UUIDs the reopened filter calls absent")
             await store.close()
         }
     }

@@ -75,6 +75,80 @@ final class UUIDLevelTests: StoreTestCase {
         try await expect(await fixture.query([StoreFixture.heartRate], .uuids(Set(saved.map(\.uuid)))).count, saved.count)
     }
 
+    /// The claim seeks the older levels only for UUIDs `UUIDFilter` may hold, so the filter must hold
+    /// every UUID of every level: built at open, kept through moves and through a group that claimed
+    /// UUIDs and was undone (whose UUIDs it keeps, a false "maybe" that must still let them be saved).
+    /// A filter that wrongly said "absent" lets a stored UUID into the recent level a second time.
+    func testFilterHoldsEveryLevelsUUIDs() async throws {
+        let fixture = try await StoreFixture()
+        var saved = try await fillLevels(fixture, pairs: 21)
+        try await expectFilterHoldsEveryUUID(fixture, count: saved.count)
+        // An undone group: its UUIDs were claimed, then rolled back with the group.
+        let undone = (0..<3).map { StoreFixture.heartRate(s(2000 + Int64($0)), uuid: Self.spreadUUID(100 + $0)) }
+        let rows = undone.map { Self.claimRow(owner: fixture.owner.rawValue, $0.uuid) }
+        do {
+            try await fixture.store.write { context throws(HealthError) in
+                _ = try context.claimUUIDs(rows)
+                throw HealthError(.internalError, "undo the group")
+            }
+            XCTFail("the job should have failed")
+        } catch {}
+        try await expect(try fixture.count(UUIDLevels.all), saved.count)
+        try await expect(await fixture.save(undone), [.stored, .stored, .stored])
+        saved += undone
+        try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
+        try await expectFilterHoldsEveryUUID(fixture, count: saved.count)
+
+        // Built again at open, from every level (after kill -9: CrashTests).
+        await fixture.store.close()
+        fixture.store = try SQLiteStore.open(path: fixture.path)
+        try await expectFilterHoldsEveryUUID(fixture, count: saved.count)
+        try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
+        for level in [UUIDLevels.middle, UUIDLevels.merged] {
+            let held = try levels(fixture, of: saved)
+            let probe = try XCTUnwrap(saved.first { held[$0.uuid] == level })
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(900)), StoreFixture.heartRate(probe.start, bpm: 99, uuid: probe.uuid)],
+                                         index: 1)
+        }
+    }
+
+    /// Another connection's commits are not in this writer's filter: SQLite's data version tells it
+    /// to build the filter again before it trusts it.
+    func testAnotherWritersUUIDsReachTheFilter() async throws {
+        let fixture = try await StoreFixture()
+        _ = try await fillLevels(fixture, pairs: 2)
+        let other = try SQLiteStore.open(path: fixture.path)
+        _ = try await other.write { context throws(HealthError) in context.uuidRecentLimit = 1 }
+        let sample = StoreFixture.heartRate(s(5000), uuid: Self.spreadUUID(7))
+        let batch = fixture.batch([sample, StoreFixture.heartRate(s(5001))])
+        try await expect(try await other.save(batch), [.stored, .stored])
+        await other.close()
+        let held = try levels(fixture, of: [sample])
+        XCTAssertEqual(held[sample.uuid], UUIDLevels.middle, "the other writer moved its UUIDs on")
+        try await expect(await fixture.save([sample]), [.alreadyStored])
+        try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(5000), bpm: 99, uuid: sample.uuid)], index: 0)
+    }
+
+    /// A row for the UUID claim alone (its other columns are not the claim's).
+    private static func claimRow(owner: Int64, _ uuid: UUID) -> SampleRow {
+        SampleRow(owner: owner, anchor: 1_000_000, uuid: uuid, type: 1, start: 0, duration: 0, source: 1, revision: 1, createdOffset: 0, flags: 0,
+                  parent: nil, metadata: nil)
+    }
+
+    /// Every UUID the levels hold (there are `count`) is one the writer's filter may hold.
+    private func expectFilterHoldsEveryUUID(_ fixture: StoreFixture, count: Int, file: StaticString = #filePath,
+                                            line: UInt = #line) async throws {
+        let db = try fixture.connect()
+        let rows = try db.prepareOnce("SELECT owner, uuid FROM \(UUIDLevels.all)")
+        var pairs: [(Int64, UUID)] = []
+        while try rows.step() { pairs.append((rows.int(0), rows.uuid(1))) }
+        XCTAssertEqual(pairs.count, count, file: file, line: line)
+        let missing = try await fixture.store.write { [pairs] context throws(HealthError) in
+            pairs.filter { context.uuidFilter?.mayContain(owner: $0.0, $0.1) != true }.count
+        }
+        XCTAssertEqual(missing, 0, "UUIDs the filter calls absent", file: file, line: line)
+    }
+
     /// The writer's multi-row statements stop at a failed constraint (`OR FAIL`) instead of undoing their
     /// earlier rows (the default `ABORT`): a statement that may abort inside a transaction makes SQLite
     /// copy each page it first changes into a statement journal, a whole UUID-level leaf for most claimed

@@ -175,6 +175,11 @@ func streamRun(postgres: String?) async throws {
           + String(format: "  %5.1f µs CPU per sample", (cpuSeconds() - startCPU) / Double(total) * 1e6))
     await store.close()
     guard postgres == nil else { return }
+    // Opening the full store again builds its UUID filter from every stored UUID.
+    let opened = Date()
+    let reopened = try SQLiteStore.open(path: path, options: options)
+    print(String(format: "reopened in %.2f s; ", Date().timeIntervalSince(opened)) + reopened.openNotes.joined(separator: "; "))
+    await reopened.close()
     let bytes = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
     let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
     print(String(format: "stream file size: %.1f bytes per sample, and %.1f in the WAL left after close",

@@ -14,18 +14,21 @@ public class EngineStore: Store, @unchecked Sendable {
     private let tombstoneRetention: Microseconds
     /// Problems met at open that did not stop the store from serving, for the operator's log.
     public let openWarnings: [String]
+    /// What opening did that the operator may want to know (how long it took), for the log.
+    public let openNotes: [String]
     public let metrics: StoreMetrics?
 
     /// Starts the threads over connections the engine has opened and migrated. `window` and
     /// `windowJobs`: the writer's group-commit window (see `WriterThread`).
     init(writer context: WriteContext, readers: ReaderPool, tombstoneRetention: Microseconds, openWarnings: [String],
-         metrics: StoreMetrics, window: Duration, windowJobs: Int, feed: ChangeFeed = ChangeFeed()) {
+         openNotes: [String] = [], metrics: StoreMetrics, window: Duration, windowJobs: Int, feed: ChangeFeed = ChangeFeed()) {
         self.metrics = metrics
         self.writer = WriterThread(context: context, feed: feed, metrics: metrics, window: window, windowJobs: windowJobs)
         self.readers = readers
         self.feed = feed
         self.tombstoneRetention = tombstoneRetention
         self.openWarnings = openWarnings
+        self.openNotes = openNotes
         writer.start()
     }
 

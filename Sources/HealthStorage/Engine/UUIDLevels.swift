@@ -18,8 +18,10 @@ enum UUIDLevels {
     /// UUID waits at most this many moves in the middle level (at most 16 × 65,536 ≈ 1M rows there).
     static let slices = 16
 
-    /// Inserts into the recent level each of `rows` rows (uuid, owner, type, anchor) whose UUID no level
-    /// holds; each older level is probed by its primary key. Left joins rather than NOT EXISTS: SQLite
+    /// Inserts into the recent level each of `rows` rows (uuid, owner, type, anchor, probe) whose UUID no
+    /// level holds; each older level is probed by its primary key for the row's `probe`: its UUID when
+    /// `UUIDFilter` says the older levels may hold it, else NULL, which SQLite's join checks before it
+    /// seeks (`IsNull`) and so costs no descent into either level. Left joins rather than NOT EXISTS: SQLite
     /// runs a correlated subquery as a subroutine that opens its cursor again for every row (an
     /// allocation and a descent from the root each time), where a join opens each level once.
     /// `OR FAIL`, as for the samples' insert: an `ABORT` statement of several rows opens a statement
@@ -28,9 +30,9 @@ enum UUIDLevels {
     static func claimSQL(rows: Int) -> String {
         """
         INSERT OR FAIL INTO \(recent) (uuid, owner, type, anchor) SELECT v.column1, v.column2, v.column3, v.column4
-        FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", "))) v
-        LEFT JOIN \(middle) m ON m.uuid = v.column1 AND m.owner = v.column2
-        LEFT JOIN \(merged) g ON g.uuid = v.column1 AND g.owner = v.column2
+        FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))) v
+        LEFT JOIN \(middle) m ON m.uuid = v.column5 AND m.owner = v.column2
+        LEFT JOIN \(merged) g ON g.uuid = v.column5 AND g.owner = v.column2
         WHERE m.uuid IS NULL AND g.uuid IS NULL
         ON CONFLICT DO NOTHING
         """
@@ -66,14 +68,19 @@ extension WriteContext {
     /// index decides on insert instead, so every row passes.
     func claimUUIDs(_ rows: [SampleRow]) throws(HealthError) -> [Bool] {
         guard db.dialect.keepsUUIDLevels, !rows.isEmpty else { return Array(repeating: true, count: rows.count) }
+        let filter = try checkedUUIDFilter()
         let claim = try prepared(.uuidClaim, rows: rows.count)
         claim.reset()
         for (offset, row) in rows.enumerated() {
-            let base = Int32(offset * 4)
+            let base = Int32(offset * 5)
             claim.bind(base + 1, row.uuid)
             claim.bind(base + 2, row.owner)
             claim.bind(base + 3, row.type)
             claim.bind(base + 4, row.anchor)
+            // Unbound, the probe is NULL: certainly in neither older level.
+            if filter.mayContain(owner: row.owner, row.uuid) { claim.bind(base + 5, row.uuid) }
+            // Before the claim runs: whatever part of it commits is then in the filter.
+            filter.insert(owner: row.owner, row.uuid)
         }
         try claim.run()
         let claimed = db.changes
@@ -89,6 +96,42 @@ extension WriteContext {
         }
         held.reset()
         return result
+    }
+
+    /// Builds `uuidFilter` from every level (the recent level's UUIDs move on into the older ones),
+    /// sized for a quarter more than the store holds; returns how long it took, for the log.
+    func buildUUIDFilter() throws(HealthError) -> Duration {
+        let began = ContinuousClock.now
+        // Read first (a commit in between only makes the next check build again), kept only with the
+        // filter it describes, so a build that failed half-way is never trusted.
+        let version = try storeVersion()
+        let count = try db.prepareOnce("SELECT (SELECT count(*) FROM \(UUIDLevels.recent)) + (SELECT count(*) FROM \(UUIDLevels.middle)) "
+                                       + "+ (SELECT count(*) FROM \(UUIDLevels.merged))")
+        _ = try count.step()
+        let filter = UUIDFilter(capacity: Int(count.int(0)) * 5 / 4)
+        let rows = try db.prepareOnce("SELECT owner, uuid FROM \(UUIDLevels.all)")
+        while try rows.step() { filter.insert(owner: rows.int(0), rows.uuid(1)) }
+        uuidFilter = filter
+        uuidFilterVersion = version
+        return ContinuousClock.now - began
+    }
+
+    /// The filter, built again first when another connection committed since it was built (SQLite's
+    /// `data_version`, which a connection's own commits leave alone): its claims are not in the filter.
+    /// Checked once per transaction, which holds the write lock from its start (`BEGIN IMMEDIATE`).
+    private func checkedUUIDFilter() throws(HealthError) -> UUIDFilter {
+        if let uuidFilter, uuidFilterChecked { return uuidFilter }
+        let version = try storeVersion()
+        if uuidFilter == nil || uuidFilterVersion != version { _ = try buildUUIDFilter() }
+        uuidFilterChecked = true
+        return uuidFilter!
+    }
+
+    private func storeVersion() throws(HealthError) -> Int64 {
+        let version = try db.prepare("PRAGMA data_version")
+        defer { version.reset() }
+        _ = try version.step()
+        return version.int(0)
     }
 
     /// Removes a deleted sample's UUID from whichever level holds it, so the UUID may be saved again.

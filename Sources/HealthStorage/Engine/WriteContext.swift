@@ -50,6 +50,12 @@ final class WriteContext {
     var nextUUIDSlice = 0
     /// Recent-level rows before the levels move on (tests lower it to force moves).
     var uuidRecentLimit = UUIDLevels.recentLimit
+    /// Every UUID the levels hold or held (`UUIDFilter`); built at open on SQLite, nil on PostgreSQL.
+    var uuidFilter: UUIDFilter?
+    /// The store's `data_version` when `uuidFilter` was built, and whether the running transaction
+    /// compared it with the current one.
+    var uuidFilterVersion: Int64 = 0
+    var uuidFilterChecked = false
 
     struct ChangeSet {
         var spans: [String: TimeSpan] = [:]
@@ -127,6 +133,7 @@ final class WriteContext {
     func beginTransaction() {
         now = Time.now()
         anchors.removeAll(keepingCapacity: true)
+        uuidFilterChecked = false
     }
 
     /// Persists the anchors the transaction moved, once per owner rather than once per job: an anchor
