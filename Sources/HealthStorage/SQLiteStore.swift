@@ -45,6 +45,9 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         public var groupCommitWindow = Duration.milliseconds(2)
         /// A gathering group this large commits without waiting out the window.
         public var groupCommitWindowJobs = 64
+        /// Runs on the UUID filter's build thread once it has read every level, before the writer may
+        /// take the filter (tests hold the build there).
+        var uuidFilterPause: (@Sendable () -> Void)?
 
         public init() {}
     }
@@ -69,11 +72,11 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         try db.execute("PRAGMA cache_size = -\(Self.migrationCacheMiB * 1024)")
         try db.execute("PRAGMA temp_store = FILE")
         try Schema.migrate(db)
-        // Read with the small cache too: the scan of every UUID would otherwise fill the writer's cache
-        // with all their pages at open, page by page, whatever later saves need.
+        // Built while the store serves, from a connection of its own (4–6 s at 10M UUIDs).
         let context = WriteContext(db: db, registry: registry)
-        let built = try context.buildUUIDFilter()
-        let note = String(format: "UUID filter built in %.2f s: %.1f MiB", built / .seconds(1), Double(context.uuidFilter?.bytes ?? 0) / 1_048_576)
+        context.uuidFilterSource = UUIDFilterSource(connect: { () throws(HealthError) -> Database in try readConnection(path) },
+                                                    pause: options.uuidFilterPause)
+        try context.startUUIDFilterBuild()
         try db.execute("PRAGMA cache_size = -\(options.writerCacheMiB * 1024)")
         try db.execute("PRAGMA temp_store = MEMORY")
         let warnings = try plannerStatisticsWarnings(db)
@@ -82,14 +85,24 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
             throw HealthError(.databaseInaccessible, "store '\(path)' has no store_info row")
         }
         let readers = try ReaderPool(count: options.readerCount) { () throws(HealthError) -> ReadContext in
-            let connection = try SQLiteConnection(path: path, readOnly: false)
-            try connection.execute("PRAGMA query_only = 1")
-            try connection.execute("PRAGMA temp_store = MEMORY")
-            return ReadContext(db: connection, registry: registry, anchorKey: anchorKey)
+            ReadContext(db: try readConnection(path), registry: registry, anchorKey: anchorKey)
         }
-        return SQLiteStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention, openWarnings: warnings, openNotes: [note],
+        let build = context.uuidFilterBuild
+        return SQLiteStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention, openWarnings: warnings,
+                           openFinished: { () async -> [String] in
+                               guard let build else { return [] }
+                               return [await build.finished()]
+                           },
                            metrics: StoreMetrics(files: [path, path + "-wal"]), window: options.groupCommitWindow,
                            windowJobs: options.groupCommitWindowJobs)
+    }
+
+    /// A connection that only reads, as a reader thread or the UUID filter's build holds one.
+    private static func readConnection(_ path: String) throws(HealthError) -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, readOnly: false)
+        try connection.execute("PRAGMA query_only = 1")
+        try connection.execute("PRAGMA temp_store = MEMORY")
+        return connection
     }
 
     /// Installs the planner statistics; a full disk only costs the rewrite (queries plan with the

@@ -32,7 +32,8 @@ do {
     store = try options.storeLocation.open(retention: Int64(options.tombstoneRetentionDays * 86_400_000_000),
                                            durability: options.durability)
     store.openWarnings.forEach { logger.warning($0) }
-    store.openNotes.forEach { logger.info($0) }
+    // Logged once done: the store serves meanwhile.
+    Task { for note in await store.openFinished() { logger.info(note) } }
     try await data.initialize(store, logger: logger)
 } catch {
     logger.error("cannot open the store \(options.storeLocation): \(error)")

@@ -78,10 +78,12 @@ final class CrashTests: XCTestCase {
             let stored = try await store.querySamples(owner: f.owner, types: [StoreFixture.heartRate], predicate: .uuids(Set(acknowledged)),
                                                       sort: [], limit: 0, scope: .everything(callerBundleID: "x"))
             XCTAssertEqual(stored.count, Set(acknowledged).count, "round \(round): acknowledged samples lost after kill -9")
-            // The UUID filter, built at open, holds every stored UUID: the claim trusts its "absent".
+            // The UUID filter, built while the reopened store serves, holds every stored UUID: the claim trusts its "absent".
             let owner = f.owner.rawValue
+            _ = await store.openFinished()
             let missing = try await store.write { context throws(HealthError) in
-                acknowledged.filter { context.uuidFilter?.mayContain(owner: owner, $0) != true }.count
+                let filter = try context.currentUUIDFilter()
+                return acknowledged.filter { filter?.mayContain(owner: owner, $0) != true }.count
             }
             XCTAssertEqual(missing, 0, "round \(round): stored UUIDs the reopened filter calls absent")
             await store.close()

@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 @testable import HealthStorage
+import Synchronization
 import XCTest
 
 /// UUIDs stay unique per owner while the writer moves them between SQLite's UUID levels
@@ -99,6 +100,17 @@ final class UUIDLevelTests: StoreTestCase {
         try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
         try await expectFilterHoldsEveryUUID(fixture, count: saved.count)
 
+        // Read a few rows at a time, each chunk resuming after the last one's final key.
+        let chunked = try UUIDLevels.filter(reading: fixture.connect(), chunkRows: 4)
+        let db = try fixture.connect()
+        let pairs = try db.prepareOnce("SELECT owner, uuid FROM \(UUIDLevels.all)")
+        var read = 0
+        while try pairs.step() {
+            XCTAssertTrue(chunked.mayContain(owner: pairs.int(0), pairs.uuid(1)), "a UUID the chunked read missed")
+            read += 1
+        }
+        XCTAssertEqual(read, saved.count)
+
         // Built again at open, from every level (after kill -9: CrashTests).
         await fixture.store.close()
         fixture.store = try SQLiteStore.open(path: fixture.path)
@@ -129,6 +141,82 @@ final class UUIDLevelTests: StoreTestCase {
         try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(5000), bpm: 99, uuid: sample.uuid)], index: 0)
     }
 
+    /// The store serves while it builds the filter from a large file: saves are answered before the
+    /// build is done (the claim then seeks every level), a stored UUID is still a retry and its reuse
+    /// still refused, whichever level holds it, and the UUIDs saved meanwhile, even those the levels
+    /// moved on, are in the filter once the writer takes it (the build read the levels before they were
+    /// saved: it holds them only because the writer kept what it claimed meanwhile).
+    func testSavesDuringTheFiltersBuild() async throws {
+        let fixture = try await StoreFixture()
+        let stored = try await fillLevels(fixture, pairs: 21)
+        let held = try levels(fixture, of: stored)
+        await fixture.store.close()
+        let gate = BuildGate()
+        var options = SQLiteStore.Options()
+        options.uuidFilterPause = { gate.pause() }
+        fixture.store = try SQLiteStore.open(path: fixture.path, options: options)
+        // Open gate or not, leave the build no thread to wait on once the test ends.
+        defer { gate.open() }
+        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
+        await gate.reached()
+
+        // The build has read every level and waits: the store answers meanwhile.
+        var during: [Sample] = []
+        for pair in 0..<9 {
+            let objects = (0..<2).map { StoreFixture.heartRate(s(3000 + Int64(pair * 10 + $0)), uuid: Self.spreadUUID(60 + pair * 2 + $0)) }
+            try await expect(await fixture.save(objects), [.stored, .stored])
+            during += objects
+        }
+        // Alone, it stays in the recent level whichever save last moved the levels on.
+        let last = StoreFixture.heartRate(s(3500), uuid: Self.spreadUUID(90))
+        try await expect(await fixture.save([last]), [.stored])
+        during.append(last)
+        try await expect(await fixture.save(stored), Array(repeating: .alreadyStored, count: stored.count))
+        for level in [UUIDLevels.middle, UUIDLevels.merged] {
+            let probe = try XCTUnwrap(stored.first { held[$0.uuid] == level })
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(900)), StoreFixture.heartRate(probe.start, bpm: 99, uuid: probe.uuid)],
+                                         index: 1)
+        }
+        let built = try await fixture.store.write { context throws(HealthError) in try context.currentUUIDFilter() != nil }
+        XCTAssertFalse(built, "the writer had a filter while its build was held")
+        XCTAssertFalse(gate.timedOut, "the open waited for the build")
+        let duringHeld = try levels(fixture, of: during)
+        XCTAssertEqual(Set(duringHeld.values), [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged], "the test needs every level")
+
+        gate.open()
+        let notes = await fixture.store.openFinished()
+        XCTAssertTrue(notes.contains { $0.hasPrefix("UUID filter built in") }, "\(notes)")
+        try await expectFilterHoldsEveryUUID(fixture, count: stored.count + during.count)
+        let all = stored + during
+        try await expect(await fixture.save(all), Array(repeating: .alreadyStored, count: all.count))
+        for level in [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged] {
+            let levelsNow = try levels(fixture, of: during)
+            let probe = try XCTUnwrap(during.first { levelsNow[$0.uuid] == level })
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(probe.start, bpm: 99, uuid: probe.uuid)], index: 0)
+        }
+    }
+
+    /// Each move takes the middle level's next slice to the merged level, counted in the file: a
+    /// server restarted between every two moves still takes every slice in turn, so no UUID stays in
+    /// the middle level for more than `slices` moves (counted in memory, every open began again at the
+    /// first slice and the others stayed in the middle level for good).
+    func testSlicesMoveInTurnAcrossRestarts() async throws {
+        let fixture = try await StoreFixture()
+        let samples = (0..<UUIDLevels.slices * 2).map { index in
+            var bytes = UUID().uuid
+            bytes.0 = UInt8(index * 8)
+            return StoreFixture.heartRate(s(Int64(index)), uuid: UUID(uuid: bytes))
+        }
+        try await expect(await fixture.save(samples), Array(repeating: .stored, count: samples.count))
+        for _ in 0...UUIDLevels.slices {
+            try await fixture.reopen()
+            try await fixture.store.write { context throws(HealthError) in try context.moveUUIDLevels() }
+        }
+        let held = try levels(fixture, of: samples)
+        XCTAssertEqual(held.count, samples.count)
+        XCTAssertEqual(held.filter { $0.value != UUIDLevels.merged }.count, 0, "UUIDs left in the middle level after a whole round of slices")
+    }
+
     /// A row for the UUID claim alone (its other columns are not the claim's).
     private static func claimRow(owner: Int64, _ uuid: UUID) -> SampleRow {
         SampleRow(owner: owner, anchor: 1_000_000, uuid: uuid, type: 1, start: 0, duration: 0, source: 1, revision: 1, createdOffset: 0, flags: 0,
@@ -143,8 +231,11 @@ final class UUIDLevelTests: StoreTestCase {
         var pairs: [(Int64, UUID)] = []
         while try rows.step() { pairs.append((rows.int(0), rows.uuid(1))) }
         XCTAssertEqual(pairs.count, count, file: file, line: line)
+        // The filter is built while the store serves: wait for it, and for the writer to take it.
+        _ = await fixture.store.openFinished()
         let missing = try await fixture.store.write { [pairs] context throws(HealthError) in
-            pairs.filter { context.uuidFilter?.mayContain(owner: $0.0, $0.1) != true }.count
+            let filter = try context.currentUUIDFilter()
+            return pairs.filter { filter?.mayContain(owner: $0.0, $0.1) != true }.count
         }
         XCTAssertEqual(missing, 0, "UUIDs the filter calls absent", file: file, line: line)
     }
@@ -219,4 +310,33 @@ final class UUIDLevelTests: StoreTestCase {
             XCTAssertTrue(error.message.contains("already stored with different content"), error.message, file: file, line: line)
         }
     }
+}
+
+/// Holds the UUID filter's build (`SQLiteStore.Options.uuidFilterPause`) until the test opens it; after
+/// a minute it lets the build go on by itself, so a store that waits for its build at open fails
+/// the test instead of hanging it.
+private final class BuildGate: Sendable {
+    private let opened = DispatchSemaphore(value: 0)
+    private let waiting = DispatchSemaphore(value: 0)
+    private let timeout = Atomic<Bool>(false)
+
+    /// The build's side: says it is waiting, then waits.
+    func pause() {
+        waiting.signal()
+        if opened.wait(timeout: .now() + 60) == .timedOut { timeout.store(true, ordering: .relaxed) }
+    }
+
+    /// Returns once the build waits at the gate.
+    func reached() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { [waiting] in
+                waiting.wait()
+                continuation.resume()
+            }
+        }
+    }
+
+    func open() { opened.signal() }
+
+    var timedOut: Bool { timeout.load(ordering: .relaxed) }
 }

@@ -175,10 +175,10 @@ func streamRun(postgres: String?) async throws {
           + String(format: "  %5.1f µs CPU per sample", (cpuSeconds() - startCPU) / Double(total) * 1e6))
     await store.close()
     guard postgres == nil else { return }
-    // Opening the full store again builds its UUID filter from every stored UUID.
+    // Opening the full store again builds its UUID filter from every stored UUID, while it serves.
     let opened = Date()
     let reopened = try SQLiteStore.open(path: path, options: options)
-    print(String(format: "reopened in %.2f s; ", Date().timeIntervalSince(opened)) + reopened.openNotes.joined(separator: "; "))
+    print(String(format: "reopened in %.2f s; ", Date().timeIntervalSince(opened)) + (await reopened.openFinished()).joined(separator: "; "))
     await reopened.close()
     let bytes = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
     let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0

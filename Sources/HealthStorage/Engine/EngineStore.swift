@@ -14,21 +14,22 @@ public class EngineStore: Store, @unchecked Sendable {
     private let tombstoneRetention: Microseconds
     /// Problems met at open that did not stop the store from serving, for the operator's log.
     public let openWarnings: [String]
-    /// What opening did that the operator may want to know (how long it took), for the log.
-    public let openNotes: [String]
+    /// Waits for what opening left running while the store serves; see `openFinished()`.
+    private let finishing: @Sendable () async -> [String]
     public let metrics: StoreMetrics?
 
     /// Starts the threads over connections the engine has opened and migrated. `window` and
     /// `windowJobs`: the writer's group-commit window (see `WriterThread`).
     init(writer context: WriteContext, readers: ReaderPool, tombstoneRetention: Microseconds, openWarnings: [String],
-         openNotes: [String] = [], metrics: StoreMetrics, window: Duration, windowJobs: Int, feed: ChangeFeed = ChangeFeed()) {
+         openFinished: @escaping @Sendable () async -> [String] = { [] }, metrics: StoreMetrics, window: Duration, windowJobs: Int,
+         feed: ChangeFeed = ChangeFeed()) {
         self.metrics = metrics
         self.writer = WriterThread(context: context, feed: feed, metrics: metrics, window: window, windowJobs: windowJobs)
         self.readers = readers
         self.feed = feed
         self.tombstoneRetention = tombstoneRetention
         self.openWarnings = openWarnings
-        self.openNotes = openNotes
+        finishing = openFinished
         writer.start()
     }
 
@@ -36,6 +37,10 @@ public class EngineStore: Store, @unchecked Sendable {
         writer.requestStop()
         readers.stop()
     }
+
+    /// What opening left running while the store serves (on SQLite, the UUID filter's build) and the
+    /// operator may want to know (how long it took), for the log; returns once it has finished.
+    public func openFinished() async -> [String] { await finishing() }
 
     // MARK: plumbing
 

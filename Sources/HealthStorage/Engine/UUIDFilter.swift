@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// A Bloom filter over every (owner, UUID) that SQLite's UUID levels hold or held since it was built,
 /// so the UUID claim (`UUIDLevels.claimSQL`) seeks the middle and merged levels only for a UUID that
@@ -89,5 +90,88 @@ final class UUIDFilter {
         x &*= 0xc4ce_b9fe_1a85_ec53
         x ^= x >> 33
         return x
+    }
+}
+
+/// What a `UUIDFilterBuild` reads from: a connection of its own to the store, opened on its thread.
+struct UUIDFilterSource: Sendable {
+    let connect: @Sendable () throws(HealthError) -> Database
+    /// Runs on the build's thread once it has read every level (tests hold the build there).
+    let pause: (@Sendable () -> Void)?
+}
+
+/// A `UUIDFilter` built on a thread of its own, from a connection of its own (`UUIDLevels.filter(reading:)`),
+/// while the store serves: reading every level of a 10M store takes seconds. Until the writer takes
+/// it (`WriteContext.currentUUIDFilter`) the claim seeks every level, as with no filter, and the
+/// writer keeps each pair it claims meanwhile in `claimed`, added on taking it: the build may have
+/// read past where those pairs were stored. Another connection's commit since `version` is in
+/// neither, so the writer builds again when the store's `data_version` moved past it.
+final class UUIDFilterBuild: @unchecked Sendable {
+    // `claimed` is the writer thread's alone; the result passes from the build's thread to it under `lock`.
+    /// The writer connection's `data_version` when the build started.
+    let version: Int64
+    /// Pairs the writer claimed since the build started.
+    var claimed: [(owner: Int64, uuid: UUID)] = []
+    private let lock = NSLock()
+    private var result: Result<UUIDFilter, HealthError>?
+    private var note: String?
+    private var waiters: [CheckedContinuation<String, Never>] = []
+
+    /// Starts the build; `pause`: see `UUIDFilterSource`.
+    init(version: Int64, connect: @escaping @Sendable () throws(HealthError) -> Database, pause: (@Sendable () -> Void)?) {
+        self.version = version
+        let thread = Thread { [self] in
+            let began = ContinuousClock.now
+            let built: Result<UUIDFilter, HealthError>
+            do throws(HealthError) {
+                built = .success(try UUIDLevels.filter(reading: try connect()))
+            } catch {
+                built = .failure(error)
+            }
+            pause?()
+            let seconds = (ContinuousClock.now - began) / .seconds(1)
+            let note = switch built {
+            case .success(let filter):
+                String(format: "UUID filter built in %.2f s while serving: %.1f MiB", seconds, Double(filter.bytes) / 1_048_576)
+            case .failure(let error):
+                "UUID filter not built (\(error.message)): until the next open every save seeks each UUID level"
+            }
+            finish(built, note: note)
+        }
+        thread.name = "healthstore-uuid-filter"
+        thread.start()
+    }
+
+    private func finish(_ built: Result<UUIDFilter, HealthError>, note: String) {
+        lock.lock()
+        result = built
+        self.note = note
+        let waiting = waiters
+        waiters = []
+        lock.unlock()
+        waiting.forEach { $0.resume(returning: note) }
+    }
+
+    /// The finished build's filter (or why it failed), once; nil while it runs. Writer thread only.
+    func take() -> Result<UUIDFilter, HealthError>? {
+        lock.lock()
+        defer { lock.unlock() }
+        let taken = result
+        result = nil
+        return taken
+    }
+
+    /// How the build went, for the log, once it has finished.
+    func finished() async -> String {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            if let note {
+                lock.unlock()
+                continuation.resume(returning: note)
+            } else {
+                waiters.append(continuation)
+                lock.unlock()
+            }
+        }
     }
 }

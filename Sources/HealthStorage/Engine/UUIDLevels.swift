@@ -52,6 +52,47 @@ enum UUIDLevels {
         "DELETE FROM \(recent)",
     ]
     private static let columns = "uuid, owner, type, anchor"
+    /// Counts a move and returns how many came before it, whose remainder by `slices` is the slice it
+    /// takes. Kept in the file (schema step 17), in the move's transaction: a count in memory began
+    /// at the first slice at every open, so a server restarted every few moves kept moving the first
+    /// slices and never the rest, and the middle level grew with the store.
+    static let countMoveSQL = "UPDATE store_info SET uuid_level_moves = uuid_level_moves + 1 WHERE id = 1 RETURNING uuid_level_moves - 1"
+    /// Rows the filter's build reads per statement, each statement its own read transaction.
+    static let filterChunkRows = 65_536
+
+    /// A filter holding every (owner, UUID) the levels hold, sized for a quarter more. Read level by
+    /// level in the direction UUIDs move (recent, middle, merged), each in key order a chunk at a time
+    /// from where the last chunk ended, each chunk its own short read transaction, so the build never
+    /// keeps the WAL from being checkpointed for the seconds it takes, while the writer commits and
+    /// moves the levels on: a UUID that moves between two chunks moves into a level still to be read,
+    /// so every UUID stored when the build began is read at least once. What is claimed after it
+    /// began the writer adds itself (`UUIDFilterBuild.claimed`).
+    static func filter(reading db: Database, chunkRows: Int = filterChunkRows) throws(HealthError) -> UUIDFilter {
+        let count = try db.prepareOnce("SELECT (SELECT count(*) FROM \(recent)) + (SELECT count(*) FROM \(middle)) + (SELECT count(*) FROM \(merged))")
+        _ = try count.step()
+        let filter = UUIDFilter(capacity: Int(count.int(0)) * 5 / 4)
+        count.reset()
+        for level in [recent, middle, merged] {
+            let chunk = try db.prepare("SELECT uuid, owner FROM \(level) WHERE (uuid, owner) > (?, ?) ORDER BY uuid, owner LIMIT \(chunkRows)")
+            // Below every stored key: a zero-length blob sorts before every UUID.
+            var after = (uuid: Data(), owner: Int64.min)
+            var rows = chunkRows
+            while rows == chunkRows {
+                chunk.reset()
+                chunk.bind(1, after.uuid)
+                chunk.bind(2, after.owner)
+                rows = 0
+                while try chunk.step() {
+                    let uuid = chunk.uuid(0), owner = chunk.int(1)
+                    filter.insert(owner: owner, uuid)
+                    rows += 1
+                    if rows == chunkRows { after = (chunk.blob(0) ?? Data(), owner) }
+                }
+            }
+            chunk.reset()
+        }
+        return filter
+    }
 
     /// The blob bounds of slice `index`: UUIDs whose first byte falls in its sixteenth of 0…255.
     static func bounds(of index: Int) -> (lower: Data, upper: Data) {
@@ -68,7 +109,8 @@ extension WriteContext {
     /// index decides on insert instead, so every row passes.
     func claimUUIDs(_ rows: [SampleRow]) throws(HealthError) -> [Bool] {
         guard db.dialect.keepsUUIDLevels, !rows.isEmpty else { return Array(repeating: true, count: rows.count) }
-        let filter = try checkedUUIDFilter()
+        let filter = try currentUUIDFilter()
+        let building = filter == nil ? uuidFilterBuild : nil
         let claim = try prepared(.uuidClaim, rows: rows.count)
         claim.reset()
         for (offset, row) in rows.enumerated() {
@@ -77,10 +119,12 @@ extension WriteContext {
             claim.bind(base + 2, row.owner)
             claim.bind(base + 3, row.type)
             claim.bind(base + 4, row.anchor)
-            // Unbound, the probe is NULL: certainly in neither older level.
-            if filter.mayContain(owner: row.owner, row.uuid) { claim.bind(base + 5, row.uuid) }
-            // Before the claim runs: whatever part of it commits is then in the filter.
-            filter.insert(owner: row.owner, row.uuid)
+            // Unbound, the probe is NULL: certainly in neither older level. No filter: it may be in either.
+            if filter?.mayContain(owner: row.owner, row.uuid) ?? true { claim.bind(base + 5, row.uuid) }
+            // Before the claim runs: whatever part of it commits is then in the filter, or in the one
+            // being built once the writer takes it.
+            filter?.insert(owner: row.owner, row.uuid)
+            building?.claimed.append((row.owner, row.uuid))
         }
         try claim.run()
         let claimed = db.changes
@@ -98,33 +142,33 @@ extension WriteContext {
         return result
     }
 
-    /// Builds `uuidFilter` from every level (the recent level's UUIDs move on into the older ones),
-    /// sized for a quarter more than the store holds; returns how long it took, for the log.
-    func buildUUIDFilter() throws(HealthError) -> Duration {
-        let began = ContinuousClock.now
-        // Read first (a commit in between only makes the next check build again), kept only with the
-        // filter it describes, so a build that failed half-way is never trusted.
-        let version = try storeVersion()
-        let count = try db.prepareOnce("SELECT (SELECT count(*) FROM \(UUIDLevels.recent)) + (SELECT count(*) FROM \(UUIDLevels.middle)) "
-                                       + "+ (SELECT count(*) FROM \(UUIDLevels.merged))")
-        _ = try count.step()
-        let filter = UUIDFilter(capacity: Int(count.int(0)) * 5 / 4)
-        let rows = try db.prepareOnce("SELECT owner, uuid FROM \(UUIDLevels.all)")
-        while try rows.step() { filter.insert(owner: rows.int(0), rows.uuid(1)) }
-        uuidFilter = filter
-        uuidFilterVersion = version
-        return ContinuousClock.now - began
+    /// Starts building the filter (`UUIDFilterBuild`) from a connection `uuidFilterSource` opens, when
+    /// there is one; the claim seeks every level until the writer takes the filter.
+    func startUUIDFilterBuild() throws(HealthError) {
+        guard let source = uuidFilterSource else { return }
+        uuidFilter = nil
+        uuidFilterBuild = UUIDFilterBuild(version: try storeVersion(), connect: source.connect, pause: source.pause)
     }
 
-    /// The filter, built again first when another connection committed since it was built (SQLite's
-    /// `data_version`, which a connection's own commits leave alone): its claims are not in the filter.
-    /// Checked once per transaction, which holds the write lock from its start (`BEGIN IMMEDIATE`).
-    private func checkedUUIDFilter() throws(HealthError) -> UUIDFilter {
-        if let uuidFilter, uuidFilterChecked { return uuidFilter }
-        let version = try storeVersion()
-        if uuidFilter == nil || uuidFilterVersion != version { _ = try buildUUIDFilter() }
+    /// The filter the claim may trust in the running transaction, nil while one is being built: the
+    /// writer takes a finished build's filter (adding what it claimed meanwhile), and starts another
+    /// when another connection committed since the filter's build began (SQLite's `data_version`,
+    /// which a connection's own commits leave alone): its claims are not in the filter. Checked once per
+    /// transaction, which holds the write lock from its start (`BEGIN IMMEDIATE`). A failed build
+    /// leaves no filter until the next open (its note says why).
+    func currentUUIDFilter() throws(HealthError) -> UUIDFilter? {
+        if uuidFilterChecked { return uuidFilter }
+        if let build = uuidFilterBuild, let built = build.take() {
+            uuidFilterBuild = nil
+            if case .success(let filter) = built {
+                for pair in build.claimed { filter.insert(owner: pair.owner, pair.uuid) }
+                uuidFilter = filter
+                uuidFilterVersion = build.version
+            }
+        }
+        if uuidFilter != nil, try storeVersion() != uuidFilterVersion { try startUUIDFilterBuild() }
         uuidFilterChecked = true
-        return uuidFilter!
+        return uuidFilter
     }
 
     private func storeVersion() throws(HealthError) -> Int64 {
@@ -165,14 +209,16 @@ extension WriteContext {
     /// (so what enters the middle level now stays there for a whole round of slices). Each move is an
     /// insert in key order and a delete of what was moved: every UUID is in exactly one level before and after.
     func moveUUIDLevels() throws(HealthError) {
-        let (lower, upper) = UUIDLevels.bounds(of: nextUUIDSlice)
+        guard let moves = try db.prepare(UUIDLevels.countMoveSQL).insertReturning() else {
+            throw HealthError(.databaseInaccessible, "the store has no store_info row")
+        }
+        let (lower, upper) = UUIDLevels.bounds(of: Int(moves % Int64(UUIDLevels.slices)))
         for sql in UUIDLevels.sliceMoveSQL {
             let statement = try db.prepare(sql)
             statement.bind(all: [.blob(lower), .blob(upper)])
             try statement.run()
         }
         try db.execute(UUIDLevels.recentMoveSQL.joined(separator: ";\n"))
-        nextUUIDSlice = (nextUUIDSlice + 1) % UUIDLevels.slices
         recentUUIDs = 0
     }
 

@@ -46,12 +46,14 @@ final class WriteContext {
     /// Rows in the recent UUID level as far as this writer knows (`UUIDLevels`); nil until counted.
     /// Only when to move the levels on depends on it.
     var recentUUIDs: Int?
-    /// The middle level's UUID range the next move takes to the merged level.
-    var nextUUIDSlice = 0
     /// Recent-level rows before the levels move on (tests lower it to force moves).
     var uuidRecentLimit = UUIDLevels.recentLimit
-    /// Every UUID the levels hold or held (`UUIDFilter`); built at open on SQLite, nil on PostgreSQL.
+    /// Every UUID the levels hold or held (`UUIDFilter`): on SQLite once its build is taken, nil before
+    /// that and on PostgreSQL.
     var uuidFilter: UUIDFilter?
+    /// Where `uuidFilter` is built from (SQLite only), and the build running, if any.
+    var uuidFilterSource: UUIDFilterSource?
+    var uuidFilterBuild: UUIDFilterBuild?
     /// The store's `data_version` when `uuidFilter` was built, and whether the running transaction
     /// compared it with the current one.
     var uuidFilterVersion: Int64 = 0

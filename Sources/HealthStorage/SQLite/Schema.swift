@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15, version16]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15, version16, version17]
 
     static var currentVersion: Int { migrations.count }
 
@@ -30,6 +30,12 @@ enum Schema {
             throw error
         }
     }
+
+    /// How many times the UUID levels moved on (`UUIDLevels.countMoveSQL`), which picks the middle
+    /// level's slice each move takes to the merged one.
+    private static let version17 = """
+    ALTER TABLE store_info ADD COLUMN uuid_level_moves INTEGER NOT NULL DEFAULT 0;
+    """
 
     /// UUIDs leave `samples` for the narrow levels of `UUIDLevels`, each row naming its sample's key:
     /// `samples_by_uuid`, in random order over every UUID, cost each sample of a large store a whole
