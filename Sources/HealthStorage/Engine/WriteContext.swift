@@ -54,7 +54,7 @@ final class WriteContext {
     /// Where `uuidFilter` is built from (SQLite only), and the build running, if any.
     var uuidFilterSource: UUIDFilterSource?
     var uuidFilterBuild: UUIDFilterBuild?
-    /// The store's `data_version` when `uuidFilter` was built, and whether the running transaction
+    /// The store's `data_version` when `uuidFilter`'s build began, and whether the running transaction
     /// compared it with the current one.
     var uuidFilterVersion: Int64 = 0
     var uuidFilterChecked = false
