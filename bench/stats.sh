@@ -6,9 +6,13 @@
 # reads a range covering most of a type), all timed in each repeat; medians of the repeats.
 # Options: --step-period SECONDS (default 90, ≈1.05M steps) --heart-period SECONDS (default 60; the
 # second source reads every 5 periods) --repeats N (default 5).
+# BENCH_BIN=DIR runs the stats-bench in DIR unbuilt (to alternate two builds).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 scratch="${STATS_BENCH_SCRATCH:-$root/.build}"
+if [ -n "${BENCH_BIN:-}" ]; then
+  exec "$BENCH_BIN/stats-bench" "$@"
+fi
 swift build -c release --product stats-bench --scratch-path "$scratch" >&2
 "$scratch/release/stats-bench" "$@"

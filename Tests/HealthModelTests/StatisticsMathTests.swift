@@ -247,6 +247,32 @@ final class StatisticsMathTests: XCTestCase {
         XCTAssertEqual(stats[1].bySource.map { $0.sum?.value }, [30, 500])
     }
 
+    func testSamplesAreFiledUnderEveryBucketTheyOverlapInAnyOrder() throws {
+        // Hourly buckets over a New York DST night (a 23-hour day), fed in start order, backwards
+        // and in jumps, so that the bucket the last sample started in is sometimes right, sometimes
+        // the one before, and sometimes far off.
+        let night = utc(2026, 3, 8, 4)
+        let buckets = try CalendarBuckets(anchor: night, components: IntervalComponents(hours: 1), timeZone: "America/New_York", calendar: nil)
+            .buckets(from: night, to: night + 30 * 60 * minute)
+        var ordered: [StatInput] = []
+        for offset in stride(from: Int64(-90), to: 31 * 60, by: 7) {
+            ordered.append(sample(offset, offset, 1, watch))
+            ordered.append(sample(offset, offset + abs(offset) % 150 + 1, 1, watch))
+        }
+        ordered += buckets.map { StatInput(start: $0.start, end: $0.start, value: 1, sourceBundleID: watch) }
+        ordered += buckets.map { StatInput(start: $0.start - minute, end: $0.end, value: 1, sourceBundleID: phone) }
+        ordered.sort { $0.start < $1.start }
+        for samples in [ordered, ordered.reversed(), ordered.enumerated().sorted { ($0.offset * 7919) % 613 < ($1.offset * 7919) % 613 }.map(\.element)] {
+            var grouped = BucketedStatInputs(buckets)
+            for sample in samples { grouped.add(sample) }
+            let expected = buckets.map { bucket in
+                samples.filter { $0.duration == 0 ? bucket.range.contains($0.start) : $0.start < bucket.end && $0.end > bucket.start }
+            }
+            XCTAssertEqual(grouped.groups, expected)
+            XCTAssertEqual(grouped.count, samples.filter { sample in expected.contains { $0.contains(sample) } }.count)
+        }
+    }
+
     func testCollectionOfDiscreteValuesClipsWeightsToTheBucket() throws {
         let buckets = try CalendarBuckets(anchor: t0, components: IntervalComponents(hours: 1), timeZone: nil, calendar: nil)
         let samples = [sample(30, 90, 1.0, watch), sample(90, 120, 2.0, watch)]

@@ -18,6 +18,8 @@ public struct BucketedStatInputs: StatInputSink {
     private(set) var groups: [[StatInput]]
     /// Samples added that overlap some bucket (each counted once).
     public private(set) var count = 0
+    /// The first bucket of the last sample filed: where the next one, later or as early, most likely starts.
+    private var recent = 0
 
     /// Empty groups for `buckets` (ascending and adjacent, at least one).
     public init(_ buckets: [CalendarBucket]) {
@@ -27,7 +29,8 @@ public struct BucketedStatInputs: StatInputSink {
     }
 
     public mutating func add(_ sample: StatInput) {
-        guard let span = StatisticsCalculator.bucketSpan(of: sample, bounds: bounds) else { return }
+        guard let span = StatisticsCalculator.bucketSpan(of: sample, bounds: bounds, near: recent) else { return }
+        recent = span.lowerBound
         count += 1
         for index in span { groups[index].append(sample) }
     }

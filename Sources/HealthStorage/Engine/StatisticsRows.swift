@@ -120,9 +120,10 @@ struct StatisticsHeld: Equatable {
     var seriesPoints = 0
 }
 
-/// The columns the statistics read takes of a row, in `columns`' order.
+/// The columns the statistics read takes of a row, in `columns`' order: the duration rather than the
+/// generated `end_time`, which SQLite would compute for every row.
 private struct StatRow {
-    static let columns = "s.start_time, s.end_time, s.value, s.revision, s.flags, s.anchor"
+    static let columns = "s.start_time, s.duration, s.value, s.revision, s.flags, s.anchor"
     let start: Microseconds
     let end: Microseconds
     let value: Double
@@ -135,7 +136,7 @@ private struct StatRow {
 
     init(_ statement: Statement) {
         start = statement.int(0)
-        end = statement.int(1)
+        end = start + statement.int(1)
         value = statement.double(2)
         revision = statement.int(3)
         flags = statement.int(4)
