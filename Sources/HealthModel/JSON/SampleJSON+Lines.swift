@@ -11,9 +11,11 @@ extension SampleJSON {
         fileprivate var devices: [Device: [UInt8]] = [:]
         /// Types and units as JSON strings.
         fileprivate var strings: [String: [UInt8]] = [:]
-        /// The last timestamp's hour and the last microseconds' leading digits, as text.
+        /// The last timestamp's hour and the last microseconds' leading digits, as text; creation
+        /// times apart, as they lie far from the samples' own instants.
         fileprivate var instants = ISO8601Writer()
         fileprivate var micros = LeadingDigits()
+        fileprivate var creationMicros = LeadingDigits()
     }
 
     /// Appends the line of `s`.
@@ -143,7 +145,7 @@ extension SampleJSON {
                     decimal(value)
                 }
                 text(#","creation_micros":"#)
-                if let creationTime { decimal(creationTime) } else { text("null") }
+                if let creationTime { at += cache.creationMicros.write(creationTime, to: at) } else { text("null") }
                 text(#","device":"#)
                 bytes(device)
                 instant(#","end":""#, #"","end_micros":"#, end)
@@ -211,8 +213,11 @@ extension SampleJSON {
                 }
             }
             withUnsafeBytes(of: text) { UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: count) }
-            _ = UnsafeMutableBufferPointer(start: out + count, count: Self.tailDigits)
-                .writeDecimal(value % Self.tailScale, width: Self.tailDigits, at: 0)
+            var rest = value % Self.tailScale
+            for i in (count..<count + Self.tailDigits).reversed() {
+                out[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
             return count + Self.tailDigits
         }
     }
