@@ -170,19 +170,46 @@ private struct WordHash {
 }
 
 /// The table index of each distinct C value read so far in one message, found by a hash of its
-/// contents and confirmed by comparing them. On the rare hash collision with a different value the
-/// new one gets an index of its own (a table may hold a part twice).
+/// contents and confirmed by comparing them.
 private struct Interned<C> {
-    private var seen: [Int: (value: UnsafeMutablePointer<C>, index: Int32)] = [:]
+    private typealias Slot = (hash: Int, value: UnsafeMutablePointer<C>, index: Int32)
+    /// Open addressing on the hash's low bits, at most half full: a dictionary would hash the hash
+    /// again, for every sample.
+    private var slots = [Slot?](repeating: nil, count: 16)
+    private var count = 0
+    /// The value met last: a page is of one type and unit, and mostly of one source revision, so
+    /// comparing with it first skips the hash and the look-up for most samples.
+    private var last: (value: UnsafeMutablePointer<C>, index: Int32)?
 
     /// The index of `value`, from `add` (which adds it to `table`) the first time.
     mutating func index(of value: UnsafeMutablePointer<C>, hash: (UnsafeMutablePointer<C>) -> Int,
                         same: (UnsafeMutablePointer<C>, UnsafeMutablePointer<C>) -> Bool, in table: inout SampleTable,
                         add: (inout SampleTable) throws(HealthError) -> Int32) throws(HealthError) -> Int32 {
+        if let last, same(last.value, value) { return last.index }
         let key = hash(value)
-        if let known = seen[key], same(known.value, value) { return known.index }
+        var at = key & (slots.count - 1)
+        while let slot = slots[at] {
+            if slot.hash == key, same(slot.value, value) {
+                last = (value, slot.index)
+                return slot.index
+            }
+            at = (at + 1) & (slots.count - 1)
+        }
         let index = try add(&table)
-        if seen[key] == nil { seen[key] = (value, index) }
+        slots[at] = (key, value, index)
+        count += 1
+        if count * 2 > slots.count { grow() }
+        last = (value, index)
         return index
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = [Slot?](repeating: nil, count: old.count * 2)
+        for case let slot? in old {
+            var at = slot.hash & (slots.count - 1)
+            while slots[at] != nil { at = (at + 1) & (slots.count - 1) }
+            slots[at] = slot
+        }
     }
 }

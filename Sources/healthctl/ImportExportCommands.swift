@@ -97,10 +97,10 @@ enum ImportExportCommands {
                 routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
             }
             let table = page.batch.table
-            let tableLines = SampleJSON.TableLines(table)
+            let tableLines = SampleJSON.TableLines(table, cache: &cache)
             for (row, index) in zip(table.rows, table.indices) {
                 guard !SeriesLines.isPlain(row) else {
-                    tableLines.writeLine(row, zone: inv.zone, to: &lines)
+                    tableLines.writeLine(row, zone: inv.zone, cache: &cache, to: &lines)
                     continue
                 }
                 let sample = table[index]

@@ -120,10 +120,12 @@ final class SampleJSONRoundTripTests: XCTestCase {
         var joined = table.rows(0..<10)
         joined.append(contentsOf: table.rows(10..<table.count))
         XCTAssertEqual(Array(joined), samples)
+        // One cache for every zone: the text kept from one zone's instants must not be taken for another's.
+        var cache = SampleJSON.LineCache()
         for zone in [nil, TimeZone(identifier: "Europe/Berlin"), TimeZone(identifier: "America/St_Johns")] {
-            let lines = SampleJSON.TableLines(table)
+            let lines = SampleJSON.TableLines(table, cache: &cache)
             var bytes: [UInt8] = []
-            for row in table.rows { lines.writeLine(row, zone: zone, to: &bytes) }
+            for row in table.rows { lines.writeLine(row, zone: zone, cache: &cache, to: &bytes) }
             XCTAssertEqual(bytes.last, UInt8(ascii: "\n"))
             let written = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
             XCTAssertEqual(written.count, samples.count)

@@ -44,6 +44,65 @@ import Testing
         #expect(Time.iso8601(1_767_225_600_000_000, in: TimeZone(identifier: "Asia/Kathmandu")!) == "2026-01-01T05:45:00.000+05:45")
     }
 
+    /// One writer over instants in a row keeps the text of the last local hour and offset: it must
+    /// make it again at each hour, day and year, when the instants go back, when the zone changes
+    /// and when only the offset does (Berlin's 02:00–03:00 comes twice at the end of DST).
+    @Test func aWriterOverManyInstantsMakesTheHourAgainWhereItChanges() {
+        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        let cases: [(Microseconds, TimeZone?, String)] = [
+            (1_780_308_000_000_000, nil, "2026-06-01T10:00:00.000Z"),
+            (1_780_311_599_999_000, nil, "2026-06-01T10:59:59.999Z"),
+            (1_780_311_600_500_000, nil, "2026-06-01T11:00:00.500Z"),
+            (1_780_308_000_000_000, nil, "2026-06-01T10:00:00.000Z"),
+            (1_780_308_000_000_000, berlin, "2026-06-01T12:00:00.000+02:00"),
+            (1_780_308_000_000_000, TimeZone(identifier: "Asia/Kathmandu")!, "2026-06-01T15:45:00.000+05:45"),
+            (1_780_311_600_500_000, TimeZone(identifier: "Asia/Kathmandu")!, "2026-06-01T16:45:00.500+05:45"),
+            (1_798_761_599_999_000, nil, "2026-12-31T23:59:59.999Z"),
+            (1_798_761_600_000_000, nil, "2027-01-01T00:00:00.000Z"),
+            (1_798_761_599_999_000, berlin, "2027-01-01T00:59:59.999+01:00"),
+            (1_774_745_999_999_000, berlin, "2026-03-29T01:59:59.999+01:00"),
+            (1_774_746_000_000_000, berlin, "2026-03-29T03:00:00.000+02:00"),
+            (1_792_889_999_999_000, berlin, "2026-10-25T02:59:59.999+02:00"),
+            (1_792_890_000_000_000, berlin, "2026-10-25T02:00:00.000+01:00"),
+            (1_792_890_000_000_000, TimeZone(secondsFromGMT: 3_600)!, "2026-10-25T02:00:00.000+01:00"),
+            (1_792_890_000_000_000, TimeZone(secondsFromGMT: 7_200)!, "2026-10-25T03:00:00.000+02:00"),
+            (-1000, nil, "1969-12-31T23:59:59.999Z"),
+            (0, nil, "1970-01-01T00:00:00.000Z"),
+            (-30_610_310_400_000_000, nil, "0999-12-31T00:00:00.000Z"),
+            (253_402_300_800_000_000, nil, "10000-01-01T00:00:00.000Z"),
+            (.max, berlin, Time.iso8601(.max)),
+        ]
+        var writer = ISO8601Writer()
+        var text: [UInt8] = []
+        for (micros, zone, expected) in cases {
+            text.removeAll()
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ISO8601Writer.maxCount) { buffer in
+                let count = writer.write(micros, in: zone, to: buffer.baseAddress!)
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+            }
+            #expect(String(decoding: text, as: UTF8.self) == expected, "\(micros) in \(zone?.identifier ?? "UTC")")
+        }
+    }
+
+    /// An export's lines keep the leading digits of the last microseconds written: the rest must be
+    /// padded to its eight places, and values that change them, go back, or are too short to have
+    /// them written whole.
+    @Test func linesInARowWriteEveryInstantsMicrosecondsWhole() {
+        let t: Microseconds = 1_780_308_000_000_000
+        let instants: [Microseconds] = [t, t + 1, t + 99_999_999, t + 100_000_000, t + 100_000_001, t, -1, 0, 99_999_999,
+                                        100_000_000, 100_000_007, 1_000_000_000, .max, t + 5]
+        let samples = zip(instants, instants.dropFirst()).map { start, end in
+            Sample(type: "HKQuantityTypeIdentifierHeartRate", start: start, end: end, creationTime: end,
+                   body: .quantity(Quantity(61, "count/min"), count: 1))
+        }
+        var cache = SampleJSON.LineCache()
+        var bytes: [UInt8] = []
+        for sample in samples { SampleJSON.writeLine(sample, zone: nil, cache: &cache, to: &bytes) }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines == samples.map { SampleJSON.sample($0).text(pretty: false) })
+        #expect(lines.first?.contains(#""end_micros":1780308000000001,"#) == true)
+    }
+
     @Test func appendsDecimalsPaddedAndSigned() {
         for (value, width, text) in [(Int64(0), 1, "0"), (7, 3, "007"), (-7, 3, "-007"), (12345, 2, "12345"),
                                      (Int64.min, 1, "-9223372036854775808"), (Int64.max, 20, "09223372036854775807")] {

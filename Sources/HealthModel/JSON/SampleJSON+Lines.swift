@@ -11,6 +11,11 @@ extension SampleJSON {
         fileprivate var devices: [Device: [UInt8]] = [:]
         /// Types and units as JSON strings.
         fileprivate var strings: [String: [UInt8]] = [:]
+        /// The last timestamp's hour and the last microseconds' leading digits, as text; creation
+        /// times apart, as they lie far from the samples' own instants.
+        fileprivate var instants = ISO8601Writer()
+        fileprivate var micros = LeadingDigits()
+        fileprivate var creationMicros = LeadingDigits()
     }
 
     /// Appends the line of `s`.
@@ -28,10 +33,11 @@ extension SampleJSON {
                              creationTime: s.creationTime, body: body,
                              device: s.device.map { cached($0, &cache.devices, device) },
                              source: s.sourceRevision.map { cached($0, &cache.sources, revision) })
-        line.write(metadata: s.metadata, zone: zone, to: &out)
+        line.write(metadata: s.metadata, zone: zone, cache: &cache, to: &out)
     }
 
-    /// The lines of a page in table form (`SampleTable`): each of its devices and sources is written once.
+    /// The lines of a page in table form (`SampleTable`): each of its devices and sources is written
+    /// once, or taken from the cache when an earlier page wrote it.
     public struct TableLines: Sendable {
         private let table: SampleTable
         private let types: [[UInt8]]
@@ -39,16 +45,16 @@ extension SampleJSON {
         private let devices: [[UInt8]]
         private let sources: [[UInt8]]
 
-        public init(_ table: SampleTable) {
+        public init(_ table: SampleTable, cache: inout LineCache) {
             self.table = table
-            types = table.types.map { SampleJSON.text(of: .string($0)) }
-            units = table.units.map { SampleJSON.text(of: .string($0)) }
-            devices = table.devices.map { SampleJSON.text(of: SampleJSON.device($0)) }
-            sources = table.revisions.map { SampleJSON.text(of: SampleJSON.revision($0)) }
+            types = table.types.map { cached($0, &cache.strings, JSON.string) }
+            units = table.units.map { cached($0, &cache.strings, JSON.string) }
+            devices = table.devices.map { cached($0, &cache.devices, device) }
+            sources = table.revisions.map { cached($0, &cache.sources, revision) }
         }
 
         /// Appends the line of `row`, one of the table's rows (a whole sample's through the tree).
-        public func writeLine(_ row: SampleTable.Row, zone: TimeZone?, to out: inout [UInt8]) {
+        public func writeLine(_ row: SampleTable.Row, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
             let body: PlainBody
             switch row.body {
             case .quantity(let value, let unit, let count): body = .quantity(value, unit: units[Int(unit)], count: count)
@@ -61,7 +67,7 @@ extension SampleJSON {
                                  creationTime: row.creationTime, body: body,
                                  device: row.device < 0 ? nil : devices[Int(row.device)],
                                  source: row.revision < 0 ? nil : sources[Int(row.revision)])
-            line.write(metadata: [:], zone: zone, to: &out)
+            line.write(metadata: [:], zone: zone, cache: &cache, to: &out)
         }
     }
 
@@ -96,78 +102,136 @@ extension SampleJSON {
 
         private static let upperHexDigits: StaticString = "0123456789ABCDEF"
 
-        /// Appends the line: its keys in sorted order, each with the punctuation before it.
-        func write(metadata: Metadata, zone: TimeZone?, to out: inout [UInt8]) {
-            func text(_ fragment: StaticString) {
-                out.append(contentsOf: UnsafeBufferPointer(start: fragment.utf8Start, count: fragment.utf8CodeUnitCount))
-            }
-            func optional(_ bytes: [UInt8]?) {
-                if let bytes { out.append(contentsOf: bytes) } else { text("null") }
-            }
-            /// An instant as its two adjacent keys: `key` holds the text, `microsKey` the microseconds.
-            func instant(_ key: StaticString, _ microsKey: StaticString, _ micros: Microseconds) {
-                text(key)
-                Time.appendISO8601(micros, in: zone, to: &out)
-                text(microsKey)
-                out.appendDecimal(micros)
-            }
-            let kind: StaticString
-            switch body {
-            case .quantity(_, _, let count):
-                kind = "quantity"
-                text(#"{"count":"#)
-                out.appendDecimal(count)
-            case .category(let value):
-                kind = "category"
-                text(#"{"category_value":"#)
-                out.appendDecimal(value)
-            }
-            text(#","creation_micros":"#)
-            if let creationTime { out.appendDecimal(creationTime) } else { text("null") }
-            text(#","device":"#)
-            optional(device)
-            instant(#","end":""#, #"","end_micros":"#, end)
-            text(#","kind":""#)
-            text(kind)
-            text(#"","metadata":"#)
-            if metadata.isEmpty { text("{}") } else { SampleJSON.metadata(metadata).write(to: &out) }
-            text(#","metadata_types":"#)
-            if metadata.isEmpty { text("{}") } else { SampleJSON.metadataTypes(metadata).write(to: &out) }
-            text(#","source":"#)
-            optional(source)
-            instant(#","start":""#, #"","start_micros":"#, start)
-            text(#","type":"#)
-            out.append(contentsOf: type)
-            if case .quantity(_, let unit, _) = body {
-                text(#","unit":"#)
-                out.append(contentsOf: unit)
-            }
-            text(#","uuid":""#)
-            // `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print, built on the
-            // stack and appended at once.
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { hex in
+        /// Appends the line: its keys in sorted order, each with the punctuation before it. All but a
+        /// quantity's value is written through one pointer into room made once, not piece by piece.
+        func write(metadata: Metadata, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
+            let metadataText = metadata.isEmpty ? nil : (SampleJSON.text(of: SampleJSON.metadata(metadata)),
+                                                          SampleJSON.text(of: SampleJSON.metadataTypes(metadata)))
+            var unit: [UInt8]?
+            if case .quantity(_, let u, _) = body { unit = u }
+            // The keys' text (under 200 bytes), three decimals, two instants as text and decimal, a UUID.
+            let room = 256 + 3 * 21 + 2 * (ISO8601Writer.maxCount + 21) + 36 + type.count + (unit?.count ?? 0)
+                + (device?.count ?? 4) + (source?.count ?? 4) + (metadataText.map { $0.0.count + $0.1.count } ?? 4)
+            out.appendWriting(atMost: room) { first in
+                var at = first
+                func text(_ fragment: StaticString) {
+                    at.update(from: fragment.utf8Start, count: fragment.utf8CodeUnitCount)
+                    at += fragment.utf8CodeUnitCount
+                }
+                func bytes(_ bytes: [UInt8]?) {
+                    guard let bytes else { return text("null") }
+                    bytes.withUnsafeBufferPointer { at.update(from: $0.baseAddress!, count: $0.count) }
+                    at += bytes.count
+                }
+                func decimal(_ value: Int64) {
+                    at += UnsafeMutableBufferPointer(start: at, count: 21).writeDecimal(value, width: 1, at: 0)
+                }
+                /// An instant as its two adjacent keys: `key` holds the text, `microsKey` the microseconds.
+                func instant(_ key: StaticString, _ microsKey: StaticString, _ micros: Microseconds) {
+                    text(key)
+                    at += cache.instants.write(micros, in: zone, to: at)
+                    text(microsKey)
+                    at += cache.micros.write(micros, to: at)
+                }
+                let kind: StaticString
+                switch body {
+                case .quantity(_, _, let count):
+                    kind = "quantity"
+                    text(#"{"count":"#)
+                    decimal(count)
+                case .category(let value):
+                    kind = "category"
+                    text(#"{"category_value":"#)
+                    decimal(value)
+                }
+                text(#","creation_micros":"#)
+                if let creationTime { at += cache.creationMicros.write(creationTime, to: at) } else { text("null") }
+                text(#","device":"#)
+                bytes(device)
+                instant(#","end":""#, #"","end_micros":"#, end)
+                text(#","kind":""#)
+                text(kind)
+                text(#"","metadata":"#)
+                if let metadataText { bytes(metadataText.0) } else { text("{}") }
+                text(#","metadata_types":"#)
+                if let metadataText { bytes(metadataText.1) } else { text("{}") }
+                text(#","source":"#)
+                bytes(source)
+                instant(#","start":""#, #"","start_micros":"#, start)
+                text(#","type":"#)
+                bytes(type)
+                if let unit {
+                    text(#","unit":"#)
+                    bytes(unit)
+                }
+                text(#","uuid":""#)
+                // `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
                 let digits = Self.upperHexDigits.utf8Start
-                withUnsafeBytes(of: uuid.uuid) { bytes in
-                    var at = 0
+                withUnsafeBytes(of: uuid.uuid) { uuid in
                     for i in 0..<16 {
                         if i == 4 || i == 6 || i == 8 || i == 10 {
-                            hex[at] = UInt8(ascii: "-")
+                            at.pointee = UInt8(ascii: "-")
                             at += 1
                         }
-                        hex[at] = digits[Int(bytes[i] >> 4)]
-                        hex[at + 1] = digits[Int(bytes[i] & 0xF)]
+                        at[0] = digits[Int(uuid[i] >> 4)]
+                        at[1] = digits[Int(uuid[i] & 0xF)]
                         at += 2
                     }
                 }
-                out.append(contentsOf: UnsafeBufferPointer(hex))
+                if case .quantity = body { text(#"","value":"#) } else { text("\"}\n") }
+                return at - first
             }
             if case .quantity(let value, _, _) = body {
-                text(#"","value":"#)
                 JSON.double(value).write(to: &out)
-                text("}\n")
-            } else {
-                text("\"}\n")
+                out.append(UInt8(ascii: "}"))
+                out.append(UInt8(ascii: "\n"))
             }
         }
     }
+
+    /// Decimal microseconds written with the text of their leading digits (all but the last eight)
+    /// kept from the last value: consecutive instants of an export mostly share them.
+    fileprivate struct LeadingDigits: Sendable {
+        private static let tailDigits = 8
+        private static let tailScale: Int64 = 100_000_000
+        private var leading: Int64 = -1
+        /// Their text (at most 11 digits), held without an allocation.
+        private var text: (UInt64, UInt64) = (0, 0)
+        private var count = 0
+
+        /// Writes `value` as `appendDecimal` does at `out` (room for 21 bytes) and returns its length.
+        mutating func write(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+            guard value >= Self.tailScale else {
+                return UnsafeMutableBufferPointer(start: out, count: 21).writeDecimal(value, width: 1, at: 0)
+            }
+            let leading = value / Self.tailScale
+            if leading != self.leading {
+                self.leading = leading
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
+                    count = buffer.writeDecimal(leading, width: 1, at: 0)
+                    withUnsafeMutableBytes(of: &text) { $0.copyMemory(from: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)) }
+                }
+            }
+            withUnsafeBytes(of: text) { UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: count) }
+            var rest = value % Self.tailScale
+            for i in (count..<count + Self.tailDigits).reversed() {
+                out[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            return count + Self.tailDigits
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends what `write` writes through a pointer into room for `room` bytes, returning how many
+    /// it wrote: one capacity check for many small pieces.
+    fileprivate mutating func appendWriting(atMost room: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        let start = count
+        append(contentsOf: repeatElement(0, count: room))
+        let written = withUnsafeMutableBufferPointer { write($0.baseAddress! + start) }
+        precondition(written <= room, "a line of \(written) bytes in room for \(room)")
+        removeSubrange((start + written)...)
+    }
+
 }
