@@ -28,11 +28,12 @@ enum SampleIdentity {
         return digestUUID(text.bytes)
     }
 
-    /// The text's fields before the times (scheme, type, source, device). An export writes thousands of
-    /// records of one type, source and device in a row, so the last prefix is kept and copied whole.
+    /// The text's fields before the times (scheme, type, source, device). An export writes a type's
+    /// records together, from a few sources and devices taking turns (a phone's steps between a
+    /// watch's), so the last few prefixes are kept and copied whole.
     private static func prefix(type: String, sourceName: String, device: Device?) -> [UInt8] {
-        let kept = lastPrefix.withLock { last in
-            last?.isFor(type: type, sourceName: sourceName, device: device) == true ? last?.bytes : nil
+        let kept = recentPrefixes.withLock { recent in
+            recent.kept.firstIndex { $0.isFor(type: type, sourceName: sourceName, device: device) }.map { recent.kept[$0].bytes }
         }
         if let kept { return kept }
         var text = CanonicalText()
@@ -48,7 +49,11 @@ enum SampleIdentity {
         text.field("device.software", fields.softwareVersion ?? "")
         text.field("device.local", fields.localIdentifier ?? "")
         text.field("device.udi", fields.udiDeviceIdentifier ?? "")
-        lastPrefix.withLock { $0 = Prefix(type: type, sourceName: sourceName, device: device, bytes: text.bytes) }
+        let made = Prefix(type: type, sourceName: sourceName, device: device, bytes: text.bytes)
+        recentPrefixes.withLock { recent in
+            if recent.kept.count < 8 { recent.kept.append(made) } else { recent.kept[recent.next] = made }
+            recent.next = (recent.next + 1) % 8
+        }
         return text.bytes
     }
 
@@ -71,7 +76,8 @@ enum SampleIdentity {
         }
     }
 
-    private static let lastPrefix = Mutex<Prefix?>(nil)
+    /// The prefixes made last, the oldest replaced first.
+    private static let recentPrefixes = Mutex<(kept: [Prefix], next: Int)>(([], 0))
 
     /// A sub-object's UUID from its parent's UUID and its position: a workout activity's (no
     /// `part`), or a series' (`part` its type: a workout's routes, a record's beat series).
@@ -251,7 +257,11 @@ extension String {
     /// The same UTF-8 bytes: `==` holds for different bytes that are canonically equivalent ("é" and
     /// "e" + U+0301), which a digest over the bytes tells apart.
     func sameUTF8(_ other: String) -> Bool {
-        var (a, b) = (self, other)
-        return a.withUTF8 { a in b.withUTF8 { b in a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) } }
+        let same = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in
+                a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+            }
+        }
+        return (same ?? nil) ?? utf8.elementsEqual(other.utf8)
     }
 }
