@@ -57,7 +57,7 @@ enum SampleIdentity {
         return text.bytes
     }
 
-    /// The last prefix made and what it was made from.
+    /// A prefix made and what it was made from.
     private struct Prefix {
         let type: String
         let sourceName: String
