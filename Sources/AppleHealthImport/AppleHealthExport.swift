@@ -263,11 +263,13 @@ public final class AppleHealthExport {
 
     /// A top-level record: dropped when a correlation holds it; without `members`, held back when
     /// one may.
-    private func take(_ sample: Sample, _ origin: ExportOrigin) {
-        if members?.contains(sample.uuid) ?? nested.contains(sample.uuid) {
+    /// Consumes `sample`: handed on without a copy (a copy retains and releases each of its strings).
+    private func take(_ sample: consuming Sample, _ origin: ExportOrigin) {
+        let uuid = sample.uuid
+        if members?.contains(uuid) ?? nested.contains(uuid) {
             countDuplicate(sample)
         } else if members == nil, correlationMemberTypes.contains(sample.type) {
-            if heldBack.updateValue((sample, origin), forKey: sample.uuid) == nil { heldBackOrder.append(sample.uuid) }
+            if heldBack.updateValue((sample, origin), forKey: uuid) == nil { heldBackOrder.append(uuid) }
         } else {
             ready.append(.sample(sample, origin))
         }

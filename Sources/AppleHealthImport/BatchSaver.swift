@@ -62,11 +62,12 @@ public struct BatchSaver {
             sent = nil
             do {
                 let outcomes = if let attempt { try await attempt.value } else { try await destination.save(part.map(\.sample)) }
-                for (outcome, item) in zip(outcomes, part) {
+                // By index: each item is handed to `observe` where it lies, not copied out first.
+                for (index, outcome) in zip(part.indices, outcomes) {
                     switch outcome {
-                    case .stored, .replaced: observe(item, .stored)
-                    case .alreadyStored: observe(item, .alreadyPresent)
-                    case .keptExisting: observe(item, .keptExisting)
+                    case .stored, .replaced: observe(part[index], .stored)
+                    case .alreadyStored: observe(part[index], .alreadyPresent)
+                    case .keptExisting: observe(part[index], .keptExisting)
                     }
                 }
             } catch let error as HealthError where error.code != .unavailable {

@@ -21,12 +21,14 @@ enum DeviceDescription {
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Device? {
         guard bytes.starts(with: "<<HKDevice".utf8), let close = bytes.firstIndex(of: UInt8(ascii: ">")) else { return nil }
         let described = UnsafeBufferPointer(rebasing: bytes[(close + 1)...])
+        // Read in place: binding the whole (key, device) pair copied it, a retain and release per field.
         let repeated = last.withLock { last -> Device?? in
-            guard let last, last.key.count == described.count,
-                  last.key.withUnsafeBufferPointer({ $0.isEmpty || memcmp($0.baseAddress!, described.baseAddress!, $0.count) == 0 }) else {
+            guard let same = last?.key.withUnsafeBufferPointer({
+                $0.count == described.count && ($0.isEmpty || memcmp($0.baseAddress!, described.baseAddress!, $0.count) == 0)
+            }), same else {
                 return nil
             }
-            return .some(last.device)
+            return last?.device
         }
         if let repeated { return repeated }
         let key = String(decoding: described, as: UTF8.self)

@@ -1,4 +1,5 @@
 import HealthModel
+import Synchronization
 
 /// MetadataEntry key/value strings typed the way HealthKit stored them: HealthKit's known keys by
 /// their types, quantities such as "56 degF", everything else kept as the string it was.
@@ -11,6 +12,24 @@ enum MetadataMapping {
 
     /// Keys are kept exactly: "meal" and "Meal" stay two entries.
     static func map(_ entries: [(key: String, value: String)]) -> Mapped {
+        guard !entries.isEmpty else { return Mapped() }
+        // Exports repeat the same entries record after record (a heart rate's motion context): the
+        // last mapping is handed out again, one dictionary shared instead of one built per record.
+        let repeated = last.withLock { last -> Mapped? in
+            guard let same = last?.entries.elementsEqual(entries, by: { $0.key.sameUTF8($1.key) && $0.value.sameUTF8($1.value) }), same else {
+                return nil
+            }
+            return last?.mapped
+        }
+        if let repeated { return repeated }
+        let mapped = mapEach(entries)
+        last.withLock { $0 = (entries, mapped) }
+        return mapped
+    }
+
+    private static let last = Mutex<(entries: [(key: String, value: String)], mapped: Mapped)?>(nil)
+
+    private static func mapEach(_ entries: [(key: String, value: String)]) -> Mapped {
         var mapped = Mapped()
         for (key, text) in entries {
             if key.hasPrefix("_HKPrivate") {

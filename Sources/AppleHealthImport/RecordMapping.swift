@@ -1,4 +1,5 @@
 import HealthModel
+import Synchronization
 
 /// `Record` (quantity and category samples) and `Correlation` elements.
 enum RecordMapping {
@@ -31,13 +32,18 @@ enum RecordMapping {
     /// The unit as HealthStore spells it: exports write HealthKit's own unit strings, which the unit
     /// parser reads as they are ("mL/min·kg", "mmol<180.1558800000541>/L", "Cal").
     static func unitString(_ text: String) throws(MappingFailure) -> String {
+        // Records of a type come in long runs with one unit: the last one that parsed is not looked up again.
+        if lastUnit.withLock({ $0?.sameUTF8(text) == true }) { return text }
         do {
             _ = try HealthUnit.parse(text)
         } catch {
             throw .malformed(error.message)
         }
+        lastUnit.withLock { $0 = text }
         return text
     }
+
+    private static let lastUnit = Mutex<String?>(nil)
 
     /// "HKCategoryValueSleepAnalysisAsleepCore" → 3: the value name is the longest suffix naming one
     /// of the type's values; a bare number is the raw value.

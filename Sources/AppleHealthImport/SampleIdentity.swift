@@ -1,6 +1,7 @@
 import CCrypto
 import Foundation
 import HealthModel
+import Synchronization
 
 /// Deterministic UUIDs for exported objects, which carry none: the same object in any later export
 /// of the same phone gets the same UUID, so a re-import stores nothing and a newer export stores
@@ -18,26 +19,65 @@ import HealthModel
 enum SampleIdentity {
     static func uuid(type: String, sourceName: String, device: Device?, start: Microseconds, end: Microseconds,
                      body: SampleBody, metadata: Metadata) -> UUID {
-        var text = CanonicalText()
+        var text = CanonicalText(bytes: prefix(type: type, sourceName: sourceName, device: device))
         text.bytes.reserveCapacity(512)
-        text.field("scheme", "healthstore.apple-import.v1")
-        text.field("type", type)
-        text.field("source", sourceName)
-        let device = device ?? Device()
-        text.field("device.name", device.name ?? "")
-        text.field("device.manufacturer", device.manufacturer ?? "")
-        text.field("device.model", device.model ?? "")
-        text.field("device.hardware", device.hardwareVersion ?? "")
-        text.field("device.firmware", device.firmwareVersion ?? "")
-        text.field("device.software", device.softwareVersion ?? "")
-        text.field("device.local", device.localIdentifier ?? "")
-        text.field("device.udi", device.udiDeviceIdentifier ?? "")
         text.field("start", start)
         text.field("end", end)
         text.body(body)
         text.metadata(metadata, label: "metadata")
         return digestUUID(text.bytes)
     }
+
+    /// The text's fields before the times (scheme, type, source, device). An export writes a type's
+    /// records together, from a few sources and devices taking turns (a phone's steps between a
+    /// watch's), so the last few prefixes are kept and copied whole.
+    private static func prefix(type: String, sourceName: String, device: Device?) -> [UInt8] {
+        let kept = recentPrefixes.withLock { recent in
+            recent.kept.firstIndex { $0.isFor(type: type, sourceName: sourceName, device: device) }.map { recent.kept[$0].bytes }
+        }
+        if let kept { return kept }
+        var text = CanonicalText()
+        text.field("scheme", "healthstore.apple-import.v1")
+        text.field("type", type)
+        text.field("source", sourceName)
+        let fields = device ?? Device()
+        text.field("device.name", fields.name ?? "")
+        text.field("device.manufacturer", fields.manufacturer ?? "")
+        text.field("device.model", fields.model ?? "")
+        text.field("device.hardware", fields.hardwareVersion ?? "")
+        text.field("device.firmware", fields.firmwareVersion ?? "")
+        text.field("device.software", fields.softwareVersion ?? "")
+        text.field("device.local", fields.localIdentifier ?? "")
+        text.field("device.udi", fields.udiDeviceIdentifier ?? "")
+        let made = Prefix(type: type, sourceName: sourceName, device: device, bytes: text.bytes)
+        recentPrefixes.withLock { recent in
+            if recent.kept.count < 8 { recent.kept.append(made) } else { recent.kept[recent.next] = made }
+            recent.next = (recent.next + 1) % 8
+        }
+        return text.bytes
+    }
+
+    /// A prefix made and what it was made from.
+    private struct Prefix {
+        let type: String
+        let sourceName: String
+        let device: Device?
+        let bytes: [UInt8]
+
+        /// Compared as bytes: `==` holds for canonically equivalent strings, whose prefix would hash to another UUID.
+        func isFor(type: String, sourceName: String, device: Device?) -> Bool {
+            guard self.type.sameUTF8(type), self.sourceName.sameUTF8(sourceName) else { return false }
+            guard let kept = self.device, let device else { return self.device == nil && device == nil }
+            func same(_ a: String?, _ b: String?) -> Bool { a.map { b?.sameUTF8($0) ?? false } ?? (b == nil) }
+            return same(kept.name, device.name) && same(kept.manufacturer, device.manufacturer) && same(kept.model, device.model)
+                && same(kept.hardwareVersion, device.hardwareVersion) && same(kept.firmwareVersion, device.firmwareVersion)
+                && same(kept.softwareVersion, device.softwareVersion) && same(kept.localIdentifier, device.localIdentifier)
+                && same(kept.udiDeviceIdentifier, device.udiDeviceIdentifier)
+        }
+    }
+
+    /// The prefixes made last, the oldest replaced first.
+    private static let recentPrefixes = Mutex<(kept: [Prefix], next: Int)>(([], 0))
 
     /// A sub-object's UUID from its parent's UUID and its position: a workout activity's (no
     /// `part`), or a series' (`part` its type: a workout's routes, a record's beat series).
@@ -210,5 +250,18 @@ private struct CanonicalText {
             quantity(prefix + ".minimum", statistic.minimum)
             quantity(prefix + ".maximum", statistic.maximum)
         }
+    }
+}
+
+extension String {
+    /// The same UTF-8 bytes: `==` holds for different bytes that are canonically equivalent ("é" and
+    /// "e" + U+0301), which a digest over the bytes tells apart.
+    func sameUTF8(_ other: String) -> Bool {
+        let same = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in
+                a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+            }
+        }
+        return (same ?? nil) ?? utf8.elementsEqual(other.utf8)
     }
 }

@@ -338,6 +338,28 @@ final class ElementMappingTests: XCTestCase {
         ])
     }
 
+    /// Records in a run share their identity text's start (type, source, device) and often their
+    /// metadata, which the mapping reuses from the record before; a name spelt with other bytes that
+    /// Swift's `==` calls equal ("é" and "e" + U+0301) must still get its own UUID and keep its bytes.
+    func testCanonicallyEquivalentSpellingsInARunKeepTheirOwnBytesAndUUIDs() throws {
+        let (composed, decomposed) = ("Caf\u{E9}", "Cafe\u{301}")
+        XCTAssertEqual(composed, decomposed)
+        func record(_ name: String) -> String {
+            SyntheticExport.record("HKQuantityTypeIdentifierStepCount", value: "12", source: name,
+                                   inner: "<MetadataEntry key=\"\(name)\" value=\"1\"/>")
+        }
+        func alone(_ name: String) throws -> UUID {
+            try XCTUnwrap(SyntheticExport.read(try SyntheticExport.write(record(name))).samples.first?.uuid)
+        }
+        let run = try SyntheticExport.read(try SyntheticExport.write([composed, decomposed, composed].map(record).joined(separator: "\n")))
+        XCTAssertEqual(run.samples.map(\.uuid), [try alone(composed), try alone(decomposed), try alone(composed)])
+        XCTAssertNotEqual(run.samples[0].uuid, run.samples[1].uuid)
+        XCTAssertEqual(run.samples.map { Array($0.sourceRevision?.source.name.utf8 ?? "".utf8) },
+                       [Array(composed.utf8), Array(decomposed.utf8), Array(composed.utf8)])
+        XCTAssertEqual(run.samples.map { $0.metadata.keys.map { Array($0.utf8) } },
+                       [[Array(composed.utf8)], [Array(decomposed.utf8)], [Array(composed.utf8)]])
+    }
+
     func testTheHealthAppZipIsReadInPlace() throws {
         let folder = try SyntheticExport.directory()
         let inner = folder.appendingPathComponent("apple_health_export")
