@@ -1,3 +1,5 @@
+import Foundation
+
 /// HealthKit's type catalog (docs/semantics.md §4): every type, lookup by identifier or short name.
 public enum TypeCatalog {
     public static let identifierPrefixes = [
@@ -69,9 +71,12 @@ public enum TypeCatalog {
             length += 1
         }
         guard let type = byIdentifierHash[hash.value] else { return nil }
-        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: length)
-        // Compared as two buffers: through the String's UTF-8 view it cost more than the look-up it saves.
-        return type.identifier.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } == true ? type : nil
+        // memcmp: a byte-by-byte comparison through Swift's sequences cost as much as the look-up it saves.
+        let equal = type.identifier.utf8.withContiguousStorageIfAvailable { stored in
+            guard let base = stored.baseAddress, stored.count == length else { return false }
+            return memcmp(base, text, length) == 0
+        }
+        return equal == true ? type : nil
     }
 
     /// Types by their identifier's `IdentifierHash`. Two identifiers of one hash would keep the first;
