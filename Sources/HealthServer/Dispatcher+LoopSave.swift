@@ -13,6 +13,8 @@ extension Dispatcher {
         guard case .saveObjects(let objects, keepSources: false) = call else { return false }
         let kind = call.kind
         let started = ContinuousClock.now
+        // The answer keeps only what it needs, not the call and its samples: less to tear down.
+        let (name, saves) = (kind.name, objects.count)
         let batch: SaveBatch
         do throws(HealthError) {
             let owner = try admittedOwner(kind, session: session)
@@ -25,12 +27,9 @@ extension Dispatcher {
             try checkBatch(objects)
             batch = connectionBatch(objects, access)
         } catch {
-            let (name, saves) = (kind.name, objects.count)
             reply.loop.post { self.sendSaveAnswer(.failure(error), saves: saves, name: name, started: started, reply: reply) }
             return true
         }
-        // The completion keeps only what its answer needs, not the call and its samples: less to tear down.
-        let (name, saves) = (kind.name, objects.count)
         store.save(batch, on: reply.loop) { [self] outcomes in sendSaveAnswer(outcomes, saves: saves, name: name, started: started, reply: reply) }
         return true
     }
