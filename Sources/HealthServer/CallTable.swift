@@ -87,7 +87,8 @@ final class CallTable {
             // Its answer is posted to this loop, so it finds the entry made below.
             let task = dispatcher.saveOnLoop(call, session: session, reply: reply)
                 ? nil : Task { await dispatcher.handle(call, session: session, reply: reply) }
-            calls[callID] = CallEntry(serial: serial, task: task, longRunning: call.isLongRunning)
+            // A save answered on the loop is never long-running: no need to look its kind up again.
+            calls[callID] = CallEntry(serial: serial, task: task, longRunning: task != nil && call.isLongRunning)
         }
     }
 

@@ -37,10 +37,15 @@ extension Dispatcher {
         let access = Access(session: session, owner: owner, states: states)
         if let types = kind.types { try requireRequested(types, access) }
         for (index, object) in kind.saves.enumerated() {
-            guard TypeCatalog.type(object.type) != nil else {
+            guard object.catalogType != nil else {
                 throw TypeCatalog.unknownType(object.type).at(index: index)
             }
-            try requireShare(sharedTypes(of: object), access, index: index)
+            // A lone type needs no array (most saves).
+            if object.correlationObjects == nil {
+                try requireShare(CollectionOfOne(object.type), access, index: index)
+            } else {
+                try requireShare(sharedTypes(of: object), access, index: index)
+            }
         }
         return access
     }
@@ -62,7 +67,7 @@ extension Dispatcher {
 
     /// Throws AUTHORIZATION_DENIED or AUTHORIZATION_NOT_DETERMINED unless the caller holds share
     /// permission for every type; `index` names the offending object of a batch.
-    func requireShare(_ types: [String], _ access: Access, index: Int? = nil) throws(HealthError) {
+    func requireShare(_ types: some Sequence<String>, _ access: Access, index: Int? = nil) throws(HealthError) {
         guard access.session.role == .app else { return }
         let bundleID = access.session.bundleID
         for type in types {

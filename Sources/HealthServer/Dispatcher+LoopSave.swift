@@ -13,6 +13,8 @@ extension Dispatcher {
         guard case .saveObjects(let objects, keepSources: false) = call else { return false }
         let kind = call.kind
         let started = ContinuousClock.now
+        // The answer keeps only what it needs, not the call and its samples: less to tear down.
+        let (name, saves) = (kind.name, objects.count)
         let batch: SaveBatch
         do throws(HealthError) {
             let owner = try admittedOwner(kind, session: session)
@@ -25,30 +27,24 @@ extension Dispatcher {
             try checkBatch(objects)
             batch = connectionBatch(objects, access)
         } catch {
-            answerSave(.failure(error), call, kind, started: started, reply: reply)
+            reply.loop.post { self.sendSaveAnswer(.failure(error), saves: saves, name: name, started: started, reply: reply) }
             return true
         }
-        store.save(batch, on: reply.loop) { [self] outcomes in sendSaveAnswer(outcomes, call, kind, started: started, reply: reply) }
+        store.save(batch, on: reply.loop) { [self] outcomes in sendSaveAnswer(outcomes, saves: saves, name: name, started: started, reply: reply) }
         return true
     }
 
-    /// Posts a refused save's answer to the loop, where it is sent: the call table makes the call's
-    /// entry only after `saveOnLoop` returns.
-    private func answerSave(_ outcomes: Result<[SaveOutcome], any Error>, _ call: ClientCall, _ kind: CallKind,
-                            started: ContinuousClock.Instant, reply: CallReplier) {
-        reply.loop.post { self.sendSaveAnswer(outcomes, call, kind, started: started, reply: reply) }
-    }
-
-    /// Sends a save's answer and records the call, as `handle` does (on the loop).
-    private func sendSaveAnswer(_ outcomes: Result<[SaveOutcome], any Error>, _ call: ClientCall, _ kind: CallKind,
-                            started: ContinuousClock.Instant, reply: CallReplier) {
+    /// Sends a save's answer and records the call, as `handle` does (on the loop). A refused save's
+    /// answer is posted to the loop too: the call table makes the call's entry only after `saveOnLoop` returns.
+    private func sendSaveAnswer(_ outcomes: Result<[SaveOutcome], any Error>, saves: Int, name: String,
+                                started: ContinuousClock.Instant, reply: CallReplier) {
         let answer: ServerResult
         var failure: HealthErrorCode?
         switch outcomes {
         case .success(let outcomes): answer = saved(outcomes)
-        case .failure(let error): (answer, failure) = finalAnswer(for: error, of: call, kind)
+        case .failure(let error): (answer, failure) = finalAnswer(for: error, saves: saves, name: name)
         }
         reply.endOnLoop(with: answer)
-        metrics.recordCall(kind.name, failure: failure, seconds: (ContinuousClock.now - started) / .seconds(1))
+        metrics.recordSave(failure: failure, seconds: (ContinuousClock.now - started) / .seconds(1))
     }
 }

@@ -168,15 +168,23 @@ final class Dispatcher: Sendable {
     /// The final answer to a call that threw `error`, and what it counts as in the metrics (nil:
     /// not a failure).
     func finalAnswer(for error: any Error, of call: ClientCall, _ kind: CallKind) -> (ServerResult, HealthErrorCode?) {
+        var saves: Int?
+        if case .saveObjects(let objects, _) = call { saves = objects.count }
+        return finalAnswer(for: error, saves: saves, name: kind.name)
+    }
+
+    /// `finalAnswer(for:of:_:)` given only what it needs of the call: how many objects it saves (nil: not
+    /// a save) and its name.
+    func finalAnswer(for error: any Error, saves: Int?, name: String) -> (ServerResult, HealthErrorCode?) {
         switch error {
         case let error as HealthError:
-            if case .saveObjects(let objects, _) = call { metrics.samplesRejected.add(objects.count) }
+            if let saves { metrics.samplesRejected.add(saves) }
             return (.error(error), error.code)
         case is CancellationError:
             return (.callEnded(.cancelled), nil)
         default:
-            logger.error("\(kind.name) failed: \(error)")
-            return (.error(HealthError(.internalError, "\(kind.name) failed inside the server: \(error)")), .internalError)
+            logger.error("\(name) failed: \(error)")
+            return (.error(HealthError(.internalError, "\(name) failed inside the server: \(error)")), .internalError)
         }
     }
 

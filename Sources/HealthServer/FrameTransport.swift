@@ -171,7 +171,7 @@ final class FrameTransport {
             // Decoded where it arrived: the payload is not copied out of the reader's buffer first.
             let decoded: Result<ClientFrame, HealthError>?
             do {
-                decoded = try reader.withNextFrame { payload in Result { () throws(HealthError) in try WireCodec.decodeClientFrame(payload) } }
+                decoded = try reader.nextClientFrame()
             } catch {
                 return broke(error)
             }

@@ -6,16 +6,19 @@ import HealthProto
 extension WireDecode {
     /// `depth` counts enclosing correlations, bounded so hostile nesting cannot exhaust the stack.
     static func sample(_ s: Healthstore__V1__Sample, depth: Int = 0) throws(HealthError) -> Sample {
-        Sample(uuid: try CRead.uuid(s.uuid, "uuid"),
-               type: try CRead.typeName(s.type, "type"),
-               start: s.start_time,
-               end: s.end_time,
-               metadata: try metadata(s.metadata, s.n_metadata),
-               device: try optionalDevice(s.device),
-               sourceRevision: try optionalSourceRevision(s.source_revision),
-               creationTime: s.creation_time == 0 ? nil : s.creation_time,
-               body: try sampleBody(s, depth: depth),
-               discreteSeries: try discreteSeries(s))
+        let uuid = try CRead.uuid(s.uuid, "uuid")
+        let type = try CRead.sampleType(s.type, "type")
+        return Sample(uuid: uuid,
+                      type: type.name,
+                      start: s.start_time,
+                      end: s.end_time,
+                      metadata: try metadata(s.metadata, s.n_metadata),
+                      device: try optionalDevice(s.device),
+                      sourceRevision: try optionalSourceRevision(s.source_revision),
+                      creationTime: s.creation_time == 0 ? nil : s.creation_time,
+                      body: try sampleBody(s, depth: depth),
+                      discreteSeries: try discreteSeries(s),
+                      catalogType: type.type)
     }
 
     /// The discrete series summary of a quantity body: all three quantities, or none.

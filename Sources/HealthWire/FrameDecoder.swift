@@ -60,6 +60,14 @@ public struct FrameDecoder: Sendable {
         try withNextFrame { Array($0) }
     }
 
+    /// The next complete frame decoded as a client's (`WireCodec.decodeClientFrame`) where it lies in
+    /// the buffer, nil when more bytes are needed; throws as `nextFrame` does. Here, beside
+    /// `withNextFrame`, it is specialised: called generically from another module, every copy of the
+    /// result went through the runtime's value witnesses.
+    public mutating func nextClientFrame() throws(HealthError) -> Result<ClientFrame, HealthError>? {
+        try withNextFrame { payload in Result { () throws(HealthError) in try WireCodec.decodeClientFrame(payload) } }
+    }
+
     /// `body` applied to the next complete frame's payload in place (no copy; the bytes are valid
     /// only during `body`), nil when more bytes are needed; throws as `nextFrame` does.
     public mutating func withNextFrame<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(HealthError) -> R? {

@@ -14,4 +14,14 @@ extension CRead {
     }
 
     static func identifier(_ name: String) -> String { TypeCatalog.identifier(named: name) ?? name }
+
+    /// A sample's type name read as `typeName` does, with its catalogue entry (nil for an unknown name).
+    /// An exact identifier, what clients send, is found from the field's bytes without a String made of them.
+    static func sampleType(_ pointer: UnsafePointer<CChar>?, _ field: @autoclosure () -> String) throws(HealthError)
+        -> (name: String, type: HealthType?) {
+        if let pointer, let type = TypeCatalog.entry(identifierBytes: pointer) { return (type.identifier, type) }
+        let name = try string(pointer, field())
+        guard let type = TypeCatalog.entry(named: name) else { return (name, nil) }
+        return (type.identifier, type)
+    }
 }

@@ -19,9 +19,21 @@ final class WireArena {
         nextBlockSize = initialBlockSize
     }
 
-    /// An arena sized for unpacking `wireBytes` of protobuf (C structs take a few times the wire size).
-    static func forUnpacking(_ wireBytes: Int) -> WireArena {
-        WireArena(initialBlockSize: min(max(smallBlockSize, wireBytes * 4), maxBlockSize))
+    /// An arena whose first block is `first`, memory it does not own and never frees.
+    private init(borrowing first: UnsafeMutableRawBufferPointer, nextBlockSize: Int) {
+        cursor = first.baseAddress
+        remaining = first.count
+        self.nextBlockSize = nextBlockSize
+    }
+
+    /// Runs `body` with an arena for unpacking `wireBytes` of protobuf (C structs take a few times the
+    /// wire size). Its first block is on the stack, so a small message (every single-sample save)
+    /// is unpacked without a `malloc`.
+    static func unpacking<R>(_ wireBytes: Int, _ body: (WireArena) -> R) -> R {
+        withUnsafeTemporaryAllocation(byteCount: smallBlockSize, alignment: 16) { first in
+            let arena = WireArena(borrowing: first, nextBlockSize: min(max(smallBlockSize, wireBytes * 4), maxBlockSize))
+            return withExtendedLifetime(arena) { body(arena) }
+        }
     }
 
     deinit {

@@ -17,18 +17,17 @@ public enum WireCodec {
     /// embedded NUL — comes back as a refused call under its own `call_id`.
     public static func decodeClientFrame(_ bytes: UnsafeRawBufferPointer) throws(HealthError) -> ClientFrame {
         let nul = try WireScan.check(bytes, healthstore__v1__client_message__descriptor)
-        let arena = WireArena.forUnpacking(bytes.count)
-        var allocator = arena.allocator
-        return try withExtendedLifetime(arena) { () throws(HealthError) in
+        return try WireArena.unpacking(bytes.count) { arena -> Result<ClientFrame, HealthError> in
+            var allocator = arena.allocator
             guard let message = healthstore__v1__client_message__unpack(&allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
-                throw unpackFailure(bytes.count, "ClientMessage")
+                return .failure(unpackFailure(bytes.count, "ClientMessage"))
             }
             let call = Result { () throws(HealthError) in
                 if let nul { throw nulInCall(nul) }
                 return try WireDecode.clientCall(message.pointee)
             }
-            return ClientFrame(callID: message.pointee.call_id, call: call)
-        }
+            return .success(ClientFrame(callID: message.pointee.call_id, call: call))
+        }.get()
     }
 
     /// Decodes one `ClientMessage` payload (no length prefix); see `decodeClientFrame`.
@@ -58,14 +57,13 @@ public enum WireCodec {
     public static func decodeServerMessage(_ bytes: UnsafeRawBufferPointer) throws(HealthError) -> ServerMessage {
         let nul = try WireScan.check(bytes, healthstore__v1__server_message__descriptor)
         if let nul { throw nulError(WireScan.text(nul), objectIndex: nil, field: WireScan.text(nul)) }
-        let arena = WireArena.forUnpacking(bytes.count)
-        var allocator = arena.allocator
-        return try withExtendedLifetime(arena) { () throws(HealthError) in
+        return try WireArena.unpacking(bytes.count) { arena -> Result<ServerMessage, HealthError> in
+            var allocator = arena.allocator
             guard let message = healthstore__v1__server_message__unpack(&allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
-                throw unpackFailure(bytes.count, "ServerMessage")
+                return .failure(unpackFailure(bytes.count, "ServerMessage"))
             }
-            return try WireDecode.serverMessage(message.pointee)
-        }
+            return Result { () throws(HealthError) in try WireDecode.serverMessage(message.pointee) }
+        }.get()
     }
 
     /// Decodes one `ServerMessage` payload (no length prefix).

@@ -159,6 +159,36 @@ final class CatalogTests: XCTestCase {
         XCTAssertNil(TypeCatalog.type("HeartRate"))
     }
 
+    func testEveryIdentifierIsFoundFromItsBytesAndNothingElseIs() {
+        func entry(_ text: String) -> HealthType? { text.withCString { TypeCatalog.entry(identifierBytes: $0) } }
+        for type in TypeCatalog.all {
+            XCTAssertTrue(entry(type.identifier) === type, type.identifier)
+            XCTAssertNil(entry(type.identifier + "X"), type.identifier)
+            XCTAssertNil(entry(String(type.identifier.dropLast())), type.identifier)
+        }
+        // Short names and other spellings are `entry(named:)`'s, which also takes identifiers.
+        for name in ["HeartRate", "heart_rate", "hkquantitytypeidentifierheartrate", "", String(repeating: "A", count: 500)] {
+            XCTAssertNil(entry(name), name)
+        }
+        XCTAssertTrue(TypeCatalog.entry(named: "heart_rate") === TypeCatalog.type("HKQuantityTypeIdentifierHeartRate"))
+        XCTAssertTrue(TypeCatalog.entry(named: "HKQuantityTypeIdentifierHeartRate") === TypeCatalog.type("HKQuantityTypeIdentifierHeartRate"))
+        XCTAssertNil(TypeCatalog.entry(named: "HartRate"))
+    }
+
+    func testASampleIsTheSameValueWithOrWithoutItsCatalogueEntry() throws {
+        let heartRate = try type("HKQuantityTypeIdentifierHeartRate")
+        let uuid = UUID()
+        let resolved = Sample(uuid: uuid, type: heartRate.identifier, start: 1, end: 1, body: .quantity(Quantity(60, "count/min"), count: 1),
+                              catalogType: heartRate)
+        let named = Sample(uuid: uuid, type: heartRate.identifier, start: 1, end: 1, body: .quantity(Quantity(60, "count/min"), count: 1))
+        XCTAssertEqual(resolved, named)
+        XCTAssertEqual(Set([resolved, named]).count, 1)
+        XCTAssertTrue(resolved.catalogType === heartRate)
+        XCTAssertTrue(named.catalogType === heartRate)
+        XCTAssertTrue(resolved.stamped(revision: nil, device: nil, creationTime: 5).catalogType === heartRate)
+        XCTAssertNil(Sample(type: "HartRate", start: 1, end: 1, body: .quantity(Quantity(60, "count/min"), count: 1)).catalogType)
+    }
+
     func testUnknownNamesSuggestTheNearest() {
         XCTAssertThrowsError(try TypeCatalog.resolve("hart-rate")) { error in
             let health = error as? HealthError

@@ -41,6 +41,29 @@ final class HTTPEndpointTests: XCTestCase {
         }
     }
 
+    /// A save answered on the loop and one answered through a task (an app's first save after a
+    /// permission change) are counted as one call kind, whichever comes first.
+    func testSavesOnTheLoopAndThroughATaskCountAsOneKind() throws {
+        let server = try ServerProcess()
+        let http = HTTPTestClient(server)
+        let owner = try RawClient.session(server, token: server.ownerToken)
+        let app = try RawClient.session(server, token: try owner.registerApp(self.app))
+        try owner.decide(self.app, [Authz.heartRate], .share, grant: true)
+        XCTAssertEqual(app.call(.saveObjects([Authz.quantity(Authz.heartRate, 60, "count/min", at: 1)])), .saveObjects([.stored]))
+        XCTAssertEqual(app.call(.saveObjects([Authz.quantity(Authz.heartRate, 61, "count/min", at: 2)])), .saveObjects([.stored]))
+        try owner.save([Authz.quantity(Authz.heartRate, 62, "count/min", at: 3)])
+        try owner.decide(self.app, [Authz.heartRate], .share, grant: true)
+        XCTAssertEqual(app.call(.saveObjects([Authz.quantity(Authz.heartRate, -1, "count/min", at: 4)]))?.errorCode, .invalidArgument)
+        XCTAssertEqual(app.call(.saveObjects([Authz.quantity(Authz.heartRate, -1, "count/min", at: 5)]))?.errorCode, .invalidArgument)
+
+        let text = try http.request("GET", "/metrics").body
+        XCTAssertEqual(Self.metric(text, #"healthstore_calls_total{kind="SaveObjects",outcome="ok"}"#), 3)
+        XCTAssertEqual(Self.metric(text, #"healthstore_calls_total{kind="SaveObjects",outcome="INVALID_ARGUMENT"}"#), 2)
+        XCTAssertEqual(Self.metric(text, #"healthstore_call_duration_seconds_count{kind="SaveObjects"}"#), 5)
+        XCTAssertEqual(text.split(separator: "\n").filter { $0.hasPrefix(#"healthstore_calls_total{kind="SaveObjects",outcome="ok"}"#) }.count, 1)
+        XCTAssertEqual(Self.metric(text, "healthstore_samples_rejected_total"), 2)
+    }
+
     func testMetricsCanRequireTheOperatorToken() throws {
         let server = try ServerProcess(extraArguments: ["--metrics-auth", "operator"])
         let http = HTTPTestClient(server)

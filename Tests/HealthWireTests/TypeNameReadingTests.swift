@@ -25,6 +25,27 @@ final class TypeNameReadingTests: XCTestCase {
         XCTAssertEqual(saved.first?.correlationObjects?.map(\.type), ["HKQuantityTypeIdentifierBloodPressureSystolic"])
     }
 
+    func testDecodedSamplesCarryTheirCatalogueEntry() throws {
+        let quantity = SampleBody.quantity(Quantity(120, "mmHg"), count: 1)
+        let samples = [
+            Sample(type: "HKQuantityTypeIdentifierBloodPressureSystolic", start: 1, end: 1, body: quantity),
+            Sample(type: "blood_pressure_systolic", start: 1, end: 1, body: quantity),
+            Sample(type: "BloodPressure", start: 1, end: 1, body: .correlation([
+                Sample(type: "BloodPressureSystolic", start: 1, end: 1, body: quantity),
+                Sample(type: "BloodPresureDiastolic", start: 1, end: 1, body: quantity),
+            ])),
+            Sample(type: "", start: 1, end: 1, body: quantity),
+        ]
+        guard case .saveObjects(let saved, _) = try decoded(.saveObjects(samples)) else { return XCTFail("not a save") }
+        let children = saved[2].correlationObjects ?? []
+        XCTAssertEqual((saved + children).map(\.type), ["HKQuantityTypeIdentifierBloodPressureSystolic", "HKQuantityTypeIdentifierBloodPressureSystolic",
+                                                         "HKCorrelationTypeIdentifierBloodPressure", "", "HKQuantityTypeIdentifierBloodPressureSystolic",
+                                                         "BloodPresureDiastolic"])
+        XCTAssertEqual((saved + children).map { $0.catalogType?.identifier }, (saved + children).map { TypeCatalog.type($0.type)?.identifier })
+        XCTAssertTrue(saved[0].catalogType === TypeCatalog.type("HKQuantityTypeIdentifierBloodPressureSystolic"))
+        XCTAssertNil(children[1].catalogType)
+    }
+
     func testUnknownNamesArriveAsSentAndTheirErrorSuggestsTheNearest() throws {
         XCTAssertEqual(try decoded(.getAuthorizationStatus(types: ["HartRate"])), .getAuthorizationStatus(types: ["HartRate"]))
         let error = TypeCatalog.unknownType("HartRate", field: "types")

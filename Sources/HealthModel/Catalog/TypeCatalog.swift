@@ -1,3 +1,5 @@
+import Foundation
+
 /// HealthKit's type catalog (docs/semantics.md §4): every type, lookup by identifier or short name.
 public enum TypeCatalog {
     public static let identifierPrefixes = [
@@ -55,6 +57,33 @@ public enum TypeCatalog {
     /// identifier itself), or nil for an unknown name.
     public static func identifier(named name: String) -> String? { named(name)?.identifier }
 
+    /// The type any accepted spelling names (see `identifier(named:)`), or nil for an unknown name.
+    public static func entry(named name: String) -> HealthType? { named(name) }
+
+    /// The type whose identifier is exactly this NUL-terminated UTF-8 text (a wire message's field), found
+    /// without making a String of it; nil for anything else, short names included.
+    public static func entry(identifierBytes text: UnsafePointer<CChar>) -> HealthType? {
+        var hash = IdentifierHash()
+        var length = 0
+        while text[length] != 0 {
+            guard length < IdentifierHash.longest else { return nil }
+            hash.add(UInt8(bitPattern: text[length]))
+            length += 1
+        }
+        guard let type = byIdentifierHash[hash.value] else { return nil }
+        // memcmp: a byte-by-byte comparison through Swift's sequences cost as much as the look-up it saves.
+        let equal = type.identifier.utf8.withContiguousStorageIfAvailable { stored in
+            guard let base = stored.baseAddress, stored.count == length else { return false }
+            return memcmp(base, text, length) == 0
+        }
+        return equal == true ? type : nil
+    }
+
+    /// Types by their identifier's `IdentifierHash`. Two identifiers of one hash would keep the first;
+    /// the other is then found by `entry(named:)`, the lookup every miss falls back to.
+    private static let byIdentifierHash: [UInt64: HealthType] = Dictionary(
+        all.map { type in (IdentifierHash.of(type.identifier), type) }, uniquingKeysWith: { first, _ in first })
+
     /// Resolves an identifier or a short name ("HeartRate", "heartRate", "heart-rate", "heart_rate");
     /// the error suggests the nearest known name for a near miss.
     public static func resolve(_ name: String) throws(HealthError) -> HealthType {
@@ -74,5 +103,21 @@ public enum TypeCatalog {
             message += "; did you mean \"\(suggestion)\" (\(type.identifier))?"
         }
         return HealthError.invalid(message, field: field)
+    }
+}
+
+/// FNV-1a over an identifier's UTF-8 bytes: `TypeCatalog.entry(identifierBytes:)`'s key.
+private struct IdentifierHash {
+    /// Longer text is no identifier (far longer than any).
+    static let longest = 128
+
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ byte: UInt8) { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+
+    static func of(_ identifier: String) -> UInt64 {
+        var hash = IdentifierHash()
+        for byte in identifier.utf8 { hash.add(byte) }
+        return hash.value
     }
 }

@@ -225,6 +225,16 @@ public enum SampleBody: Sendable, Hashable {
     case series(count: Int64)
 }
 
+/// A sample's catalogue entry carried beside its type name. It adds nothing to the sample's value: every
+/// two compare equal and hash alike, so a sample equals itself however it was made.
+private struct ResolvedType: Sendable, Hashable {
+    let type: HealthType?
+
+    static func == (lhs: ResolvedType, rhs: ResolvedType) -> Bool { true }
+
+    func hash(into hasher: inout Hasher) {}
+}
+
 /// A sample of any kind (HKSample subclasses), as saved by a client or read from the store.
 public struct Sample: Sendable, Hashable {
     public let uuid: UUID
@@ -243,12 +253,18 @@ public struct Sample: Sendable, Hashable {
     /// Set by the store on a discrete quantity series sample of more than one point (its quantity is then
     /// their average); nil on every other sample.
     public let discreteSeries: DiscreteSeriesSummary?
+    /// The catalogue entry the sample was made with, so a save looks its type up by name only once.
+    private let resolvedType: ResolvedType
 
+    /// `catalogType`, when the caller already resolved `type`, is its catalogue entry (nil: looked up when asked).
     public init(uuid: UUID = UUID(), type: String, start: Microseconds, end: Microseconds,
                 metadata: Metadata = [:], device: Device? = nil, sourceRevision: SourceRevision? = nil,
-                creationTime: Microseconds? = nil, body: SampleBody, discreteSeries: DiscreteSeriesSummary? = nil) {
+                creationTime: Microseconds? = nil, body: SampleBody, discreteSeries: DiscreteSeriesSummary? = nil,
+                catalogType: HealthType? = nil) {
+        assert(catalogType == nil || catalogType?.identifier == type, "a sample's catalogue type is the entry of its type")
         self.uuid = uuid
         self.type = type
+        self.resolvedType = ResolvedType(type: catalogType)
         self.start = start
         self.end = end
         self.metadata = metadata
@@ -268,8 +284,13 @@ public struct Sample: Sendable, Hashable {
             body = self.body
         }
         return Sample(uuid: uuid, type: type, start: start, end: end, metadata: metadata, device: device,
-                      sourceRevision: revision, creationTime: creationTime, body: body, discreteSeries: discreteSeries)
+                      sourceRevision: revision, creationTime: creationTime, body: body, discreteSeries: discreteSeries,
+                      catalogType: resolvedType.type)
     }
+
+    /// The catalogue's entry for `type`, nil for a name the catalogue does not know: the one the sample
+    /// was made with, else looked up by name.
+    public var catalogType: HealthType? { resolvedType.type ?? TypeCatalog.type(type) }
 
     /// The quantity of a quantity sample.
     public var quantity: Quantity? {

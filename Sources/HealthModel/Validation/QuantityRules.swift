@@ -19,6 +19,8 @@ enum QuantityRules {
     /// and is built only for the error (every saved quantity passes here).
     static func unit(of quantity: Quantity, for type: HealthType, canonical: String, subject: @autoclosure () -> String,
                      field: String, path: FieldPath) throws(HealthError) -> HealthUnit {
+        // Most quantities come in the type's own unit, parsed with the type: no cache look-up.
+        if quantity.unit == canonical, let unit = type.unit { return unit }
         let unit = try parsed(quantity.unit, field: field, path: path)
         guard let target = type.unit, unit.isCompatible(with: target) else {
             throw path.invalid(field, "\(subject()) requires unit of type \(canonical). Incompatible unit: \(quantity.unit)")

@@ -40,7 +40,7 @@ public enum SampleValidator {
 
     /// Every per-object rule, for a top-level object or a correlation's child.
     static func check(_ sample: Sample, path: FieldPath) throws(HealthError) {
-        guard let type = TypeCatalog.type(sample.type) else {
+        guard let type = sample.catalogType else {
             throw path.invalid("type", "Unknown data type '\(sample.type)'")
         }
         guard type.isSampleType else {
