@@ -4,41 +4,45 @@ import HealthModel
 /// Appends a compact private binary format: varints, zigzag integers, raw doubles, length-prefixed strings.
 /// Used for metadata and workout details stored as one BLOB (never parsed by SQL itself).
 struct BinaryWriter {
-    private(set) var data = Data()
+    /// Built as bytes and made `Data` once: `Data.append` per byte and an array per string cost a
+    /// metadata blob more than the row insert's share of it (every imported heart rate carries one).
+    private var bytes: [UInt8] = []
+
+    var data: Data { Data(bytes) }
 
     mutating func varint(_ value: UInt64) {
         var v = value
         while v >= 0x80 {
-            data.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
             v >>= 7
         }
-        data.append(UInt8(v))
+        bytes.append(UInt8(v))
     }
 
     mutating func int(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
 
-    mutating func byte(_ value: UInt8) { data.append(value) }
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
 
     mutating func double(_ value: Double) {
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     mutating func string(_ value: String) {
-        let utf8 = Array(value.utf8)
+        let utf8 = value.utf8
         varint(UInt64(utf8.count))
-        data.append(contentsOf: utf8)
+        bytes.append(contentsOf: utf8)
     }
 
     mutating func optionalString(_ value: String?) {
         if let value { byte(1); string(value) } else { byte(0) }
     }
 
-    mutating func uuid(_ value: UUID) { data.append(value.bytes) }
+    mutating func uuid(_ value: UUID) { bytes.append(contentsOf: value.bytes) }
 
     /// A length-prefixed byte string.
-    mutating func lengthPrefixed(_ bytes: Data) {
-        varint(UInt64(bytes.count))
-        data.append(bytes)
+    mutating func lengthPrefixed(_ data: Data) {
+        varint(UInt64(data.count))
+        bytes.append(contentsOf: data)
     }
 }
 

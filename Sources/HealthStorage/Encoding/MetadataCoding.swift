@@ -11,9 +11,15 @@ enum MetadataCoding {
         guard !metadata.isEmpty else { return nil }
         var writer = BinaryWriter()
         writer.varint(UInt64(metadata.count))
-        for key in metadata.keys.sorted() {
+        // Most metadata holds one key (an imported heart rate's motion context): nothing to sort, nor to look up again.
+        if metadata.count == 1, let only = metadata.first {
+            writer.string(only.key)
+            encode(only.value, into: &writer)
+            return writer.data
+        }
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
             writer.string(key)
-            encode(metadata[key]!, into: &writer)
+            encode(value, into: &writer)
         }
         return writer.data
     }

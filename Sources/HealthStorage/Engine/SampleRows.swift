@@ -62,6 +62,16 @@ struct SampleRows {
         row.int(14) & (correlation | workout | detail | quantitySeries | series) == 0 && (row.isNull(15) || row.blob(15)?.isEmpty != false)
     }
 
+    /// The owner's sample `uuid`, if stored, read through a statement prepared once per connection:
+    /// the writer reads back every series it finishes (an import's routes and heartbeat series), and
+    /// parsing the statement each time cost more than the rest of the finish.
+    func sample(owner: Int64, uuid: UUID) throws(HealthError) -> Sample? {
+        let statement = try db.prepare("SELECT \(Self.columns) FROM samples s WHERE \(db.dialect.sampleByUUID("s."))")
+        defer { statement.reset() }
+        statement.bind(all: [.int(owner), .uuid(uuid)])
+        return try statement.step() ? try sample(from: statement, childFilter: nil) : nil
+    }
+
     /// Runs a query selecting `columns` and decodes every row.
     func samples(_ sql: String, _ arguments: [SQLValue], childFilter: (sql: String, arguments: [SQLValue])?) throws(HealthError) -> [Sample] {
         let statement = try db.prepareOnce(sql)

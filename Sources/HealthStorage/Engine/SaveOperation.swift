@@ -76,7 +76,7 @@ extension WriteContext {
     private func insert(_ pending: inout PendingSamples, into outcomes: inout [SaveOutcome]) throws(HealthError) {
         let rows = pending.rows
         pending.rows.removeAll(keepingCapacity: true)
-        try insert(rows) { offset, outcome in outcomes[rows[offset].index] = outcome }
+        try insertInPreparedSizes(rows) { offset, outcome in outcomes[rows[offset].index] = outcome }
     }
 
     /// Leaves a lone plain sample's row pending in the group (see `save(_:settle:)`), inserting a full
@@ -87,18 +87,27 @@ extension WriteContext {
         groupSettles.append(settle)
     }
 
-    /// Inserts the group's pending rows, in job order, and settles each job's outcome. The rows go in
-    /// chunks whose statements are prepared once (full chunks, then powers of two), so a group of any
-    /// size pays a few statements rather than one a job, or one prepared for its size alone.
+    /// Inserts the group's pending rows, in job order, and settles each job's outcome.
     func insertGroupRows() throws(HealthError) {
         guard !groupRows.isEmpty else { return }
         let (rows, settles) = (groupRows, groupSettles)
         groupRows.removeAll(keepingCapacity: true)
         groupSettles.removeAll(keepingCapacity: true)
+        try insertInPreparedSizes(rows) { offset, outcome in settles[offset](outcome) }
+    }
+
+    /// Inserts `rows` in order, in chunks whose statements are prepared once (full chunks, then powers
+    /// of two), so any number of rows pays a few statements rather than one a row, or one prepared for
+    /// its size alone: parsing a 100-row claim and insert cost about as much as inserting 60 rows, and
+    /// a batch's last rows, or those before an object saved on its own (a workout, a correlation), came
+    /// in such odd sizes. PostgreSQL's array insert is one statement for any size.
+    private func insertInPreparedSizes(_ rows: [PendingSample], settle: (Int, SaveOutcome) -> Void) throws(HealthError) {
+        let limit = db.dialect.samplesPerInsert
         var start = 0
         while start < rows.count {
-            let size = min(db.dialect.samplesPerInsert, 1 << (Int.bitWidth - 1 - (rows.count - start).leadingZeroBitCount))
-            try insert(Array(rows[start..<start + size])) { [start] offset, outcome in settles[start + offset](outcome) }
+            let left = rows.count - start
+            let size = db.dialect.insertsSampleArrays ? min(limit, left) : min(limit, 1 << (Int.bitWidth - 1 - left.leadingZeroBitCount))
+            try insert(rows[start..<start + size]) { [start] offset, outcome in settle(start + offset, outcome) }
             start += size
         }
     }
@@ -106,13 +115,14 @@ extension WriteContext {
     /// Inserts the rows in one statement, then gives each the outcome it would have had alone: stored,
     /// or (its UUID already taken, by an earlier row too) a retry, handed to `settle` with the row's
     /// offset, or a refusal, thrown in the name of the row's object.
-    private func insert(_ rows: [PendingSample], settle: (Int, SaveOutcome) -> Void) throws(HealthError) {
+    private func insert(_ rows: ArraySlice<PendingSample>, settle: (Int, SaveOutcome) -> Void) throws(HealthError) {
         guard !rows.isEmpty else { return }
         // PostgreSQL's array insert does not see its own rows: a UUID repeated within the chunk is kept
         // out of it, as SQLite's claim keeps it out, and compared with the stored row below.
         let arrays = db.dialect.insertsSampleArrays
-        let claimed = arrays ? SampleRow.firstOfEachUUID(rows.map(\.row)) : try claimUUIDs(rows.map(\.row))
-        let inserted = rows.indices.filter { claimed[$0] }.map { rows[$0].row }
+        let all = rows.map(\.row)
+        let claimed = arrays ? SampleRow.firstOfEachUUID(all) : try claimUUIDs(all)
+        let inserted = claimed.allSatisfy { $0 } ? all : claimed.indices.filter { claimed[$0] }.map { all[$0] }
         var allInserted = inserted.count == rows.count
         if !inserted.isEmpty {
             let insert = try arrays ? prepared(.sampleArrays, rows: 1) : prepared(.sampleInsert, rows: inserted.count)
@@ -152,15 +162,23 @@ extension WriteContext {
     /// hashed its keys into the writer's caches and the feed's dictionaries once per sample.
     private struct StoredRuns {
         private var runs: [(saver: ObjectSaver, typeID: Int64, type: String, span: TimeSpan, longest: Microseconds, index: Int)] = []
+        /// Each run's key, apart: searching `runs` itself copied (and retained) a run's saver per run and row.
+        private var keys: [RunKey] = []
+
+        private struct RunKey: Equatable {
+            let typeID: Int64, source: Int64, owner: Int64
+        }
 
         mutating func add(_ pending: PendingSample) {
             let (saver, typeID, sample) = (pending.saver, pending.row.type, pending.sample)
             let span = TimeSpan(start: sample.start, end: sample.end), duration = sample.end - sample.start
-            if let run = runs.firstIndex(where: { $0.typeID == typeID && $0.saver.source == saver.source && $0.saver.owner == saver.owner }) {
+            let key = RunKey(typeID: typeID, source: saver.source, owner: saver.owner)
+            if let run = keys.firstIndex(of: key) {
                 runs[run].span = runs[run].span.union(span)
                 runs[run].longest = max(runs[run].longest, duration)
             } else {
                 runs.append((saver, typeID, sample.type, span, duration, pending.index))
+                keys.append(key)
             }
         }
 
@@ -484,9 +502,7 @@ struct ObjectSaver {
     /// known to be a retry without reading the sample back (every object of a re-import).
     func compareWithStored(_ sample: Sample, device: Device?, row: SampleRow? = nil) throws(HealthError) -> SaveOutcome {
         if let row, try storedRowMatches(row) { return .alreadyStored }
-        let rows = SampleRows(db: context.db, registry: context.registry)
-        guard let stored = try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE \(context.db.dialect.sampleByUUID("s."))",
-                                            [.int(owner), .uuid(sample.uuid)], childFilter: nil).first else {
+        guard let stored = try SampleRows(db: context.db, registry: context.registry).sample(owner: owner, uuid: sample.uuid) else {
             throw HealthError(.internalError, "UUID \(sample.uuid) conflicted but cannot be read back")
         }
         guard stored.sourceRevision?.source.bundleID == bundleID else {

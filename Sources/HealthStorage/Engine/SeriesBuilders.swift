@@ -133,9 +133,7 @@ extension WriteContext {
             try link.run()
             try reanchor(owner: owner, workout.anchor, bundleID: revision.source.bundleID)
         }
-        let rows = SampleRows(db: db, registry: registry)
-        return try rows.samples("SELECT \(SampleRows.columns) FROM samples s WHERE \(db.dialect.sampleByUUID("s."))",
-                                [.int(owner), .uuid(builderID)], childFilter: nil)
+        return try SampleRows(db: db, registry: registry).sample(owner: owner, uuid: builderID).map { [$0] } ?? []
     }
 
     /// Drops an open builder and its points. A builder that is not open is answered with the refusal

@@ -11,6 +11,9 @@ final class SQLiteConnection: Database {
     let path: String
     private var statements: [String: SQLiteStatement] = [:]
     var dialect: SQLDialect { .sqlite }
+    /// Statements compiled on this connection so far, cached or for one use: each is a parse and a
+    /// plan, which the writer's repeated statements must not pay per save (tests count them).
+    private(set) var statementsCompiled = 0
 
     init(path: String, readOnly: Bool) throws(HealthError) {
         var db: OpaquePointer?
@@ -51,6 +54,7 @@ final class SQLiteConnection: Database {
             return cached
         }
         let statement = try SQLiteStatement(connection: self, sql: sql)
+        statementsCompiled += 1
         statements[sql] = statement
         return statement
     }
@@ -87,7 +91,8 @@ final class SQLiteConnection: Database {
     }
 
     func prepareOnce(_ sql: String) throws(HealthError) -> Statement {
-        try SQLiteStatement(connection: self, sql: sql)
+        statementsCompiled += 1
+        return try SQLiteStatement(connection: self, sql: sql)
     }
 
     private var lastError: String { String(cString: sqlite3_errmsg(handle)) }
