@@ -72,6 +72,33 @@ final class SeriesTests: XCTestCase {
         XCTAssertEqual(failure([fullCircle])?.field, "locations[0].course")
     }
 
+    /// The path of a failing location is built only when it fails: each rule's error keeps its exact
+    /// field, message and object index.
+    func testLocationErrorsKeepTheirExactMessages() {
+        func failure(_ locations: [RouteLocation], after: Microseconds? = nil) -> HealthError? {
+            do { try SeriesRules.checkLocations(locations, after: after); return nil } catch { return error }
+        }
+        func check(_ error: HealthError?, _ field: String, _ message: String, index: Int, line: UInt = #line) {
+            XCTAssertEqual(error?.code, .invalidArgument, line: line)
+            XCTAssertEqual(error?.field, field, line: line)
+            XCTAssertEqual(error?.message, message, line: line)
+            XCTAssertEqual(error?.objectIndex, index, line: line)
+        }
+        check(failure([location(1), location(2), location(3, lat: -90.5)]), "locations[2].latitude",
+              "Latitude must be between -90 and 90 degrees; got -90.5", index: 2)
+        check(failure([location(1, lon: .infinity)]), "locations[0].longitude",
+              "Longitude must be between -180 and 180 degrees; got inf", index: 0)
+        let noisy = RouteLocation(time: 2, latitude: 0, longitude: 0, verticalAccuracy: 2e9, speed: .nan)
+        check(failure([location(1), noisy]), "locations[1].vertical_accuracy",
+              "Route location vertical_accuracy must be a finite number within ±1e9; got 2000000000.0", index: 1)
+        let fullCircle = RouteLocation(time: 1, latitude: 0, longitude: 0, course: 360)
+        check(failure([fullCircle]), "locations[0].course", "Course must be below 360 degrees (negative when not known); got 360.0", index: 0)
+        check(failure([location(10), location(20), location(20)], after: 5), "locations[2].time",
+              "Route locations must be in time order: location at 20 µs is not after the previous one at 20 µs", index: 2)
+        check(failure([location(5)], after: 5), "locations[0].time",
+              "Route locations must be in time order: location at 5 µs is not after the previous one at 5 µs", index: 0)
+    }
+
     func testARouteMustLieInsideItsWorkout() {
         XCTAssertNoThrow(try SeriesRules.checkRoute(first: 10, last: 20, workoutStart: 10, workoutEnd: 20))
         XCTAssertThrowsError(try SeriesRules.checkRoute(first: 9, last: 20, workoutStart: 10, workoutEnd: 20))

@@ -8,9 +8,9 @@ import XCTest
 /// another. Every group here is queued behind a held job, so the writer takes it whole.
 final class GroupedInsertTests: StoreTestCase {
     /// Submits a lone save now (the job is queued before this returns, so jobs keep this order).
-    private func save(_ sample: Sample, _ f: StoreFixture, on queue: HeldQueue) -> Outcome {
+    private func save(_ sample: Sample, _ f: StoreFixture, on queue: HeldQueue, source: Source = StoreFixture.watch) -> Outcome {
         let outcome = Outcome()
-        f.store.save(f.batch([sample]), on: queue) { result in outcome.result.withLock { $0 = result } }
+        f.store.save(f.batch([sample], source: source), on: queue) { result in outcome.result.withLock { $0 = result } }
         return outcome
     }
 
@@ -57,6 +57,32 @@ final class GroupedInsertTests: StoreTestCase {
             let read = try await f.query()
             XCTAssertEqual(Set(read.map(\.uuid)), Set(samples.map(\.uuid) + [stored.uuid]))
             XCTAssertEqual(read.first { $0.uuid == stored.uuid }?.body, stored.body, "the refused save changed the stored sample")
+        }
+    }
+
+    /// A group undone by a refused row after its first try interned a new source, revision, type and
+    /// device (the writer ends such a try's bookkeeping once, as one job) runs again with savepoints,
+    /// where the others intern them anew: they are stored and read back with their own type, device
+    /// and source, not with ids of rows the undo removed.
+    func testAGroupUndoneAfterInterningNewRowsStoresTheOthersWithThem() async throws {
+        try await forEachEngine {
+            let stored = StoreFixture.heartRate(s(1), bpm: 70)
+            let (f, queue, hold) = try await heldStore(storing: [stored])
+            let ring = Device(name: "Ring", manufacturer: "Example", model: "R1")
+            let sleeps = [2, 6].map { Sample(type: StoreFixture.sleep, start: s($0), end: s($0 + 1), device: ring, body: .category(0)) }
+            let pulse = StoreFixture.heartRate(s(8), bpm: 64, device: ring)
+            let outcomes = [save(sleeps[0], f, on: queue, source: StoreFixture.scale)]
+            let refused = save(StoreFixture.heartRate(s(1), bpm: 99, uuid: stored.uuid), f, on: queue)
+            let others = [save(sleeps[1], f, on: queue, source: StoreFixture.scale), save(pulse, f, on: queue)]
+            try await release(hold, queue, jobs: 4, f)
+            XCTAssertEqual(try (outcomes + others).map { try $0.get() }, [[.stored], [.stored], [.stored]])
+            refusal(refused)
+            try await f.reopen()
+            let read = try await f.query([StoreFixture.sleep, StoreFixture.heartRate], sort: [SampleSortDescriptor(.startDate)])
+            XCTAssertEqual(read.map(\.uuid), [stored.uuid, sleeps[0].uuid, sleeps[1].uuid, pulse.uuid])
+            XCTAssertEqual(read.map(\.type), [StoreFixture.heartRate, StoreFixture.sleep, StoreFixture.sleep, StoreFixture.heartRate])
+            XCTAssertEqual(read.map(\.device), [nil, ring, ring, ring].map { $0 ?? StoreFixture.watchDevice })
+            XCTAssertEqual(read.map { $0.sourceRevision?.source }, [StoreFixture.watch, StoreFixture.scale, StoreFixture.scale, StoreFixture.watch])
         }
     }
 

@@ -16,39 +16,42 @@ public enum SeriesRules {
     public static func checkLocations(_ locations: [RouteLocation], after previousTime: Microseconds?) throws(HealthError) {
         var previous = previousTime
         for (i, location) in locations.enumerated() {
-            let path = FieldPath.root.child("locations[\(i)]")
-            do throws(HealthError) {
-                try checkLocation(location, path: path)
-                if let previous, location.time <= previous {
-                    throw path.invalid("time", "Route locations must be in time order: location at \(location.time) µs "
-                        + "is not after the previous one at \(previous) µs")
-                }
-            } catch {
-                throw error.at(index: i)
+            // The location's path is built only for the one that fails: built for each, it cost more than the checks.
+            if let (field, message) = problem(with: location, after: previous) {
+                throw FieldPath.root.child("locations[\(i)]").invalid(field, message).at(index: i)
             }
             previous = location.time
         }
     }
 
-    private static func checkLocation(_ location: RouteLocation, path: FieldPath) throws(HealthError) {
+    /// The measures bounded by `largestMeasure`, by field name, in the order they are checked.
+    private static let measures: [(field: String, value: @Sendable (RouteLocation) -> Double)] = [
+        ("altitude", { $0.altitude }), ("horizontal_accuracy", { $0.horizontalAccuracy }), ("vertical_accuracy", { $0.verticalAccuracy }),
+        ("course", { $0.course }), ("course_accuracy", { $0.courseAccuracy }), ("speed", { $0.speed }), ("speed_accuracy", { $0.speedAccuracy }),
+    ]
+
+    /// The first rule `location` breaks, as its field and message; nil when it keeps them all.
+    private static func problem(with location: RouteLocation, after previous: Microseconds?) -> (field: String, message: String)? {
         guard location.latitude.isFinite, (-90...90).contains(location.latitude) else {
-            throw path.invalid("latitude", "Latitude must be between -90 and 90 degrees; got \(location.latitude)")
+            return ("latitude", "Latitude must be between -90 and 90 degrees; got \(location.latitude)")
         }
         guard location.longitude.isFinite, (-180...180).contains(location.longitude) else {
-            throw path.invalid("longitude", "Longitude must be between -180 and 180 degrees; got \(location.longitude)")
+            return ("longitude", "Longitude must be between -180 and 180 degrees; got \(location.longitude)")
         }
-        let measures: [(String, Double)] = [
-            ("altitude", location.altitude), ("horizontal_accuracy", location.horizontalAccuracy),
-            ("vertical_accuracy", location.verticalAccuracy), ("course", location.course),
-            ("course_accuracy", location.courseAccuracy), ("speed", location.speed),
-            ("speed_accuracy", location.speedAccuracy),
-        ]
-        for (field, value) in measures where !(value.isFinite && abs(value) <= largestMeasure) {
-            throw path.invalid(field, "Route location \(field) must be a finite number within ±1e9; got \(value)")
+        for (field, measure) in measures {
+            let value = measure(location)
+            if !(value.isFinite && abs(value) <= largestMeasure) {
+                return (field, "Route location \(field) must be a finite number within ±1e9; got \(value)")
+            }
         }
         if location.course >= 360 {
-            throw path.invalid("course", "Course must be below 360 degrees (negative when not known); got \(location.course)")
+            return ("course", "Course must be below 360 degrees (negative when not known); got \(location.course)")
         }
+        if let previous, location.time <= previous {
+            return ("time", "Route locations must be in time order: location at \(location.time) µs "
+                + "is not after the previous one at \(previous) µs")
+        }
+        return nil
     }
 
     /// A finished route's locations must lie inside the workout it is attached to.

@@ -13,7 +13,7 @@ extension WriteContext {
         if !grouped { try insertGroupRows() }
         let owner = batch.owner.rawValue
         try lockOwner(owner)
-        let insertRow = try prepared(.sampleInsert, rows: 1)
+        let insertRow = try sampleInsert()
         var savers: [SourceRevision: ObjectSaver] = [:]
         // An import's objects come in runs of one source revision (one instance, from `SourceRules.keptSources`):
         // compared with the last one, it is not hashed per object.
@@ -35,7 +35,8 @@ extension WriteContext {
         }
         // An ordinary batch has one saver, found once rather than hashed per object.
         let connectionSaver = batch.keepsSources ? nil : try self.connectionSaver(batch, insertRow: insertRow)
-        var outcomes = [SaveOutcome](repeating: .stored, count: batch.objects.count)
+        // A grouped lone sample returns `.stored` (settled later if need be) in a shared array, not one of its own.
+        var outcomes = grouped ? Self.storedAlone : [SaveOutcome](repeating: .stored, count: batch.objects.count)
         // A lone sample takes the one-row `OR FAIL` insert: no RETURNING set to gather, and no
         // statement journal, since a one-row insert that fails has changed nothing.
         var pending = PendingSamples(limit: batch.objects.count > 1 ? db.dialect.samplesPerInsert : 1)
@@ -66,6 +67,8 @@ extension WriteContext {
         try insert(&pending, into: &outcomes)
         return outcomes
     }
+
+    private static let storedAlone: [SaveOutcome] = [.stored]
 
     /// Plain samples waiting to be inserted together, with their anchors already taken.
     private struct PendingSamples {
@@ -248,8 +251,9 @@ struct PendingSample {
     let row: SampleRow
 }
 
-/// Saves one object (and a correlation's children) for one batch.
-struct ObjectSaver {
+/// Saves one object (and a correlation's children) for one batch. A class: every pending row and
+/// stored run holds its batch's saver, and copying a struct of this many references retained each.
+final class ObjectSaver {
     let context: WriteContext
     let owner: Int64
     let source: Int64
@@ -262,9 +266,15 @@ struct ObjectSaver {
     let shortcuts: SaveShortcuts?
     /// The shortcuts die with this batch, so an id is noted as soon as it is known: a batch is undone,
     /// and saved again with new savers, as a whole.
-    var shortcutsLastOneBatch = false
+    let shortcutsLastOneBatch: Bool
     /// The types and devices this batch resolved (it dies with the batch, like an import's shortcuts).
-    let memo = SaverMemo()
+    private var memo = SaverMemo()
+
+    init(context: WriteContext, owner: Int64, source: Int64, revision: Int64, bundleID: String, insertRow: Statement,
+         shortcuts: SaveShortcuts?, shortcutsLastOneBatch: Bool = false) {
+        (self.context, self.owner, self.source, self.revision, self.bundleID) = (context, owner, source, revision, bundleID)
+        (self.insertRow, self.shortcuts, self.shortcutsLastOneBatch) = (insertRow, shortcuts, shortcutsLastOneBatch)
+    }
 
     func save(_ sample: Sample, device: Device?, parent: Int64?) throws(HealthError) -> SaveOutcome {
         let (type, typeID) = try sampleType(of: sample)
@@ -344,23 +354,13 @@ struct ObjectSaver {
         context.noteChange(owner: owner, type: type, span: span, bundleID: bundleID)
     }
 
-    /// The id of a sample's type: the connection's last one when it is the same.
-    private func typeID(_ identifier: String) throws(HealthError) -> Int64 {
-        if let known = shortcuts?.type, known.owner == owner, known.identifier == identifier { return known.id }
-        let id = try context.typeID(identifier, owner: owner)
-        if let shortcuts { note { [owner] in shortcuts.type = (owner, identifier, id) } }
-        return id
-    }
-
-    /// The id of a sample's device (nil for none): one this batch resolved, else the connection's last
-    /// one when it is the same.
+    /// The id of a sample's device (nil for none): the connection's last one when it is the same,
+    /// else one this batch resolved (the shortcut is not remembered: a lone sample's batch would
+    /// allocate the memo's array for it).
     private func deviceID(_ device: Device?) throws(HealthError) -> Int64? {
         guard let device else { return nil }
+        if let known = shortcuts?.device, known.owner == owner, known.device == device { return known.id }
         if let id = memo.device(device) { return id }
-        if let known = shortcuts?.device, known.owner == owner, known.device == device {
-            memo.remember(device, known.id)
-            return known.id
-        }
         guard let id = try context.deviceID(device, owner: owner) else { return nil }
         if let shortcuts { note { [owner] in shortcuts.device = (owner, device, id) } }
         memo.remember(device, id)
@@ -372,22 +372,29 @@ struct ObjectSaver {
         if shortcutsLastOneBatch { set() } else { context.afterCommit(set) }
     }
 
-    /// The sample's type and its id, checked: one this batch resolved, else looked up.
+    /// The sample's type and its id, checked.
     private func sampleType(of sample: Sample) throws(HealthError) -> (HealthType, Int64) {
-        let resolved: (HealthType, Int64)
-        if let known = memo.type(sample.type) {
-            resolved = known
-        } else {
-            guard let type = TypeCatalog.type(sample.type), type.isSampleType else {
-                throw HealthError.invalid("'\(sample.type)' is not a sample type", field: "type")
-            }
-            resolved = (type, try typeID(type.identifier))
-            memo.remember(sample.type, resolved)
-        }
+        let resolved = try typeAndID(of: sample)
         // The store computes durations from these; in range, no difference of two can overflow.
         try TimeRules.checkInstant(sample.start, field: "start_time")
         try TimeRules.checkInstant(sample.end, field: "end_time")
         return resolved
+    }
+
+    /// The connection's last type when it is the sample's (a decoded sample's name is the catalogue's
+    /// own string, so comparing is checking it is the same string), else one this batch resolved, else
+    /// the catalogue entry the sample carries (the decoder found it; no look-up by name again) with its
+    /// id looked up. Only a miss of the shortcut is remembered: a lone sample's batch allocates nothing.
+    private func typeAndID(of sample: Sample) throws(HealthError) -> (HealthType, Int64) {
+        if let known = shortcuts?.type, known.owner == owner, known.type.identifier == sample.type { return (known.type, known.id) }
+        if let known = memo.type(sample.type) { return known }
+        guard let type = sample.catalogType, type.isSampleType else {
+            throw HealthError.invalid("'\(sample.type)' is not a sample type", field: "type")
+        }
+        let id = try context.typeID(type.identifier, owner: owner)
+        if let shortcuts { note { [owner] in shortcuts.type = (owner, type, id) } }
+        memo.remember(sample.type, (type, id))
+        return (type, id)
     }
 
     private func syncMatch(_ identifier: String) throws(HealthError) -> (anchor: Int64, uuid: UUID, version: Int64, type: Int64, parent: Int64?)? {
@@ -653,7 +660,7 @@ struct SampleRow {
 /// its types sample by sample, so the connection's last-one shortcut missed nearly every time), and
 /// comparing with them costs less than hashing a type name or a device's eight fields into the
 /// writer's caches, and than noting each miss as a shortcut to set at commit.
-final class SaverMemo {
+struct SaverMemo {
     private var types: [(name: String, type: HealthType, id: Int64)] = []
     private var devices: [(device: Device, id: Int64)] = []
     /// Beyond this many of either, a batch (an import of many devices) looks the rest up as before.
@@ -664,21 +671,21 @@ final class SaverMemo {
         return nil
     }
 
-    func remember(_ name: String, _ resolved: (HealthType, Int64)) {
+    mutating func remember(_ name: String, _ resolved: (HealthType, Int64)) {
         if types.count < Self.limit { types.append((name, resolved.0, resolved.1)) }
     }
 
     /// Where the last device was found: a stream sends a device's readings together.
     private var lastDevice = 0
 
-    func device(_ device: Device) -> Int64? {
+    mutating func device(_ device: Device) -> Int64? {
         if lastDevice < devices.count, devices[lastDevice].device == device { return devices[lastDevice].id }
         guard let found = devices.firstIndex(where: { $0.device == device }) else { return nil }
         lastDevice = found
         return devices[found].id
     }
 
-    func remember(_ device: Device, _ id: Int64) {
+    mutating func remember(_ device: Device, _ id: Int64) {
         if devices.count < Self.limit { devices.append((device, id)) }
     }
 }

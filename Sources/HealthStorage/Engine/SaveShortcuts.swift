@@ -7,7 +7,8 @@ import HealthModel
 public final class SaveShortcuts: @unchecked Sendable {
     var revision: (owner: Int64, source: Int64, revision: Int64)?
     var device: (owner: Int64, device: Device, id: Int64)?
-    var type: (owner: Int64, identifier: String, id: Int64)?
+    /// The catalogue entry itself: a hit needs no look-up of the type by name.
+    var type: (owner: Int64, type: HealthType, id: Int64)?
 
     public init() {}
 }

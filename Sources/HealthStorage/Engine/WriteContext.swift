@@ -16,11 +16,11 @@ final class WriteContext {
     private var typeSources = LayeredCache<TypeSourceKey, Bool>()
     private var extents = LayeredCache<TypeExtentKey, Int64>()
     private var metadataUnits = LayeredCache<MetadataUnitKey, Bool>()
-    /// Last anchor handed out per owner in the running transaction. Never rolled back: a failed job
-    /// only leaves a gap.
-    private var anchors: [Int64: Int64] = [:]
-    /// Owners whose anchor moved in the running transaction (persisted just before it commits).
-    private var movedAnchors: Set<Int64> = []
+    /// Last anchor handed out per owner in the running transaction, and whether it moved (then it is
+    /// persisted just before the transaction commits). Never rolled back: a failed job only leaves a
+    /// gap. One entry, changed in place: a counter and a set of moved owners hashed the owner three
+    /// times a sample.
+    private var anchors: [Int64: (last: Int64, moved: Bool)] = [:]
     /// What the running job and transaction changed, one note per object, folded into the feed's
     /// per-owner events only at commit: hashing every sample's type and source into a job's and
     /// then the transaction's dictionaries cost the writer more than the rest of its bookkeeping.
@@ -35,6 +35,9 @@ final class WriteContext {
     /// The writer's multi-row statements of a repeating size, prepared once: their texts are long, and
     /// building one and finding it in the statement cache hashed all of it for every chunk and batch.
     private var preparedRows: [RowsStatement: Statement] = [:]
+    /// `prepared(.sampleInsert, rows: 1)`, which every save takes for its savers: kept at hand, its key
+    /// was hashed into `preparedRows` once a batch.
+    private var oneSampleInsert: Statement?
     /// Whether the running group inserts its lone plain samples together (`save(_:settle:)`): only
     /// in a group of several jobs run without savepoints, where a refused row undoes the whole group
     /// anyway.
@@ -130,6 +133,14 @@ final class WriteContext {
         return statement
     }
 
+    /// The one-row sample insert (`prepared(.sampleInsert, rows: 1)`).
+    func sampleInsert() throws(HealthError) -> Statement {
+        if let oneSampleInsert { return oneSampleInsert }
+        let statement = try prepared(.sampleInsert, rows: 1)
+        oneSampleInsert = statement
+        return statement
+    }
+
     // MARK: transaction bookkeeping
 
     func beginTransaction() {
@@ -142,12 +153,11 @@ final class WriteContext {
     /// is never handed out twice, so a job undone after moving one only leaves a gap. Moves the UUID
     /// levels on when due, in this transaction.
     func finishTransactionWrites() throws(HealthError) {
-        defer { movedAnchors.removeAll(keepingCapacity: true) }
         try moveUUIDLevelsIfDue()
         let update = try db.prepare("UPDATE anchor_counters SET last_anchor = ? WHERE owner = ?")
-        for owner in movedAnchors {
+        for (owner, anchor) in anchors where anchor.moved {
             update.reset()
-            update.bind(1, anchors[owner])
+            update.bind(1, anchor.last)
             update.bind(2, owner)
             try update.run()
         }
@@ -205,7 +215,6 @@ final class WriteContext {
         metadataUnits.finishTransaction(success: success)
         transactionChanges.removeAll(keepingCapacity: true)
         transactionEvents.removeAll(keepingCapacity: true)
-        movedAnchors.removeAll(keepingCapacity: true)
         groupRows.removeAll(keepingCapacity: true)
         groupSettles.removeAll(keepingCapacity: true)
         if !success { recentUUIDs = nil }
@@ -243,20 +252,24 @@ final class WriteContext {
     /// never wait for each other either).
     @discardableResult
     func lockOwner(_ owner: Int64) throws(HealthError) -> Int64 {
-        if let known = anchors[owner] { return known }
+        if let known = anchors[owner] { return known.last }
         let statement = try db.prepare(db.dialect.lockOwnerSQL)
         statement.bind(1, owner)
         guard let committed = try statement.insertReturning() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
-        anchors[owner] = committed
+        anchors[owner] = (committed, false)
         return committed
     }
 
     /// The next position in the owner's change sequence (see `lockOwner`).
     func nextAnchor(owner: Int64) throws(HealthError) -> Int64 {
-        let last = try lockOwner(owner)
-        anchors[owner] = last + 1
-        movedAnchors.insert(owner)
-        return last + 1
+        var index = anchors.index(forKey: owner)
+        if index == nil {
+            try lockOwner(owner)
+            index = anchors.index(forKey: owner)
+        }
+        let next = anchors.values[index!].last + 1
+        anchors.values[index!] = (next, true)
+        return next
     }
 
     // MARK: interned rows

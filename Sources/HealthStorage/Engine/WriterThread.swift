@@ -175,8 +175,12 @@ final class WriterThread: @unchecked Sendable {
                 if savepoints { try db.savepoint() }
                 if !job.isSave { try context.insertGroupRows() }
                 try job.perform(context)
-                if savepoints { try db.releaseSavepoint() }
-                context.finishJob(success: true)
+                // Without savepoints no job is undone alone: the group is one job to the context's
+                // bookkeeping, ended once below, not after each of its jobs.
+                if savepoints {
+                    try db.releaseSavepoint()
+                    context.finishJob(success: true)
+                }
                 failures.append(nil)
             } catch {
                 context.finishJob(success: false)
@@ -196,9 +200,9 @@ final class WriterThread: @unchecked Sendable {
                 }
             }
         }
-        if context.groupsRows {
+        if !savepoints {
             do {
-                try context.insertGroupRows()
+                if context.groupsRows { try context.insertGroupRows() }
                 context.finishJob(success: true)
             } catch {
                 // A refused row: the group runs again with savepoints, where its job fails alone.
