@@ -434,7 +434,7 @@ final class ObjectSaver {
             if quantity.unit == canonical {
                 row.value = quantity.value
             } else {
-                row.value = try quantity.value(in: canonicalUnit)
+                row.value = try context.parsedUnit(quantity.unit).convert(quantity.value, to: canonicalUnit)
                 row.unit = quantity.unit
                 row.rawValue = quantity.value
             }

@@ -38,6 +38,8 @@ final class WriteContext {
     /// `prepared(.sampleInsert, rows: 1)`, which every save takes for its savers: kept at hand, its key
     /// was hashed into `preparedRows` once a batch.
     private var oneSampleInsert: Statement?
+    /// The unit `parsedUnit` parsed last.
+    private var lastUnit: (text: String, unit: HealthUnit)?
     /// Whether the running group inserts its lone plain samples together (`save(_:settle:)`): only
     /// in a group of several jobs run without savepoints, where a refused row undoes the whole group
     /// anyway.
@@ -131,6 +133,15 @@ final class WriteContext {
         let statement = try db.prepare(key.sql(db.dialect))
         preparedRows[key] = statement
         return statement
+    }
+
+    /// `unit` parsed, the last one kept: a stream's samples repeat their unit, and `HealthUnit.parse`
+    /// went through the shared unit cache's lock and String-keyed look-up for every sample.
+    func parsedUnit(_ unit: String) throws(HealthError) -> HealthUnit {
+        if let lastUnit, lastUnit.text == unit { return lastUnit.unit }
+        let parsed = try HealthUnit.parse(unit)
+        lastUnit = (unit, parsed)
+        return parsed
     }
 
     /// The one-row sample insert (`prepared(.sampleInsert, rows: 1)`).
