@@ -19,6 +19,11 @@ final class WriteContext {
     /// Last anchor handed out per owner in the running transaction. Never rolled back: a failed job
     /// only leaves a gap.
     private var anchors: [Int64: Int64] = [:]
+    /// Owners whose counter row the running job locked first, and owners whose row a failed job
+    /// locked first: rolling back to a job's savepoint releases the locks taken since (PostgreSQL),
+    /// so the next job of such an owner takes the row again (`lockOwner`).
+    private var jobLockedOwners: [Int64] = []
+    private var unlockedOwners: Set<Int64> = []
     /// Owners whose anchor moved in the running transaction (persisted just before it commits).
     private var movedAnchors: Set<Int64> = []
     /// What the running job and transaction changed, one note per object, folded into the feed's
@@ -135,6 +140,8 @@ final class WriteContext {
     func beginTransaction() {
         now = Time.now()
         anchors.removeAll(keepingCapacity: true)
+        jobLockedOwners.removeAll(keepingCapacity: true)
+        unlockedOwners.removeAll(keepingCapacity: true)
         uuidFilterChecked = false
     }
 
@@ -154,6 +161,8 @@ final class WriteContext {
     }
 
     func finishJob(success: Bool) {
+        if !success { unlockedOwners.formUnion(jobLockedOwners) }
+        jobLockedOwners.removeAll(keepingCapacity: true)
         typeIDs.finishJob(success: success)
         sourceIDs.finishJob(success: success)
         revisionIDs.finishJob(success: success)
@@ -230,8 +239,9 @@ final class WriteContext {
 
     // MARK: anchors
 
-    /// Takes the owner's counter row for the rest of the transaction: read once per transaction
-    /// through an UPDATE, which write-locks the row until the transaction ends (on SQLite, whose
+    /// Takes the owner's counter row for the rest of the transaction: read once per transaction (and
+    /// again after a failed job that took it, see `unlockedOwners`) through an UPDATE, which write-locks
+    /// the row until the transaction ends (on SQLite, whose
     /// writer already holds the whole database, a plain read: `SQLDialect.lockOwnerSQL`). A second transaction
     /// of the same owner (another node's writer on a shared PostgreSQL) waits here for the first to
     /// commit and then continues from its committed counter. So anchors are handed out in commit
@@ -243,12 +253,16 @@ final class WriteContext {
     /// never wait for each other either).
     @discardableResult
     func lockOwner(_ owner: Int64) throws(HealthError) -> Int64 {
-        if let known = anchors[owner] { return known }
+        if let known = anchors[owner], unlockedOwners.isEmpty || !unlockedOwners.contains(owner) { return known }
         let statement = try db.prepare(db.dialect.lockOwnerSQL)
         statement.bind(1, owner)
         guard let committed = try statement.insertReturning() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
-        anchors[owner] = committed
-        return committed
+        // Taken again after a failed job: the anchors that job handed out stay a gap.
+        let last = max(anchors[owner] ?? committed, committed)
+        anchors[owner] = last
+        unlockedOwners.remove(owner)
+        jobLockedOwners.append(owner)
+        return last
     }
 
     /// The next position in the owner's change sequence (see `lockOwner`).
