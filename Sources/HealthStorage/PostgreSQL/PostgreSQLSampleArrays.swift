@@ -3,7 +3,9 @@ import Foundation
 /// PostgreSQL's insert of a chunk of plain samples (`SQLDialect.insertsSampleArrays`): one array
 /// parameter per column, unnested into rows, instead of a `VALUES` list of twenty parameters a row.
 /// The server then parses one array per column rather than a parameter per value, and healthd builds
-/// twenty buffers a chunk rather than two a value.
+/// twenty buffers a chunk rather than two a value. The arrays are unnested in the select list, in
+/// step, one row at a time: `FROM unnest(a, b, …)` stores each array's rows in a tuplestore of its
+/// own before joining them.
 ///
 /// A row whose UUID the owner already holds is skipped by `ON CONFLICT (owner, uuid) DO NOTHING`:
 /// the unique index itself decides, so a UUID saved at the same time by another node's writer on the
@@ -19,9 +21,10 @@ import Foundation
 extension SampleRow {
     static let arraysSQL = """
         INSERT INTO samples (\(insertedColumns))
-        SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bigint[], ?::bigint[], ?::float8[],
-                             ?::text[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[],
-                             ?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::bigint[], ?::bytea[]) v(\(insertedColumns))
+        SELECT unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bytea[]), unnest(?::bigint[]), unnest(?::bigint[]),
+               unnest(?::bigint[]), unnest(?::float8[]), unnest(?::text[]), unnest(?::float8[]), unnest(?::bigint[]),
+               unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bigint[]),
+               unnest(?::bigint[]), unnest(?::text[]), unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bytea[])
         ON CONFLICT (owner, uuid) DO NOTHING
         """
 
