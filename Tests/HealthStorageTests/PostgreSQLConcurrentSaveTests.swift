@@ -17,6 +17,12 @@ final class PostgreSQLConcurrentSaveTests: XCTestCase {
         try PostgreSQLConnection(conninfo: try conninfo(), sessionSetup: "SET search_path TO \(schema)")
     }
 
+    private func waitUntil(_ store: PostgreSQLStore, queued: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while store.queuedWrites < queued && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertEqual(store.queuedWrites, queued, "saves queued behind the held writer")
+    }
+
     private func count(_ sql: String, _ db: PostgreSQLConnection) throws -> Int {
         let statement = try db.prepareOnce(sql)
         _ = try statement.step()
@@ -62,11 +68,11 @@ final class PostgreSQLConcurrentSaveTests: XCTestCase {
         let (failingBatch, aliceBatch) = (Self.batch(alice, [StoreFixture.heartRate(s(1)), unstorable]), Self.batch(alice, samples))
         let bobBatch = Self.batch(bob, [StoreFixture.heartRate(s(2))])
         let failing = Task { try await node.save(failingBatch) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil(node, queued: 1)
         let first = Task { try await node.save(aliceBatch) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil(node, queued: 2)
         let bobs = Task { try await node.save(bobBatch) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil(node, queued: 3)
         try await hold.release()
         let probe = try session(schema)
         let waiting = "SELECT count(*) FROM pg_locks WHERE NOT granted AND pid <> pg_backend_pid()"
@@ -78,8 +84,10 @@ final class PostgreSQLConcurrentSaveTests: XCTestCase {
         XCTAssertThrowsError(try probe.execute("SELECT 1 FROM anchor_counters WHERE owner = \(alice.rawValue) FOR UPDATE NOWAIT"),
                              "alice's counter is free while the node's transaction holds her new samples")
         try? probe.execute("ROLLBACK")
+        // The other node's save of the same UUIDs waits too (for alice's counter) before the node goes on.
         let second = Task { try await other.save(aliceBatch) }
-        try await Task.sleep(for: .milliseconds(200))
+        while try count(waiting, probe) < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        XCTAssertEqual(try count(waiting, probe), 2, "the other node's save does not wait")
         try blocker.execute("ROLLBACK")
 
         do {
