@@ -19,10 +19,10 @@ final class WriteContext {
     /// Last anchor handed out per owner in the running transaction. Never rolled back: a failed job
     /// only leaves a gap.
     private var anchors: [Int64: Int64] = [:]
-    /// Owners whose counter row the running job locked first, and owners whose row a failed job
-    /// locked first: rolling back to a job's savepoint releases the locks taken since (PostgreSQL),
-    /// so the next job of such an owner takes the row again (`lockOwner`).
+    /// Owners whose counter row the running job locked first.
     private var jobLockedOwners: [Int64] = []
+    /// Owners whose counter row a failed job locked first: rolling back to a job's savepoint releases
+    /// the row locks taken since (PostgreSQL), so the next job of such an owner takes it again (`lockOwner`).
     private var unlockedOwners: Set<Int64> = []
     /// Owners whose anchor moved in the running transaction (persisted just before it commits).
     private var movedAnchors: Set<Int64> = []
@@ -241,8 +241,8 @@ final class WriteContext {
 
     /// Takes the owner's counter row for the rest of the transaction: read once per transaction (and
     /// again after a failed job that took it, see `unlockedOwners`) through an UPDATE, which write-locks
-    /// the row until the transaction ends (on SQLite, whose
-    /// writer already holds the whole database, a plain read: `SQLDialect.lockOwnerSQL`). A second transaction
+    /// the row until the transaction ends (on SQLite, whose writer already holds the whole database, a
+    /// plain read: `SQLDialect.lockOwnerSQL`). A second transaction
     /// of the same owner (another node's writer on a shared PostgreSQL) waits here for the first to
     /// commit and then continues from its committed counter. So anchors are handed out in commit
     /// order per owner: no transaction ever commits an anchor below one already visible, and a reader
