@@ -120,11 +120,11 @@ extension WriteContext {
     /// offset, or a refusal, thrown in the name of the row's object.
     private func insert(_ rows: ArraySlice<PendingSample>, settle: (Int, SaveOutcome) -> Void) throws(HealthError) {
         guard !rows.isEmpty else { return }
-        // PostgreSQL's array insert does not see its own rows: a UUID repeated within the chunk is kept
-        // out of it, as SQLite's claim keeps it out, and compared with the stored row below.
+        // PostgreSQL's array insert decides each UUID itself (`SampleRow.arraysSQL`): a row it skipped,
+        // a UUID repeated within the chunk too, is found below and compared with the stored row.
         let arrays = db.dialect.insertsSampleArrays
         let all = rows.map(\.row)
-        let claimed = arrays ? SampleRow.firstOfEachUUID(all) : try claimUUIDs(all)
+        let claimed = arrays ? [Bool](repeating: true, count: all.count) : try claimUUIDs(all)
         let inserted = claimed.allSatisfy { $0 } ? all : claimed.indices.filter { claimed[$0] }.map { all[$0] }
         var allInserted = inserted.count == rows.count
         if !inserted.isEmpty {

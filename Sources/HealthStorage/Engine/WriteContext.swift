@@ -21,6 +21,11 @@ final class WriteContext {
     /// gap. One entry, changed in place: a counter and a set of moved owners hashed the owner three
     /// times a sample.
     private var anchors: [Int64: (last: Int64, moved: Bool)] = [:]
+    /// Owners whose counter row the running job locked first.
+    private var jobLockedOwners: [Int64] = []
+    /// Owners whose counter row a failed job locked first: rolling back to a job's savepoint releases
+    /// the row locks taken since (PostgreSQL), so the next job of such an owner takes it again (`lockOwner`).
+    private var unlockedOwners: Set<Int64> = []
     /// What the running job and transaction changed, one note per object, folded into the feed's
     /// per-owner events only at commit: hashing every sample's type and source into a job's and
     /// then the transaction's dictionaries cost the writer more than the rest of its bookkeeping.
@@ -157,6 +162,8 @@ final class WriteContext {
     func beginTransaction() {
         now = Time.now()
         anchors.removeAll(keepingCapacity: true)
+        jobLockedOwners.removeAll(keepingCapacity: true)
+        unlockedOwners.removeAll(keepingCapacity: true)
         uuidFilterChecked = false
     }
 
@@ -175,6 +182,8 @@ final class WriteContext {
     }
 
     func finishJob(success: Bool) {
+        if !success { unlockedOwners.formUnion(jobLockedOwners) }
+        jobLockedOwners.removeAll(keepingCapacity: true)
         typeIDs.finishJob(success: success)
         sourceIDs.finishJob(success: success)
         revisionIDs.finishJob(success: success)
@@ -250,9 +259,10 @@ final class WriteContext {
 
     // MARK: anchors
 
-    /// Takes the owner's counter row for the rest of the transaction: read once per transaction
-    /// through an UPDATE, which write-locks the row until the transaction ends (on SQLite, whose
-    /// writer already holds the whole database, a plain read: `SQLDialect.lockOwnerSQL`). A second transaction
+    /// Takes the owner's counter row for the rest of the transaction: read once per transaction (and
+    /// again after a failed job that took it, see `unlockedOwners`) through an UPDATE, which write-locks
+    /// the row until the transaction ends (on SQLite, whose writer already holds the whole database, a
+    /// plain read: `SQLDialect.lockOwnerSQL`). A second transaction
     /// of the same owner (another node's writer on a shared PostgreSQL) waits here for the first to
     /// commit and then continues from its committed counter. So anchors are handed out in commit
     /// order per owner: no transaction ever commits an anchor below one already visible, and a reader
@@ -263,24 +273,33 @@ final class WriteContext {
     /// never wait for each other either).
     @discardableResult
     func lockOwner(_ owner: Int64) throws(HealthError) -> Int64 {
-        if let known = anchors[owner] { return known.last }
+        let known = anchors[owner]
+        if let known, !mustRelock(owner) { return known.last }
         let statement = try db.prepare(db.dialect.lockOwnerSQL)
         statement.bind(1, owner)
         guard let committed = try statement.insertReturning() else { throw HealthError(.notFound, "owner #\(owner) does not exist") }
-        anchors[owner] = (committed, false)
-        return committed
+        // Taken again after a failed job: the anchors that job handed out stay a gap.
+        anchors[owner] = (max(known?.last ?? committed, committed), known?.moved ?? false)
+        unlockedOwners.remove(owner)
+        jobLockedOwners.append(owner)
+        return anchors[owner]!.last
     }
 
     /// The next position in the owner's change sequence (see `lockOwner`).
     func nextAnchor(owner: Int64) throws(HealthError) -> Int64 {
         var index = anchors.index(forKey: owner)
-        if index == nil {
+        if index == nil || mustRelock(owner) {
             try lockOwner(owner)
             index = anchors.index(forKey: owner)
         }
         let next = anchors.values[index!].last + 1
         anchors.values[index!] = (next, true)
         return next
+    }
+
+    /// Whether a failed job released the owner's counter row (see `unlockedOwners`).
+    private func mustRelock(_ owner: Int64) -> Bool {
+        !unlockedOwners.isEmpty && unlockedOwners.contains(owner)
     }
 
     // MARK: interned rows

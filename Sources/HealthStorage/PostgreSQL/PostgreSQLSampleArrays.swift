@@ -3,35 +3,30 @@ import Foundation
 /// PostgreSQL's insert of a chunk of plain samples (`SQLDialect.insertsSampleArrays`): one array
 /// parameter per column, unnested into rows, instead of a `VALUES` list of twenty parameters a row.
 /// The server then parses one array per column rather than a parameter per value, and healthd builds
-/// twenty buffers a chunk rather than two a value.
+/// twenty buffers a chunk rather than two a value. The arrays are unnested in the select list, in
+/// step, one row at a time: `FROM unnest(a, b, …)` stores each array's rows in a tuplestore of its
+/// own before joining them.
 ///
-/// A row whose UUID the owner already holds is skipped by `NOT EXISTS` rather than `ON CONFLICT DO
-/// NOTHING`, whose speculative insertion probes the unique indexes, then inserts and confirms each
-/// row with a WAL record of its own. The probe alone is exact here: every transaction that inserts an
-/// owner's samples holds the owner's anchor-counter row locked until it ends (`WriteContext.lockOwner`,
-/// taken before any anchor), so no other transaction can add one of the owner's UUIDs between the
-/// probe and the insert; and the statement does not see its own rows, so a UUID repeated within a
-/// chunk must not reach it (`firstOfEachUUID`). Should a row slip past anyway, the unique index
-/// still refuses it and the whole chunk fails, undoing its batch.
+/// A row whose UUID the owner already holds is skipped by `ON CONFLICT (owner, uuid) DO NOTHING`:
+/// the unique index itself decides, so a UUID saved at the same time by another node's writer on the
+/// same database (DESIGN.md, scale-out) is skipped once that writer commits, or inserted if it rolls
+/// back, whatever locks either holds; and a UUID repeated within the chunk is skipped as stored by its
+/// first row. Naming the conflict target keeps the speculative insertion to that one index (a bare
+/// `ON CONFLICT DO NOTHING` probes the key's index too, a descent a row for nothing) and lets a clash on
+/// the key still fail the chunk. It costs the backend what the earlier `WHERE NOT EXISTS` probe of the
+/// same index did (bench/README.md, "PostgreSQL ingest: the UUID decided by its unique index"), and does
+/// not lean on the owner's anchor-counter lock (lost with the savepoint of a job that failed after
+/// taking it) nor on the planner keeping a nested-loop probe (a custom plan over a table it thinks small
+/// hashes the whole samples table for every chunk).
 extension SampleRow {
     static let arraysSQL = """
         INSERT INTO samples (\(insertedColumns))
-        SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bigint[], ?::bigint[], ?::float8[],
-                             ?::text[], ?::float8[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[],
-                             ?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::bigint[], ?::bytea[]) v(\(insertedColumns))
-        WHERE NOT EXISTS (SELECT 1 FROM samples s WHERE s.owner = v.owner AND s.uuid = v.uuid)
+        SELECT unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bytea[]), unnest(?::bigint[]), unnest(?::bigint[]),
+               unnest(?::bigint[]), unnest(?::float8[]), unnest(?::text[]), unnest(?::float8[]), unnest(?::bigint[]),
+               unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bigint[]),
+               unnest(?::bigint[]), unnest(?::text[]), unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bytea[])
+        ON CONFLICT (owner, uuid) DO NOTHING
         """
-
-    /// For each row, whether no earlier row of `rows` has its owner and UUID: a later one is stored by
-    /// the earlier one and gets the outcome of a save of a stored UUID, as the UUID claim gives it on SQLite.
-    static func firstOfEachUUID(_ rows: [SampleRow]) -> [Bool] {
-        var seen = Set<OwnedUUID>(minimumCapacity: rows.count)
-        return rows.map { seen.insert(OwnedUUID(owner: $0.owner, uuid: $0.uuid)).inserted }
-    }
-
-    private struct OwnedUUID: Hashable {
-        let owner: Int64, uuid: UUID
-    }
 
     /// Binds `rows` as `arraysSQL`'s twenty arrays, in PostgreSQL's text form of an array.
     static func bindArrays(_ rows: [SampleRow], to statement: Statement) {
