@@ -200,8 +200,7 @@ final class FrameTransport {
     /// Queues an encoded frame; it is written at the end of this loop turn.
     func send(_ frame: [UInt8]) {
         guard !isClosed else { return }
-        // A turn's first answer (nearly always its only one) is taken as it is, not copied.
-        if output.isEmpty { output = frame } else { output.append(contentsOf: frame) }
+        output.append(contentsOf: frame)
         registry.outputQueued(frame.count)
         if !flushScheduled {
             flushScheduled = true

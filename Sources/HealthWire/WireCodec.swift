@@ -85,13 +85,14 @@ public enum WireCodec {
     }
 
     /// The answer to a one-object SaveObjects (what every device sends), byte for byte what packing
-    /// it whole gives: protobuf-c packs the call id and `more` on the stack, then the result's
-    /// bytes, packed once per outcome, follow. Fields pack in number order (`call_id` 1, `more` 2,
-    /// `save_objects` 30), so the two parts side by side are the whole message's encoding; packing
-    /// the nested result for every answer cost more than the rest of the answer.
+    /// it whole gives: protobuf-c packs the call id and `more` as a `ServerMessageHead`, then the
+    /// result's bytes, packed once per outcome, follow. Fields pack in number order (`call_id` 1,
+    /// `more` 2, `save_objects` 30), so the two parts side by side are the whole message's encoding.
+    /// Packed whole, protobuf-c walked all of ServerMessage's fields twice (size, then bytes) for
+    /// every answer: most of the answer's cost on the loop.
     private static func saveAnswerFrame(callID: UInt64, more: Bool, _ outcome: SaveOutcome) -> [UInt8] {
-        var message = Healthstore__V1__ServerMessage()
-        healthstore__v1__server_message__init(&message)
+        var message = Healthstore__V1__ServerMessageHead()
+        healthstore__v1__server_message_head__init(&message)
         message.call_id = callID
         message.more = more ? 1 : 0
         // Exhaustive, so an outcome added later cannot miss its bytes.
