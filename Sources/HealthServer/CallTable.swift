@@ -130,7 +130,8 @@ final class CallTable {
     }
 
     func endTurn(serial: UInt64) {
-        guard producing.remove(serial) != nil else { return }
+        // Saves answered on the loop never hold a turn: no hash of the serial for each of them.
+        guard !producing.isEmpty, producing.remove(serial) != nil else { return }
         grantRoom()
     }
 

@@ -84,23 +84,53 @@ public enum WireCodec {
         return pack(framed: true) { $0.serverMessage(message) }
     }
 
-    /// The answer to a one-object SaveObjects (what every device sends), built on the stack: an
-    /// arena's allocations cost more than packing it.
+    /// The answer to a one-object SaveObjects (what every device sends), byte for byte what packing
+    /// it whole gives: protobuf-c packs the call id and `more` as a `ServerMessageHead`, then the
+    /// result's bytes, packed once per outcome, follow. Fields pack in number order (`call_id` 1,
+    /// `more` 2, `save_objects` 30), so the two parts side by side are the whole message's encoding.
+    /// Packed whole, protobuf-c walked all of ServerMessage's fields twice (size, then bytes) for
+    /// every answer: most of the answer's cost on the loop.
     private static func saveAnswerFrame(callID: UInt64, more: Bool, _ outcome: SaveOutcome) -> [UInt8] {
+        var message = Healthstore__V1__ServerMessageHead()
+        healthstore__v1__server_message_head__init(&message)
+        message.call_id = callID
+        message.more = more ? 1 : 0
+        // Exhaustive, so an outcome added later cannot miss its bytes.
+        let result = switch outcome {
+        case .stored: saveResults[0]
+        case .alreadyStored: saveResults[1]
+        case .replaced: saveResults[2]
+        case .keptExisting: saveResults[3]
+        }
+        return withUnsafePointer(to: &message) { message in
+            let head = UnsafeRawPointer(message).assumingMemoryBound(to: ProtobufCMessage.self)
+            let size = protobuf_c_message_get_packed_size(head)
+            let prefix = FrameEncoder.prefixBytes
+            return [UInt8](unsafeUninitializedCapacity: prefix + size + result.count) { buffer, count in
+                FrameEncoder.writePrefix(size + result.count, to: buffer.baseAddress!)
+                let written = protobuf_c_message_pack(head, buffer.baseAddress! + prefix)
+                precondition(written == size, "protobuf-c packed \(written) bytes, expected \(size)")
+                result.withUnsafeBufferPointer { (buffer.baseAddress! + prefix + size).initialize(from: $0.baseAddress!, count: $0.count) }
+                count = prefix + size + result.count
+            }
+        }
+    }
+
+    /// A ServerMessage holding only `save_objects` with one outcome, for each outcome in
+    /// `saveAnswerFrame`'s order: the part of a one-object save's answer that no call changes.
+    private static let saveResults: [[UInt8]] = [SaveOutcome.stored, .alreadyStored, .replaced, .keptExisting].map { outcome in
         var outcome = Healthstore__V1__SaveOutcome(rawValue: UInt32(bitPattern: outcome.rawValue))
         var result = Healthstore__V1__SaveObjectsResult()
         healthstore__v1__save_objects_result__init(&result)
         var message = Healthstore__V1__ServerMessage()
         healthstore__v1__server_message__init(&message)
-        message.call_id = callID
-        message.more = more ? 1 : 0
         message.result_case = HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_SAVE_OBJECTS
         return withUnsafeMutablePointer(to: &outcome) { outcome in
             withUnsafeMutablePointer(to: &result) { result in
                 (result.pointee.n_outcomes, result.pointee.outcomes) = (1, outcome)
                 message.save_objects = result
                 return withUnsafePointer(to: &message) { message in
-                    packed(UnsafeRawPointer(message).assumingMemoryBound(to: ProtobufCMessage.self), framed: true)
+                    packed(UnsafeRawPointer(message).assumingMemoryBound(to: ProtobufCMessage.self), framed: false)
                 }
             }
         }

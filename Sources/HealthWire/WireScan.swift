@@ -42,27 +42,32 @@ enum WireScan {
         }
         var offset = 0
         while let next = next(bytes, &offset) {
-            guard let range = next.body, let field = field(next.tag >> 3, in: descriptor) else { continue }
-            let body = UnsafeRawBufferPointer(rebasing: bytes[range])
-            if field.pointee.type == PROTOBUF_C_TYPE_MESSAGE, let child = field.pointee.descriptor {
+            guard next.bodyCount >= 0, let field = field(next.tag >> 3, in: descriptor) else { continue }
+            let type = field.pointee.type
+            if type == PROTOBUF_C_TYPE_MESSAGE, let child = field.pointee.descriptor {
                 let seenBefore = nul != nil
+                let body = UnsafeRawBufferPointer(start: bytes.baseAddress! + next.bodyStart, count: next.bodyCount)
                 try scan(body, child.assumingMemoryBound(to: ProtobufCMessageDescriptor.self), depth: depth + 1, nul: &nul)
                 if !seenBefore, let inner = nul { nul = [step(field, next, in: bytes)] + inner }
-            } else if nul == nil, field.pointee.type == PROTOBUF_C_TYPE_STRING,
-                      let base = body.baseAddress, memchr(base, 0, body.count) != nil {
+            } else if type == PROTOBUF_C_TYPE_STRING, nul == nil, next.bodyCount > 0,
+                      memchr(bytes.baseAddress! + next.bodyStart, 0, next.bodyCount) != nil {
                 nul = [step(field, next, in: bytes)]
             }
         }
     }
 
-    /// One field on the wire: its tag, where the tag starts, and the body of a length-delimited field.
+    /// One field on the wire: its tag, where the tag starts, and where the body of a
+    /// length-delimited field lies (`bodyCount` -1 for other fields). Plain integers, not ranges
+    /// and optionals: this runs for every field of every frame.
     private struct WireField {
         let tag: UInt64
         let start: Int
-        let body: Range<Int>?
+        let bodyStart: Int
+        let bodyCount: Int
     }
 
     /// The field at `offset`, advancing past it; nil at the end or where the bytes stop making sense.
+    @inline(__always)
     private static func next(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> WireField? {
         let start = offset
         guard offset < bytes.count, let tag = varint(bytes, &offset) else { return nil }
@@ -76,11 +81,11 @@ enum WireScan {
         case 2:
             guard let length = varint(bytes, &offset), length <= UInt64(bytes.count - offset) else { return nil }
             offset += Int(length)
-            return WireField(tag: tag, start: start, body: (offset - Int(length))..<offset)
+            return WireField(tag: tag, start: start, bodyStart: offset - Int(length), bodyCount: Int(length))
         default:
             return nil
         }
-        return offset <= bytes.count ? WireField(tag: tag, start: start, body: nil) : nil
+        return offset <= bytes.count ? WireField(tag: tag, start: start, bodyStart: offset, bodyCount: -1) : nil
     }
 
     /// The descriptor of field `number` of `descriptor`, when it has one. Most messages number their
@@ -111,7 +116,13 @@ enum WireScan {
     }
 
     /// A base-128 varint at `offset`, advancing past it; nil when truncated or longer than 10 bytes.
+    @inline(__always)
     private static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
+        // One byte: nearly every tag and length.
+        if offset < bytes.count, case let byte = bytes[offset], byte < 0x80 {
+            offset += 1
+            return UInt64(byte)
+        }
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while offset < bytes.count && shift < 64 {

@@ -218,6 +218,23 @@ final class DecodingErrorTests: XCTestCase {
         }
     }
 
+    /// The scan reads one-byte tags and lengths on a shortcut: a NUL is still found as a long
+    /// string's last byte (a two-byte length), after empty strings, and in a field whose tag takes
+    /// two bytes; a long string without one passes.
+    func testNULsAreFoundWhateverTheLengthsAndTagsTakeOnTheWire() throws {
+        let long = [UInt8](repeating: 0x61, count: 199) + [0]
+        let metadata = { (value: [UInt8]) in
+            ProtoBytes().bytes(1, self.uuid16).message(11, ProtoBytes())
+                .message(5, ProtoBytes().string(1, "").message(2, ProtoBytes().string(1, "")))
+                .message(5, ProtoBytes().string(1, "k").message(2, ProtoBytes().bytes(1, value)))
+        }
+        XCTAssertEqual(try refusal(savingFourth(metadata(long))).1?.field, "metadata[1].value.string_value")
+        let frame = try WireCodec.decodeClientFrame(savingFourth(metadata(Array(long.dropLast()))).bytes)
+        if case .failure(let error) = frame.call { XCTAssertFalse(error.message.contains("NUL"), "\(error)") }
+        let types = try refusal(ProtoBytes().varint(1, 4).message(40, ProtoBytes().string(1, "").bytes(1, long)))
+        XCTAssertEqual(types.1?.field, "types[1]")
+    }
+
     /// An anchored page is decoded straight into a table that reads each device once; a NUL in
     /// the last sample's device is refused all the same, with its field.
     func testANulInAnAnchoredPageIsRefusedWithItsField() throws {

@@ -11,10 +11,12 @@
 # bench/load/lean_load.py instead (frames encoded before the run, one epoll thread), so the latency
 # measured is the server's rather than the generator's own queue (its CPU column then counts only the
 # seconds its devices were sending). The last columns are the writer's, from healthd's /metrics: its
-# commits, jobs per commit and the seconds spent in commits (the one serial thread's busy time). BENCH_BIN=DIR runs the healthd (and healthsim) in DIR unbuilt, to
-# compare two builds. SYSCALLS=1 adds the server's system calls and page faults per save call while the
-# generator runs, in all and for the usual calls (`perf stat` of the syscall tracepoints: counted in the
-# kernel, so cheap; connection setup included, like the CPU column).
+# commits, jobs per commit and the seconds spent in commits (the one serial thread's busy time).
+# BENCH_BIN=DIR runs the healthd (and healthsim) in DIR unbuilt, to compare two builds; HEALTHD_ARGS
+# adds options to healthd's command line (e.g. "--threads 1"). SYSCALLS=1 adds the server's system calls,
+# page faults and context switches per save call while the generator runs, in all and for the usual
+# calls (`perf stat` of the syscall tracepoints and software events: counted in the kernel, so cheap;
+# connection setup included, like the CPU column).
 #   bench/load/run.sh [RATE] [SECONDS]        DEVICE_COUNTS="10 100" SCHEDULES="spread" GENERATOR=lean bench/load/run.sh
 # Every device is a real socket (healthsim reads them all on one queue), so a step needs about
 # DEVICES + 1,024 file descriptors in each of healthd and healthsim; the script raises `ulimit -n`
@@ -48,7 +50,7 @@ for n in $counts; do
     continue
   fi
   ulimit -Sn "$need"  # soft only: a plain `ulimit -n` would lower the hard limit for later steps
-  start_healthd "bench-$n-$schedule" --max-connections "$(( n + 64 ))" --authorization-policy allow-all --http 127.0.0.1:0
+  start_healthd "bench-$n-$schedule" --max-connections "$(( n + 64 ))" --authorization-policy allow-all --http 127.0.0.1:0 ${HEALTHD_ARGS:-}
   http_addr="$(sed -n 's/.*listening on.*http \([0-9.]*:[0-9]*\).*/\1/p' "$server_data/healthd.log" | head -1)"
   report="$work/bench-$n-$schedule.json"
   idle_rss="$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")"
@@ -63,7 +65,7 @@ for n in $counts; do
   fi
   syscall_log="$work/syscalls-$n-$schedule.csv" syscall_counter=""
   if [ -n "${SYSCALLS:-}" ]; then
-    events="raw_syscalls:sys_enter,page-faults"
+    events="raw_syscalls:sys_enter,page-faults,context-switches"
     for call in read write writev epoll_wait epoll_ctl futex pwrite64 pread64 fdatasync fsync mprotect madvise accept4 close; do
       events+=",syscalls:sys_enter_$call"
     done
@@ -99,7 +101,8 @@ print(f"{n:8d} {schedule:>8s} {r['samplesGenerated']:11d} {r['samplesAcknowledge
 try:  # perf stat -x, lines: count,unit,event,…
     counts = {f[2].split("sys_enter_")[-1].split(":")[-1]: int(f[0]) for f in (line.split(",") for line in open(sys.argv[13]))
               if len(f) > 2 and f[0].isdigit()}
-    print(f"{'':17s} per call: {counts.pop('sys_enter') / calls:.2f} system calls, {counts.pop('page-faults') / calls:.2f} page faults; "
+    print(f"{'':17s} per call: {counts.pop('sys_enter') / calls:.2f} system calls, {counts.pop('page-faults') / calls:.2f} page faults, "
+          f"{counts.pop('context-switches') / calls:.2f} context switches; "
           + ", ".join(f"{name} {count / calls:.3f}" for name, count in sorted(counts.items(), key=lambda c: -c[1]) if count))
 except (OSError, KeyError):
     pass

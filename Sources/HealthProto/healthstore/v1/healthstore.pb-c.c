@@ -97,6 +97,51 @@ void   healthstore__v1__server_message__free_unpacked
   assert(message->base.descriptor == &healthstore__v1__server_message__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   healthstore__v1__server_message_head__init
+                     (Healthstore__V1__ServerMessageHead         *message)
+{
+  static const Healthstore__V1__ServerMessageHead init_value = HEALTHSTORE__V1__SERVER_MESSAGE_HEAD__INIT;
+  *message = init_value;
+}
+size_t healthstore__v1__server_message_head__get_packed_size
+                     (const Healthstore__V1__ServerMessageHead *message)
+{
+  assert(message->base.descriptor == &healthstore__v1__server_message_head__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t healthstore__v1__server_message_head__pack
+                     (const Healthstore__V1__ServerMessageHead *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &healthstore__v1__server_message_head__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t healthstore__v1__server_message_head__pack_to_buffer
+                     (const Healthstore__V1__ServerMessageHead *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &healthstore__v1__server_message_head__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Healthstore__V1__ServerMessageHead *
+       healthstore__v1__server_message_head__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Healthstore__V1__ServerMessageHead *)
+     protobuf_c_message_unpack (&healthstore__v1__server_message_head__descriptor,
+                                allocator, len, data);
+}
+void   healthstore__v1__server_message_head__free_unpacked
+                     (Healthstore__V1__ServerMessageHead *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &healthstore__v1__server_message_head__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   healthstore__v1__error__init
                      (Healthstore__V1__Error         *message)
 {
@@ -6833,6 +6878,57 @@ const ProtobufCMessageDescriptor healthstore__v1__server_message__descriptor =
   healthstore__v1__server_message__field_indices_by_name,
   8,  healthstore__v1__server_message__number_ranges,
   (ProtobufCMessageInit) healthstore__v1__server_message__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor healthstore__v1__server_message_head__field_descriptors[2] =
+{
+  {
+    "call_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__ServerMessageHead, call_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "more",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Healthstore__V1__ServerMessageHead, more),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned healthstore__v1__server_message_head__field_indices_by_name[] = {
+  0,   /* field[0] = call_id */
+  1,   /* field[1] = more */
+};
+static const ProtobufCIntRange healthstore__v1__server_message_head__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor healthstore__v1__server_message_head__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "healthstore.v1.ServerMessageHead",
+  "ServerMessageHead",
+  "Healthstore__V1__ServerMessageHead",
+  "healthstore.v1",
+  sizeof(Healthstore__V1__ServerMessageHead),
+  2,
+  healthstore__v1__server_message_head__field_descriptors,
+  healthstore__v1__server_message_head__field_indices_by_name,
+  1,  healthstore__v1__server_message_head__number_ranges,
+  (ProtobufCMessageInit) healthstore__v1__server_message_head__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor healthstore__v1__error__field_descriptors[5] =

@@ -17,6 +17,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 typedef struct Healthstore__V1__ClientMessage Healthstore__V1__ClientMessage;
 typedef struct Healthstore__V1__ServerMessage Healthstore__V1__ServerMessage;
+typedef struct Healthstore__V1__ServerMessageHead Healthstore__V1__ServerMessageHead;
 typedef struct Healthstore__V1__Error Healthstore__V1__Error;
 typedef struct Healthstore__V1__Source Healthstore__V1__Source;
 typedef struct Healthstore__V1__SourceRevision Healthstore__V1__SourceRevision;
@@ -1134,6 +1135,29 @@ struct  Healthstore__V1__ServerMessage
 #define HEALTHSTORE__V1__SERVER_MESSAGE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__server_message__descriptor) \
     , 0, 0, HEALTHSTORE__V1__SERVER_MESSAGE__RESULT__NOT_SET, {0} }
+
+
+/*
+ * ServerMessage's first two fields alone; never a frame of its own. The server packs a call's id
+ * and `more` with it and appends an answer's result packed once (a message's fields are encoded in
+ * number order, and encodings laid side by side merge), so the answer to a one-object SaveObjects,
+ * the call every device makes, does not walk all of ServerMessage's result fields.
+ */
+struct  Healthstore__V1__ServerMessageHead
+{
+  ProtobufCMessage base;
+  /*
+   * As ServerMessage.call_id.
+   */
+  uint64_t call_id;
+  /*
+   * As ServerMessage.more.
+   */
+  protobuf_c_boolean more;
+};
+#define HEALTHSTORE__V1__SERVER_MESSAGE_HEAD__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&healthstore__v1__server_message_head__descriptor) \
+    , 0, 0 }
 
 
 /*
@@ -4429,6 +4453,25 @@ Healthstore__V1__ServerMessage *
 void   healthstore__v1__server_message__free_unpacked
                      (Healthstore__V1__ServerMessage *message,
                       ProtobufCAllocator *allocator);
+/* Healthstore__V1__ServerMessageHead methods */
+void   healthstore__v1__server_message_head__init
+                     (Healthstore__V1__ServerMessageHead         *message);
+size_t healthstore__v1__server_message_head__get_packed_size
+                     (const Healthstore__V1__ServerMessageHead   *message);
+size_t healthstore__v1__server_message_head__pack
+                     (const Healthstore__V1__ServerMessageHead   *message,
+                      uint8_t             *out);
+size_t healthstore__v1__server_message_head__pack_to_buffer
+                     (const Healthstore__V1__ServerMessageHead   *message,
+                      ProtobufCBuffer     *buffer);
+Healthstore__V1__ServerMessageHead *
+       healthstore__v1__server_message_head__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   healthstore__v1__server_message_head__free_unpacked
+                     (Healthstore__V1__ServerMessageHead *message,
+                      ProtobufCAllocator *allocator);
 /* Healthstore__V1__Error methods */
 void   healthstore__v1__error__init
                      (Healthstore__V1__Error         *message);
@@ -6846,6 +6889,9 @@ typedef void (*Healthstore__V1__ClientMessage_Closure)
 typedef void (*Healthstore__V1__ServerMessage_Closure)
                  (const Healthstore__V1__ServerMessage *message,
                   void *closure_data);
+typedef void (*Healthstore__V1__ServerMessageHead_Closure)
+                 (const Healthstore__V1__ServerMessageHead *message,
+                  void *closure_data);
 typedef void (*Healthstore__V1__Error_Closure)
                  (const Healthstore__V1__Error *message,
                   void *closure_data);
@@ -7266,6 +7312,7 @@ extern const ProtobufCEnumDescriptor    healthstore__v1__wheelchair_use__descrip
 extern const ProtobufCEnumDescriptor    healthstore__v1__activity_move_mode__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__client_message__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__server_message__descriptor;
+extern const ProtobufCMessageDescriptor healthstore__v1__server_message_head__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__error__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__source__descriptor;
 extern const ProtobufCMessageDescriptor healthstore__v1__source_revision__descriptor;
