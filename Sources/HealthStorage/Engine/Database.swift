@@ -15,10 +15,6 @@ protocol Database: AnyObject {
     /// A statement used once whose answer may be any size: the engine holds a bounded number of its
     /// rows at a time (SQLite steps through rows anyway; PostgreSQL reads it through a cursor).
     func prepareStreamed(_ sql: String) throws(HealthError) -> Statement
-    /// A statement used once whose rows the engine hands over as they come from the database
-    /// (SQLite steps through rows anyway; PostgreSQL reads it through a binary COPY when its bound
-    /// values are all integers, so the server produces rows while the caller handles the last).
-    func prepareCopied(_ sql: String) throws(HealthError) -> Statement
     /// Starts the writer's transaction (taking the write lock up front where the engine has one).
     func beginWrite() throws(HealthError)
     /// Commits the writer's transaction.
@@ -52,6 +48,9 @@ protocol Statement: AnyObject {
     func bind(_ index: Int32, _ value: UUID)
     /// Advances; true while a row is available.
     func step() throws(HealthError) -> Bool
+    /// Lets the database start on the bound statement before its first `step`, where it can work
+    /// beside the caller (PostgreSQL runs it while the caller reads another statement's rows).
+    func start()
     func isNull(_ column: Int32) -> Bool
     func int(_ column: Int32) -> Int64
     func double(_ column: Int32) -> Double
@@ -61,6 +60,9 @@ protocol Statement: AnyObject {
 }
 
 extension Statement {
+    /// SQLite runs a statement only as it is stepped.
+    func start() {}
+
     /// Steps through, for statements without results.
     func run() throws(HealthError) {
         while try step() {}
@@ -153,9 +155,6 @@ struct SQLDialect: Sendable {
 extension Database {
     /// SQLite holds no answer: a statement steps through its rows.
     func prepareStreamed(_ sql: String) throws(HealthError) -> Statement { try prepareOnce(sql) }
-
-    /// SQLite hands rows over as it steps.
-    func prepareCopied(_ sql: String) throws(HealthError) -> Statement { try prepareOnce(sql) }
 
     /// The owner's metadata units when `predicate` needs them on this engine (see `PredicateSQL.metadataUnits`).
     func metadataUnits(owner: Int64, for predicate: QueryPredicate?) throws(HealthError) -> [String]? {

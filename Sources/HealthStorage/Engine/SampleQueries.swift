@@ -384,22 +384,33 @@ extension ReadContext {
     /// not) once it reaches `end`. A statement over a whole range lets PostgreSQL's planner take a
     /// bitmap scan and a sort of every row of it (it judges a multi-column index's order by its
     /// leading column), or, on statistics from before a fill, a sort of all the rest of the range for
-    /// each LIMIT page; a window bounds either to one part's rows. Each window's rows are handed over
-    /// as they come (`prepareCopied`), so PostgreSQL produces the next while the caller works on the
-    /// last. Every window runs in the caller's transaction, so all of them read one snapshot.
+    /// each LIMIT page; a window bounds either to one part's rows. Each window's statement is started
+    /// (`Statement.start`) once the last window's answer has come and before its rows are visited, so
+    /// PostgreSQL runs it while the caller works on those. Every window runs in the caller's
+    /// transaction, so all of them read one snapshot.
     private func pages(of part: FilterPart, after: Int64, end: Int64, columns: String, anchorColumn: Int32, pageAnchors: Int64,
                        visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
-        var low = after
-        while true {
+        func window(after low: Int64) throws(HealthError) -> Statement {
             let open = low + pageAnchors >= end
-            let window = try db.prepareCopied("SELECT \(columns) FROM \(part.from) WHERE \(part.sql) AND s.anchor > ?"
-                                              + (open ? "" : " AND s.anchor <= ?") + " ORDER BY s.anchor")
+            let window = try db.prepareOnce("SELECT \(columns) FROM \(part.from) WHERE \(part.sql) AND s.anchor > ?"
+                                            + (open ? "" : " AND s.anchor <= ?") + " ORDER BY s.anchor")
             window.bind(all: part.arguments + [.int(low)] + (open ? [] : [.int(low + pageAnchors)]))
-            while try window.step() {
-                guard try visit(window.int(anchorColumn), window) else { return }
+            return window
+        }
+        var low = after
+        var current = try window(after: low)
+        while true {
+            let high = low + pageAnchors
+            var more = try current.step()
+            let next = high >= end ? nil : try window(after: high)
+            next?.start()
+            while more {
+                guard try visit(current.int(anchorColumn), current) else { return }
+                more = try current.step()
             }
-            if open { return }
-            low += pageAnchors
+            guard let next else { return }
+            current = next
+            low = high
         }
     }
 

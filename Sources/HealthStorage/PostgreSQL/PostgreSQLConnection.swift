@@ -14,15 +14,9 @@ final class PostgreSQLConnection: Database {
     private var statements: [String: PostgreSQLStatement] = [:]
     private var statementCount = 0
     private var cursorCount = 0
-    /// The statement sent ahead (a cursor's next batch) whose answer has not been taken yet:
+    /// The statement sent ahead (`PostgreSQLStatement.start`) whose answer has not been taken yet:
     /// libpq allows one query in flight, and every other use of the session takes it first (`settle`).
     private var sent: PostgreSQLStatement?
-    /// The statement whose COPY is still sending rows: the session does nothing else until they have
-    /// all come, so every other use of it first takes the rest into that statement (`settle`).
-    private var copying: PostgreSQLStatement?
-    /// Each copied statement's column types by its SQL, asked of the server once a session: a binary
-    /// COPY sends none, and an int8 and a float8 are both 8 bytes.
-    private var copiedColumnTypes: [String: [Oid]] = [:]
     /// Sees the SQL of every statement sent to the server, as it is sent; tests count a read's statements by it.
     var sending: ((String) -> Void)?
     /// Bumped when the session is re-established: statements prepared in an older session prepare again.
@@ -109,12 +103,6 @@ final class PostgreSQLConnection: Database {
         return PostgreSQLStatement(connection: self, sql: sql, name: nil, cursor: "hs_cursor\(cursorCount)")
     }
 
-    /// Read through `COPY (…) TO STDOUT (FORMAT binary)` when its bound values are all integers (see
-    /// `PostgreSQLStatement`), else as `prepareOnce`.
-    func prepareCopied(_ sql: String) throws(HealthError) -> Statement {
-        PostgreSQLStatement(connection: self, sql: sql, name: nil, copied: true)
-    }
-
     /// READ COMMITTED: every statement sees what committed before it, and the owner's counter row
     /// (`WriteContext.nextAnchor`) serialises writers of one owner.
     func beginWrite() throws(HealthError) { try execute("BEGIN") }
@@ -128,8 +116,7 @@ final class PostgreSQLConnection: Database {
     func releaseSavepoint() throws(HealthError) { try execute("RELEASE job") }
 
     /// Results are read whole into memory, so no statement holds anything open on the server once
-    /// the answer of one sent ahead has been taken and a COPY's rest read (cursors close with their
-    /// transaction).
+    /// the answer of one sent ahead has been taken (cursors close with their transaction).
     func resetAll() { settle() }
 
     var inTransaction: Bool {
@@ -208,13 +195,8 @@ final class PostgreSQLConnection: Database {
     }
 
     /// Waits for the answer of the statement sent ahead, if any, and hands it (or its failure) to
-    /// that statement, and takes the rest of a COPY's rows into its statement, so the session is free
-    /// for the next query.
+    /// that statement, so the session is free for the next query.
     func settle() {
-        if let statement = copying {
-            copying = nil
-            statement.takeRestOfCopy()
-        }
         guard let statement = sent else { return }
         sent = nil
         var first: OpaquePointer?
@@ -228,53 +210,6 @@ final class PostgreSQLConnection: Database {
     /// waiting: the server would stop once the socket's buffer is full, and wait for us.
     func receiveAhead() {
         if sent != nil { PQconsumeInput(handle) }
-    }
-
-    /// The types of the columns `sql` (with `$N` parameters) answers, as the server describes them.
-    func columnTypes(of sql: String) throws(HealthError) -> [Oid] {
-        if let known = copiedColumnTypes[sql] { return known }
-        settle()
-        let prepared = PQprepare(handle, "", sql, 0, nil)
-        defer { PQclear(prepared) }
-        try check(prepared, "preparing \(sql.prefix(120))")
-        let described = PQdescribePrepared(handle, "")
-        defer { PQclear(described) }
-        try check(described, "describing \(sql.prefix(120))")
-        let types = (0..<PQnfields(described)).map { PQftype(described, $0) }
-        // A few shapes of SQL in practice (the sync's windows); bounded whatever the predicates.
-        if copiedColumnTypes.count >= 64 { copiedColumnTypes.removeAll() }
-        copiedColumnTypes[sql] = types
-        return types
-    }
-
-    /// Starts `sql`, a `COPY … TO STDOUT`, for `statement`, which takes its rows with `copyData`.
-    func startCopy(_ statement: PostgreSQLStatement, sql: String) throws(HealthError) {
-        settle()
-        sending?(sql)
-        let result = PQexec(handle, sql)
-        defer { PQclear(result) }
-        guard PQresultStatus(result) == PGRES_COPY_OUT else {
-            try check(result, "in \(sql.prefix(80))")
-            throw HealthError(.internalError, "the PostgreSQL server at \(address) did not start a COPY for \(sql.prefix(80))")
-        }
-        copying = statement
-    }
-
-    /// The COPY's next message, in a buffer the caller frees with `PQfreemem`; nil once all have come
-    /// (the session is then free), or the COPY's failure.
-    func copyData() throws(HealthError) -> UnsafeMutableRawBufferPointer? {
-        var buffer: UnsafeMutablePointer<CChar>?
-        let length = PQgetCopyData(handle, &buffer, 0)
-        if length > 0, let buffer { return UnsafeMutableRawBufferPointer(start: buffer, count: Int(length)) }
-        copying = nil
-        // The COPY's outcome is the result after its data (-1), or the session failed (-2).
-        var first: OpaquePointer?
-        while let result = PQgetResult(handle) {
-            if first == nil { first = result } else { PQclear(result) }
-        }
-        defer { PQclear(first) }
-        try check(first, "in a COPY")
-        return nil
     }
 
     /// `result` when it succeeded (the caller owns it), else the failure it reports (and it is freed).
@@ -301,34 +236,11 @@ final class PostgreSQLConnection: Database {
     }
 }
 
-/// A PostgreSQL statement: bound values are kept until the first `step`, which runs it and buffers
-/// every row of the answer, or, for a cursor, one batch of them at a time. A copied statement whose
-/// bound values are all integers runs as `COPY (…) TO STDOUT (FORMAT binary)` instead, the integers
-/// written into its SQL (a COPY takes no parameters): each `step` takes one row off the socket while
-/// the server produces the next, and libpq builds no result of them (that took as much of healthd's
-/// CPU as everything else it does with a synced row).
+/// A PostgreSQL statement: bound values are kept until the first `step` (or `start`), which runs it
+/// and buffers every row of the answer, or, for a cursor, one batch of them at a time.
 final class PostgreSQLStatement: Statement {
     private unowned let connection: PostgreSQLConnection
     private let sql: String
-    /// The SQL as written (`?` placeholders), for a copied statement's integers to be written into.
-    private let written: String
-    private let copied: Bool
-    /// Which bound values are integers.
-    private var integers: [Bool]
-    /// Whether this run's rows come from a COPY (`copyRow`) rather than `result`.
-    private var readsCopy = false
-    /// The COPY is still sending rows (the session holds it until `takeRestOfCopy`).
-    private var streaming = false
-    /// Rows that came before `step` reached them (another use of the session needed it free),
-    /// oldest first from `nextEarly`; and the COPY's failure after them.
-    private var early: [UnsafeMutableRawBufferPointer] = []
-    private var nextEarly = 0
-    private var copyFailure: HealthError?
-    /// The copied row `step` is on (libpq's buffer), whether the COPY's header has been passed, and
-    /// where each field lies in the row (length -1: NULL).
-    private var copyRow: UnsafeMutableRawBufferPointer?
-    private var headerPassed = false
-    private var fields: [(start: Int, length: Int)] = []
     /// Server-side name for a cached statement; nil for one run once (unnamed, parsed per run).
     private let name: String?
     /// The cursor a streamed statement is read through inside a transaction (nil: read whole).
@@ -356,31 +268,26 @@ final class PostgreSQLStatement: Statement {
     /// Rows a cursor's FETCH brings at once: two batches are the most libpq holds for it.
     static let fetchRows = 4_096
 
-    init(connection: PostgreSQLConnection, sql: String, name: String?, cursor: String? = nil, copied: Bool = false) {
+    init(connection: PostgreSQLConnection, sql: String, name: String?, cursor: String? = nil) {
         self.connection = connection
         let (translated, count) = Self.numberPlaceholders(sql)
         self.sql = translated
-        written = sql
-        self.copied = copied
         self.name = name
         self.cursor = cursor
         values = Array(repeating: nil, count: count)
         binary = Array(repeating: false, count: count)
-        integers = Array(repeating: false, count: count)
     }
 
     deinit {
         PQclear(result)
         if case .success(let answer) = pending { PQclear(answer) }
-        freeCopiedRows()
     }
 
     /// The SQL sent, for messages.
     var text: String { sql }
 
-    /// `?` → `$1, $2, …` in order, `?N` → `$N` (outside quoted text), or what `placeholder` writes
-    /// for parameter N; returns the parameter count.
-    static func numberPlaceholders(_ sql: String, writing placeholder: (Int) -> String = { "$\($0)" }) -> (String, Int) {
+    /// `?` → `$1, $2, …` in order, `?N` → `$N` (outside quoted text); returns the parameter count.
+    static func numberPlaceholders(_ sql: String) -> (String, Int) {
         var out = "", next = 0, highest = 0, quoted = false
         var characters = sql.makeIterator()
         var pending = characters.next()
@@ -396,7 +303,7 @@ final class PostgreSQLStatement: Statement {
             let number: Int
             if let explicit = Int(digits) { number = explicit } else { next += 1; number = next }
             highest = max(highest, number)
-            out += placeholder(number)
+            out += "$\(number)"
         }
         return (out, highest)
     }
@@ -411,33 +318,19 @@ final class PostgreSQLStatement: Statement {
         columnTypes = []
         row = -1
         bindError = nil
-        if streaming { connection.settle() }
-        freeCopiedRows()
-        for index in values.indices { values[index] = nil; binary[index] = false; integers[index] = false }
-    }
-
-    private func freeCopiedRows() {
-        PQfreemem(copyRow?.baseAddress)
-        copyRow = nil
-        for buffer in early[nextEarly...] { PQfreemem(buffer.baseAddress) }
-        early = []
-        nextEarly = 0
-        copyFailure = nil
-        readsCopy = false
-        headerPassed = false
+        for index in values.indices { values[index] = nil; binary[index] = false }
     }
 
     // MARK: binding
 
-    private func set(_ index: Int32, _ value: Data?, binary isBinary: Bool = false, integer: Bool = false) {
+    private func set(_ index: Int32, _ value: Data?, binary isBinary: Bool = false) {
         let slot = Int(index) - 1
         guard values.indices.contains(slot) else { return }
         values[slot] = value
         binary[slot] = isBinary
-        integers[slot] = integer
     }
 
-    func bind(_ index: Int32, _ value: Int64?) { set(index, value.map { Data(String($0).utf8) }, integer: true) }
+    func bind(_ index: Int32, _ value: Int64?) { set(index, value.map { Data(String($0).utf8) }) }
 
     func bind(_ index: Int32, _ value: Double?) {
         // Swift's description is the shortest text that reads back as the same double.
@@ -458,11 +351,7 @@ final class PostgreSQLStatement: Statement {
     // MARK: stepping
 
     func step() throws(HealthError) -> Bool {
-        if readsCopy { return try nextCopied() }
-        if result == nil {
-            try execute()
-            if readsCopy { return try nextCopied() }
-        }
+        if result == nil { try execute() }
         row += 1
         if row == rowCount, fetching, rowCount == Self.fetchRows {
             try fetch()
@@ -471,6 +360,19 @@ final class PostgreSQLStatement: Statement {
         // Now and then, what has come for a statement sent ahead is taken off the socket.
         if row & 255 == 255 { connection.receiveAhead() }
         return row < rowCount
+    }
+
+    /// Sends the statement now, unless it already ran, so the server works on it while the caller
+    /// reads other rows; its first `step` takes the answer. A cursor's statement starts when stepped.
+    func start() {
+        guard result == nil, !inFlight, pending == nil, bindError == nil, cursor == nil else { return }
+        if let name, preparedSession != connection.session {
+            guard (try? connection.prepareOnServer(name: name, sql: sql)) != nil else { return }
+            preparedSession = connection.session
+        }
+        inFlight = withParameters { buffers, lengths, formats in
+            connection.send(self, name: name, sql: sql, values: buffers, lengths: lengths, formats: formats)
+        }
     }
 
     /// The answer to the statement sent ahead, from the connection.
@@ -485,16 +387,6 @@ final class PostgreSQLStatement: Statement {
         if let answer = pending {
             pending = nil
             return adopt(try answer.get())
-        }
-        if copied, integers.allSatisfy({ $0 }) {
-            columnTypes = try connection.columnTypes(of: sql)
-            let literal = Self.numberPlaceholders(written) { number in
-                values[number - 1].map { String(decoding: $0, as: UTF8.self) + "::int8" } ?? "NULL::int8"
-            }.0
-            try connection.startCopy(self, sql: "COPY (\(literal)) TO STDOUT (FORMAT binary)")
-            readsCopy = true
-            streaming = true
-            return
         }
         if let name, preparedSession != connection.session {
             try connection.prepareOnServer(name: name, sql: sql)
@@ -531,78 +423,6 @@ final class PostgreSQLStatement: Statement {
         }
     }
 
-    /// The copied rows' next: one that came early, else the socket's next; false after the last.
-    private func nextCopied() throws(HealthError) -> Bool {
-        PQfreemem(copyRow?.baseAddress)
-        copyRow = nil
-        while true {
-            var message: UnsafeMutableRawBufferPointer?
-            if nextEarly < early.count {
-                message = early[nextEarly]
-                nextEarly += 1
-            } else if streaming {
-                do {
-                    message = try connection.copyData()
-                } catch {
-                    streaming = false
-                    throw error
-                }
-                if message == nil { streaming = false }
-            } else if let failure = copyFailure {
-                copyFailure = nil
-                throw failure
-            }
-            guard let message else { return false }
-            copyRow = message
-            if try fieldsOfCopiedRow(message) { return true }
-            PQfreemem(message.baseAddress)
-            copyRow = nil
-        }
-    }
-
-    /// Reads where each field of a binary COPY message lies; false for the trailer (no row).
-    private func fieldsOfCopiedRow(_ message: UnsafeMutableRawBufferPointer) throws(HealthError) -> Bool {
-        let raw = UnsafeRawBufferPointer(message)
-        var at = 0
-        func int(_ width: Int) throws(HealthError) -> Int {
-            guard at + width <= raw.count else {
-                throw HealthError(.internalError, "a binary COPY row from the PostgreSQL server at \(connection.address) ends early")
-            }
-            defer { at += width }
-            return width == 2 ? Int(Int16(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: Int16.self)))
-                : Int(Int32(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: Int32.self)))
-        }
-        if !headerPassed {
-            // The 11-byte signature, a flags word and the length of a header extension, before the first row.
-            at = 11 + 4
-            at += try int(4)
-            headerPassed = true
-        }
-        let count = try int(2)
-        guard count >= 0 else { return false }
-        fields.removeAll(keepingCapacity: true)
-        for _ in 0..<count {
-            let length = try int(4)
-            fields.append((at, length))
-            if length > 0 { at += length }
-        }
-        guard at <= raw.count else {
-            throw HealthError(.internalError, "a binary COPY row from the PostgreSQL server at \(connection.address) ends early")
-        }
-        return true
-    }
-
-    /// Takes the rest of the COPY's rows off the socket to be stepped through later, so the session
-    /// can run another statement (a look-up while the caller handles a row, or the COMMIT).
-    func takeRestOfCopy() {
-        streaming = false
-        do throws(HealthError) {
-            while let message = try connection.copyData() { early.append(message) }
-        } catch {
-            copyFailure = error
-        }
-    }
-
     private func adopt(_ answer: OpaquePointer) {
         PQclear(result)
         result = answer
@@ -629,16 +449,10 @@ final class PostgreSQLStatement: Statement {
 
     // MARK: columns
 
-    func isNull(_ column: Int32) -> Bool {
-        readsCopy ? fields[Int(column)].length < 0 : PQgetisnull(result, Int32(row), column) != 0
-    }
+    func isNull(_ column: Int32) -> Bool { PQgetisnull(result, Int32(row), column) != 0 }
 
     private func bytes(_ column: Int32) -> UnsafeRawBufferPointer {
-        if readsCopy {
-            let field = fields[Int(column)]
-            return UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(copyRow!)[field.start..<field.start + max(0, field.length)])
-        }
-        return UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), column), count: Int(PQgetlength(result, Int32(row), column)))
+        UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), column), count: Int(PQgetlength(result, Int32(row), column)))
     }
 
     /// A big-endian integer column of any width (int2, int4, int8, bool); a float column truncated.
