@@ -65,14 +65,18 @@ def sync(args, token):
     started = time.perf_counter()
     sock.sendall(frame(query))
     more = True
+    # Each recv takes at most 1 MiB: the unread rest is moved to the front after every frame, and
+    # behind a server faster than this loop one recv could fill all 64 MiB, each frame then moving
+    # tens of MiB (the client stalled for over 30 s and healthd dropped it).
+    chunk = 1 << 20
     while more:
         while filled < 4:
-            filled += sock.recv_into(view[filled:])
+            filled += sock.recv_into(view[filled:filled + chunk])
         length = struct.unpack_from(">I", buffer, 0)[0]
         if len(buffer) < 4 + length:
             raise RuntimeError(f"frame of {length} bytes is larger than the client's buffer")
         while filled < 4 + length:
-            filled += sock.recv_into(view[filled:])
+            filled += sock.recv_into(view[filled:filled + max(chunk, 4 + length - filled)])
         payload = bytes(view[4:4 + length])
         call_id, more, result = top_level(payload)
         if call_id != 7 or result != 41:
