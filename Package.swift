@@ -73,7 +73,7 @@ let package = Package(
 
 // MARK: storage benchmark (bench/storage.sh) — a separate product, not shipped with the server.
 package.products.append(.executable(name: "storage-bench", targets: ["storage-bench"]))
-package.targets.append(.executableTarget(name: "storage-bench", dependencies: ["HealthStorage", "HealthModel", "CSQLite"],
+package.targets.append(.executableTarget(name: "storage-bench", dependencies: ["HealthStorage", "HealthModel", "HealthSimulator", "CSQLite"],
                                          path: "bench/storage"))
 
 // MARK: statistics benchmark (bench/stats.sh) — a separate product, not shipped with the server.

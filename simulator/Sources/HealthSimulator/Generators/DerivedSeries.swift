@@ -77,7 +77,7 @@ public struct DerivedSeries: Sendable, Hashable {
             t += locationEvery * 1_000_000
         }
         guard let first = locations.first else { return nil }
-        return DerivedSeries(id: uuid(&r), type: HKType.workoutRoute, start: first.time, points: .locations(locations),
+        return DerivedSeries(id: r.uuid(), type: HKType.workoutRoute, start: first.time, points: .locations(locations),
                              workout: sample.uuid, device: sample.device)
     }
 
@@ -103,7 +103,7 @@ public struct DerivedSeries: Sendable, Hashable {
             t += locationEvery * 1_000_000
         }
         guard let first = points.first else { return nil }
-        return DerivedSeries(id: uuid(&r), type: HKType.heartRate, start: first.start, points: .quantities(points),
+        return DerivedSeries(id: r.uuid(), type: HKType.heartRate, start: first.start, points: .quantities(points),
                              workout: nil, device: sample.device)
     }
 
@@ -120,7 +120,7 @@ public struct DerivedSeries: Sendable, Hashable {
             beats.append(Heartbeat(offset: offset, precededByGap: !beats.isEmpty && r.chance(0.01)))
             offset += Int64(max(0.3, r.normal(mean: meanInterval, sd: sdnn / 1_000)) * 1_000_000)
         }
-        return DerivedSeries(id: uuid(&r), type: HKType.heartbeatSeries, start: sample.start, points: .beats(beats),
+        return DerivedSeries(id: r.uuid(), type: HKType.heartbeatSeries, start: sample.start, points: .beats(beats),
                              workout: nil, device: sample.device)
     }
 
@@ -128,10 +128,5 @@ public struct DerivedSeries: Sendable, Hashable {
         let pauses = events.filter { $0.type == .pause }.map(\.start)
         let resumes = events.filter { $0.type == .resume }.map(\.start)
         return zip(pauses, resumes).compactMap { $0 < $1 ? $0..<$1 : nil }
-    }
-
-    private static func uuid(_ r: inout SplitMix64) -> UUID {
-        let (a, b) = (r.next(), r.next())
-        return withUnsafeBytes(of: (a.bigEndian, b.bigEndian)) { UUID(uuid: $0.load(as: uuid_t.self)) }
     }
 }

@@ -20,6 +20,13 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         return StableHash.finalize(state)
     }
 
+    /// A UUID of the next 128 bits (no version bits set): a seeded stream's UUIDs replay, and
+    /// Foundation's `UUID()` opens /dev/urandom for each one.
+    public mutating func uuid() -> UUID {
+        let (a, b) = (next(), next())
+        return withUnsafeBytes(of: (a.bigEndian, b.bigEndian)) { UUID(uuid: $0.load(as: uuid_t.self)) }
+    }
+
     /// Uniform in [0, 1).
     public mutating func unit() -> Double {
         Double(next() >> 11) * 0x1.0p-53
