@@ -59,6 +59,7 @@ extension WireDecode {
         guard let page else { return nil }
         var pageRest: [UInt8] = []
         var samples: [Range<Int>] = []
+        var largest = 0
         offset = 0
         while offset < page.count {
             let start = offset
@@ -66,6 +67,7 @@ extension WireDecode {
             if field.tag >> 3 == 1 {
                 guard let body = field.body else { return nil }
                 samples.append(body)
+                largest = max(largest, body.count)
             } else {
                 pageRest.append(contentsOf: page[start..<offset])
             }
@@ -75,9 +77,10 @@ extension WireDecode {
         return withExtendedLifetime(arena) { () -> ServerMessage? in
             var allocator = arena.allocator
             var reader = TableReader()
-            var splice: [UInt8] = []
+            // Room for the largest sample, into which each sample's bytes but its device and revision are copied.
+            let splice = UnsafeMutableRawBufferPointer(start: arena.allocate(largest), count: largest)
             for range in samples {
-                guard reader.append(wire: UnsafeRawBufferPointer(rebasing: page[range]), splice: &splice, &allocator) else { return nil }
+                guard reader.append(wire: UnsafeRawBufferPointer(rebasing: page[range]), splice: splice, &allocator) else { return nil }
             }
             guard let header = envelope.withUnsafeBytes({ unpacked($0, healthstore__v1__server_message__descriptor, depth: 1, &allocator,
                                                                    healthstore__v1__server_message__unpack) }),
@@ -126,10 +129,14 @@ private struct TableReader {
 
     /// Appends the sample whose wire bytes are `wire` (see `WireDecode.anchoredPage`), its device and
     /// source revision found by their bytes; false where it cannot (the page is then decoded whole).
-    mutating func append(wire: UnsafeRawBufferPointer, splice: inout [UInt8], _ allocator: inout ProtobufCAllocator) -> Bool {
+    mutating func append(wire: UnsafeRawBufferPointer, splice: UnsafeMutableRawBufferPointer, _ allocator: inout ProtobufCAllocator) -> Bool {
         var device: UnsafeRawBufferPointer?, revision: UnsafeRawBufferPointer?
-        splice.removeAll(keepingCapacity: true)
-        var (offset, copied) = (0, 0)
+        var (offset, copied, spliced) = (0, 0, 0)
+        func copy(_ range: Range<Int>) {
+            guard !range.isEmpty else { return }
+            splice.baseAddress!.advanced(by: spliced).copyMemory(from: wire.baseAddress!.advanced(by: range.lowerBound), byteCount: range.count)
+            spliced += range.count
+        }
         while offset < wire.count {
             let start = offset
             guard let field = WireScan.next(wire, &offset) else { return false }
@@ -139,13 +146,13 @@ private struct TableReader {
             guard let body = field.body, (number == 6 ? device : revision) == nil else { return false }
             let bytes = UnsafeRawBufferPointer(rebasing: wire[body])
             if number == 6 { device = bytes } else { revision = bytes }
-            splice.append(contentsOf: wire[copied..<start])
+            copy(copied..<start)
             copied = offset
         }
-        splice.append(contentsOf: wire[copied...])
+        copy(copied..<wire.count)
         do {
-            guard let s = splice.withUnsafeBytes({ WireDecode.unpacked($0, healthstore__v1__sample__descriptor, depth: 3, &allocator,
-                                                                       healthstore__v1__sample__unpack) })?.pointee else { return false }
+            guard let s = WireDecode.unpacked(UnsafeRawBufferPointer(rebasing: splice[..<spliced]), healthstore__v1__sample__descriptor,
+                                              depth: 3, &allocator, healthstore__v1__sample__unpack)?.pointee else { return false }
             guard let body = try plainBody(s) else {
                 guard let whole = WireDecode.unpacked(wire, healthstore__v1__sample__descriptor, depth: 3, &allocator,
                                                       healthstore__v1__sample__unpack) else { return false }
