@@ -33,10 +33,10 @@ extension WireDecode {
     }
 
     /// The `ServerMessage` in `bytes` when it is an anchored page, read sample by sample: each
-    /// sample's device and source revision are found by their wire bytes among those met before in
-    /// the page (a page's thousands of samples come from a few devices) and only the first of each
-    /// is unpacked, so protobuf-c unpacks and the pre-scan walks each sample without the two
-    /// submessages that make up most of its bytes. Nil for any other message and for anything out
+    /// sample's type, device and source revision are found by their wire bytes among those met
+    /// before in the page (a page's thousands of samples are of one type, from a few devices) and
+    /// only the first of each is read, so protobuf-c unpacks and the pre-scan walks each sample
+    /// without the fields that make up most of its bytes. Nil for any other message and for anything out
     /// of the ordinary (a field met twice, a NUL, a sample that does not decode): the caller then
     /// decodes the whole message as any other, with the error it has, if any.
     static func anchoredPage(_ bytes: UnsafeRawBufferPointer) -> ServerMessage? {
@@ -107,6 +107,7 @@ private struct TableReader {
     private var units = Interned<UnsafeMutablePointer<CChar>>()
     private var devices = Interned<UnsafeMutablePointer<Healthstore__V1__Device>>()
     private var revisions = Interned<UnsafeMutablePointer<Healthstore__V1__SourceRevision>>()
+    private var typeWires = Interned<UnsafeRawBufferPointer>()
     private var deviceWires = Interned<UnsafeRawBufferPointer>()
     private var revisionWires = Interned<UnsafeRawBufferPointer>()
 
@@ -124,13 +125,17 @@ private struct TableReader {
                 table.add(revision: try WireDecode.sourceRevision(r.pointee))
             }
         }
-        try appendRow(s, body, device: device, revision: revision)
+        guard let typeName = s.type else { throw CRead.malformed("type is required", field: "type") }
+        let type = try types.index(of: typeName, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+            table.add(type: try CRead.typeName(typeName, "type"))
+        }
+        try appendRow(s, body, type: type, device: device, revision: revision)
     }
 
-    /// Appends the sample whose wire bytes are `wire` (see `WireDecode.anchoredPage`), its device and
-    /// source revision found by their bytes; false where it cannot (the page is then decoded whole).
+    /// Appends the sample whose wire bytes are `wire` (see `WireDecode.anchoredPage`), its type, device
+    /// and source revision found by their bytes; false where it cannot (the page is then decoded whole).
     mutating func append(wire: UnsafeRawBufferPointer, splice: UnsafeMutableRawBufferPointer, _ allocator: inout ProtobufCAllocator) -> Bool {
-        var device: UnsafeRawBufferPointer?, revision: UnsafeRawBufferPointer?
+        var type: UnsafeRawBufferPointer?, device: UnsafeRawBufferPointer?, revision: UnsafeRawBufferPointer?
         var (offset, copied, spliced) = (0, 0, 0)
         func copy(_ range: Range<Int>) {
             guard !range.isEmpty else { return }
@@ -141,15 +146,21 @@ private struct TableReader {
             let start = offset
             guard let field = WireScan.next(wire, &offset) else { return false }
             let number = field.tag >> 3
-            guard number == 6 || number == 7 else { continue }
-            // protobuf-c merges a submessage met twice; the whole decode does that.
-            guard let body = field.body, (number == 6 ? device : revision) == nil else { return false }
+            guard number == 2 || number == 6 || number == 7 else { continue }
+            // protobuf-c keeps the last of a string met twice and merges a submessage met twice; the
+            // whole decode does that.
+            guard let body = field.body, (number == 2 ? type : number == 6 ? device : revision) == nil else { return false }
             let bytes = UnsafeRawBufferPointer(rebasing: wire[body])
-            if number == 6 { device = bytes } else { revision = bytes }
+            switch number {
+            case 2: type = bytes
+            case 6: device = bytes
+            default: revision = bytes
+            }
             copy(copied..<start)
             copied = offset
         }
         copy(copied..<wire.count)
+        guard let type else { return false }
         do {
             guard let s = WireDecode.unpacked(UnsafeRawBufferPointer(rebasing: splice[..<spliced]), healthstore__v1__sample__descriptor,
                                               depth: 3, &allocator, healthstore__v1__sample__unpack)?.pointee else { return false }
@@ -174,7 +185,16 @@ private struct TableReader {
                     return table.add(revision: try WireDecode.sourceRevision(r.pointee))
                 }
             }
-            try appendRow(s, body, device: deviceIndex, revision: revisionIndex)
+            let typeIndex = try typeWires.index(of: type, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+                guard memchr(type.baseAddress!, 0, type.count) == nil else { throw Self.unreadable }
+                let name = try withUnsafeTemporaryAllocation(of: CChar.self, capacity: type.count + 1) { (text) throws(HealthError) in
+                    text.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: type.count) { $0.update(from: type.baseAddress!.assumingMemoryBound(to: UInt8.self), count: type.count) }
+                    text[type.count] = 0
+                    return try CRead.typeName(text.baseAddress, "type")
+                }
+                return table.add(type: name)
+            }
+            try appendRow(s, body, type: typeIndex, device: deviceIndex, revision: revisionIndex)
             return true
         } catch {
             return false
@@ -207,12 +227,8 @@ private struct TableReader {
         }
     }
 
-    private mutating func appendRow(_ s: Healthstore__V1__Sample, _ body: SampleTable.Body, device: Int32,
+    private mutating func appendRow(_ s: Healthstore__V1__Sample, _ body: SampleTable.Body, type: Int32, device: Int32,
                                     revision: Int32) throws(HealthError) {
-        guard let typeName = s.type else { throw CRead.malformed("type is required", field: "type") }
-        let type = try types.index(of: typeName, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-            table.add(type: try CRead.typeName(typeName, "type"))
-        }
         table.append(SampleTable.Row(uuid: try CRead.uuid(s.uuid, "uuid"), type: type, device: device, revision: revision,
                                      start: s.start_time, end: s.end_time,
                                      creationTime: s.creation_time == 0 ? nil : s.creation_time, body: body))

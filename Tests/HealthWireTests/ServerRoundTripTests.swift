@@ -115,10 +115,10 @@ final class ServerRoundTripTests: XCTestCase {
         assertRoundTrip(.anchored(samples: table, deleted: [], newAnchor: Data([2]), initial: false))
     }
 
-    /// An anchored page is read sample by sample, each device and source revision found by its wire
-    /// bytes: samples whose devices and revisions take turns (or have none) read back as themselves,
-    /// beside a sample decoded whole, and a sample holding its device twice reads as protobuf-c's
-    /// merge of the two, as the whole message's decode reads it.
+    /// An anchored page is read sample by sample, each type, device and source revision found by its
+    /// wire bytes: samples whose devices and revisions take turns (or have none) read back as
+    /// themselves, beside a sample decoded whole, and a sample holding its type and device twice reads
+    /// as protobuf-c reads it (the last type, the two devices merged), as the whole message's decode does.
     func testAnchoredPagesFindDevicesAndRevisionsByTheirBytes() throws {
         let devices = [Device(name: "Watch"), Device(name: "Phone", model: "P1"), Device(name: "Watch", model: "W")]
         let revisions = [SourceRevision(source: band, version: "1"), SourceRevision(source: band, version: "2")]
@@ -133,13 +133,14 @@ final class ServerRoundTripTests: XCTestCase {
 
         let quantity: ProtoBytes = ProtoBytes().message(1, ProtoBytes().string(2, "count/min"))
         let heading: ProtoBytes = ProtoBytes().bytes(1, [UInt8](repeating: 7, count: 16)).string(2, "HKQuantityTypeIdentifierHeartRate")
-        let timed: ProtoBytes = heading.varint(3, 5).varint(4, 5)
+        let timed: ProtoBytes = heading.varint(3, 5).varint(4, 5).string(2, "HKQuantityTypeIdentifierRestingHeartRate")
         let twice: ProtoBytes = timed.message(6, ProtoBytes().string(1, "Watch")).message(6, ProtoBytes().string(3, "W1")).message(10, quantity)
         let page = ProtoBytes().varint(1, 3).message(41, ProtoBytes().message(1, twice).message(1, twice)).bytes
         guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage(page).result else {
             return XCTFail("not an anchored page")
         }
         XCTAssertEqual(Array(table).map(\.device), Array(repeating: Device(name: "Watch", model: "W1"), count: 2))
+        XCTAssertEqual(Array(table).map(\.type), Array(repeating: "HKQuantityTypeIdentifierRestingHeartRate", count: 2), "the last type met")
     }
 
     func testStatisticsResults() {
