@@ -1,3 +1,4 @@
+import CProtobufC
 import Foundation
 import HealthModel
 import HealthProto
@@ -23,41 +24,100 @@ extension WireDecode {
         }
         return reader.table
     }
+
+    /// An anchored page's answer with its samples (the page's rows) already read.
+    static func anchored(_ a: Healthstore__V1__AnchoredPage, samples: SampleTable) throws(HealthError) -> ServerResult {
+        .anchored(samples: samples, deleted: try CRead.list(a.deleted, a.n_deleted, "deleted", deletedObject),
+                  newAnchor: CRead.data(a.new_anchor), initial: a.initial != 0,
+                  initialComplete: a.initial_complete != 0, lastSampleAnchor: CRead.data(a.last_sample_anchor))
+    }
+
+    /// The `ServerMessage` in `bytes` when it is an anchored page, read sample by sample: each
+    /// sample's type, device and source revision are found by their wire bytes among those met
+    /// before in the page (a page's thousands of samples are of one type, from a few devices) and
+    /// only the first of each is read, so protobuf-c unpacks and the pre-scan walks each sample
+    /// without the fields that make up most of its bytes. Nil for any other message and for anything out
+    /// of the ordinary (a field met twice, a NUL, a sample that does not decode): the caller then
+    /// decodes the whole message as any other, with the error it has, if any.
+    static func anchoredPage(_ bytes: UnsafeRawBufferPointer) -> ServerMessage? {
+        var envelope: [UInt8] = []
+        var page: UnsafeRawBufferPointer?
+        var offset = 0
+        while offset < bytes.count {
+            let start = offset
+            guard let field = WireScan.next(bytes, &offset) else { return nil }
+            switch field.tag >> 3 {
+            case UInt64(HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ANCHORED.rawValue):
+                guard page == nil, let body = field.body else { return nil }
+                page = UnsafeRawBufferPointer(rebasing: bytes[body])
+            case 1, 2:
+                envelope.append(contentsOf: bytes[start..<offset])
+            default:
+                return nil
+            }
+        }
+        guard let page else { return nil }
+        var pageRest: [UInt8] = []
+        var samples: [Range<Int>] = []
+        var largest = 0
+        offset = 0
+        while offset < page.count {
+            let start = offset
+            guard let field = WireScan.next(page, &offset) else { return nil }
+            if field.tag >> 3 == 1 {
+                guard let body = field.body else { return nil }
+                samples.append(body)
+                largest = max(largest, body.count)
+            } else {
+                pageRest.append(contentsOf: page[start..<offset])
+            }
+        }
+        // Everything unpacked lives in the arena until the page's values are read out of it.
+        let arena = WireArena(initialBlockSize: min(max(4096, page.count * 2), 1 << 20))
+        return withExtendedLifetime(arena) { () -> ServerMessage? in
+            var allocator = arena.allocator
+            var reader = TableReader()
+            // Room for the largest sample, into which each sample's bytes but its device and revision are copied.
+            let splice = UnsafeMutableRawBufferPointer(start: arena.allocate(largest), count: largest)
+            for range in samples {
+                guard reader.append(wire: UnsafeRawBufferPointer(rebasing: page[range]), splice: splice, &allocator) else { return nil }
+            }
+            guard let header = envelope.withUnsafeBytes({ unpacked($0, healthstore__v1__server_message__descriptor, depth: 1, &allocator,
+                                                                   healthstore__v1__server_message__unpack) }),
+                  let rest = pageRest.withUnsafeBytes({ unpacked($0, healthstore__v1__anchored_page__descriptor, depth: 2, &allocator,
+                                                                  healthstore__v1__anchored_page__unpack) }),
+                  let result = try? anchored(rest.pointee, samples: reader.table) else { return nil }
+            return ServerMessage(callID: header.pointee.call_id, more: header.pointee.more != 0, result: result)
+        }
+    }
+
+    /// `bytes` unpacked by protobuf-c after the pre-scan's checks at `depth`; nil when either refuses them.
+    fileprivate static func unpacked<M>(_ bytes: UnsafeRawBufferPointer, _ descriptor: ProtobufCMessageDescriptor, depth: Int,
+                                        _ allocator: inout ProtobufCAllocator,
+                                        _ unpack: (UnsafeMutablePointer<ProtobufCAllocator>?, Int, UnsafePointer<UInt8>?) -> UnsafeMutablePointer<M>?)
+        -> UnsafeMutablePointer<M>? {
+        guard (try? WireScan.check(bytes, descriptor, depth: depth)) == .some(nil) else { return nil }
+        return unpack(&allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+    }
 }
 
 private struct TableReader {
     var table = SampleTable()
-    private var types = Interned<CChar>()
-    private var units = Interned<CChar>()
-    private var devices = Interned<Healthstore__V1__Device>()
-    private var revisions = Interned<Healthstore__V1__SourceRevision>()
+    private var types = Interned<UnsafeMutablePointer<CChar>>()
+    private var units = Interned<UnsafeMutablePointer<CChar>>()
+    private var devices = Interned<UnsafeMutablePointer<Healthstore__V1__Device>>()
+    private var revisions = Interned<UnsafeMutablePointer<Healthstore__V1__SourceRevision>>()
+    private var typeWires = Interned<UnsafeRawBufferPointer>()
+    private var deviceWires = Interned<UnsafeRawBufferPointer>()
+    private var revisionWires = Interned<UnsafeRawBufferPointer>()
 
     mutating func append(_ p: UnsafeMutablePointer<Healthstore__V1__Sample>) throws(HealthError) {
         let s = p.pointee
-        let body: SampleTable.Body
-        switch s.body_case {
-        case HEALTHSTORE__V1__SAMPLE__BODY_QUANTITY where s.n_metadata == 0:
-            guard let q = s.quantity?.pointee, q.minimum == nil, q.maximum == nil, q.most_recent == nil,
-                  let quantity = q.quantity, let unitName = quantity.pointee.unit else { return table.append(try WireDecode.sample(s)) }
-            let unit = try units.index(of: unitName, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                table.add(unit: try CRead.string(unitName, "quantity.quantity.unit"))
-            }
-            body = .quantity(value: quantity.pointee.value, unit: unit, count: q.count == 0 ? 1 : q.count)
-        case HEALTHSTORE__V1__SAMPLE__BODY_CATEGORY where s.n_metadata == 0:
-            guard let category = s.category else { return table.append(try WireDecode.sample(s)) }
-            body = .category(category.pointee.value)
-        default:
-            return table.append(try WireDecode.sample(s))
-        }
-        guard let typeName = s.type else { throw CRead.malformed("type is required", field: "type") }
-        let type = try types.index(of: typeName, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-            table.add(type: try CRead.typeName(typeName, "type"))
-        }
+        guard let body = try plainBody(s) else { return table.append(try WireDecode.sample(s)) }
         var device: Int32 = -1, revision: Int32 = -1
         if let d = s.device {
             device = try devices.index(of: d, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                let device = try WireDecode.device(d.pointee)
-                return device.isEmpty ? -1 : table.add(device: device)
+                Self.add(try WireDecode.device(d.pointee), to: &table)
             }
         }
         if let r = s.source_revision {
@@ -65,9 +125,123 @@ private struct TableReader {
                 table.add(revision: try WireDecode.sourceRevision(r.pointee))
             }
         }
+        guard let typeName = s.type else { throw CRead.malformed("type is required", field: "type") }
+        let type = try types.index(of: typeName, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+            table.add(type: try CRead.typeName(typeName, "type"))
+        }
+        try appendRow(s, body, type: type, device: device, revision: revision)
+    }
+
+    /// Appends the sample whose wire bytes are `wire` (see `WireDecode.anchoredPage`), its type, device
+    /// and source revision found by their bytes; false where it cannot (the page is then decoded whole).
+    mutating func append(wire: UnsafeRawBufferPointer, splice: UnsafeMutableRawBufferPointer, _ allocator: inout ProtobufCAllocator) -> Bool {
+        var type: UnsafeRawBufferPointer?, device: UnsafeRawBufferPointer?, revision: UnsafeRawBufferPointer?
+        var (offset, copied, spliced) = (0, 0, 0)
+        func copy(_ range: Range<Int>) {
+            guard !range.isEmpty else { return }
+            splice.baseAddress!.advanced(by: spliced).copyMemory(from: wire.baseAddress!.advanced(by: range.lowerBound), byteCount: range.count)
+            spliced += range.count
+        }
+        while offset < wire.count {
+            let start = offset
+            guard let field = WireScan.next(wire, &offset) else { return false }
+            let number = field.tag >> 3
+            guard number == 2 || number == 6 || number == 7 else { continue }
+            // protobuf-c keeps the last of a string met twice and merges a submessage met twice; the
+            // whole decode does that.
+            guard let body = field.body, (number == 2 ? type : number == 6 ? device : revision) == nil else { return false }
+            let bytes = UnsafeRawBufferPointer(rebasing: wire[body])
+            switch number {
+            case 2: type = bytes
+            case 6: device = bytes
+            default: revision = bytes
+            }
+            copy(copied..<start)
+            copied = offset
+        }
+        copy(copied..<wire.count)
+        guard let type else { return false }
+        do {
+            guard let s = WireDecode.unpacked(UnsafeRawBufferPointer(rebasing: splice[..<spliced]), healthstore__v1__sample__descriptor,
+                                              depth: 3, &allocator, healthstore__v1__sample__unpack)?.pointee else { return false }
+            guard let body = try plainBody(s) else {
+                guard let whole = WireDecode.unpacked(wire, healthstore__v1__sample__descriptor, depth: 3, &allocator,
+                                                      healthstore__v1__sample__unpack) else { return false }
+                table.append(try WireDecode.sample(whole.pointee))
+                return true
+            }
+            var deviceIndex: Int32 = -1, revisionIndex: Int32 = -1
+            if let device {
+                deviceIndex = try deviceWires.index(of: device, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+                    guard let d = WireDecode.unpacked(device, healthstore__v1__device__descriptor, depth: 4, &allocator,
+                                                      healthstore__v1__device__unpack) else { throw Self.unreadable }
+                    return Self.add(try WireDecode.device(d.pointee), to: &table)
+                }
+            }
+            if let revision {
+                revisionIndex = try revisionWires.index(of: revision, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+                    guard let r = WireDecode.unpacked(revision, healthstore__v1__source_revision__descriptor, depth: 4, &allocator,
+                                                      healthstore__v1__source_revision__unpack) else { throw Self.unreadable }
+                    return table.add(revision: try WireDecode.sourceRevision(r.pointee))
+                }
+            }
+            let typeIndex = try typeWires.index(of: type, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+                guard memchr(type.baseAddress!, 0, type.count) == nil else { throw Self.unreadable }
+                let name = try withUnsafeTemporaryAllocation(of: CChar.self, capacity: type.count + 1) { (text) throws(HealthError) in
+                    text.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: type.count) { $0.update(from: type.baseAddress!.assumingMemoryBound(to: UInt8.self), count: type.count) }
+                    text[type.count] = 0
+                    return try CRead.typeName(text.baseAddress, "type")
+                }
+                return table.add(type: name)
+            }
+            try appendRow(s, body, type: typeIndex, device: deviceIndex, revision: revisionIndex)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Thrown where a device's or revision's bytes do not unpack: the page is then decoded whole.
+    private static let unreadable = HealthError(.malformed, "a submessage does not unpack", field: "samples")
+
+    private static func add(_ device: Device, to table: inout SampleTable) -> Int32 {
+        device.isEmpty ? -1 : table.add(device: device)
+    }
+
+    /// The row body of a plain quantity or category sample (its unit found among the page's), nil
+    /// for a sample decoded whole.
+    private mutating func plainBody(_ s: Healthstore__V1__Sample) throws(HealthError) -> SampleTable.Body? {
+        switch s.body_case {
+        case HEALTHSTORE__V1__SAMPLE__BODY_QUANTITY where s.n_metadata == 0:
+            guard let q = s.quantity?.pointee, q.minimum == nil, q.maximum == nil, q.most_recent == nil,
+                  let quantity = q.quantity, let unitName = quantity.pointee.unit else { return nil }
+            let unit = try units.index(of: unitName, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+                table.add(unit: try CRead.string(unitName, "quantity.quantity.unit"))
+            }
+            return .quantity(value: quantity.pointee.value, unit: unit, count: q.count == 0 ? 1 : q.count)
+        case HEALTHSTORE__V1__SAMPLE__BODY_CATEGORY where s.n_metadata == 0:
+            guard let category = s.category else { return nil }
+            return .category(category.pointee.value)
+        default:
+            return nil
+        }
+    }
+
+    private mutating func appendRow(_ s: Healthstore__V1__Sample, _ body: SampleTable.Body, type: Int32, device: Int32,
+                                    revision: Int32) throws(HealthError) {
         table.append(SampleTable.Row(uuid: try CRead.uuid(s.uuid, "uuid"), type: type, device: device, revision: revision,
                                      start: s.start_time, end: s.end_time,
                                      creationTime: s.creation_time == 0 ? nil : s.creation_time, body: body))
+    }
+
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var hash = WordHash()
+        hash.add(bytes)
+        return hash.value
+    }
+
+    private static func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
     // Strings hash (a word at a time: these run for every sample, a device's eight strings each) and
@@ -163,27 +337,40 @@ private struct WordHash {
         add(UInt64(length))
     }
 
+    /// Bytes that are not a C string (a submessage's on the wire).
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        var at = 0
+        while at + 8 <= bytes.count {
+            add(bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+            at += 8
+        }
+        var tail: UInt64 = 0
+        for i in at..<bytes.count { tail |= UInt64(bytes[i]) << (8 * UInt64(i - at)) }
+        add(tail)
+        add(UInt64(bytes.count))
+    }
+
     mutating func add(_ n: UInt64) {
         hash = (hash ^ n) &* 0x9E37_79B9_7F4A_7C15
         hash ^= hash >> 32
     }
 }
 
-/// The table index of each distinct C value read so far in one message, found by a hash of its
+/// The table index of each distinct value (C fields, or wire bytes) read so far in one message, found by a hash of its
 /// contents and confirmed by comparing them.
-private struct Interned<C> {
-    private typealias Slot = (hash: Int, value: UnsafeMutablePointer<C>, index: Int32)
+private struct Interned<Key> {
+    private typealias Slot = (hash: Int, value: Key, index: Int32)
     /// Open addressing on the hash's low bits, at most half full: a dictionary would hash the hash
     /// again, for every sample.
     private var slots = [Slot?](repeating: nil, count: 16)
     private var count = 0
     /// The value met last: a page is of one type and unit, and mostly of one source revision, so
     /// comparing with it first skips the hash and the look-up for most samples.
-    private var last: (value: UnsafeMutablePointer<C>, index: Int32)?
+    private var last: (value: Key, index: Int32)?
 
     /// The index of `value`, from `add` (which adds it to `table`) the first time.
-    mutating func index(of value: UnsafeMutablePointer<C>, hash: (UnsafeMutablePointer<C>) -> Int,
-                        same: (UnsafeMutablePointer<C>, UnsafeMutablePointer<C>) -> Bool, in table: inout SampleTable,
+    mutating func index(of value: Key, hash: (Key) -> Int,
+                        same: (Key, Key) -> Bool, in table: inout SampleTable,
                         add: (inout SampleTable) throws(HealthError) -> Int32) throws(HealthError) -> Int32 {
         if let last, same(last.value, value) { return last.index }
         let key = hash(value)

@@ -55,10 +55,7 @@ extension WireDecode {
             return .samples(try samples(p.samples, p.n_samples, "samples"))
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_ANCHORED:
             let a = try CRead.required(m.anchored, "anchored")
-            return .anchored(samples: try sampleTable(a.samples, a.n_samples, "samples"),
-                             deleted: try CRead.list(a.deleted, a.n_deleted, "deleted", deletedObject),
-                             newAnchor: CRead.data(a.new_anchor), initial: a.initial != 0,
-                             initialComplete: a.initial_complete != 0, lastSampleAnchor: CRead.data(a.last_sample_anchor))
+            return try anchored(a, samples: try sampleTable(a.samples, a.n_samples, "samples"))
         case HEALTHSTORE__V1__SERVER_MESSAGE__RESULT_STATISTICS:
             let s = try CRead.required(m.statistics, "statistics")
             return .statistics(try statistics(try CRead.required(s.statistics, "statistics.statistics")))

@@ -55,6 +55,7 @@ public enum WireCodec {
 
     /// Decodes one `ServerMessage` payload (no length prefix).
     public static func decodeServerMessage(_ bytes: UnsafeRawBufferPointer) throws(HealthError) -> ServerMessage {
+        if let page = WireDecode.anchoredPage(bytes) { return page }
         let nul = try WireScan.check(bytes, healthstore__v1__server_message__descriptor)
         if let nul { throw nulError(WireScan.text(nul), objectIndex: nil, field: WireScan.text(nul)) }
         return try WireArena.unpacking(bytes.count) { arena -> Result<ServerMessage, HealthError> in

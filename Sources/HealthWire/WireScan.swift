@@ -23,10 +23,12 @@ enum WireScan {
     }
 
     /// Checks the nesting (throws for the whole frame) and returns the path of the first string
-    /// field holding a NUL byte, if any.
-    static func check(_ bytes: UnsafeRawBufferPointer, _ descriptor: ProtobufCMessageDescriptor) throws(HealthError) -> [Step]? {
+    /// field holding a NUL byte, if any. `depth` is the message's own: more than 1 for a part of a
+    /// frame checked apart.
+    static func check(_ bytes: UnsafeRawBufferPointer, _ descriptor: ProtobufCMessageDescriptor,
+                      depth: Int = 1) throws(HealthError) -> [Step]? {
         var nul: [Step]?
-        try withUnsafePointer(to: descriptor) { (root) throws(HealthError) in try scan(bytes, root, depth: 1, nul: &nul) }
+        try withUnsafePointer(to: descriptor) { (root) throws(HealthError) in try scan(bytes, root, depth: depth, nul: &nul) }
         return nul
     }
 
@@ -59,16 +61,19 @@ enum WireScan {
     /// One field on the wire: its tag, where the tag starts, and where the body of a
     /// length-delimited field lies (`bodyCount` -1 for other fields). Plain integers, not ranges
     /// and optionals: this runs for every field of every frame.
-    private struct WireField {
+    struct WireField {
         let tag: UInt64
         let start: Int
         let bodyStart: Int
         let bodyCount: Int
+
+        /// The body of a length-delimited field; nil for other fields.
+        var body: Range<Int>? { bodyCount < 0 ? nil : bodyStart..<bodyStart + bodyCount }
     }
 
     /// The field at `offset`, advancing past it; nil at the end or where the bytes stop making sense.
     @inline(__always)
-    private static func next(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> WireField? {
+    static func next(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> WireField? {
         let start = offset
         guard offset < bytes.count, let tag = varint(bytes, &offset) else { return nil }
         switch tag & 7 {

@@ -115,6 +115,34 @@ final class ServerRoundTripTests: XCTestCase {
         assertRoundTrip(.anchored(samples: table, deleted: [], newAnchor: Data([2]), initial: false))
     }
 
+    /// An anchored page is read sample by sample, each type, device and source revision found by its
+    /// wire bytes: samples whose devices and revisions take turns (or have none) read back as
+    /// themselves, beside a sample decoded whole, and a sample holding its type and device twice reads
+    /// as protobuf-c reads it (the last type, the two devices merged), as the whole message's decode does.
+    func testAnchoredPagesFindDevicesAndRevisionsByTheirBytes() throws {
+        let devices = [Device(name: "Watch"), Device(name: "Phone", model: "P1"), Device(name: "Watch", model: "W")]
+        let revisions = [SourceRevision(source: band, version: "1"), SourceRevision(source: band, version: "2")]
+        var samples: [Sample] = (0..<40).map { (n: Int) -> Sample in
+            let device: Device? = n % 7 == 0 ? nil : devices[n % 3]
+            let revision: SourceRevision? = n % 5 == 0 ? nil : revisions[n % 2]
+            return Sample(type: "HKQuantityTypeIdentifierHeartRate", start: Int64(n), end: Int64(n), device: device,
+                          sourceRevision: revision, body: .quantity(Quantity(Double(n), "count/min"), count: 1))
+        }
+        samples.append(Fixtures.allSamples[0])
+        assertRoundTrip(.anchored(samples: SampleTable(samples), deleted: [], newAnchor: Data([1]), initial: true), more: true)
+
+        let quantity: ProtoBytes = ProtoBytes().message(1, ProtoBytes().string(2, "count/min"))
+        let heading: ProtoBytes = ProtoBytes().bytes(1, [UInt8](repeating: 7, count: 16)).string(2, "HKQuantityTypeIdentifierHeartRate")
+        let timed: ProtoBytes = heading.varint(3, 5).varint(4, 5).string(2, "HKQuantityTypeIdentifierRestingHeartRate")
+        let twice: ProtoBytes = timed.message(6, ProtoBytes().string(1, "Watch")).message(6, ProtoBytes().string(3, "W1")).message(10, quantity)
+        let page = ProtoBytes().varint(1, 3).message(41, ProtoBytes().message(1, twice).message(1, twice)).bytes
+        guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage(page).result else {
+            return XCTFail("not an anchored page")
+        }
+        XCTAssertEqual(Array(table).map(\.device), Array(repeating: Device(name: "Watch", model: "W1"), count: 2))
+        XCTAssertEqual(Array(table).map(\.type), Array(repeating: "HKQuantityTypeIdentifierRestingHeartRate", count: 2), "the last type met")
+    }
+
     func testStatisticsResults() {
         assertRoundTrip(.statistics(Fixtures.statistics))
         assertRoundTrip(.statistics(Fixtures.emptyStatistics))
