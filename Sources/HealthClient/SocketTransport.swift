@@ -112,8 +112,11 @@ private final class FrameReader: @unchecked Sendable {
     }
 
     private func finish(_ reason: HealthError) -> Bool {
-        transport.close()
+        // The calls learn of the end before a send can fail on the closed transport: a send failing
+        // first ("connection is closed") found the connection not yet closed, so a reconnecting
+        // client did not dial the next node for a call it would have retried.
         onClose(reason)
+        transport.close()
         return false
     }
 }
