@@ -93,6 +93,23 @@ def encode_saves(devices, ticks, period, seed):
     return frames
 
 
+def thread_ticks(pid):
+    """{thread name: [user, system] clock ticks} of process `pid`'s threads, threads of one name added up."""
+    ticks = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as file:
+                stat = file.read()
+        except OSError:  # the thread ended meanwhile
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        entry = ticks.setdefault(name, [0, 0])
+        entry[0] += int(fields[11])
+        entry[1] += int(fields[12])
+    return ticks
+
+
 def percentile(sorted_values, fraction):
     if not sorted_values:
         return 0.0
@@ -168,6 +185,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--drain-seconds", type=float, default=30.0)
     parser.add_argument("--report", required=True)
+    parser.add_argument("--server-pid", type=int, help="also report this process's CPU per thread while the devices send")
     args = parser.parse_args()
     with open(args.owner_token_file) as file:
         token = asyncio.run(app_token(args.port, file.read().strip()))
@@ -175,9 +193,11 @@ def main():
     ticks = max(1, round(args.duration * args.rate))
     sockets = connect_devices(args.port, token, args.devices)
     frames = encode_saves(args.devices, ticks, period, args.seed)
+    server_before = thread_ticks(args.server_pid) if args.server_pid else {}
     cpu_before = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
     latencies, rejected, generated, elapsed = run(sockets, frames, ticks, period, args.burst, args.seed, args.drain_seconds)
     cpu = sum(resource.getrusage(resource.RUSAGE_SELF)[:2]) - cpu_before
+    server_after = thread_ticks(args.server_pid) if args.server_pid else {}
     latencies.sort()
     report = {
         "samplesGenerated": generated, "samplesAcknowledged": len(latencies), "batches": generated,
@@ -185,6 +205,10 @@ def main():
         "saveLatencyMs": {"p50": 1e3 * percentile(latencies, 0.5), "p99": 1e3 * percentile(latencies, 0.99)},
         "rejectedByCode": rejected, "generatorRunCPUSeconds": cpu,
     }
+    if args.server_pid:
+        # Only the seconds the devices were sending: connection setup and Hellos left out.
+        report["serverRunTicks"] = {name: [user - server_before.get(name, [0, 0])[0], system - server_before.get(name, [0, 0])[1]]
+                                    for name, (user, system) in server_after.items()}
     with open(args.report, "w") as out:
         json.dump(report, out)
     for sock in sockets:
