@@ -94,7 +94,7 @@ def encode_saves(devices, ticks, period, seed):
 
 
 def thread_ticks(pid):
-    """{thread name: [user, system] clock ticks} of process `pid`'s threads, threads of one name added up."""
+    """{thread id: (name, user clock ticks, system clock ticks)} of process `pid`'s threads."""
     ticks = {}
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
@@ -102,12 +102,21 @@ def thread_ticks(pid):
                 stat = file.read()
         except OSError:  # the thread ended meanwhile
             continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2:].split()
-        entry = ticks.setdefault(name, [0, 0])
-        entry[0] += int(fields[11])
-        entry[1] += int(fields[12])
+        ticks[task] = (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[11]), int(fields[12]))
     return ticks
+
+
+def ticks_by_name(before, after):
+    """{thread name: [user, system] clock ticks} used between two `thread_ticks`, threads of one name
+    added up (a thread that ended in between is left out)."""
+    used = {}
+    for task, (name, user, system) in after.items():
+        _, user_before, system_before = before.get(task, (name, 0, 0))
+        entry = used.setdefault(name, [0, 0])
+        entry[0] += user - user_before
+        entry[1] += system - system_before
+    return used
 
 
 def percentile(sorted_values, fraction):
@@ -207,8 +216,7 @@ def main():
     }
     if args.server_pid:
         # Only the seconds the devices were sending: connection setup and Hellos left out.
-        report["serverRunTicks"] = {name: [user - server_before.get(name, [0, 0])[0], system - server_before.get(name, [0, 0])[1]]
-                                    for name, (user, system) in server_after.items()}
+        report["serverRunTicks"] = ticks_by_name(server_before, server_after)
     with open(args.report, "w") as out:
         json.dump(report, out)
     for sock in sockets:
