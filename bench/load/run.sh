@@ -10,8 +10,11 @@
 # more than the server is what latency waits for). GENERATOR=lean drives the same load from
 # bench/load/lean_load.py instead (frames encoded before the run, one epoll thread), so the latency
 # measured is the server's rather than the generator's own queue (its CPU column then counts only the
-# seconds its devices were sending). The last columns are the writer's, from healthd's /metrics: its
-# commits, jobs per commit and the seconds spent in commits (the one serial thread's busy time).
+# seconds its devices were sending); it also reads the server's threads in /proc as its devices start and
+# stop sending, and a second line gives the server's CPU per call of that span only (connection setup and
+# Hellos left out) and each thread's user+system µs per call (names as in docs/architecture.md). The last
+# columns are the writer's, from healthd's /metrics: its commits, jobs per commit and the seconds spent in
+# commits (the one serial thread's busy time).
 # BENCH_BIN=DIR runs the healthd (and healthsim) in DIR unbuilt, to compare two builds; HEALTHD_ARGS
 # adds options to healthd's command line (e.g. "--threads 1"). SYSCALLS=1 adds the server's system calls,
 # page faults and context switches per save call while the generator runs, in all and for the usual
