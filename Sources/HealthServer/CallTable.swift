@@ -40,8 +40,13 @@ final class CallTable {
     private var nextSerial: UInt64 = 1
     /// Calls holding a turn to produce answers (serials); a turn ends with the answer (or page run).
     private var producing: Set<UInt64> = []
-    /// Calls waiting for output room (see `requestRoom`), oldest first.
-    private var waiters: [(serial: UInt64, room: CheckedContinuation<Void, Never>)] = []
+    /// Calls waiting for output room (see `requestRoom`), oldest first. While there are any, the loop
+    /// looks at this connection's room on every housekeeping tick, not only on its sweeps.
+    private var waiters: [(serial: UInt64, room: CheckedContinuation<Void, Never>)] = [] {
+        didSet {
+            if waiters.isEmpty { loop.waitingForRoom.remove(id) } else { loop.waitingForRoom.insert(id) }
+        }
+    }
     /// Set at shutdown: new calls are refused, and the connection closes once the last call ends.
     var draining = false
 

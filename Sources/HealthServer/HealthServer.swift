@@ -85,8 +85,11 @@ public final class HealthServer {
 
     /// Serves until SIGTERM/SIGINT, then drains, closes the store and returns.
     public func run() async {
+        let config = core.config
+        let shortest = min(config.helloTimeout, config.frameTimeout, config.idleTimeout, config.slowClientTimeout)
+        let sweepEvery = EventLoop.sweepEvery(intervalMilliseconds: 200, shortestTimeout: shortest)
         for loop in ioLoops {
-            loop.startHousekeeping(everyMilliseconds: 200)
+            loop.startHousekeeping(everyMilliseconds: 200, sweepEvery: sweepEvery)
             loop.startThread()
         }
         core.dispatcher.startChangeFeed()

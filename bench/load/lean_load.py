@@ -93,6 +93,32 @@ def encode_saves(devices, ticks, period, seed):
     return frames
 
 
+def thread_ticks(pid):
+    """{thread id: (name, user clock ticks, system clock ticks)} of process `pid`'s threads."""
+    ticks = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as file:
+                stat = file.read()
+        except OSError:  # the thread ended meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        ticks[task] = (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[11]), int(fields[12]))
+    return ticks
+
+
+def ticks_by_name(before, after):
+    """{thread name: [user, system] clock ticks} used between two `thread_ticks`, threads of one name
+    added up (a thread that ended in between is left out)."""
+    used = {}
+    for task, (name, user, system) in after.items():
+        _, user_before, system_before = before.get(task, (name, 0, 0))
+        entry = used.setdefault(name, [0, 0])
+        entry[0] += user - user_before
+        entry[1] += system - system_before
+    return used
+
+
 def percentile(sorted_values, fraction):
     if not sorted_values:
         return 0.0
@@ -168,6 +194,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--drain-seconds", type=float, default=30.0)
     parser.add_argument("--report", required=True)
+    parser.add_argument("--server-pid", type=int, help="also report this process's CPU per thread while the devices send")
     args = parser.parse_args()
     with open(args.owner_token_file) as file:
         token = asyncio.run(app_token(args.port, file.read().strip()))
@@ -175,9 +202,11 @@ def main():
     ticks = max(1, round(args.duration * args.rate))
     sockets = connect_devices(args.port, token, args.devices)
     frames = encode_saves(args.devices, ticks, period, args.seed)
+    server_before = thread_ticks(args.server_pid) if args.server_pid else {}
     cpu_before = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
     latencies, rejected, generated, elapsed = run(sockets, frames, ticks, period, args.burst, args.seed, args.drain_seconds)
     cpu = sum(resource.getrusage(resource.RUSAGE_SELF)[:2]) - cpu_before
+    server_after = thread_ticks(args.server_pid) if args.server_pid else {}
     latencies.sort()
     report = {
         "samplesGenerated": generated, "samplesAcknowledged": len(latencies), "batches": generated,
@@ -185,6 +214,9 @@ def main():
         "saveLatencyMs": {"p50": 1e3 * percentile(latencies, 0.5), "p99": 1e3 * percentile(latencies, 0.99)},
         "rejectedByCode": rejected, "generatorRunCPUSeconds": cpu,
     }
+    if args.server_pid:
+        # Only the seconds the devices were sending: connection setup and Hellos left out.
+        report["serverRunTicks"] = ticks_by_name(server_before, server_after)
     with open(args.report, "w") as out:
         json.dump(report, out)
     for sock in sockets:

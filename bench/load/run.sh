@@ -10,8 +10,11 @@
 # more than the server is what latency waits for). GENERATOR=lean drives the same load from
 # bench/load/lean_load.py instead (frames encoded before the run, one epoll thread), so the latency
 # measured is the server's rather than the generator's own queue (its CPU column then counts only the
-# seconds its devices were sending). The last columns are the writer's, from healthd's /metrics: its
-# commits, jobs per commit and the seconds spent in commits (the one serial thread's busy time).
+# seconds its devices were sending); it also reads the server's threads in /proc as its devices start and
+# stop sending, and a second line gives the server's CPU per call of that span only (connection setup and
+# Hellos left out) and each thread's user+system µs per call (names as in docs/architecture.md). The last
+# columns are the writer's, from healthd's /metrics: its commits, jobs per commit and the seconds spent in
+# commits (the one serial thread's busy time).
 # BENCH_BIN=DIR runs the healthd (and healthsim) in DIR unbuilt, to compare two builds; HEALTHD_ARGS
 # adds options to healthd's command line (e.g. "--threads 1"). SYSCALLS=1 adds the server's system calls,
 # page faults and context switches per save call while the generator runs, in all and for the usual
@@ -59,7 +62,8 @@ for n in $counts; do
   # The generator's CPU (user + system seconds, its setup included), written by time(1) when it exits.
   sim_cpu="$work/sim-$n-$schedule.cpu"
   if [ "$generator" = lean ]; then
-    command=(python3 "$root/bench/load/lean_load.py" --port "${server_addr##*:}" --owner-token-file "$server_data/owner.token")
+    command=(python3 "$root/bench/load/lean_load.py" --port "${server_addr##*:}" --owner-token-file "$server_data/owner.token"
+             --server-pid "$server_pid")
   else
     command=("$bin/healthsim" --server "$server_addr" --owner-token-file "$server_data/owner.token" --state-dir "$server_data/healthsim")
   fi
@@ -98,6 +102,13 @@ print(f"{n:8d} {schedule:>8s} {r['samplesGenerated']:11d} {r['samplesAcknowledge
       f"{100 * sys_ticks / max(1, ticks):6.0f} "
       f"{rss / 1024:9.1f} {max(0, rss - idle) / n:11.1f} {sim_seconds / calls * 1e6:12.1f} "
       f"{int(sys.argv[10]):8d} {float(sys.argv[11]) / max(1, int(sys.argv[10])):9.0f} {float(sys.argv[12]):10.1f}")
+run_ticks = r.get("serverRunTicks")
+if run_ticks:  # the lean generator's: the server's threads while the devices sent, setup left out
+    user, system = (sum(t[i] for t in run_ticks.values()) for i in (0, 1))
+    threads = sorted(run_ticks.items(), key=lambda t: -sum(t[1]))
+    print(f"{'':17s} while sending: {(user + system) / hz / calls * 1e6:.1f} µs CPU/call, sys {100 * system / max(1, user + system):.0f} %; "
+          "per thread (user+sys µs/call): " + ", ".join(f"{name} {u / hz / calls * 1e6:.1f}+{s / hz / calls * 1e6:.1f}"
+                                                     for name, (u, s) in threads if u + s))
 try:  # perf stat -x, lines: count,unit,event,…
     counts = {f[2].split("sys_enter_")[-1].split(":")[-1]: int(f[0]) for f in (line.split(",") for line in open(sys.argv[13]))
               if len(f) > 2 and f[0].isdigit()}

@@ -120,7 +120,7 @@ final class UUIDFilterBuild: @unchecked Sendable {
     /// Starts the build; `pause`: see `UUIDFilterSource`.
     init(version: Int64, connect: @escaping @Sendable () throws(HealthError) -> Database, pause: (@Sendable () -> Void)?) {
         self.version = version
-        let thread = Thread { [self] in
+        let thread = Thread(named: "uuid-filter") { [self] in
             let began = ContinuousClock.now
             let built: Result<UUIDFilter, HealthError>
             do throws(HealthError) {

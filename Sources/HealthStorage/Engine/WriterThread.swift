@@ -81,7 +81,7 @@ final class WriterThread: @unchecked Sendable {
     var queuedJobs: Int { queue.count }
 
     func start() {
-        let thread = Thread { [self] in
+        let thread = Thread(named: "store-writer") { [self] in
             var busy = false
             while true {
                 var jobs = queue.drain()
@@ -102,7 +102,6 @@ final class WriterThread: @unchecked Sendable {
             finished.broadcast()
             finished.unlock()
         }
-        thread.name = "healthstore-writer"
         thread.start()
     }
 
@@ -257,10 +256,9 @@ final class ReaderPool: Sendable {
         for index in 0..<max(1, count) {
             let context = try makeContext()
             let box = UncheckedBox(context)
-            let thread = Thread { [queue] in
+            let thread = Thread(named: "store-reader-\(index)") { [queue] in
                 while let job = queue.take() { job(box.value) }
             }
-            thread.name = "healthstore-reader-\(index)"
             thread.start()
         }
     }

@@ -21,11 +21,10 @@ final class PeerListener: Sendable {
     init(conninfo: String, channel: PeerChannel, feed: ChangeFeed) throws(HealthError) {
         let session = try Session(conninfo: conninfo, channel: channel.name)
         let box = UncheckedBox(session)
-        let thread = Thread { [self] in
+        let thread = Thread(named: "peer-listener") { [self] in
             run(box.value, channel: channel, feed: feed)
             stopped.signal()
         }
-        thread.name = "healthstore-peer-listener"
         thread.start()
     }
 
