@@ -371,9 +371,9 @@ private struct PlainFields {
         guard plain, Self.first(field, &seen) else { return plain = false }
         switch (field.tag >> 3, field.tag & 7) {
         case (1, 2): uuid = Self.bytes(field, wire)
-        case (3, 0): start = Self.number(field, wire)
-        case (4, 0): end = Self.number(field, wire)
-        case (8, 0): creation = Self.number(field, wire)
+        case (3, 0): start = field.number
+        case (4, 0): end = field.number
+        case (8, 0): creation = field.number
         case (10, 2): quantity = Self.bytes(field, wire)
         case (11, 2): category = Self.bytes(field, wire)
         default: plain = false
@@ -391,7 +391,7 @@ private struct PlainFields {
             guard Self.fields(wire, { field in
                 switch (field.tag >> 3, field.tag & 7) {
                 case (1, 2): measured = Self.bytes(field, wire)
-                case (2, 0): count = Self.number(field, wire)
+                case (2, 0): count = field.number
                 default: return false
                 }
                 return true
@@ -399,19 +399,19 @@ private struct PlainFields {
             var unitBytes: UnsafeRawBufferPointer?
             guard Self.fields(measured, { field in
                 switch (field.tag >> 3, field.tag & 7) {
-                case (1, 1): value = UnsafeRawPointer(measured.baseAddress!).loadUnaligned(fromByteOffset: field.bodyStart - 8, as: UInt64.self)
+                case (1, 1): value = field.number
                 case (2, 2): unitBytes = Self.bytes(field, measured)
                 default: return false
                 }
                 return true
             }), let unitBytes else { return nil }
-            body = .quantity(value: Double(bitPattern: UInt64(littleEndian: value)), unit: try unit(unitBytes),
+            body = .quantity(value: Double(bitPattern: value), unit: try unit(unitBytes),
                              count: count == 0 ? 1 : Int64(bitPattern: count))
         case (nil, let wire?):
             var value: UInt64 = 0
             guard Self.fields(wire, { field in
                 guard field.tag == 1 << 3 else { return false }
-                value = Self.number(field, wire)
+                value = field.number
                 return true
             }) else { return nil }
             body = .category(Int64(bitPattern: value))
@@ -441,13 +441,6 @@ private struct PlainFields {
 
     private static func bytes(_ field: WireScan.WireField, _ wire: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         field.body.map { UnsafeRawBufferPointer(rebasing: wire[$0]) }
-    }
-
-    /// A varint field's value: the varint after its tag (`WireScan.next` has read both).
-    private static func number(_ field: WireScan.WireField, _ wire: UnsafeRawBufferPointer) -> UInt64 {
-        var at = field.start
-        _ = WireScan.varint(wire, &at)
-        return WireScan.varint(wire, &at) ?? 0
     }
 }
 
