@@ -46,7 +46,6 @@ public final class AppleHealthExport {
     private var heldBackOrder: [UUID] = []
     /// Without `members`: UUIDs of records already seen inside a correlation.
     private var nested: Set<UUID> = []
-    private let correlationMemberTypes = Set(TypeCatalog.correlationTypes.flatMap { $0.correlationContents ?? [] })
     private var finished = false
 
     public private(set) var summary = ImportSummary()
@@ -268,7 +267,7 @@ public final class AppleHealthExport {
         let uuid = sample.uuid
         if members?.contains(uuid) ?? nested.contains(uuid) {
             countDuplicate(sample)
-        } else if members == nil, correlationMemberTypes.contains(sample.type) {
+        } else if members == nil, TypeCatalog.correlationMemberTypes.contains(sample.type) {
             if heldBack.updateValue((sample, origin), forKey: uuid) == nil { heldBackOrder.append(uuid) }
         } else {
             ready.append(.sample(sample, origin))

@@ -110,6 +110,7 @@ private struct TableReader {
     private var typeWires = Interned<UnsafeRawBufferPointer>()
     private var deviceWires = Interned<UnsafeRawBufferPointer>()
     private var revisionWires = Interned<UnsafeRawBufferPointer>()
+    private var unitWires = Interned<UnsafeRawBufferPointer>()
 
     mutating func append(_ p: UnsafeMutablePointer<Healthstore__V1__Sample>) throws(HealthError) {
         let s = p.pointee
@@ -129,13 +130,16 @@ private struct TableReader {
         let type = try types.index(of: typeName, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
             table.add(type: try CRead.typeName(typeName, "type"))
         }
-        try appendRow(s, body, type: type, device: device, revision: revision)
+        table.append(try RowFields(s, body).row(type: type, device: device, revision: revision))
     }
 
     /// Appends the sample whose wire bytes are `wire` (see `WireDecode.anchoredPage`), its type, device
     /// and source revision found by their bytes; false where it cannot (the page is then decoded whole).
+    /// A plain row (`PlainFields`) is read from the wire as it is walked; any other sample is unpacked
+    /// by protobuf-c without its type, device and revision.
     mutating func append(wire: UnsafeRawBufferPointer, splice: UnsafeMutableRawBufferPointer, _ allocator: inout ProtobufCAllocator) -> Bool {
         var type: UnsafeRawBufferPointer?, device: UnsafeRawBufferPointer?, revision: UnsafeRawBufferPointer?
+        var plain = PlainFields()
         var (offset, copied, spliced) = (0, 0, 0)
         func copy(_ range: Range<Int>) {
             guard !range.isEmpty else { return }
@@ -146,7 +150,10 @@ private struct TableReader {
             let start = offset
             guard let field = WireScan.next(wire, &offset) else { return false }
             let number = field.tag >> 3
-            guard number == 2 || number == 6 || number == 7 else { continue }
+            guard number == 2 || number == 6 || number == 7 else {
+                plain.read(field, in: wire)
+                continue
+            }
             // protobuf-c keeps the last of a string met twice and merges a submessage met twice; the
             // whole decode does that.
             guard let body = field.body, (number == 2 ? type : number == 6 ? device : revision) == nil else { return false }
@@ -159,16 +166,26 @@ private struct TableReader {
             copy(copied..<start)
             copied = offset
         }
-        copy(copied..<wire.count)
         guard let type else { return false }
         do {
-            guard let s = WireDecode.unpacked(UnsafeRawBufferPointer(rebasing: splice[..<spliced]), healthstore__v1__sample__descriptor,
-                                              depth: 3, &allocator, healthstore__v1__sample__unpack)?.pointee else { return false }
-            guard let body = try plainBody(s) else {
-                guard let whole = WireDecode.unpacked(wire, healthstore__v1__sample__descriptor, depth: 3, &allocator,
-                                                      healthstore__v1__sample__unpack) else { return false }
-                table.append(try WireDecode.sample(whole.pointee))
-                return true
+            let row: RowFields
+            if let fields = try plain.row(unit: { (bytes) throws(HealthError) in
+                try unitWires.index(of: bytes, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
+                    table.add(unit: try Self.text(bytes) { (unit) throws(HealthError) in try CRead.string(unit, "quantity.quantity.unit") })
+                }
+            }) {
+                row = fields
+            } else {
+                copy(copied..<wire.count)
+                guard let s = WireDecode.unpacked(UnsafeRawBufferPointer(rebasing: splice[..<spliced]), healthstore__v1__sample__descriptor,
+                                                  depth: 3, &allocator, healthstore__v1__sample__unpack)?.pointee else { return false }
+                guard let body = try plainBody(s) else {
+                    guard let whole = WireDecode.unpacked(wire, healthstore__v1__sample__descriptor, depth: 3, &allocator,
+                                                          healthstore__v1__sample__unpack) else { return false }
+                    table.append(try WireDecode.sample(whole.pointee))
+                    return true
+                }
+                row = try RowFields(s, body)
             }
             var deviceIndex: Int32 = -1, revisionIndex: Int32 = -1
             if let device {
@@ -186,18 +203,25 @@ private struct TableReader {
                 }
             }
             let typeIndex = try typeWires.index(of: type, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                guard memchr(type.baseAddress!, 0, type.count) == nil else { throw Self.unreadable }
-                let name = try withUnsafeTemporaryAllocation(of: CChar.self, capacity: type.count + 1) { (text) throws(HealthError) in
-                    text.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: type.count) { $0.update(from: type.baseAddress!.assumingMemoryBound(to: UInt8.self), count: type.count) }
-                    text[type.count] = 0
-                    return try CRead.typeName(text.baseAddress, "type")
-                }
-                return table.add(type: name)
+                table.add(type: try Self.text(type) { (name) throws(HealthError) in try CRead.typeName(name, "type") })
             }
-            try appendRow(s, body, type: typeIndex, device: deviceIndex, revision: revisionIndex)
+            table.append(row.row(type: typeIndex, device: deviceIndex, revision: revisionIndex))
             return true
         } catch {
             return false
+        }
+    }
+
+    /// `bytes` (a string field's, off the wire) as the C string `read` takes; throws where they hold a NUL.
+    fileprivate static func text(_ bytes: UnsafeRawBufferPointer,
+                                 _ read: (UnsafePointer<CChar>) throws(HealthError) -> String) throws(HealthError) -> String {
+        guard memchr(bytes.baseAddress!, 0, bytes.count) == nil else { throw Self.unreadable }
+        return try withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { (text) throws(HealthError) in
+            text.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: bytes.count) {
+                $0.update(from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            }
+            text[bytes.count] = 0
+            return try read(text.baseAddress!)
         }
     }
 
@@ -227,12 +251,6 @@ private struct TableReader {
         }
     }
 
-    private mutating func appendRow(_ s: Healthstore__V1__Sample, _ body: SampleTable.Body, type: Int32, device: Int32,
-                                    revision: Int32) throws(HealthError) {
-        table.append(SampleTable.Row(uuid: try CRead.uuid(s.uuid, "uuid"), type: type, device: device, revision: revision,
-                                     start: s.start_time, end: s.end_time,
-                                     creationTime: s.creation_time == 0 ? nil : s.creation_time, body: body))
-    }
 
     private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
         var hash = WordHash()
@@ -309,6 +327,120 @@ private struct TableReader {
         case let (nil, b?): b.pointee == 0
         case (nil, nil): true
         }
+    }
+}
+
+/// A row's fields but its type, device and source revision, from protobuf-c's sample or off the wire.
+private struct RowFields {
+    let uuid: UUID
+    let start: Int64
+    let end: Int64
+    /// Zero on the wire.
+    let creationTime: Int64
+    let body: SampleTable.Body
+
+    init(uuid: UUID, start: Int64, end: Int64, creationTime: Int64, body: SampleTable.Body) {
+        (self.uuid, self.start, self.end, self.creationTime, self.body) = (uuid, start, end, creationTime, body)
+    }
+
+    init(_ s: Healthstore__V1__Sample, _ body: SampleTable.Body) throws(HealthError) {
+        self.init(uuid: try CRead.uuid(s.uuid, "uuid"), start: s.start_time, end: s.end_time, creationTime: s.creation_time, body: body)
+    }
+
+    func row(type: Int32, device: Int32, revision: Int32) -> SampleTable.Row {
+        SampleTable.Row(uuid: uuid, type: type, device: device, revision: revision, start: start, end: end,
+                        creationTime: creationTime == 0 ? nil : creationTime, body: body)
+    }
+}
+
+/// A sample's fields gathered from the wire while `TableReader` walks it, for a plain row without
+/// protobuf-c's unpack and the pre-scan before it (most of a page's decoding): a 16-byte UUID, times,
+/// and a quantity (value, unit, count) or category body, nothing else. Anything else — metadata,
+/// another body or another field of one, a field met twice or with another wire type, a unit with a
+/// NUL — is not plain, and protobuf-c unpacks the sample as before. Absent numbers are zero, as
+/// protobuf-c reads them (a value or category of 0 is not sent).
+private struct PlainFields {
+    private var plain = true
+    private var seen: UInt64 = 0
+    private var uuid: UnsafeRawBufferPointer?
+    private var start: UInt64 = 0, end: UInt64 = 0, creation: UInt64 = 0
+    private var quantity: UnsafeRawBufferPointer?, category: UnsafeRawBufferPointer?
+
+    /// Takes one of the sample's fields (any but its type, device and revision).
+    mutating func read(_ field: WireScan.WireField, in wire: UnsafeRawBufferPointer) {
+        guard plain, Self.first(field, &seen) else { return plain = false }
+        switch (field.tag >> 3, field.tag & 7) {
+        case (1, 2): uuid = Self.bytes(field, wire)
+        case (3, 0): start = field.number
+        case (4, 0): end = field.number
+        case (8, 0): creation = field.number
+        case (10, 2): quantity = Self.bytes(field, wire)
+        case (11, 2): category = Self.bytes(field, wire)
+        default: plain = false
+        }
+    }
+
+    /// The row's fields, its unit's index from `unit`; nil when the sample is not plain.
+    func row(unit: (UnsafeRawBufferPointer) throws(HealthError) -> Int32) throws(HealthError) -> RowFields? {
+        guard plain, let uuid, uuid.count == 16 else { return nil }
+        let body: SampleTable.Body
+        switch (quantity, category) {
+        case (let wire?, nil):
+            var (value, count): (UInt64, UInt64) = (0, 0)
+            var measured: UnsafeRawBufferPointer?
+            guard Self.fields(wire, { field in
+                switch (field.tag >> 3, field.tag & 7) {
+                case (1, 2): measured = Self.bytes(field, wire)
+                case (2, 0): count = field.number
+                default: return false
+                }
+                return true
+            }), let measured else { return nil }
+            var unitBytes: UnsafeRawBufferPointer?
+            guard Self.fields(measured, { field in
+                switch (field.tag >> 3, field.tag & 7) {
+                case (1, 1): value = field.number
+                case (2, 2): unitBytes = Self.bytes(field, measured)
+                default: return false
+                }
+                return true
+            }), let unitBytes else { return nil }
+            body = .quantity(value: Double(bitPattern: value), unit: try unit(unitBytes),
+                             count: count == 0 ? 1 : Int64(bitPattern: count))
+        case (nil, let wire?):
+            var value: UInt64 = 0
+            guard Self.fields(wire, { field in
+                guard field.tag == 1 << 3 else { return false }
+                value = field.number
+                return true
+            }) else { return nil }
+            body = .category(Int64(bitPattern: value))
+        default:
+            return nil
+        }
+        return RowFields(uuid: UUID(uuid: uuid.loadUnaligned(as: uuid_t.self)), start: Int64(bitPattern: start),
+                         end: Int64(bitPattern: end), creationTime: Int64(bitPattern: creation), body: body)
+    }
+
+    /// Walks a submessage's fields, each met once and taken by `take`; false where one is not.
+    private static func fields(_ bytes: UnsafeRawBufferPointer, _ take: (WireScan.WireField) -> Bool) -> Bool {
+        var (offset, seen): (Int, UInt64) = (0, 0)
+        while offset < bytes.count {
+            guard let field = WireScan.next(bytes, &offset), first(field, &seen), take(field) else { return false }
+        }
+        return true
+    }
+
+    /// Whether `field` is the first of its number (below 64), noting it in `seen`.
+    private static func first(_ field: WireScan.WireField, _ seen: inout UInt64) -> Bool {
+        let number = field.tag >> 3
+        guard number < 64, seen & (1 << number) == 0 else { return false }
+        seen |= 1 << number
+        return true
+    }
+
+    private static func bytes(_ field: WireScan.WireField, _ wire: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        field.body.map { UnsafeRawBufferPointer(rebasing: wire[$0]) }
     }
 }
 

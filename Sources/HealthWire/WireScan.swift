@@ -58,14 +58,17 @@ enum WireScan {
         }
     }
 
-    /// One field on the wire: its tag, where the tag starts, and where the body of a
-    /// length-delimited field lies (`bodyCount` -1 for other fields). Plain integers, not ranges
-    /// and optionals: this runs for every field of every frame.
+    /// One field on the wire: its tag, where the tag starts, where the body of a length-delimited
+    /// field lies (`bodyCount` -1 for other fields), and the number of any other (a varint's value, a
+    /// fixed field's bits). Plain integers, not ranges and optionals: this runs for every field of
+    /// every frame.
     struct WireField {
         let tag: UInt64
         let start: Int
         let bodyStart: Int
         let bodyCount: Int
+        /// 0 for a length-delimited field.
+        let number: UInt64
 
         /// The body of a length-delimited field; nil for other fields.
         var body: Range<Int>? { bodyCount < 0 ? nil : bodyStart..<bodyStart + bodyCount }
@@ -76,21 +79,27 @@ enum WireScan {
     static func next(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> WireField? {
         let start = offset
         guard offset < bytes.count, let tag = varint(bytes, &offset) else { return nil }
+        let number: UInt64
         switch tag & 7 {
         case 0:
-            guard varint(bytes, &offset) != nil else { return nil }
+            guard let value = varint(bytes, &offset) else { return nil }
+            number = value
         case 1:
+            guard bytes.count - offset >= 8 else { return nil }
+            number = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
         case 5:
+            guard bytes.count - offset >= 4 else { return nil }
+            number = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
             offset += 4
         case 2:
             guard let length = varint(bytes, &offset), length <= UInt64(bytes.count - offset) else { return nil }
             offset += Int(length)
-            return WireField(tag: tag, start: start, bodyStart: offset - Int(length), bodyCount: Int(length))
+            return WireField(tag: tag, start: start, bodyStart: offset - Int(length), bodyCount: Int(length), number: 0)
         default:
             return nil
         }
-        return offset <= bytes.count ? WireField(tag: tag, start: start, bodyStart: offset, bodyCount: -1) : nil
+        return WireField(tag: tag, start: start, bodyStart: offset, bodyCount: -1, number: number)
     }
 
     /// The descriptor of field `number` of `descriptor`, when it has one. Most messages number their

@@ -59,7 +59,8 @@ final class SampleJSONRoundTripTests: XCTestCase {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let tricky: JSON = .object(["B": .string("a/\"\\\n\r\t\u{8}\u{C}\u{1}é"), "a_b": .double(1e-7), "aB": .double(1e20),
-                                    "Zed": .double(.nan), "_": .array([.bool(false), .null, .double(-2.5), .int(.min)])])
+                                    "Zed": .double(.nan), "_": .array([.bool(false), .null, .double(-2.5), .int(.min)]),
+                                    "whole": .array([.double(42), .double(-3), .double(0), .double(1e15), .double(10.05)])])
         for value in ExportFixtures.samples.map({ SampleJSON.sample($0) }) + [tricky] {
             XCTAssertEqual(value.text(pretty: false), String(decoding: try encoder.encode(value), as: UTF8.self))
         }

@@ -236,6 +236,24 @@ final class PredicateEvaluatorTests: XCTestCase {
         XCTAssertFalse(QueryPredicate.noCorrelation.matches(sample, context: PredicateContext(isInCorrelation: true)))
     }
 
+    /// `noCorrelation` holds for every sample of a type no correlation holds, so a read of such types
+    /// leaves it out (a lone leaf or an `allOf`'s conjunct); with a type a correlation may hold among
+    /// them, or anywhere else in the tree, it stays.
+    func testNoCorrelationIsLeftOutForTypesNoCorrelationHolds() {
+        let dietary = "HKQuantityTypeIdentifierDietaryEnergyConsumed"
+        let range = QueryPredicate.dateRange(DateRange(start: s, end: e))
+        XCTAssertNil(QueryPredicate.noCorrelation.reduced(forTypes: [F.heartRate]))
+        XCTAssertNil(QueryPredicate.allOf([.noCorrelation]).reduced(forTypes: [F.heartRate, "HKCorrelationTypeIdentifierBloodPressure"]))
+        XCTAssertEqual(QueryPredicate.allOf([range, .noCorrelation, .noCorrelation]).reduced(forTypes: [F.heartRate]), .allOf([range]))
+        XCTAssertEqual(range.reduced(forTypes: [F.heartRate]), range)
+        for held in [F.systolic, F.diastolic, dietary] {
+            XCTAssertEqual(QueryPredicate.noCorrelation.reduced(forTypes: [held]), .noCorrelation)
+            XCTAssertEqual(QueryPredicate.allOf([range, .noCorrelation]).reduced(forTypes: [F.heartRate, held]), .allOf([range, .noCorrelation]))
+        }
+        XCTAssertEqual(QueryPredicate.not(.noCorrelation).reduced(forTypes: [F.heartRate]), .not(.noCorrelation))
+        XCTAssertEqual(QueryPredicate.anyOf([range, .noCorrelation]).reduced(forTypes: [F.heartRate]), .anyOf([range, .noCorrelation]))
+    }
+
     func testWorkoutAssociationReadsTheContext() {
         let workout = UUID()
         let sample = F.quantity()

@@ -142,6 +142,42 @@ final class AnchoredScanTests: StoreTestCase {
         }
     }
 
+    /// `noCorrelation` on types no correlation holds is the read without a predicate: the head finds
+    /// only the last anchor and leaves the samples to the ranges (read by two threads and sent as they
+    /// are read, not all read before the first page), as an export's read of such a type asks. With a
+    /// type a correlation holds the samples are read at the head, the correlation's readings left out.
+    /// Either way the stream is what a query with the predicate finds.
+    func testNoCorrelationOnTypesNoCorrelationHoldsIsReadInRanges() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            try await fill(f)
+            let context = ReadContext(db: try f.connect(), registry: Registry(), anchorKey: try f.anchorKey())
+            let predicate = QueryPredicate.allOf([.noCorrelation])
+            for (types, inRanges) in [([StoreFixture.heartRate, StoreFixture.steps], true), ([StoreFixture.systolic, StoreFixture.heartRate], false)] {
+                var readAtHead = 0
+                try context.db.beginRead()
+                let (_, rest) = try context.anchoredHead(owner: f.owner.rawValue, types: types, predicate: predicate, anchor: nil,
+                                                         scope: everything, partRows: 1) { part in
+                    readAtHead += part.samples.count
+                    return true
+                }
+                context.db.resetAll()
+                try context.db.execute("COMMIT")
+                XCTAssertEqual(rest != nil, inRanges, "\(types)")
+                XCTAssertEqual(readAtHead == 0, inRanges, "\(types)")
+
+                let queried = try await f.store.querySamples(owner: f.owner, types: types, predicate: predicate, sort: [], limit: 0, scope: everything)
+                XCTAssertEqual(queried.filter { $0.type == StoreFixture.systolic }, [], "the correlation's reading is left out")
+                let stream = try await f.store.streamAnchored(owner: f.owner, types: types, predicate: predicate, anchor: nil, limit: 0,
+                                                              scope: everything, partRows: 3)
+                var streamed: [Sample] = []
+                for try await part in stream.samples { streamed += Array(part.samples) }
+                XCTAssertEqual(streamed, queried, "\(types)")
+            }
+            await f.store.close()
+        }
+    }
+
     /// Ranges read out of turn are held and handed over in anchor order; the stream ends once, after the last.
     func testRangesAreHandedOverInOrderWhateverOrderTheyAreReadIn() {
         let samples = AnchoredSamples(owner: 1, types: [], predicate: nil, scope: everything, after: 0, last: 64, storeAnchor: 64,

@@ -30,6 +30,14 @@ struct ProtoBytes {
         return copy
     }
 
+    /// A 64-bit field (wire type 1): a double's bits.
+    func fixed64(_ field: Int, _ value: UInt64) -> ProtoBytes {
+        var copy = self
+        copy.appendVarint(UInt64(field) << 3 | 1)
+        copy.bytes += withUnsafeBytes(of: value.littleEndian) { Array($0) }
+        return copy
+    }
+
     func string(_ field: Int, _ text: String) -> ProtoBytes { bytes(field, Array(text.utf8)) }
 
     func message(_ field: Int, _ inner: ProtoBytes) -> ProtoBytes { bytes(field, inner.bytes) }

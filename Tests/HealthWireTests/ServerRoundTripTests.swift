@@ -143,6 +143,53 @@ final class ServerRoundTripTests: XCTestCase {
         XCTAssertEqual(Array(table).map(\.type), Array(repeating: "HKQuantityTypeIdentifierRestingHeartRate", count: 2), "the last type met")
     }
 
+    /// A plain row is read off the wire as protobuf-c reads it: numbers left out are zero (a value or
+    /// category of 0 is not sent) and a count of 0 is 1; a field met twice, an unknown field, metadata
+    /// or a unit with a NUL make the sample go through protobuf-c, which keeps the last number met,
+    /// keeps the last of a oneof's bodies, skips the unknown field and refuses the NUL. Each page reads
+    /// as protobuf-c reads it whole.
+    func testAnchoredPagesReadPlainRowsAsProtobufCDoes() throws {
+        let uuid = [UInt8](repeating: 7, count: 16)
+        let head = ProtoBytes().bytes(1, uuid).string(2, "HKQuantityTypeIdentifierHeartRate")
+        let unit = ProtoBytes().string(2, "count/min")
+        func quantity(_ measured: ProtoBytes, count: UInt64? = nil) -> ProtoBytes {
+            let body = ProtoBytes().message(1, measured)
+            return count.map { body.varint(2, $0) } ?? body
+        }
+        /// `whole`: with an unknown field in the envelope, which sends the page through protobuf-c whole.
+        func decoded(_ samples: [ProtoBytes], whole: Bool = false) throws -> [Sample] {
+            let page = ProtoBytes().varint(1, 3).message(41, samples.reduce(ProtoBytes()) { $0.message(1, $1) })
+            guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage((whole ? page.varint(99, 1) : page).bytes).result else {
+                throw HealthError(.internalError, "not an anchored page")
+            }
+            return Array(table)
+        }
+        let minusFive = UInt64(bitPattern: -5)
+        let wire = [
+            head.varint(3, minusFive).varint(4, 9).varint(8, 11).message(10, quantity(unit)),
+            head.varint(3, 1).message(10, quantity(unit.fixed64(1, 72.5.bitPattern), count: 3)),
+            head.varint(3, 1).varint(3, 2).message(10, ProtoBytes().varint(2, 5))
+                .message(10, quantity(ProtoBytes().fixed64(1, 1.5.bitPattern).string(2, "x").string(2, "count/s"))),
+            head.varint(9, 4).message(10, quantity(unit, count: 0)),
+            head.string(2, "HKCategoryTypeIdentifierSleepAnalysis").message(11, ProtoBytes()),
+            head.string(2, "HKCategoryTypeIdentifierSleepAnalysis").message(11, ProtoBytes().varint(1, 2)).varint(4, 3),
+        ]
+        let samples = try decoded(wire)
+        XCTAssertEqual(samples, try decoded(wire, whole: true), "as protobuf-c reads the page")
+        let heartRate = "HKQuantityTypeIdentifierHeartRate", sleep = "HKCategoryTypeIdentifierSleepAnalysis"
+        XCTAssertEqual(samples.map(\.uuid), Array(repeating: UUID(uuid: (7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7)), count: 6))
+        XCTAssertEqual(samples.map(\.type), [heartRate, heartRate, heartRate, heartRate, sleep, sleep])
+        XCTAssertEqual(samples.map(\.start), [-5, 1, 2, 0, 0, 0])
+        XCTAssertEqual(samples.map(\.end), [9, 0, 0, 0, 0, 3])
+        XCTAssertEqual(samples.map(\.creationTime), [11, nil, nil, nil, nil, nil])
+        XCTAssertEqual(samples.map(\.body), [.quantity(Quantity(0, "count/min"), count: 1), .quantity(Quantity(72.5, "count/min"), count: 3),
+                                             .quantity(Quantity(1.5, "count/s"), count: 1), .quantity(Quantity(0, "count/min"), count: 1),
+                                             .category(0), .category(2)])
+        XCTAssertThrowsError(try decoded([head.message(10, quantity(ProtoBytes().string(2, "count\u{0}/min")))]))
+        let noted = try decoded([head.message(5, ProtoBytes().string(1, "note").message(2, ProtoBytes().string(1, "x"))).message(10, quantity(unit))])
+        XCTAssertEqual(noted.map(\.metadata), [["note": .string("x")]])
+    }
+
     func testStatisticsResults() {
         assertRoundTrip(.statistics(Fixtures.statistics))
         assertRoundTrip(.statistics(Fixtures.emptyStatistics))

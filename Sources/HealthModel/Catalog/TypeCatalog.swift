@@ -19,6 +19,8 @@ public enum TypeCatalog {
     public static let categoryTypes = CategoryTypes.all
     /// The blood pressure and food correlation types.
     public static let correlationTypes = ObjectTypes.correlations
+    /// The identifiers of the types a correlation type may hold; no other type's sample is ever inside one.
+    public static let correlationMemberTypes = Set(correlationTypes.flatMap { $0.correlationContents ?? [] })
     /// The one workout type, "HKWorkoutTypeIdentifier".
     public static let workoutType = ObjectTypes.workout
     /// The workout route series type, "HKWorkoutRouteTypeIdentifier".

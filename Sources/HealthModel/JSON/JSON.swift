@@ -50,9 +50,13 @@ public enum JSON: Sendable, Hashable, Encodable {
         case .int(let v): out.appendDecimal(v)
         case .double(let v):
             guard v.isFinite else { return out.append(contentsOf: "null".utf8) }
+            // A whole number's ".0" is left out, looked for in the bytes: `String.hasSuffix` compares
+            // by Unicode rules, which cost more than the number's digits (an export writes a value a line).
             var text = v.description
-            if text.hasSuffix(".0") { text.removeLast(2) }
-            out.append(contentsOf: text.utf8)
+            text.withUTF8 { bytes in
+                let whole = bytes.count >= 2 && bytes[bytes.count - 2] == UInt8(ascii: ".") && bytes[bytes.count - 1] == UInt8(ascii: "0")
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<(whole ? bytes.count - 2 : bytes.count)]))
+            }
         case .string(let v): Self.write(string: v, to: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))

@@ -197,13 +197,15 @@ extension ReadContext {
     /// part of them while the next is read. Every page carries the answer's anchor, so the last
     /// sample's anchor is found first: by one MAX per filter part where that is an index seek (each
     /// part of a type read in full with no predicate: the last key of (owner, type, anchor)). Where
-    /// it is not (a predicate, or the caller's own rows of types it may not read), a MAX would step
-    /// through the rows the read visits a second time, so the samples are read here instead, given
-    /// to `part` in tables of at most `partRows` rows, and nothing is left to read.
-    func anchoredHead(owner: Int64, types: [String], predicate: QueryPredicate?, anchor: Data?, scope: ReadScope, partRows: Int,
+    /// it is not (a predicate that `QueryPredicate.reduced` leaves, or the caller's own rows of types
+    /// it may not read), a MAX would step through the rows the read visits a second time, so the
+    /// samples are read here instead, given to `part` in tables of at most `partRows` rows, and
+    /// nothing is left to read.
+    func anchoredHead(owner: Int64, types: [String], predicate asked: QueryPredicate?, anchor: Data?, scope: ReadScope, partRows: Int,
                       part: (AnchoredPart) -> Bool) throws(HealthError) -> (head: AnchoredResult, rest: AnchoredSamples?) {
         let window = try anchoredWindow(owner: owner, types: types, anchor: anchor, scope: scope)
         guard !window.types.isEmpty else { return (window.nothing, nil) }
+        let predicate = asked?.reduced(forTypes: window.types.map(\.type.identifier))
         let after = window.start.sequence
         let (deleted, deletedAnchors) = try deletions(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after, limit: 0)
         func samples(last: Int64?) -> AnchoredSamples {
