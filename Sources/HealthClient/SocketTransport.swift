@@ -82,10 +82,10 @@ private final class FrameReader: @unchecked Sendable {
         self.onClose = onClose
     }
 
-    /// Delivers every whole message that arrived; false (after `onClose`) once the stream ended.
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+    /// Delivers every whole message that arrived; `.done` (after `onClose`) once the stream ended.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadinessLoop.Read {
         do {
-            guard let count = try socket.readAvailable(into: buffer) else { return true }
+            guard let count = try socket.readAvailable(into: buffer) else { return .drained }
             guard count > 0 else { return finish(HealthError(.unavailable, "the server closed the connection")) }
             let received = UnsafeRawBufferPointer(rebasing: buffer[..<count])
             if let tls {
@@ -105,18 +105,18 @@ private final class FrameReader: @unchecked Sendable {
             }) {
                 onMessage(try message.get())
             }
-            return true
+            return .more
         } catch {
             return finish(error.code == .unavailable ? error : HealthError(.unavailable, "connection dropped: \(error)"))
         }
     }
 
-    private func finish(_ reason: HealthError) -> Bool {
+    private func finish(_ reason: HealthError) -> ReadinessLoop.Read {
         // The calls learn of the end before a send can fail on the closed transport: a send failing
         // first ("connection is closed") found the connection not yet closed, so a reconnecting
         // client did not dial the next node for a call it would have retried.
         onClose(reason)
         transport.close()
-        return false
+        return .done
     }
 }

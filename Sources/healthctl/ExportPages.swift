@@ -9,13 +9,16 @@ import HealthModel
 /// pages are asked for while the earlier ones are written, so the server reads while the export
 /// writes, and their pages wait under the same bound. A read cut off by a lost connection (or a
 /// server restart) goes on from the anchor of the last sample handed on, which every page carries
-/// (`AnchoredBatch.lastSampleAnchor`): the samples after it come next, none twice, as in an
-/// uninterrupted read.
+/// (`AnchoredBatch.lastSampleAnchor`): the samples after it come next. That read sees the store as
+/// it is then, so it also holds what was saved or changed since the first one began, which may be
+/// a sample already handed on (see `WrittenOnce`); its pages say so (`Page.resumed`).
 struct ExportPages {
     /// One page of a type's anchored read.
     struct Page: Sendable {
         let type: String
         let batch: AnchoredBatch
+        /// From a read that went on after a cut, in a later snapshot than the type's first.
+        let resumed: Bool
     }
 
     /// The pages of the anchored read of `type` after `anchor` (nil: from its start), the `index`th
@@ -54,6 +57,8 @@ struct ExportPages {
     /// The anchor of the current type's last sample handed on (empty: its page did not say).
     private var handedThrough: Data?
     private var rereadsInARow = 0
+    /// The current type's read was opened again after a cut.
+    private var resumed = false
 
     init(types: [String], readsAtOnce: Int = 1, read: @escaping Read) {
         self.read = read
@@ -83,19 +88,58 @@ struct ExportPages {
                         + "older healthd) does not say where the export had reached; export again")
                 }
                 rereadsInARow += 1
+                resumed = true
                 pages = nil
                 opened[0] = Opened(current.type, index: current.index, after: handedThrough, read: read)
                 continue
             }
             guard let batch else {
                 opened.removeFirst()
-                (pages, handedThrough) = (nil, nil)
+                (pages, handedThrough, resumed) = (nil, nil, false)
                 continue
             }
             guard !batch.table.isEmpty else { continue }
             handedThrough = batch.lastSampleAnchor
             rereadsInARow = 0
-            return Page(type: current.type, batch: batch)
+            return Page(type: current.type, batch: batch, resumed: resumed)
         }
+    }
+}
+
+/// Keeps a type's export to one line a sample when its read went on after a cut. The later read
+/// holds what was saved or changed after the first began: a newer version of a sample already
+/// written (saved again with a greater sync version: the same app and sync identifier, a new UUID)
+/// or a workout or correlation whose contents changed (the same UUID at a new anchor). Neither is
+/// written again: the file keeps what it holds, as an uninterrupted export would. Only samples that
+/// can come again are remembered, those with a sync identifier and workouts and correlations, never
+/// a plain row (no metadata), so memory grows with those alone, and only for the current type.
+struct WrittenOnce {
+    private struct SyncKey: Hashable {
+        let bundleID: String?
+        let identifier: String
+    }
+
+    private var holders: Set<UUID> = []
+    private var syncKeys: Set<SyncKey> = []
+
+    /// The next type begins: what came before cannot come again in its reads.
+    mutating func nextType() {
+        holders.removeAll()
+        syncKeys.removeAll()
+    }
+
+    /// Whether to write `sample` (a page's sample decoded whole) of a page of the current type;
+    /// a sample to write is remembered.
+    mutating func admit(_ sample: Sample, from page: ExportPages.Page) -> Bool {
+        let holder: Bool
+        switch sample.body {
+        case .correlation, .workout: holder = true
+        default: holder = false
+        }
+        let key = sample.syncKey.map { SyncKey(bundleID: sample.sourceRevision?.source.bundleID, identifier: $0.identifier) }
+        if page.resumed, (holder && holders.contains(sample.uuid)) || key.map(syncKeys.contains) == true { return false }
+        if holder { holders.insert(sample.uuid) }
+        if let key { syncKeys.insert(key) }
+        return true
     }
 }

@@ -90,8 +90,12 @@ enum ImportExportCommands {
                                                          waiting: exportPagesWaiting)
         }
         var lastType: String?
+        var writtenOnce = WrittenOnce()
         while let page = try await pages.next() {
-            if page.type != lastType { (lastType, typesWritten) = (page.type, typesWritten + 1) }
+            if page.type != lastType {
+                (lastType, typesWritten) = (page.type, typesWritten + 1)
+                writtenOnce.nextType()
+            }
             lines.removeAll(keepingCapacity: true)
             if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(page.type) {
                 routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
@@ -101,9 +105,12 @@ enum ImportExportCommands {
             for (row, index) in zip(table.rows, table.indices) {
                 guard !SeriesLines.isPlain(row) else {
                     tableLines.writeLine(row, zone: inv.zone, cache: &cache, to: &lines)
+                    written += 1
                     continue
                 }
                 let sample = table[index]
+                guard writtenOnce.admit(sample, from: page) else { continue }
+                written += 1
                 guard SeriesLines.hasPoints(sample) else {
                     SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: inv.zone, cache: &cache, to: &lines)
                     continue
@@ -113,7 +120,6 @@ enum ImportExportCommands {
                 lines.append(UInt8(ascii: "\n"))
             }
             try writer.write(lines: lines)
-            written += table.count
             status.update("export: \(written) samples, \(shortName(page.type)), \(formatRate(status.rate(written)))")
         }
         let seconds = status.elapsed

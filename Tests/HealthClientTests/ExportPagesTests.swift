@@ -147,4 +147,39 @@ final class ExportPagesTests: XCTestCase {
             XCTAssertTrue(error is Refused)
         }
     }
+
+    /// After a cut, a sample written before it and saved again meanwhile (its app's sync identifier
+    /// under a new UUID) and a workout or correlation written before it and changed meanwhile (its
+    /// UUID) are not written again, as an uninterrupted export would not; samples first met after the
+    /// cut are, and the next type starts afresh.
+    func testAResumedReadLeavesOutWhatWasWrittenBeforeTheCut() {
+        func reading(_ identifier: String, version: Int64) -> Sample {
+            Sample(type: "HKQuantityTypeIdentifierHeartRate", start: 0, end: 0,
+                   metadata: [MetadataKey.syncIdentifier: .string(identifier), MetadataKey.syncVersion: .int(version)],
+                   body: .quantity(Quantity(60, "count/min"), count: 1))
+        }
+        func workout(_ uuid: UUID, activity: Int32) -> Sample {
+            Sample(uuid: uuid, type: "HKWorkoutTypeIdentifier", start: 0, end: 1, body: .workout(Workout(activityType: activity)))
+        }
+        func pressure(_ uuid: UUID, systolic: Double) -> Sample {
+            let child = Sample(type: "HKQuantityTypeIdentifierBloodPressureSystolic", start: 0, end: 0,
+                               body: .quantity(Quantity(systolic, "mmHg"), count: 1))
+            return Sample(uuid: uuid, type: "HKCorrelationTypeIdentifierBloodPressure", start: 0, end: 0, body: .correlation([child]))
+        }
+        func page(resumed: Bool) -> ExportPages.Page { ExportPages.Page(type: "T", batch: AnchoredBatch(), resumed: resumed) }
+        let plain = Self.samples(2)
+        let (run, measured) = (UUID(), UUID())
+        var once = WrittenOnce()
+        for sample in [reading("a", version: 1), workout(run, activity: 37), pressure(measured, systolic: 120), plain[0]] {
+            XCTAssertTrue(once.admit(sample, from: page(resumed: false)))
+        }
+        XCTAssertFalse(once.admit(reading("a", version: 2), from: page(resumed: true)), "saved again with a greater sync version")
+        XCTAssertFalse(once.admit(workout(run, activity: 52), from: page(resumed: true)), "a workout changed")
+        XCTAssertFalse(once.admit(pressure(measured, systolic: 130), from: page(resumed: true)), "a correlation changed")
+        XCTAssertTrue(once.admit(reading("b", version: 1), from: page(resumed: true)), "first met after the cut")
+        XCTAssertTrue(once.admit(workout(UUID(), activity: 37), from: page(resumed: true)), "first met after the cut")
+        XCTAssertTrue(once.admit(plain[1], from: page(resumed: true)), "a plain sample")
+        once.nextType()
+        XCTAssertTrue(once.admit(reading("a", version: 3), from: page(resumed: true)), "the next type's read")
+    }
 }
