@@ -75,6 +75,29 @@ final class ReadCostTests: XCTestCase {
         await f.store.close()
     }
 
+    /// Cutting a type into key-order slices walks `samples_by_time`'s entries and reads no row of the
+    /// table: it fetches no more pages than that walk (finding the type's lowest and highest anchor
+    /// with both aggregates in one SELECT stepped through every row of the type).
+    func testKeyOrderSlicesAreCutFromTheTimeIndexAlone() async throws {
+        let f = try await StoreFixture()
+        for batch in 0..<20 {
+            try await f.save((0..<1_000).map { StoreFixture.heartRate(s(Int64(batch * 1_000 + $0) * 10)) })
+        }
+        let db = try SQLiteConnection(path: f.path, readOnly: true)
+        let context = ReadContext(db: db, registry: Registry(), anchorKey: try f.anchorKey())
+        let typeID = try XCTUnwrap(try context.resolve([StoreFixture.heartRate], owner: f.owner.rawValue).first?.id)
+        let walk = try db.prepareOnce("SELECT start_time, anchor FROM samples INDEXED BY samples_by_time WHERE owner = ? AND type = ?")
+        walk.bind(all: [.int(f.owner.rawValue), .int(typeID)])
+        _ = takePageFetches(db)
+        var entries = 0
+        while try walk.step() { entries += 1 }
+        let walked = takePageFetches(db)
+        let plan = try context.keyOrderPlan(owner: f.owner.rawValue, typeID: typeID, rows: 4_096)
+        XCTAssertEqual([entries, plan.rows], [20_000, 20_000])
+        XCTAssertLessThanOrEqual(takePageFetches(db), walked + 10, "pages of the walk alone: \(walked)")
+        await f.store.close()
+    }
+
     /// Pages each query fetches, through a connection of its own.
     private func pagesFetched(_ f: StoreFixture, ownUUID: UUID) throws -> [String: Int] {
         let db = try SQLiteConnection(path: f.path, readOnly: true)
