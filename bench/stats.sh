@@ -5,7 +5,10 @@
 # plain SQL GROUP BY of the same rows (through samples_by_time, and through the primary key as the server
 # reads a range covering most of a type), all timed in each repeat; medians of the repeats.
 # Options: --step-period SECONDS (default 90, ≈1.05M steps) --heart-period SECONDS (default 60; the
-# second source reads every 5 periods) --repeats N (default 5).
+# second source reads every 5 periods) --repeats N (default 5) --store PATH (keep the store at PATH; a
+# store already there is read again instead of loaded, so two builds can read one layout of the rows:
+# give it the same periods as the run that loaded it) --only TEXT (time only the queries whose name
+# holds TEXT, e.g. to profile one).
 # BENCH_BIN=DIR runs the stats-bench in DIR unbuilt (to alternate two builds).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -52,12 +52,7 @@ final class ReadCostTests: XCTestCase {
     /// MAX stepping back through them before the read: it fetches no more pages than the same read
     /// cut by a limit, which reads its rows once.
     func testAnchoredReadWithAPredicateVisitsItsRowsOnce() async throws {
-        let f = try await StoreFixture()
-        for batch in 0..<20 {
-            try await f.save((0..<1_000).map { StoreFixture.heartRate(s(Int64(batch * 1_000 + $0) * 10)) })
-        }
-        let db = try SQLiteConnection(path: f.path, readOnly: true)
-        let context = ReadContext(db: db, registry: Registry(), anchorKey: try f.anchorKey())
+        let (f, db, context) = try await heartRatesEveryTenSeconds()
         // Only the first ten of the 20,000 match: a MAX would step back over all the others.
         let firstTen = QueryPredicate.dateRange(DateRange(start: 0, end: s(100)))
         var pages: [Int] = [], found: [Int] = []
@@ -73,6 +68,35 @@ final class ReadCostTests: XCTestCase {
         XCTAssertEqual(found, [10, 10])
         XCTAssertLessThanOrEqual(pages[0], pages[1] + 10, "pages with no limit against with one")
         await f.store.close()
+    }
+
+    /// Cutting a type into key-order slices walks `samples_by_time`'s entries and reads no row of the
+    /// table: it fetches no more pages than that walk (finding the type's lowest and highest anchor
+    /// with both aggregates in one SELECT stepped through every row of the type).
+    func testKeyOrderSlicesAreCutFromTheTimeIndexAlone() async throws {
+        let (f, db, context) = try await heartRatesEveryTenSeconds()
+        let typeID = try XCTUnwrap(try context.resolve([StoreFixture.heartRate], owner: f.owner.rawValue).first?.id)
+        let walk = try db.prepareOnce("SELECT start_time, anchor FROM samples INDEXED BY samples_by_time WHERE owner = ? AND type = ?")
+        walk.bind(all: [.int(f.owner.rawValue), .int(typeID)])
+        _ = takePageFetches(db)
+        var entries = 0
+        while try walk.step() { entries += 1 }
+        let walked = takePageFetches(db)
+        let plan = try context.keyOrderPlan(owner: f.owner.rawValue, typeID: typeID, rows: 4_096)
+        XCTAssertEqual([entries, plan.rows], [20_000, 20_000])
+        XCTAssertLessThanOrEqual(takePageFetches(db), walked + 10, "pages of the walk alone: \(walked)")
+        await f.store.close()
+    }
+
+    /// A store of 20,000 heart rates ten seconds apart, saved 1,000 at a time, and a read context
+    /// over a connection of its own.
+    private func heartRatesEveryTenSeconds() async throws -> (StoreFixture, SQLiteConnection, ReadContext) {
+        let f = try await StoreFixture()
+        for batch in 0..<20 {
+            try await f.save((0..<1_000).map { StoreFixture.heartRate(s(Int64(batch * 1_000 + $0) * 10)) })
+        }
+        let db = try SQLiteConnection(path: f.path, readOnly: true)
+        return (f, db, ReadContext(db: db, registry: Registry(), anchorKey: try f.anchorKey()))
     }
 
     /// Pages each query fetches, through a connection of its own.

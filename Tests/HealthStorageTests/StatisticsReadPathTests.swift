@@ -153,6 +153,21 @@ final class StatisticsReadPathTests: StoreTestCase {
         }
     }
 
+    /// A slice's clause leaves out the date bounds its rows meet by their starts alone (a start at or
+    /// after the range's start, before its end) and keeps the others; a strict end compares ends.
+    func testASliceClauseLeavesOutTheDatesItsStartsMeet() throws {
+        func clause(_ range: DateRange, startsWithin: ClosedRange<Microseconds>) throws -> String {
+            var builder = PredicateSQL(table: .samples, dialect: .sqlite, owner: 1, types: [], timeIndexed: false, startsWithin: startsWithin)
+            return try builder.clause(.dateRange(range))
+        }
+        let range = DateRange(start: 100, end: 200)
+        XCTAssertEqual(try clause(range, startsWithin: 100...199), "TRUE")
+        XCTAssertEqual(try clause(range, startsWithin: 99...199), "(+s.end_time >= ?)")
+        XCTAssertEqual(try clause(range, startsWithin: 100...200), "(+s.start_time < ?)")
+        XCTAssertEqual(try clause(DateRange(start: 100, end: 200, strictStart: true, strictEnd: true), startsWithin: 120...150),
+                       "(+s.end_time < ?)")
+    }
+
     /// Two sources saved one after another, each in time order (a device's first sync of its
     /// history): every slice's rows lie in two runs of anchors with the other slices' rows between
     /// them, so each slice reads its two runs — visiting no row of another slice — and the read

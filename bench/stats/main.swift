@@ -14,17 +14,21 @@ import HealthModel
 import HealthStorage
 
 let arguments = CommandLine.arguments
-func option(_ name: String, _ fallback: Int) -> Int {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let value = Int(arguments[index + 1]) else { return fallback }
-    return value
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 }
+func option(_ name: String, _ fallback: Int) -> Int { option(name).flatMap { Int($0) } ?? fallback }
 let stepPeriodSeconds = Int64(option("--step-period", 90))
 let repeats = max(1, option("--repeats", 5))
 let heartPeriodSeconds = Int64(option("--heart-period", 60))
+// `--store PATH` keeps the store at PATH and, when it already holds the bench's samples, reads those
+// instead of loading again: two builds alternated over one file read the same rows laid out the same
+// way (a fresh load lays out the three sources' batches in whatever order the writer took them).
+let keptStore = option("--store")
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stats-bench-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
-let path = directory.appendingPathComponent("store.sqlite").path
+let path = keptStore ?? directory.appendingPathComponent("store.sqlite").path
 
 let steps = "HKQuantityTypeIdentifierStepCount", heartRate = "HKQuantityTypeIdentifierHeartRate"
 let second: Int64 = 1_000_000, hour = 3600 * second, day = 24 * hour
@@ -74,25 +78,29 @@ func median(_ values: [Double]) -> Double {
 // MARK: load
 
 let store = try SQLiteStore.open(path: path)
-let (owner, _) = try await store.addOwner(name: "bench")
+_ = await store.openFinished()
+let reused = try await store.listOwners().first { $0.name == "bench" }?.0
+let owner = if let reused { reused } else { try await store.addOwner(name: "bench").0 }
 var loaded = 0
 let loadStarted = Date()
-try await withThrowingTaskGroup(of: Int.self) { group in
-    for feed in feeds {
-        group.addTask {
-            var all = samples(feed, type: steps, every: stepPeriodSeconds, length: feed.stepLength, phase: feed.stepPhase, from: yearStart, to: yearEnd)
-            if feed.heartEvery > 0 {
-                let every = feed.heartEvery * heartPeriodSeconds
-                all += samples(feed, type: heartRate, every: every, length: every, phase: 0, from: yearStart, to: yearEnd)
+if reused == nil {
+    try await withThrowingTaskGroup(of: Int.self) { group in
+        for feed in feeds {
+            group.addTask {
+                var all = samples(feed, type: steps, every: stepPeriodSeconds, length: feed.stepLength, phase: feed.stepPhase, from: yearStart, to: yearEnd)
+                if feed.heartEvery > 0 {
+                    let every = feed.heartEvery * heartPeriodSeconds
+                    all += samples(feed, type: heartRate, every: every, length: every, phase: 0, from: yearStart, to: yearEnd)
+                }
+                for lower in stride(from: 0, to: all.count, by: 2000) {
+                    _ = try await store.save(SaveBatch(owner: owner, revision: feed.revision, defaultDevice: nil,
+                                                       objects: Array(all[lower..<min(all.count, lower + 2000)])))
+                }
+                return all.count
             }
-            for lower in stride(from: 0, to: all.count, by: 2000) {
-                _ = try await store.save(SaveBatch(owner: owner, revision: feed.revision, defaultDevice: nil,
-                                                   objects: Array(all[lower..<min(all.count, lower + 2000)])))
-            }
-            return all.count
         }
+        for try await count in group { loaded += count }
     }
-    for try await count in group { loaded += count }
 }
 let loadSeconds = seconds(loadStarted)
 try await store.setSourcePriority(owner: owner, type: steps, bundleIDs: ["com.example.watch", "com.example.phone"])
@@ -126,7 +134,7 @@ func meanOfHours(_ buckets: [Statistics]) -> String {
     let averages = buckets.compactMap { try? $0.average?.value(in: "count/min") }
     return String(format: "mean of hours %.2f /min", averages.reduce(0, +) / Double(max(1, averages.count)))
 }
-let queries = [
+let allQueries = [
     Query(name: "daily steps, 1 year, merged", type: steps, options: .cumulativeSum, interval: IntervalComponents(days: 1),
           from: yearStart, to: yearEnd, plain: (day, "SUM", 1), check: stepTotal("merged total")),
     Query(name: "hourly HR average, 1 year", type: heartRate, options: .discreteAverage, interval: IntervalComponents(hours: 1),
@@ -138,6 +146,8 @@ let queries = [
     Query(name: "daily steps, live update of the last day", type: steps, options: .cumulativeSum, interval: IntervalComponents(days: 1),
           from: yearEnd - day, to: yearEnd, plain: nil, check: stepTotal("day total")),
 ]
+// `--only TEXT` times only the queries whose name holds TEXT (to profile one of them).
+let queries = option("--only").map { only in allQueries.filter { $0.name.contains(only) } } ?? allQueries
 
 /// The server's answer to `query`: rows read, buckets, the check, and the fetch and merge times.
 @MainActor func served(_ query: Query) async throws -> (rows: Int, buckets: Int, check: String, fetch: Double, merge: Double) {
@@ -235,8 +245,8 @@ await store.close()
 
 // MARK: report
 
-print("stats-bench: \(grouped(loaded)) samples loaded in \(String(format: "%.1f", loadSeconds)) s "
-      + "(\(grouped(Int(Double(loaded) / loadSeconds))) samples/s); steps every \(stepPeriodSeconds) s from 3 overlapping sources, "
+print("stats-bench: " + (reused != nil ? "the samples in \(path) read again" : "\(grouped(loaded)) samples loaded in \(String(format: "%.1f", loadSeconds)) s "
+      + "(\(grouped(Int(Double(loaded) / loadSeconds))) samples/s)") + "; steps every \(stepPeriodSeconds) s from 3 overlapping sources, "
       + "heart rate every \(heartPeriodSeconds) s and \(5 * heartPeriodSeconds) s from 2, over 2024; medians of \(repeats) repeats")
 let header = ["query", "rows", "buckets", "fetch ms", "merge ms", "total ms", "check"]
 var lines: [[String]] = []

@@ -52,7 +52,12 @@ extension ReadContext {
     /// from `samples_by_time` alone (its entries hold the anchor: no row of the table is read), each
     /// with the ranges of anchors its rows lie in.
     func keyOrderPlan(owner: Int64, typeID: Int64, rows: Int) throws(HealthError) -> KeyOrderPlan {
-        let extent = try db.prepare("SELECT MIN(anchor), MAX(anchor) FROM samples WHERE owner = ? AND type = ?")
+        // Two subqueries, each an index seek: SQLite takes MIN or MAX from one end of an index only
+        // when it is the query's sole aggregate, and scans every row of the type for both at once.
+        let extent = try db.prepare("""
+            SELECT (SELECT MIN(anchor) FROM samples WHERE owner = ?1 AND type = ?2),
+                   (SELECT MAX(anchor) FROM samples WHERE owner = ?1 AND type = ?2)
+            """)
         extent.bind(all: [.int(owner), .int(typeID)])
         defer { extent.reset() }
         guard try extent.step(), let lowest = extent.optionalInt(0), let highest = extent.optionalInt(1) else { return KeyOrderPlan() }

@@ -19,15 +19,21 @@ struct PredicateSQL {
     /// False writes date bounds as `+s.start_time`, so that SQLite does not read them through
     /// `samples_by_time` (a read that scans the type's rows in key order on purpose).
     let timeIndexed: Bool
+    /// The starts of every row the clause will be applied to, when the caller knows them: a date
+    /// bound that each such row meets is written TRUE (a slice of a statistics read lying inside the
+    /// query's dates then compares no dates at all).
+    let startsWithin: ClosedRange<Microseconds>?
     private(set) var arguments: [SQLValue] = []
 
-    init(table: Table, dialect: SQLDialect, owner: Int64, types: [(type: HealthType, id: Int64)], metadataUnits: [String]? = nil, timeIndexed: Bool = true) {
+    init(table: Table, dialect: SQLDialect, owner: Int64, types: [(type: HealthType, id: Int64)], metadataUnits: [String]? = nil,
+         timeIndexed: Bool = true, startsWithin: ClosedRange<Microseconds>? = nil) {
         self.table = table
         self.dialect = dialect
         self.owner = owner
         self.types = types
         self.metadataUnits = metadataUnits
         self.timeIndexed = timeIndexed
+        self.startsWithin = startsWithin
     }
 
     /// True when `predicate` compares metadata with a quantity (what `metadataUnits` is for).
@@ -117,11 +123,12 @@ struct PredicateSQL {
     private mutating func dateRange(_ range: DateRange) -> String {
         let (start, end) = timeIndexed ? ("s.start_time", "s.end_time") : ("+s.start_time", "+s.end_time")
         var clauses: [String] = []
-        if let first = range.start {
+        // A row ends no earlier than it starts, so a start at or after `first` meets either lower bound.
+        if let first = range.start, !(startsWithin.map { $0.lowerBound >= first } ?? false) {
             clauses.append((range.strictStart ? "\(start) >= " : "\(end) >= ") + bind(.int(first)))
         }
         if let last = range.end {
-            clauses.append("\(start) < " + bind(.int(last)))
+            if !(startsWithin.map { $0.upperBound < last } ?? false) { clauses.append("\(start) < " + bind(.int(last))) }
             if range.strictEnd { clauses.append("\(end) < " + bind(.int(last))) }
         }
         return clauses.isEmpty ? "TRUE" : "(" + clauses.joined(separator: " AND ") + ")"

@@ -42,26 +42,35 @@ extension ReadContext {
             // Ranges that may hold other slices' rows pick the slice's own by its bounds on (start,
             // anchor), written `+s.start_time` so as not to draw SQLite to the time index; ranges
             // holding only the slice's rows (the slice visits no more rows than it has) skip those
-            // two comparisons a row. Rows saved in so little time order that the slices' ranges are
-            // too many or overlap too much stream through the index instead (`keyRangesWin`).
-            var builder = PredicateSQL(table: .samples, dialect: db.dialect, owner: owner, types: resolved,
-                                       metadataUnits: try db.metadataUnits(owner: owner, for: predicate), timeIndexed: false)
-            let clause = try predicate.map { (p: QueryPredicate) throws(HealthError) in try builder.clause(p) } ?? "TRUE"
+            // two comparisons a row. A slice whose rows all start inside the query's dates (each one
+            // when the dates hold every row of the type) compares no dates either: the bounds its
+            // rows meet by their starts are left out of its clause. Rows saved in so little time order that the slices' ranges are too
+            // many or overlap too much stream through the index instead (`keyRangesWin`).
+            let metadataUnits = try db.metadataUnits(owner: owner, for: predicate)
             let select = """
                 SELECT \(StatRow.columns) FROM samples s \(db.dialect.byPrimaryKey)
                 WHERE s.owner = ? AND s.type = ? AND s.anchor BETWEEN ? AND ?
                 """
-            let own = try db.prepareOnce("\(select) AND \(clause) AND s.value IS NOT NULL")
-            let bounded = try db.prepareOnce("""
-                \(select) AND (+s.start_time, s.anchor) >= (?, ?) AND (+s.start_time, s.anchor) <= (?, ?)
-                  AND \(clause) AND s.value IS NOT NULL
-                """)
+            var statements: [String: Statement] = [:]
             var rows: [StatRow] = []
             rows.reserveCapacity(plan.slices.first?.count ?? 0)
             for slice in plan.slices {
                 var inOrder = true
                 let alone = slice.visits == slice.count
-                let statement = alone ? own : bounded
+                var builder = PredicateSQL(table: .samples, dialect: db.dialect, owner: owner, types: resolved, metadataUnits: metadataUnits,
+                                           timeIndexed: false, startsWithin: slice.first.start...slice.last.start)
+                let clause = try predicate.map { (p: QueryPredicate) throws(HealthError) in try builder.clause(p) } ?? "TRUE"
+                let sql = alone ? "\(select) AND \(clause) AND s.value IS NOT NULL" : """
+                    \(select) AND (+s.start_time, s.anchor) >= (?, ?) AND (+s.start_time, s.anchor) <= (?, ?)
+                      AND \(clause) AND s.value IS NOT NULL
+                    """
+                let statement: Statement
+                if let prepared = statements[sql] {
+                    statement = prepared
+                } else {
+                    statement = try db.prepareOnce(sql)
+                    statements[sql] = statement
+                }
                 for range in slice.anchors {
                     statement.reset()
                     let key: [SQLValue] = [.int(owner), .int(typeID), .int(range.lowerBound), .int(range.upperBound)]
@@ -145,13 +154,16 @@ private struct StatRow {
 }
 
 /// Each row's source by its revision id: a year of samples comes from a few revisions, each looked up
-/// once, and runs of rows from one revision skip even the dictionary.
+/// once, and rows of the last few revisions met (a few sources' rows interleaved in time) skip even
+/// the dictionary.
 private struct RevisionSources {
     let registry: Registry
     let owner: Int64
     let db: Database
     private var known: [Int64: Source] = [:]
-    private var last: (revision: Int64, source: Source)?
+    /// The revisions last looked up, at most `recentCount`, the latest first.
+    private var recent: [(revision: Int64, source: Source)] = []
+    private static let recentCount = 4
 
     init(registry: Registry, owner: Int64, db: Database) {
         self.registry = registry
@@ -160,7 +172,7 @@ private struct RevisionSources {
     }
 
     mutating func source(of revision: Int64) throws(HealthError) -> Source {
-        if let last, last.revision == revision { return last.source }
+        for entry in recent where entry.revision == revision { return entry.source }
         let source: Source
         if let found = known[revision] {
             source = found
@@ -168,7 +180,8 @@ private struct RevisionSources {
             source = try registry.revision(revision, owner: owner, db).source
             known[revision] = source
         }
-        last = (revision, source)
+        if recent.count == Self.recentCount { recent.removeLast() }
+        recent.insert((revision, source), at: 0)
         return source
     }
 }
