@@ -27,6 +27,10 @@ protocol Database: AnyObject {
     func beginRead() throws(HealthError)
     /// Resets every statement still holding a row, so none keeps a snapshot open after the transaction.
     func resetAll()
+    /// Runs `body`, inside a transaction, with the planner kept from sorting: each of its statements
+    /// then reads rows in the order of an index that gives its ORDER BY, whatever the statistics say
+    /// (PostgreSQL; SQLite's statements name their index).
+    func inIndexOrder<T>(_ body: () throws(HealthError) -> T) throws(HealthError) -> T
     /// False once the database has rolled back the open transaction (or none was open).
     var inTransaction: Bool { get }
     /// Rows changed by the last INSERT, UPDATE or DELETE.
@@ -155,6 +159,9 @@ struct SQLDialect: Sendable {
 extension Database {
     /// SQLite holds no answer: a statement steps through its rows.
     func prepareStreamed(_ sql: String) throws(HealthError) -> Statement { try prepareOnce(sql) }
+
+    /// SQLite's statements that need an index's order name the index (`SQLDialect.indexedBy`).
+    func inIndexOrder<T>(_ body: () throws(HealthError) -> T) throws(HealthError) -> T { try body() }
 
     /// The owner's metadata units when `predicate` needs them on this engine (see `PredicateSQL.metadataUnits`).
     func metadataUnits(owner: Int64, for predicate: QueryPredicate?) throws(HealthError) -> [String]? {

@@ -389,7 +389,8 @@ extension ReadContext {
     /// each LIMIT page; a window bounds either to one part's rows. Each window's statement is started
     /// (`Statement.start`) once the last window's answer has come and before its rows are visited, so
     /// PostgreSQL runs it while the caller works on those. Every window runs in the caller's
-    /// transaction, so all of them read one snapshot.
+    /// transaction, so all of them read one snapshot, and in index order (`Database.inIndexOrder`): a
+    /// window's rows come from `samples_by_anchor` in anchor order, never sorted.
     private func pages(of part: FilterPart, after: Int64, end: Int64, columns: String, anchorColumn: Int32, pageAnchors: Int64,
                        visit: (_ anchor: Int64, Statement) throws(HealthError) -> Bool) throws(HealthError) {
         func window(after low: Int64) throws(HealthError) -> Statement {
@@ -399,20 +400,22 @@ extension ReadContext {
             window.bind(all: part.arguments + [.int(low)] + (open ? [] : [.int(low + pageAnchors)]))
             return window
         }
-        var low = after
-        var current = try window(after: low)
-        while true {
-            let high = low + pageAnchors
-            var more = try current.step()
-            let next = high >= end ? nil : try window(after: high)
-            next?.start()
-            while more {
-                guard try visit(current.int(anchorColumn), current) else { return }
-                more = try current.step()
+        try db.inIndexOrder { () throws(HealthError) in
+            var low = after
+            var current = try window(after: low)
+            while true {
+                let high = low + pageAnchors
+                var more = try current.step()
+                let next = high >= end ? nil : try window(after: high)
+                next?.start()
+                while more {
+                    guard try visit(current.int(anchorColumn), current) else { return }
+                    more = try current.step()
+                }
+                guard let next else { return }
+                current = next
+                low = high
             }
-            guard let next else { return }
-            current = next
-            low = high
         }
     }
 
