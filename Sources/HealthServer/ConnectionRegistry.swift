@@ -25,8 +25,9 @@ final class ConnectionRegistry: Sendable {
     }
 
     private let apps = Mutex<(byApp: [AppKey: [UInt64: LiveApp]], byConnection: [UInt64: AppKey])>(([:], [:]))
-    /// Counts revocations and rotations: a Hello whose token was checked before one of them and
-    /// registered after it checks its token again (see `SessionStage.authenticated`).
+    /// Counts revocations and rotations, each as it starts (`CredentialCache.revoking`) and as it closes
+    /// the app's connections: a Hello whose token was checked before one of them and registered after it
+    /// checks its token again (see `SessionStage.authenticated`).
     private let revocations = Atomic<UInt64>(0)
 
     /// Connections currently open.
@@ -100,18 +101,23 @@ final class ConnectionRegistry: Sendable {
     /// Every live app connection, to check its credential again. Counts as a revocation first (see
     /// `closeConnections`), so a Hello that registers after this snapshot checks its token again.
     func appConnectionsToRecheck() -> [(id: UInt64, app: LiveApp)] {
-        revocations.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        countRevocation()
         return apps.withLock { apps in apps.byApp.values.flatMap { $0.map { (id: $0.key, app: $0.value) } } }
     }
 
     /// Revocations so far; read before a Hello's token is checked.
     var revocationCount: UInt64 { revocations.load(ordering: .sequentiallyConsistent) }
 
+    /// A revocation is about to be committed (see `CredentialCache.revoking`).
+    func countRevocation() {
+        revocations.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    }
+
     /// Closes every live connection of an app; returns how many. Called after the revocation was
     /// committed; it counts first, so a Hello that registers after the connections were collected
     /// here sees the count move and checks its token again.
     func closeConnections(owner: OwnerID, bundleID: String) -> Int {
-        revocations.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        countRevocation()
         let targets = apps.withLock { $0.byApp[AppKey(owner: owner, bundleID: bundleID)] ?? [:] }
         for (connection, live) in targets { close(connection, on: live.loop) }
         return targets.count

@@ -26,9 +26,11 @@ extension Dispatcher {
     func revokeApp(bundleID: String, _ access: Access) async throws -> ServerResult {
         let owner = access.owner
         _ = try await registeredApp(bundleID, owner: owner)
-        try await store.revokeApp(owner: owner, bundleID: bundleID)
-        permissions.forget(owner: owner, bundleIDs: [bundleID])
-        let closed = registry.closeConnections(owner: owner, bundleID: bundleID)
+        let closed = try await credentials.revoking {
+            try await store.revokeApp(owner: owner, bundleID: bundleID)
+            permissions.forget(owner: owner, bundleIDs: [bundleID])
+            return registry.closeConnections(owner: owner, bundleID: bundleID)
+        }
         logger.info("\(owner) revoked app '\(bundleID)'; closing \(closed) connection(s)")
         return .revokeApp(connectionsClosed: UInt32(closed))
     }
@@ -36,9 +38,11 @@ extension Dispatcher {
     func rotateAppToken(bundleID: String, _ access: Access) async throws -> ServerResult {
         let owner = access.owner
         let app = try await registeredApp(bundleID, owner: owner)
-        let token = try await store.rotateAppToken(owner: owner, bundleID: bundleID)
-        // Connections authenticated with the old token end with it.
-        let closed = registry.closeConnections(owner: owner, bundleID: bundleID)
+        let (token, closed) = try await credentials.revoking {
+            let token = try await store.rotateAppToken(owner: owner, bundleID: bundleID)
+            // Connections authenticated with the old token end with it.
+            return (token, registry.closeConnections(owner: owner, bundleID: bundleID))
+        }
         logger.info("\(owner) rotated the token of '\(bundleID)'; closing \(closed) connection(s)")
         return .appCredential(app: app, token: token)
     }

@@ -21,6 +21,8 @@ final class Dispatcher: Sendable {
     let observerAcks = ObserverAckBook()
     let metrics: ServerMetrics
     private let throttle = AuthThrottle()
+    /// Tokens already checked, for Hellos answered on their loop (`rememberedHello`).
+    let credentials: CredentialCache
     private let feed = Mutex<Int?>(nil)
 
     init(store: any Store, config: ServerConfiguration, logger: Logger, registry: ConnectionRegistry, metrics: ServerMetrics) {
@@ -29,6 +31,7 @@ final class Dispatcher: Sendable {
         self.config = config
         self.logger = logger
         self.registry = registry
+        credentials = CredentialCache(registry: registry, enabled: store.credentialsChangeOnlyHere)
         permissions = PermissionBook(store: store)
     }
 
@@ -96,6 +99,7 @@ final class Dispatcher: Sendable {
         guard hello.protocolVersion == WireLimits.protocolVersion else {
             return .failure(HealthError(.unsupportedVersion, "protocol version \(hello.protocolVersion) is not supported; this server speaks version \(WireLimits.protocolVersion)", field: "hello.protocol_version"))
         }
+        let revocations = registry.revocationCount
         let principal: Principal?
         do {
             principal = try await store.authenticate(token: hello.token)
@@ -107,6 +111,22 @@ final class Dispatcher: Sendable {
             guard throttle.recordFailure(peer) else { return .failure(throttled(nil)) }
             return .failure(HealthError(.unauthenticated, "the token is not valid: unknown, revoked or rotated", field: "hello.token"))
         }
+        credentials.remember(principal, for: hello.token, checkedAfter: revocations)
+        return session(hello, principal)
+    }
+
+    /// `hello` answered from a remembered credential, on the calling thread, with the revocation count
+    /// the credential holds at (see `CredentialCache`); nil when `hello` must answer: the token is not
+    /// remembered, the version is not this server's or the peer is in back-off.
+    func rememberedHello(_ hello: Hello, peer: String) -> (Result<(Session, HelloResult), HealthError>, revocations: UInt64)? {
+        guard hello.protocolVersion == WireLimits.protocolVersion, let (principal, revocations) = credentials.principal(for: hello.token),
+              throttle.admit(peer) == .check else { return nil }
+        metrics.hellosRemembered.add()
+        return (session(hello, principal), revocations)
+    }
+
+    /// The session a Hello with a valid token binds, and its answer.
+    private func session(_ hello: Hello, _ principal: Principal) -> Result<(Session, HelloResult), HealthError> {
         if principal.role == .app, let claimed = hello.sourceRevision?.source.bundleID, !claimed.isEmpty,
            let app = principal.source, claimed != app.bundleID {
             return .failure(HealthError(.unauthenticated, "hello.source_revision.source.bundle_id \"\(claimed)\" does not match the token's app \"\(app.bundleID)\"",

@@ -7,6 +7,8 @@ final class ServerMetrics: Sendable {
     /// Open binary-protocol connections, by the role their Hello established ("unauthenticated" before it).
     let connections: [String: Counter] = Dictionary(uniqueKeysWithValues: ServerMetrics.roles.map { ($0, Counter()) })
     let connectionsAccepted = Counter()
+    /// Hellos whose token was found among those checked before, so the store was not asked (see `CredentialCache`).
+    let hellosRemembered = Counter()
     let samplesStored = Counter()
     let samplesRejected = Counter()
     let longRunningOpen = Counter()

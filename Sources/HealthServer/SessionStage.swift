@@ -76,6 +76,10 @@ final class SessionStage {
                 return host.fail(HealthError(.malformed, "the first call must be Hello, got \(message.call.name)"))
             }
             phase = .authenticating
+            // A device connecting again with its token is answered here, without a reader's thread hops.
+            if let (outcome, revocations) = core.dispatcher.rememberedHello(hello, peer: peer) {
+                return authenticated(outcome, callID: message.callID, token: hello.token, revocationsBefore: revocations)
+            }
             // Nothing more is read from a client until its Hello is accepted: only frames already
             // received are queued.
             host.pauseInput()
@@ -104,8 +108,9 @@ final class SessionStage {
     }
 
     /// Registers the session before accepting it, so a revoke from now on finds this connection.
-    /// A revoke that committed after the token was checked but collected the app's connections
-    /// before this registration moved the revocation count: the token is then checked again.
+    /// A revoke that started after the token was checked (by the store, or in the `CredentialCache`)
+    /// but collected the app's connections before this registration moved the revocation count: the
+    /// token is then checked again by the store.
     private func authenticated(_ outcome: Result<(Session, HelloResult), HealthError>, callID: UInt64, token: String,
                                revocationsBefore: UInt64) {
         guard case .authenticating = phase, host.isOpen else { return }
@@ -113,6 +118,7 @@ final class SessionStage {
         case .success(let (session, result)):
             core.registry.bind(connection: id, on: loop, session: session, token: token)
             guard core.registry.revocationCount != revocationsBefore else { return accept(session, result, callID: callID) }
+            host.pauseInput()
             let (core, loop, id) = (core, loop, id)
             Task {
                 let valid = await core.dispatcher.isStillValid(token: token, for: session.principal)

@@ -97,6 +97,9 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
                            windowJobs: options.groupCommitWindowJobs)
     }
 
+    /// One node per file: tokens change only through this store's writer.
+    public override var credentialsChangeOnlyHere: Bool { true }
+
     /// A connection that only reads, as a reader thread or the UUID filter's build holds one.
     private static func readConnection(_ path: String) throws(HealthError) -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path, readOnly: false)

@@ -316,10 +316,14 @@ public protocol Store: Sendable {
     func close() async
     /// Group commits and file sizes for the operator's metrics; nil when the engine keeps none.
     var metrics: StoreMetrics? { get }
+    /// True when a token can be revoked or rotated only through this store object (one node per
+    /// store), so the server may remember the tokens it checked; false when other nodes share it.
+    var credentialsChangeOnlyHere: Bool { get }
 }
 
 extension Store {
     public var metrics: StoreMetrics? { nil }
+    public var credentialsChangeOnlyHere: Bool { false }
 
     /// `statisticsSamples(…, into:)` collected into an array.
     public func statisticsSamples(owner: OwnerID, type: String, predicate: QueryPredicate?, scope: ReadScope) async throws -> [StatInput] {

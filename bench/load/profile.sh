@@ -6,7 +6,8 @@
 # functions by inclusive count. THREADS=1 prints instead the instructions per call of each thread
 # (the writer against the event loops; `perf stat` has no hardware counters on this virtual machine);
 # (KEEP_DUMP=PATH then keeps each thread's dump as PATH.writer, PATH.event-loop);
-# BENCH_BIN=DIR profiles the healthd in DIR unbuilt, to compare two builds.
+# BENCH_BIN=DIR profiles the healthd in DIR unbuilt, to compare two builds; PER_CONNECTION=N has each
+# lane connect again (a Hello with the same app token) every N saves, so connection set-up counts too.
 #   bench/load/profile.sh [CALLS] [IN_FLIGHT]        TOP=40 KEEP_DUMP=/tmp/cg.out bench/load/profile.sh 2000 1
 #   THREADS=1 BENCH_BIN=/tmp/base bench/load/profile.sh 2000 32
 set -euo pipefail
@@ -22,7 +23,7 @@ bin="$work/bin"
 mkdir -p "$bin"
 saves() {  # saves MARK DONE: the calls, with MARK run before them and DONE after
   python3 "$root/bench/load/save_calls.py" --port "${server_addr##*:}" --owner-token "$(cat "$server_data/owner.token")" \
-    --calls "$calls" --in-flight "$in_flight" --mark "$1" --done "$2"
+    --calls "$calls" --in-flight "$in_flight" --per-connection "${PER_CONNECTION:-0}" --mark "$1" --done "$2"
 }
 # Valgrind 3.19 cannot read the toolchain's DWARF 5 (symbols are enough), and writes into the mask
 # sigsuspend is given, which libdispatch keeps in read-only memory: the shim passes a copy.

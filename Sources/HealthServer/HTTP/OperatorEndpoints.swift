@@ -67,6 +67,8 @@ enum MetricsExposition {
         }
         out.family("healthstore_connections_accepted_total", .counter, "Binary-protocol connections accepted.")
         out.sample("healthstore_connections_accepted_total", metrics.connectionsAccepted.current)
+        out.family("healthstore_hellos_remembered_total", .counter, "Hellos whose token was found among those checked before, so the store was not asked.")
+        out.sample("healthstore_hellos_remembered_total", metrics.hellosRemembered.current)
         let calls = metrics.callsByKind
         out.family("healthstore_calls_total", .counter, "Calls finished, by call kind and outcome (ok or the error code).")
         for (kind, call) in calls {

@@ -85,6 +85,9 @@ public class EngineStore: Store, @unchecked Sendable {
         }
     }
 
+    /// Other nodes may share the database unless the engine says otherwise.
+    public var credentialsChangeOnlyHere: Bool { false }
+
     /// Transactions the writer has committed (tests count fsyncs with it).
     var commitCount: Int { writer.commitCount }
 

@@ -3,7 +3,7 @@ import Foundation
 import HealthModel
 
 /// Credentials: 256-bit random tokens (base64url text), stored only as SHA-256 hashes.
-enum TokenCrypto {
+public enum TokenCrypto {
     /// `count` bytes from OpenSSL's CSPRNG.
     static func randomBytes(_ count: Int) throws(HealthError) -> Data {
         var bytes = [UInt8](repeating: 0, count: count)
@@ -22,7 +22,7 @@ enum TokenCrypto {
     }
 
     /// SHA-256 of the token's UTF-8 bytes.
-    static func hash(_ token: String) -> Data { sha256(Data(token.utf8)) }
+    public static func hash(_ token: String) -> Data { sha256(Data(token.utf8)) }
 
     static func sha256(_ data: Data) -> Data {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
