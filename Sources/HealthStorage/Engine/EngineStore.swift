@@ -56,19 +56,13 @@ public class EngineStore: Store, @unchecked Sendable {
     /// thread, when the store is closed).
     private func write<T>(_ body: @escaping (WriteContext) throws(HealthError) -> T, on queue: (any CompletionQueue)? = nil,
                           then completion: @escaping (Result<T, any Error>) -> Void) {
-        write({ context, box throws(HealthError) in box.value = try body(context) }, on: queue, then: completion)
+        submit(ClosureJob(body, queue: queue, completion: completion))
     }
 
-    /// As `write(_:on:then:)`, `body` setting the result in the box itself (a save settles it after
-    /// its job ran); `isSave`: see `WriteJob.isSave`.
-    private func write<T>(_ body: @escaping (WriteContext, ResultBox<T>) throws(HealthError) -> Void, isSave: Bool = false,
-                          on queue: (any CompletionQueue)?, then completion: @escaping (Result<T, any Error>) -> Void) {
-        let box = ResultBox<T>()
-        let job = WriteJob(perform: { context throws(HealthError) in try body(context, box) },
-                           complete: { error in completion(error.map { .failure($0) } ?? .success(box.value!)) }, queue: queue,
-                           isSave: isSave)
+    /// Queues `job`; once the store is closed it fails at once, on its queue when it has one.
+    private func submit(_ job: any WriteJob) {
         guard !writer.submit(job) else { return }
-        if let queue { queue.post { job.complete(Self.closedError) } } else { completion(.failure(Self.closedError)) }
+        if let queue = job.queue { queue.post { job.complete(Self.closedError) } } else { job.complete(Self.closedError) }
     }
 
     /// Runs `body` on a free reader thread, in one read transaction.
@@ -161,8 +155,7 @@ public class EngineStore: Store, @unchecked Sendable {
     /// with the group's others, its outcome settled then (`WriteContext.save(_:settle:)`).
     private func save(_ batch: SaveBatch, on queue: (any CompletionQueue)?,
                       then completion: @escaping (Result<[SaveOutcome], any Error>) -> Void) {
-        write({ context, box throws(HealthError) in box.value = try context.save(batch) { box.value = [$0] } },
-              isSave: true, on: queue, then: completion)
+        submit(SaveJob(batch, queue: queue, completion: completion))
     }
 
     public func deleteObjects(uuids: [UUID], by deleter: Deleter) async throws -> Int {
@@ -307,10 +300,4 @@ public class EngineStore: Store, @unchecked Sendable {
         readers.stop()
         await feed.flush()
     }
-}
-
-/// Carries a writer job's result from the writer thread to its continuation.
-private final class ResultBox<T>: @unchecked Sendable {
-    // Written by the writer thread before `complete`, read after: the job queue orders the two.
-    var value: T?
 }

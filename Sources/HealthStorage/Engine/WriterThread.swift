@@ -2,24 +2,63 @@ import Foundation
 import HealthModel
 import Synchronization
 
-/// One queued write: `perform` runs inside its own savepoint of the group transaction; `complete`
-/// resumes the caller once the transaction's fate is known, on `queue` when there is one.
-final class WriteJob: @unchecked Sendable {
-    // Touched only by the writer thread until `complete` hands the result over.
-    let perform: (WriteContext) throws(HealthError) -> Void
-    let complete: (HealthError?) -> Void
-    let queue: (any CompletionQueue)?
+/// One queued write: `perform` runs inside the group transaction (in its own savepoint when the group
+/// runs again with them); `complete` resumes the caller once the transaction's fate is known (nil:
+/// committed), on `queue` when there is one. The writer touches a job only until it hands it to `complete`.
+protocol WriteJob: AnyObject, Sendable {
+    var queue: (any CompletionQueue)? { get }
     /// A save, which inserts the group's pending rows itself unless it only adds its own to them
     /// (`WriteContext.save(_:settle:)`); any other job needs them inserted before it runs.
-    let isSave: Bool
+    var isSave: Bool { get }
+    func perform(_ context: WriteContext) throws(HealthError)
+    func complete(_ failure: HealthError?)
+}
 
-    init(perform: @escaping (WriteContext) throws(HealthError) -> Void, complete: @escaping (HealthError?) -> Void,
-         queue: (any CompletionQueue)? = nil, isSave: Bool = false) {
-        self.perform = perform
-        self.complete = complete
+/// Any write but a save: `body`'s result, kept until the commit, goes to `completion`.
+final class ClosureJob<T>: WriteJob, @unchecked Sendable {
+    // `value` is written by the writer thread before `complete`, read after: the job queue orders the two.
+    private let body: (WriteContext) throws(HealthError) -> T
+    private let completion: (Result<T, any Error>) -> Void
+    let queue: (any CompletionQueue)?
+    private var value: T?
+
+    init(_ body: @escaping (WriteContext) throws(HealthError) -> T, queue: (any CompletionQueue)?,
+         completion: @escaping (Result<T, any Error>) -> Void) {
+        self.body = body
+        self.completion = completion
         self.queue = queue
-        self.isSave = isSave
     }
+
+    var isSave: Bool { false }
+
+    func perform(_ context: WriteContext) throws(HealthError) { value = try body(context) }
+
+    func complete(_ failure: HealthError?) { completion(failure.map { .failure($0) } ?? .success(value!)) }
+}
+
+/// A save: one object instead of a closure for its body, one for its completion and a box for its
+/// outcomes, so the loop that takes the answer frees one object where it freed four.
+final class SaveJob: WriteJob, @unchecked Sendable {
+    // `outcomes` is written by the writer thread before `complete`, read after, as `ClosureJob.value`.
+    private let batch: SaveBatch
+    private let completion: (Result<[SaveOutcome], any Error>) -> Void
+    let queue: (any CompletionQueue)?
+    private var outcomes: [SaveOutcome] = []
+
+    init(_ batch: SaveBatch, queue: (any CompletionQueue)?, completion: @escaping (Result<[SaveOutcome], any Error>) -> Void) {
+        self.batch = batch
+        self.completion = completion
+        self.queue = queue
+    }
+
+    var isSave: Bool { true }
+
+    func perform(_ context: WriteContext) throws(HealthError) {
+        // A lone sample left pending in the group is settled when the group inserts it.
+        outcomes = try context.save(batch) { self.outcomes = [$0] }
+    }
+
+    func complete(_ failure: HealthError?) { completion(failure.map { .failure($0) } ?? .success(outcomes)) }
 }
 
 /// The jobs of one commit that complete on one queue, handed over in one post. Emptied by the run
@@ -27,11 +66,11 @@ final class WriteJob: @unchecked Sendable {
 /// reference to the box outlives the run.
 private final class CompletionRun: @unchecked Sendable {
     let queue: any CompletionQueue
-    private var jobs: [(WriteJob, HealthError?)] = []
+    private var jobs: [(any WriteJob, HealthError?)] = []
 
     init(queue: any CompletionQueue) { self.queue = queue }
 
-    func append(_ job: WriteJob, _ failure: HealthError?) { jobs.append((job, failure)) }
+    func append(_ job: any WriteJob, _ failure: HealthError?) { jobs.append((job, failure)) }
 
     func run() {
         let taken = jobs
@@ -49,7 +88,7 @@ private final class CompletionRun: @unchecked Sendable {
 /// single caller saving in turn never waits. Jobs still complete only after their commit.
 final class WriterThread: @unchecked Sendable {
     // `context` is used only on the thread started by `start`.
-    private let queue = JobQueue<WriteJob>()
+    private let queue = JobQueue<any WriteJob>()
     private let context: WriteContext
     private let feed: ChangeFeed
     private let metrics: StoreMetrics
@@ -62,7 +101,7 @@ final class WriterThread: @unchecked Sendable {
     /// caller's next job, sent after its answer, does not count).
     private var arrivedDuringGroup = false
     /// Jobs whose transaction's fate is known, completed once the group is done (see `completeDecided`).
-    private var decided: [(job: WriteJob, failure: HealthError?)] = []
+    private var decided: [(job: any WriteJob, failure: HealthError?)] = []
 
     /// `window`: how long a busy writer gathers jobs before committing; `windowJobs`: a group this
     /// large commits without waiting out the window.
@@ -106,7 +145,7 @@ final class WriterThread: @unchecked Sendable {
     }
 
     /// Queues a job; false once the writer is shutting down.
-    func submit(_ job: WriteJob) -> Bool { queue.push(job) }
+    func submit(_ job: any WriteJob) -> Bool { queue.push(job) }
 
     /// Lets the thread finish queued jobs and exit, without waiting.
     func requestStop() { queue.close() }
@@ -124,7 +163,7 @@ final class WriterThread: @unchecked Sendable {
     /// journal, which cost a lone sample more than its own insert), their lone plain samples inserted
     /// together (`WriteContext.groupsRows`); a group in which a job fails, or a row is refused, is
     /// undone and run again with savepoints, each job inserting its own rows, so that job fails alone.
-    private func commit(_ jobs: [WriteJob]) {
+    private func commit(_ jobs: [any WriteJob]) {
         var pending = commitGroup(jobs[...], savepoints: false) ?? jobs[...]
         while !pending.isEmpty { pending = commitGroup(pending, savepoints: true) ?? [] }
     }
@@ -156,7 +195,7 @@ final class WriterThread: @unchecked Sendable {
     /// undone too and get that error, and the ones not yet run are returned for a fresh transaction.
     /// Without `savepoints`, a failing job or refused row undoes the transaction and nil is returned,
     /// nothing completed.
-    private func commitGroup(_ jobs: ArraySlice<WriteJob>, savepoints: Bool) -> ArraySlice<WriteJob>? {
+    private func commitGroup(_ jobs: ArraySlice<any WriteJob>, savepoints: Bool) -> ArraySlice<any WriteJob>? {
         let db = context.db
         let began = ContinuousClock.now
         do {
@@ -242,7 +281,7 @@ final class WriterThread: @unchecked Sendable {
         context.finishTransaction(success: false)
     }
 
-    private func finish(_ jobs: ArraySlice<WriteJob>, _ error: HealthError) {
+    private func finish(_ jobs: ArraySlice<any WriteJob>, _ error: HealthError) {
         decided += jobs.map { ($0, error) }
     }
 }
