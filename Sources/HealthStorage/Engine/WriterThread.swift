@@ -36,8 +36,8 @@ final class ClosureJob<T>: WriteJob, @unchecked Sendable {
     func complete(_ failure: HealthError?) { completion(failure.map { .failure($0) } ?? .success(value!)) }
 }
 
-/// A save: one object instead of a closure for its body, one for its completion and a box for its
-/// outcomes, so the loop that takes the answer frees one object where it freed four.
+/// A save, as one object holding its batch, completion and outcomes: saves are the writes an event
+/// loop makes and frees on every call, where a job of closures and a result box cost five objects.
 final class SaveJob: WriteJob, @unchecked Sendable {
     // `outcomes` is written by the writer thread before `complete`, read after, as `ClosureJob.value`.
     private let batch: SaveBatch
