@@ -8,12 +8,13 @@ import HealthModel
 /// kind, a key it does not know, metadata, an escape, a value of another type, bad JSON) gives nil,
 /// and the line is read through the tree, which names the problem.
 struct PlainLines {
-    /// The last type, unit, device and source read, with their text: an export writes a type's
-    /// samples together, mostly from a few devices and one app, so most lines repeat them.
+    /// Types, units, devices and sources read, by their text: an export writes a type's samples
+    /// together, mostly from a few devices and one app, so most lines repeat them.
     private var type = Remembered<String>()
     private var unit = Remembered<String>()
     private var device = Remembered<Device>()
     private var source = Remembered<SourceRevision>()
+    private static func text(_ text: UnsafeBufferPointer<UInt8>) -> String? { String(decoding: text, as: UTF8.self) }
 
     /// The sample of `line`, nil when the line is not one this reader takes.
     mutating func sample(_ line: String) -> Sample? {
@@ -51,8 +52,8 @@ struct PlainLines {
             case .kind:
                 guard let text = s.string() else { return nil }
                 if LineScanner.equal(text, "quantity") { kind = .quantity } else if LineScanner.equal(text, "category") { kind = .category } else { return nil }
-            case .type: guard let text = s.string() else { return nil }; type = self.type.value(text) { String(decoding: $0, as: UTF8.self) }
-            case .unit: guard let text = s.string() else { return nil }; unit = self.unit.value(text) { String(decoding: $0, as: UTF8.self) }
+            case .type: guard let text = s.string() else { return nil }; type = self.type.value(text, hash: LineScanner.hash(text), Self.text)
+            case .unit: guard let text = s.string() else { return nil }; unit = self.unit.value(text, hash: LineScanner.hash(text), Self.text)
             case .uuid: guard let text = s.string(), let v = LineScanner.uuid(text) else { return nil }; uuid = v
             case .metadata:
                 // Metadata is read through the tree; only an empty object (what plain samples mostly carry) here.
@@ -60,9 +61,9 @@ struct PlainLines {
                 metadataSeen = true
             case .metadataTypes: guard s.emptyObject() else { return nil }
             case .device:
-                if s.null() { device = .some(nil) } else { guard let v = self.device.object(&s, Self.device) else { return nil }; device = v }
+                if s.null() { device = .some(nil) } else { guard let (text, hash) = s.object(), let v = self.device.value(text, hash: hash, Self.device) else { return nil }; device = v }
             case .source:
-                if s.null() { source = .some(nil) } else { guard let v = self.source.object(&s, Self.revision) else { return nil }; source = v }
+                if s.null() { source = .some(nil) } else { guard let (text, hash) = s.object(), let v = self.source.value(text, hash: hash, Self.revision) else { return nil }; source = v }
             case nil: return nil
             }
         } while s.take(UInt8(ascii: ","))
@@ -105,15 +106,10 @@ struct PlainLines {
     }
 
     /// A device object whose every field is a string or null, as `SampleJSON.decode` reads it.
-    private static func device(_ s: inout LineScanner) -> Device? {
-        var fields = Fields<String?>(repeating: nil)
-        guard s.fields({ key, s in
-            guard let index = deviceKeys.firstIndex(where: { LineScanner.equal(key, $0) }), let text = s.nullOrString() else { return false }
-            fields[index] = text
-            return true
-        }) else { return nil }
-        return Device(name: fields[0], manufacturer: fields[1], model: fields[2], hardwareVersion: fields[3], firmwareVersion: fields[4],
-                      softwareVersion: fields[5], localIdentifier: fields[6], udiDeviceIdentifier: fields[7])
+    private static func device(_ text: UnsafeBufferPointer<UInt8>) -> Device? {
+        guard let f = strings(text, deviceKeys) else { return nil }
+        return Device(name: f[0], manufacturer: f[1], model: f[2], hardwareVersion: f[3], firmwareVersion: f[4], softwareVersion: f[5],
+                      localIdentifier: f[6], udiDeviceIdentifier: f[7])
     }
 
     private static let deviceKeys: [StaticString] = ["name", "manufacturer", "model", "hardware_version", "firmware_version",
@@ -121,57 +117,44 @@ struct PlainLines {
 
     /// A source object of strings (name, bundle_id and os_version required) and nulls, checked as
     /// `SampleJSON.decode` checks it.
-    private static func revision(_ s: inout LineScanner) -> SourceRevision? {
-        var fields = Fields<String?>(repeating: nil)
-        guard s.fields({ key, s in
-            guard let index = sourceKeys.firstIndex(where: { LineScanner.equal(key, $0) }), let text = s.nullOrString() else { return false }
-            fields[index] = text
-            return true
-        }), let name = fields[0], let bundleID = fields[1], let os = fields[4] else { return nil }
-        guard let (major, minor, patch) = try? SampleJSON.osVersion(os, path: "source") else { return nil }
-        return SourceRevision(source: Source(name: name, bundleID: bundleID), version: fields[2], productType: fields[3],
+    private static func revision(_ text: UnsafeBufferPointer<UInt8>) -> SourceRevision? {
+        guard let f = strings(text, sourceKeys), let name = f[0], let bundleID = f[1], let os = f[4],
+              let (major, minor, patch) = try? SampleJSON.osVersion(os, path: "source") else { return nil }
+        return SourceRevision(source: Source(name: name, bundleID: bundleID), version: f[2], productType: f[3],
                               osMajor: major, osMinor: minor, osPatch: patch)
     }
 
     private static let sourceKeys: [StaticString] = ["name", "bundle_id", "version", "product_type", "os_version"]
-}
 
-/// Eight values held inline (an object's fields), so reading one allocates nothing.
-private struct Fields<Value> {
-    private var values: (Value, Value, Value, Value, Value, Value, Value, Value)
-
-    init(repeating value: Value) {
-        values = (value, value, value, value, value, value, value, value)
-    }
-
-    subscript(index: Int) -> Value {
-        get { withUnsafeBytes(of: values) { $0.baseAddress!.assumingMemoryBound(to: Value.self)[index] } }
-        set { withUnsafeMutableBytes(of: &values) { $0.baseAddress!.assumingMemoryBound(to: Value.self)[index] = newValue } }
+    /// The fields of the object `text`, by their place in `keys`: each a string or null (or absent: nil).
+    private static func strings(_ text: UnsafeBufferPointer<UInt8>, _ keys: [StaticString]) -> [String?]? {
+        var fields = [String?](repeating: nil, count: keys.count)
+        var s = LineScanner(bytes: text)
+        guard s.fields({ key, s in
+            guard let index = keys.firstIndex(where: { LineScanner.equal(key, $0) }), let value = s.nullOrString() else { return false }
+            fields[index] = value
+            return true
+        }), s.atEnd() else { return nil }
+        return fields
     }
 }
-/// A value read from a line's text, kept with that text so the same text next time gives it again
-/// without reading it.
+
+/// Values read from a line's text, kept by that text (up to `capacity` texts, then forgotten
+/// together), so the same text next time gives its value again unread.
 private struct Remembered<Value> {
-    private var text: [UInt8] = []
-    private var last: Value?
+    private static var capacity: Int { 4096 }
+    /// By the text's hash: the text and its value.
+    private var entries: [UInt64: (text: [UInt8], value: Value)] = [:]
 
-    /// The value of `text` (a string's bytes), made by `make` unless it is the last text seen.
-    mutating func value(_ text: UnsafeBufferPointer<UInt8>, _ make: (UnsafeBufferPointer<UInt8>) -> Value) -> Value {
-        if let last, !text.isEmpty, self.text.count == text.count,
-           self.text.withUnsafeBufferPointer({ memcmp($0.baseAddress!, text.baseAddress!, text.count) == 0 }) { return last }
-        let value = make(text)
-        (self.text, last) = (Array(text), value)
-        return value
-    }
-
-    /// The value of the object at the scanner: the last one when its text starts there (an object's
-    /// text ends with it, so the same text is the same object), else read by `read`.
-    mutating func object(_ s: inout LineScanner, _ read: (inout LineScanner) -> Value?) -> Value? {
-        s.skipSpace()
-        if let last, s.take(text: text) { return last }
-        let start = s.at
-        guard let value = read(&s) else { return nil }
-        (text, last) = (Array(s.bytes[start..<s.at]), value)
+    /// The value of `text` (whose `LineScanner.hash` is `hash`), made by `make` unless it was made before.
+    mutating func value(_ text: UnsafeBufferPointer<UInt8>, hash: UInt64, _ make: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
+        if let entry = entries[hash], entry.text.count == text.count,
+           entry.text.withUnsafeBufferPointer({ text.isEmpty || memcmp($0.baseAddress!, text.baseAddress!, text.count) == 0 }) {
+            return entry.value
+        }
+        guard let value = make(text) else { return nil }
+        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        entries[hash] = (Array(text), value)
         return value
     }
 }
@@ -198,12 +181,43 @@ struct LineScanner {
         return true
     }
 
-    /// Takes `text` when the bytes from here are exactly it.
-    mutating func take(text: [UInt8]) -> Bool {
-        guard !text.isEmpty, bytes.count - at >= text.count,
-              text.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress! + at, text.count) == 0 }) else { return false }
-        at += text.count
-        return true
+    /// The text of an object holding no object, array or escape (whose end is its first `}` outside
+    /// a string) and its hash, nil for anything else.
+    mutating func object() -> (text: UnsafeBufferPointer<UInt8>, hash: UInt64)? {
+        guard take(UInt8(ascii: "{")) else { return nil }
+        let start = at - 1
+        var hash = Self.hash(Self.hashBasis, UInt8(ascii: "{"))
+        while at < bytes.count {
+            let byte = bytes[at]
+            at += 1
+            hash = Self.hash(hash, byte)
+            switch byte {
+            case UInt8(ascii: "\""):
+                while at < bytes.count, bytes[at] != UInt8(ascii: "\"") {
+                    guard bytes[at] != UInt8(ascii: "\\") else { return nil }
+                    hash = Self.hash(hash, bytes[at])
+                    at += 1
+                }
+                guard at < bytes.count else { return nil }
+                hash = Self.hash(hash, bytes[at])
+                at += 1
+            case UInt8(ascii: "}"): return (UnsafeBufferPointer(rebasing: bytes[start..<at]), hash)
+            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\\"): return nil
+            default: break
+            }
+        }
+        return nil
+    }
+
+    /// FNV-1a (64 bits) of `text`, as `object` gives it: two texts of one import sharing a hash only cost a read.
+    static func hash(_ text: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        text.reduce(hashBasis, hash)
+    }
+
+    private static let hashBasis: UInt64 = 0xCBF2_9CE4_8422_2325
+
+    private static func hash(_ hash: UInt64, _ byte: UInt8) -> UInt64 {
+        (hash ^ UInt64(byte)) &* 0x100_0000_01B3
     }
 
     /// A string's text, `.some(nil)` for null, nil for anything else.

@@ -164,3 +164,16 @@ final class PlainLinesTests: XCTestCase {
         XCTAssertEqual(reader.sample(replacing(uuid, uuid.lowercased())), hr, "either case of a UUID")
     }
 }
+
+final class LineReaderTests: XCTestCase {
+    /// Every line ending is taken off (LF, CR LF, CR, several), and nothing else.
+    func testLinesComeWithoutTheirEndings() throws {
+        let path = NSTemporaryDirectory() + "lines-\(UUID().uuidString).jsonl"
+        try Data("a\nb\r\nc\r\r\n\n\u{A0}\ne\u{301}\n\r\ne\u{301}\u{1F600}\r\nlast".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try LineReader(path: path)
+        var lines: [String] = []
+        while let line = reader.next() { lines.append(line) }
+        XCTAssertEqual(lines, ["a", "b", "c", "", "\u{A0}", "e\u{301}", "", "e\u{301}\u{1F600}", "last"])
+    }
+}
