@@ -259,49 +259,63 @@ struct LineScanner {
         return nil
     }
 
-    /// The token the tree parser reads as a number: the run of digits, signs, points and exponents.
-    private mutating func numberToken() -> (token: UnsafeBufferPointer<UInt8>, integral: Bool) {
+    /// A number as JSON writes it (`-`, digits, a fraction, an exponent): its text, whether it has
+    /// neither fraction nor exponent, and then its value when it has at most 18 digits (no overflow).
+    /// Nil when the bytes after it run on with any of `0-9 . e E + -`: the tree takes such a run as
+    /// one token and reads it in its own way.
+    private mutating func numberText() -> (text: UnsafeBufferPointer<UInt8>, integral: Bool, integer: Int64?)? {
         skipSpace()
         let start = at
+        let negative = at < bytes.count && bytes[at] == UInt8(ascii: "-")
+        if negative { at += 1 }
+        var value: Int64 = 0
+        let digits = self.digits { value = value &* 10 &+ Int64($0) }
+        guard digits > 0 else { return nil }
         var integral = true
-        while at < bytes.count {
-            let byte = bytes[at]
-            if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
-                integral = false
-            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) && byte != UInt8(ascii: "-") && byte != UInt8(ascii: "+") {
-                break
+        if at < bytes.count, bytes[at] == UInt8(ascii: ".") {
+            integral = false
+            at += 1
+            guard self.digits({ _ in }) > 0 else { return nil }
+        }
+        if at < bytes.count, bytes[at] == UInt8(ascii: "e") || bytes[at] == UInt8(ascii: "E") {
+            integral = false
+            at += 1
+            if at < bytes.count, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") { at += 1 }
+            guard self.digits({ _ in }) > 0 else { return nil }
+        }
+        if at < bytes.count {
+            switch bytes[at] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "+"),
+                 UInt8(ascii: "-"): return nil
+            default: break
             }
+        }
+        return (UnsafeBufferPointer(rebasing: bytes[start..<at]), integral, integral && digits <= 18 ? (negative ? -value : value) : nil)
+    }
+
+    /// Steps over decimal digits, handing each to `digit`; how many there were.
+    private mutating func digits(_ digit: (UInt8) -> Void) -> Int {
+        let start = at
+        while at < bytes.count, Self.isDigit(bytes[at]) {
+            digit(bytes[at] - UInt8(ascii: "0"))
             at += 1
         }
-        return (UnsafeBufferPointer(rebasing: bytes[start..<at]), integral)
+        return at - start
     }
 
-    /// A whole number the tree reads as an integer: optionally `-`, then at most 18 digits (no overflow to check).
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    /// A number the tree reads as an integer, of at most 18 digits.
     mutating func integer() -> Int64? {
-        let (token, integral) = numberToken()
-        guard integral else { return nil }
-        return Self.digits(token)
+        numberText()?.integer
     }
 
-    /// A number as the tree reads it into a Double: an integer converted, or what `Double` makes of the token.
+    /// A number as the tree reads it into a Double: an integer converted, or what `Double` makes of the text.
     mutating func number() -> Double? {
-        let (token, integral) = numberToken()
-        if integral { return Self.digits(token).map(Double.init) }
-        let text = String(decoding: token, as: UTF8.self)
-        guard !text.isEmpty, text.first != "+", let value = Double(text), value.isFinite else { return nil }
+        guard let (text, integral, integer) = numberText() else { return nil }
+        if integral { return integer.map(Double.init) }
+        guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else { return nil }
         return value
-    }
-
-    private static func digits(_ token: UnsafeBufferPointer<UInt8>) -> Int64? {
-        let negative = token.first == UInt8(ascii: "-")
-        let digits = UnsafeBufferPointer(rebasing: token[(negative ? 1 : 0)...])
-        guard (1...18).contains(digits.count) else { return nil }
-        var value: Int64 = 0
-        for byte in digits {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-        }
-        return negative ? -value : value
     }
 
     /// Reads an object whose every field `field` takes (called with the key and the scanner at its value).

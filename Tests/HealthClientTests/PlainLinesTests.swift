@@ -16,26 +16,13 @@ final class PlainLinesTests: XCTestCase {
 
     /// Lines as an export writes them, for plain samples of every shape the table carries.
     private func exportLines() throws -> [String] {
-        let devices: [Device?] = [nil, ExportFixtures.watch, Device(name: "Montre de Zoé ⌚️", manufacturer: "Ärzte \"&\" Co\\"),
-                                  Device(model: "tab\there"), Device(localIdentifier: "😀"), Device()]
-        let revisions: [SourceRevision?] = [nil, ExportFixtures.revision, SourceRevision(source: Source(name: "健康", bundleID: "jp.健康")),
-                                            SourceRevision(source: Source(name: "Health", bundleID: "com.apple.Health"), version: "1")]
-        let values: [Double] = [0, 1, -1, 0.1, -2.5, 1e-7, .leastNonzeroMagnitude, 1e20, -1.7976931348623157e308, 123_456_789.125,
-                                72.38472938273, 1e16, 0.000123, 3, 14.308]
-        let instants: [Microseconds] = [0, -1, -62_135_596_800_000_000, Self.t0 + 999, 253_402_300_799_999_999, 400_000_000_000_000_000]
-        let types = [("HKQuantityTypeIdentifierHeartRate", "count/min"), ("HKQuantityTypeIdentifierBodyMass", "kg"),
-                     ("HKQuantityTypeIdentifierDietaryCaffeine", "µg"), ("HKQuantityTypeIdentifierStepCount", "count")]
-        var samples: [Sample] = []
-        for (i, value) in values.enumerated() {
-            let (type, unit) = types[i % types.count]
-            let start = instants[i % instants.count]
-            samples.append(Sample(type: type, start: start, end: start + Int64(i), device: devices[i % devices.count],
-                                  sourceRevision: revisions[i % revisions.count], creationTime: i % 3 == 0 ? nil : start + 7,
-                                  body: .quantity(Quantity(value, unit), count: Int64(i % 4 + 1))))
-            samples.append(Sample(type: "HKCategoryTypeIdentifierSleepAnalysis", start: start, end: start + 1,
-                                  device: devices[(i + 1) % devices.count], sourceRevision: revisions[(i + 2) % revisions.count],
-                                  creationTime: start + 7, body: .category(Int64(i) - 3)))
-        }
+        // Beside the fixtures' rows, an empty device and the source of the benchmark's lines.
+        let t0 = Self.t0
+        let samples = ExportFixtures.plainSamples + [
+            Sample(type: "HKQuantityTypeIdentifierStepCount", start: t0, end: t0, device: Device(),
+                   sourceRevision: SourceRevision(source: Source(name: "Health", bundleID: "com.apple.Health"), version: "1"),
+                   creationTime: t0, body: .quantity(Quantity(14.308, "count"), count: 1)),
+        ]
         let page = ServerMessage(callID: 1, result: .anchored(samples: SampleTable(samples + samples), deleted: [], newAnchor: Data([1]),
                                                               initial: true))
         guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage(WireCodec.encodeServerMessage(page)).result else {
@@ -117,6 +104,13 @@ final class PlainLinesTests: XCTestCase {
             ("a value too large", replacing(#""value":72.5"#, #""value":1e400"#)),
             ("a value of signs", replacing(#""value":72.5"#, #""value":1-2"#)),
             ("a value as a string", replacing(#""value":72.5"#, #""value":"72.5""#)),
+            ("a value of two points", replacing(#""value":72.5"#, #""value":72.5.5"#)),
+            ("a value of two exponents", replacing(#""value":72.5"#, #""value":7e1e1"#)),
+            ("a value without an integer part", replacing(#""value":72.5"#, #""value":-.5"#)),
+            ("a value without a fraction after its point", replacing(#""value":72.5"#, #""value":72."#)),
+            ("a value in hex", replacing(#""value":72.5"#, #""value":0x48"#)),
+            ("a value with a negative exponent", replacing(#""value":72.5"#, #""value":725e-1"#)),
+            ("a count with an exponent", replacing(#""count":1"#, #""count":1e0"#)),
             ("no value", replacing(#","value":72.5"#, "")), ("no unit", replacing(#","unit":"count/min""#, "")),
             ("another kind", replacing(#""kind":"quantity""#, #""kind":"blob""#)),
             ("a series kind", replacing(#""kind":"quantity""#, #""kind":"series""#)),
