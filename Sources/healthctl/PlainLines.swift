@@ -160,7 +160,7 @@ private struct Remembered<Value> {
 }
 
 /// The byte-level reading of a line, with the JSON tree parser's rules (`JSON.parse`) for what it takes.
-struct LineScanner {
+private struct LineScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     private(set) var at = 0
 
