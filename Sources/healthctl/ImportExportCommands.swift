@@ -145,19 +145,25 @@ enum ImportExportCommands {
         var pending: [BatchSaver.Item] = []
         var pendingBytes = 0
         var lineNumber = 0
+        var plainLines = PlainLines()
         while let line = reader.next() {
             lineNumber += 1
             guard !line.allSatisfy(\.isWhitespace) else { continue }
             run.read()
-            var decoded: (json: JSON, sample: Sample)?
-            do {
-                let json = try JSON.parse(line)
-                decoded = (json, try SampleJSON.decode(json, path: ""))
-            } catch {
-                run.fail(lines: [lineNumber], error)
+            // A plain line is read from its bytes; any other through the JSON tree (a series is built from it).
+            var decoded: (json: JSON?, sample: Sample)?
+            if let sample = plainLines.sample(line) {
+                decoded = (nil, sample)
+            } else {
+                do {
+                    let json = try JSON.parse(line)
+                    decoded = (json, try SampleJSON.decode(json, path: ""))
+                } catch {
+                    run.fail(lines: [lineNumber], error)
+                }
             }
             if let (json, sample) = decoded {
-                if SeriesLines.isBuilt(sample, json) {
+                if let json, SeriesLines.isBuilt(sample, json) {
                     // A route is finished with its workout: what was read before it is stored first.
                     try await run.submit(pending)
                     pending.removeAll(keepingCapacity: true)

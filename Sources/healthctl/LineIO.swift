@@ -16,11 +16,11 @@ final class LineReader {
 
     /// The next line without its line ending, nil at the end of the input.
     func next() -> String? {
-        let length = getline(&buffer, &capacity, file)
+        var length = getline(&buffer, &capacity, file)
         guard length >= 0, let buffer else { return nil }
-        var line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
-        while line.last == "\n" || line.last == "\r" || line.last == "\r\n" { line.removeLast() }
-        return line
+        // Line endings are taken off as bytes: a CR or LF is always a character of its own (or CR LF one).
+        while length > 0, buffer[length - 1] == 0x0A || buffer[length - 1] == 0x0D { length -= 1 }
+        return String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
     }
 
     deinit {

@@ -106,13 +106,19 @@ extension SampleJSON {
     }
 
     private static func revision(_ f: JSONFields) throws(HealthError) -> SourceRevision {
-        let os = try f.string("os_version").split(separator: ".").map { Int($0) }
-        guard os.count == 3, let major = os[0], let minor = os[1], let patch = os[2] else {
-            throw HealthError.invalid("\(f.path).os_version must be MAJOR.MINOR.PATCH", field: "\(f.path).os_version")
-        }
+        let (major, minor, patch) = try osVersion(try f.string("os_version"), path: f.path)
         return SourceRevision(source: Source(name: try f.string("name"), bundleID: try f.string("bundle_id")),
                               version: try f.optionalString("version"), productType: try f.optionalString("product_type"),
                               osMajor: major, osMinor: minor, osPatch: patch)
+    }
+
+    /// The numbers of a source's "os_version" (at `path`), which must be MAJOR.MINOR.PATCH.
+    static func osVersion(_ text: String, path: String) throws(HealthError) -> (Int, Int, Int) {
+        let os = text.split(separator: ".").map { Int($0) }
+        guard os.count == 3, let major = os[0], let minor = os[1], let patch = os[2] else {
+            throw HealthError.invalid("\(path).os_version must be MAJOR.MINOR.PATCH", field: "\(path).os_version")
+        }
+        return (major, minor, patch)
     }
 
     /// The "metadata" of an object, typed by its "metadata_types" (inferred from the JSON when absent).

@@ -44,6 +44,32 @@ enum ExportFixtures {
         let bare = Sample(type: "HKWorkoutTypeIdentifier", start: t0, end: t0 + 1, body: .workout(Workout(activityType: 1)))
         return [hr, sleep, pressure, workout, bare]
     }
+
+    /// Quantities (of one to four points) and categories of varied devices, sources, values and instants: the rows of an export page.
+    static var plainSamples: [Sample] {
+        let devices: [Device?] = [nil, watch, Device(name: "Montre de Zoé ⌚️", manufacturer: "Ärzte \"&\" Co\\"),
+                                  Device(model: "tab\there"), Device(localIdentifier: "😀")]
+        let revisions: [SourceRevision?] = [nil, revision, SourceRevision(source: Source(name: "健康", bundleID: "jp.健康")),
+                                            SourceRevision(source: Source(name: "Imported", bundleID: "com.imp", importedTime: 9), osMajor: 17)]
+        let values: [Double] = [0, -0.0, 1, -1, 0.1, -2.5, 1e-7, .leastNonzeroMagnitude, 1e20, -1.7976931348623157e308, 123_456_789.125,
+                                72.38472938273, 1e16, 0.000123, 3]
+        let instants: [Microseconds] = [0, -1, -62_135_596_800_000_000, -2_208_988_800_123_456, t0 + 999,
+                                        253_402_300_799_999_999, 400_000_000_000_000_000]
+        let quantityTypes = [("HKQuantityTypeIdentifierHeartRate", "count/min"), ("HKQuantityTypeIdentifierBodyMass", "kg"),
+                             ("HKQuantityTypeIdentifierDietaryCaffeine", "µg"), ("HKQuantityTypeIdentifierStepCount", "count")]
+        var samples: [Sample] = []
+        for (i, value) in values.enumerated() {
+            let (type, unit) = quantityTypes[i % quantityTypes.count]
+            let start = instants[i % instants.count]
+            samples.append(Sample(type: type, start: start, end: start + Int64(i), device: devices[i % devices.count],
+                                  sourceRevision: revisions[i % revisions.count], creationTime: i % 3 == 0 ? nil : start + 7,
+                                  body: .quantity(Quantity(value, unit), count: Int64(i % 4 + 1))))
+            samples.append(Sample(type: "HKCategoryTypeIdentifierSleepAnalysis", start: start, end: start + 1,
+                                  device: devices[(i + 1) % devices.count], sourceRevision: revisions[(i + 2) % revisions.count],
+                                  creationTime: start + 7, body: .category(Int64(i) - 3)))
+        }
+        return samples
+    }
 }
 
 final class SampleJSONRoundTripTests: XCTestCase {
@@ -83,28 +109,8 @@ final class SampleJSONRoundTripTests: XCTestCase {
     /// An export page arrives as a table (plain samples as rows sharing their parts) and is written
     /// row by row: every line must be the tree's text, whatever the values.
     func testTableLinesAreTheTreesTextForVariedSamples() throws {
-        let devices: [Device?] = [nil, ExportFixtures.watch, Device(name: "Montre de Zoé ⌚️", manufacturer: "Ärzte \"&\" Co\\"),
-                                  Device(model: "tab\there"), Device(localIdentifier: "😀")]
-        let revisions: [SourceRevision?] = [nil, ExportFixtures.revision, SourceRevision(source: Source(name: "健康", bundleID: "jp.健康")),
-                                            SourceRevision(source: Source(name: "Imported", bundleID: "com.imp", importedTime: 9), osMajor: 17)]
-        let values: [Double] = [0, -0.0, 1, -1, 0.1, -2.5, 1e-7, .leastNonzeroMagnitude, 1e20, -1.7976931348623157e308, 123_456_789.125,
-                                72.38472938273, 1e16, 0.000123, 3]
-        let instants: [Microseconds] = [0, -1, -62_135_596_800_000_000, -2_208_988_800_123_456, ExportFixtures.t0 + 999,
-                                        253_402_300_799_999_999, 400_000_000_000_000_000]
-        let quantityTypes = [("HKQuantityTypeIdentifierHeartRate", "count/min"), ("HKQuantityTypeIdentifierBodyMass", "kg"),
-                             ("HKQuantityTypeIdentifierDietaryCaffeine", "µg"), ("HKQuantityTypeIdentifierStepCount", "count")]
-        var samples: [Sample] = []
-        for (i, value) in values.enumerated() {
-            let (type, unit) = quantityTypes[i % quantityTypes.count]
-            let start = instants[i % instants.count]
-            samples.append(Sample(type: type, start: start, end: start + Int64(i), device: devices[i % devices.count],
-                                  sourceRevision: revisions[i % revisions.count], creationTime: i % 3 == 0 ? nil : start + 7,
-                                  body: .quantity(Quantity(value, unit), count: Int64(i % 4 + 1))))
-            samples.append(Sample(type: "HKCategoryTypeIdentifierSleepAnalysis", start: start, end: start + 1,
-                                  device: devices[(i + 1) % devices.count], sourceRevision: revisions[(i + 2) % revisions.count],
-                                  creationTime: start + 7, body: .category(Int64(i) - 3)))
-        }
-        let route = Sample(type: TypeCatalog.workoutRouteType.identifier, start: instants[1], end: instants[4], body: .series(count: 12))
+        var samples = ExportFixtures.plainSamples
+        let route = Sample(type: TypeCatalog.workoutRouteType.identifier, start: -1, end: ExportFixtures.t0 + 999, body: .series(count: 12))
         let summary = DiscreteSeriesSummary(minimum: Quantity(60, "count/min"), maximum: Quantity(80, "count/min"),
                                             mostRecent: Quantity(70, "count/min"), mostRecentStart: 5, mostRecentEnd: 6)
         let discrete = Sample(type: "HKQuantityTypeIdentifierHeartRate", start: 0, end: 10, device: ExportFixtures.watch,

@@ -1,0 +1,173 @@
+import Foundation
+import HealthModel
+import HealthWire
+import XCTest
+@testable import healthctl
+
+/// The import's byte-level reader of plain lines must give what the JSON tree gives, or nothing (the
+/// tree then reads the line and names any problem): never a sample the tree would refuse or read otherwise.
+final class PlainLinesTests: XCTestCase {
+    private static let t0 = ExportFixtures.t0
+
+    /// What the tree makes of `line`: the sample, or nil when it refuses the line.
+    private func tree(_ line: String) -> Sample? {
+        try? SampleJSON.decode(line: line)
+    }
+
+    /// Lines as an export writes them, for plain samples of every shape the table carries.
+    private func exportLines() throws -> [String] {
+        // Beside the fixtures' rows, an empty device and the source of the benchmark's lines.
+        let t0 = Self.t0
+        let samples = ExportFixtures.plainSamples + [
+            Sample(type: "HKQuantityTypeIdentifierStepCount", start: t0, end: t0, device: Device(),
+                   sourceRevision: SourceRevision(source: Source(name: "Health", bundleID: "com.apple.Health"), version: "1"),
+                   creationTime: t0, body: .quantity(Quantity(14.308, "count"), count: 1)),
+        ]
+        let page = ServerMessage(callID: 1, result: .anchored(samples: SampleTable(samples + samples), deleted: [], newAnchor: Data([1]),
+                                                              initial: true))
+        guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage(WireCodec.encodeServerMessage(page)).result else {
+            XCTFail("not an anchored page")
+            return []
+        }
+        var cache = SampleJSON.LineCache()
+        let lines = SampleJSON.TableLines(table, cache: &cache)
+        var bytes: [UInt8] = []
+        for row in table.rows { lines.writeLine(row, zone: TimeZone(identifier: "Europe/Berlin"), cache: &cache, to: &bytes) }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    func testExportedPlainLinesAreReadAsTheTreeReadsThem() throws {
+        let lines = try exportLines()
+        var reader = PlainLines()
+        var taken = 0
+        for line in lines {
+            let sample = reader.sample(line)
+            XCTAssertEqual(sample ?? tree(line), tree(line), line)
+            XCTAssertNotNil(tree(line), line)
+            if sample != nil { taken += 1 }
+            // An escape is the tree's to read; the rest is read here, with or without what the last lines left behind.
+            if !line.contains("\\") && !line.contains("e+") {
+                XCTAssertNotNil(sample, line)
+                var fresh = PlainLines()
+                XCTAssertEqual(fresh.sample(line), sample, line)
+            }
+        }
+        XCTAssertGreaterThan(taken, lines.count / 2, "most plain lines are read from their bytes")
+    }
+
+    /// Lines of the benchmark's shape, the same devices and sources over and over as in an export.
+    func testRepeatedDevicesAndSourcesAreReadAgainAlike() throws {
+        var reader = PlainLines()
+        for i in 0..<60 {
+            let device = Device(name: "Bench Watch \(i % 20)", manufacturer: "HealthStore", model: "BW-1", localIdentifier: "bench-\(i % 20)")
+            let source = SourceRevision(source: Source(name: "Health", bundleID: "com.apple.Health"), version: i < 30 ? "1" : "2")
+            let line = SampleJSON.sample(Sample(type: i < 40 ? "HKQuantityTypeIdentifierStepCount" : "HKQuantityTypeIdentifierHeartRate",
+                                                start: Self.t0 + Int64(i), end: Self.t0 + Int64(i), device: device, sourceRevision: source,
+                                                creationTime: Self.t0, body: .quantity(Quantity(Double(i) / 7, i < 50 ? "count" : "count/min"),
+                                                                                       count: 1))).text(pretty: false)
+            let sample = try XCTUnwrap(reader.sample(line), line)
+            XCTAssertEqual(sample, tree(line), line)
+        }
+    }
+
+    /// Lines changed from a plain one in every way the reader must notice: each is read as the tree
+    /// reads it, or left to the tree, and never read when the tree refuses it.
+    func testChangedLinesAreReadAsTheTreeReadsThemOrLeftToIt() throws {
+        let hr = Sample(type: "HKQuantityTypeIdentifierHeartRate", start: Self.t0, end: Self.t0 + 1, device: ExportFixtures.watch,
+                        sourceRevision: ExportFixtures.revision, creationTime: Self.t0 + 5, body: .quantity(Quantity(72.5, "count/min"), count: 1))
+        let line = SampleJSON.sample(hr).text(pretty: false)
+        let sleep = SampleJSON.sample(Sample(type: "HKCategoryTypeIdentifierSleepAnalysis", start: Self.t0, end: Self.t0 + 1,
+                                             body: .category(2))).text(pretty: false)
+        let uuid = hr.uuid.uuidString
+        func replacing(_ old: String, _ new: String, in text: String = line) -> String {
+            XCTAssertTrue(text.contains(old), "\(old) not in \(text)")
+            return text.replacingOccurrences(of: old, with: new)
+        }
+        let changed: [(String, String)] = [
+            ("as written", line), ("a category", sleep),
+            ("spaces everywhere", line.replacingOccurrences(of: ":", with: " :\t").replacingOccurrences(of: ",", with: " ,\r\n ")),
+            ("a key given twice", replacing(#"{"count":1"#, #"{"count":2,"count":1"#)),
+            ("a key given twice, the last another", String(replacing(#"{"count":1"#, #"{"count":1,"count":2"#).dropLast()) + #","count":3}"#),
+            ("keys in another order", String(replacing(#"{"count":1,"#, "{").dropLast()) + #","count":1}"#),
+            ("a lower-case UUID", replacing(uuid, uuid.lowercased())),
+            ("a UUID in braces", replacing(uuid, "{\(uuid)}")), ("a short UUID", replacing(uuid, String(uuid.dropLast()))),
+            ("a UUID not hex", replacing(uuid, "G" + uuid.dropFirst())), ("a UUID without hyphens", replacing(uuid, uuid.replacingOccurrences(of: "-", with: "") + "0000")),
+            ("a count as a double", replacing(#""count":1"#, #""count":1.0"#)),
+            ("a count as a string", replacing(#""count":1"#, #""count":"1""#)),
+            ("a count with a plus", replacing(#""count":1"#, #""count":+1"#)),
+            ("a count of zeros", replacing(#""count":1"#, #""count":-007"#)),
+            ("a count past Int64", replacing(#""count":1"#, #""count":99999999999999999999"#)),
+            ("a count of 19 digits", replacing(#""count":1"#, #""count":1000000000000000000"#)),
+            ("a value as an integer", replacing(#""value":72.5"#, #""value":72"#)),
+            ("a value with an exponent", replacing(#""value":72.5"#, #""value":7.25E1"#)),
+            ("a value with a plus", replacing(#""value":72.5"#, #""value":+72.5"#)),
+            ("a value too large", replacing(#""value":72.5"#, #""value":1e400"#)),
+            ("a value of signs", replacing(#""value":72.5"#, #""value":1-2"#)),
+            ("a value as a string", replacing(#""value":72.5"#, #""value":"72.5""#)),
+            ("a value of two points", replacing(#""value":72.5"#, #""value":72.5.5"#)),
+            ("a value of two exponents", replacing(#""value":72.5"#, #""value":7e1e1"#)),
+            ("a value without an integer part", replacing(#""value":72.5"#, #""value":-.5"#)),
+            ("a value without a fraction after its point", replacing(#""value":72.5"#, #""value":72."#)),
+            ("a value in hex", replacing(#""value":72.5"#, #""value":0x48"#)),
+            ("a value with a negative exponent", replacing(#""value":72.5"#, #""value":725e-1"#)),
+            ("a count with an exponent", replacing(#""count":1"#, #""count":1e0"#)),
+            ("no value", replacing(#","value":72.5"#, "")), ("no unit", replacing(#","unit":"count/min""#, "")),
+            ("another kind", replacing(#""kind":"quantity""#, #""kind":"blob""#)),
+            ("a series kind", replacing(#""kind":"quantity""#, #""kind":"series""#)),
+            ("an escaped kind", replacing(#""kind":"quantity""#, #""kind":"quantit\u0079""#)),
+            ("an escaped key", replacing(#""kind":"#, #""k\u0069nd":"#)),
+            ("points to build", replacing(#""kind":"#, #""quantities":[],"kind":"#)),
+            ("a discrete series", replacing(#""kind":"#, #""discrete_series":null,"kind":"#)),
+            ("no metadata", replacing(#""metadata":{},"#, "")),
+            ("metadata", replacing(#""metadata":{}"#, #""metadata":{"a":1}"#)),
+            ("metadata types null", replacing(#""metadata_types":{}"#, #""metadata_types":null"#)),
+            ("metadata types not an object", replacing(#""metadata_types":{}"#, #""metadata_types":5"#)),
+            ("no metadata types", replacing(#","metadata_types":{}"#, "")),
+            ("an os version of two numbers", replacing(#""os_version":"10.2.1""#, #""os_version":"10.2""#)),
+            ("an os version with an empty part", replacing(#""os_version":"10.2.1""#, #""os_version":"10..2.1""#)),
+            ("an os version with a sign", replacing(#""os_version":"10.2.1""#, #""os_version":"+10.2.1""#)),
+            ("a source without a name", replacing(#","name":"App""#, "")),
+            ("a source with another key", replacing(#""bundle_id":"#, #""x":1,"bundle_id":"#)),
+            ("a source of a number", replacing(#""source":{"#, #""source":5,"s":{"#)),
+            ("a device with another key", replacing(#""firmware_version":"#, #""x":1,"firmware_version":"#)),
+            ("a device field of a number", replacing(#""model":"W1""#, #""model":1"#)),
+            ("a device field null", replacing(#""model":"W1""#, #""model":null"#)),
+            ("an empty device", replacing(#""device":{"#, #""device":{},"d":{"#)),
+            ("no device", replacing(#""device":{"#, #""device":null,"d":{"#)),
+            ("a creation time null", replacing(#""creation_micros":\#(Self.t0 + 5)"#, #""creation_micros":null"#)),
+            ("a creation time as a string", replacing(#""creation_micros":\#(Self.t0 + 5)"#, #""creation_micros":"5""#)),
+            ("a start as a number", replacing(#""start":""#, #""start":5,"s":""#)),
+            ("no start_micros", replacing(#""start_micros":\#(Self.t0),"#, "")),
+            ("a type null", replacing(#""type":"HKQuantityTypeIdentifierHeartRate""#, #""type":null"#)),
+            ("text after the object", line + " x"), ("spaces after the object", line + " \t"),
+            ("the object cut short", String(line.dropLast())), ("an empty object", "{}"), ("an array", "[1]"),
+            ("not JSON", "{oops"),
+            ("a category with a value of another type", replacing(#""category_value":2"#, #""category_value":2,"value":"x""#, in: sleep)),
+            ("a category without its value", replacing(#""category_value":2,"#, "", in: sleep)),
+        ]
+        for (what, text) in changed {
+            var reader = PlainLines()
+            let sample = reader.sample(String(text))
+            let expected = tree(String(text))
+            if expected == nil { XCTAssertNil(sample, what) } else { XCTAssertEqual(sample ?? expected, expected, what) }
+            // What the tree reads with points is built with a series builder: never a plain line.
+            if text.contains("quantities") || text.contains("\"series\"") { XCTAssertNil(sample, what) }
+        }
+        var reader = PlainLines()
+        XCTAssertEqual(reader.sample(line), hr, "a plain line is read here")
+        XCTAssertEqual(reader.sample(replacing(uuid, uuid.lowercased())), hr, "either case of a UUID")
+    }
+}
+
+final class LineReaderTests: XCTestCase {
+    /// Every line ending is taken off (LF, CR LF, CR, several), and nothing else.
+    func testLinesComeWithoutTheirEndings() throws {
+        let path = NSTemporaryDirectory() + "lines-\(UUID().uuidString).jsonl"
+        try Data("a\nb\r\nc\r\r\n\n\u{A0}\ne\u{301}\n\r\ne\u{301}\u{1F600}\r\nlast".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try LineReader(path: path)
+        var lines: [String] = []
+        while let line = reader.next() { lines.append(line) }
+        XCTAssertEqual(lines, ["a", "b", "c", "", "\u{A0}", "e\u{301}", "", "e\u{301}\u{1F600}", "last"])
+    }
+}
