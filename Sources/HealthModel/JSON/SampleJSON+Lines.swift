@@ -109,8 +109,8 @@ extension SampleJSON {
                                                           SampleJSON.text(of: SampleJSON.metadataTypes(metadata)))
             var unit: [UInt8]?
             if case .quantity(_, let u, _) = body { unit = u }
-            // The keys' text (under 200 bytes), three decimals, two instants as text and decimal, a UUID.
-            let room = 256 + 3 * 21 + 2 * (ISO8601Writer.maxCount + 21) + 36 + type.count + (unit?.count ?? 0)
+            // The keys' text (under 200 bytes), three decimals, two instants as text and decimal, a UUID, a value.
+            let room = 256 + 3 * 21 + 2 * (ISO8601Writer.maxCount + 21) + 36 + JSON.numberRoom + type.count + (unit?.count ?? 0)
                 + (device?.count ?? 4) + (source?.count ?? 4) + (metadataText.map { $0.0.count + $0.1.count } ?? 4)
             out.appendWriting(atMost: room) { first in
                 var at = first
@@ -178,13 +178,14 @@ extension SampleJSON {
                         at += 2
                     }
                 }
-                if case .quantity = body { text(#"","value":"#) } else { text("\"}\n") }
+                if case .quantity(let value, _, _) = body {
+                    text(#"","value":"#)
+                    at += JSON.write(number: value, to: at)
+                    text("}\n")
+                } else {
+                    text("\"}\n")
+                }
                 return at - first
-            }
-            if case .quantity(let value, _, _) = body {
-                JSON.double(value).write(to: &out)
-                out.append(UInt8(ascii: "}"))
-                out.append(UInt8(ascii: "\n"))
             }
         }
     }
@@ -212,12 +213,10 @@ extension SampleJSON {
                     withUnsafeMutableBytes(of: &text) { $0.copyMemory(from: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)) }
                 }
             }
-            withUnsafeBytes(of: text) { UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: count) }
-            var rest = value % Self.tailScale
-            for i in (count..<count + Self.tailDigits).reversed() {
-                out[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            }
+            // All 16 bytes, whatever the count: a store of known size, not a call; the tail's digits
+            // come after the count's.
+            UnsafeMutableRawPointer(out).storeBytes(of: text, as: (UInt64, UInt64).self)
+            (out + count).writeDigits(of: UInt64(value % Self.tailScale), count: Self.tailDigits)
             return count + Self.tailDigits
         }
     }
@@ -225,13 +224,15 @@ extension SampleJSON {
 
 extension Array where Element == UInt8 {
     /// Appends what `write` writes through a pointer into room for `room` bytes, returning how many
-    /// it wrote: one capacity check for many small pieces.
+    /// it wrote: one capacity check for many small pieces. The room is a scratch buffer (on the stack
+    /// for a line's size), copied from once written: making the room in the array itself would set
+    /// every byte of it first.
     fileprivate mutating func appendWriting(atMost room: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
-        let start = count
-        append(contentsOf: repeatElement(0, count: room))
-        let written = withUnsafeMutableBufferPointer { write($0.baseAddress! + start) }
-        precondition(written <= room, "a line of \(written) bytes in room for \(room)")
-        removeSubrange((start + written)...)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { scratch in
+            let written = write(scratch.baseAddress!)
+            precondition(written <= room, "a line of \(written) bytes in room for \(room)")
+            append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<written]))
+        }
     }
 
 }
