@@ -100,10 +100,8 @@ extension SampleJSON {
         let device: [UInt8]?
         let source: [UInt8]?
 
-        private static let upperHexDigits: StaticString = "0123456789ABCDEF"
-
-        /// Appends the line: its keys in sorted order, each with the punctuation before it. All but a
-        /// quantity's value is written through one pointer into room made once, not piece by piece.
+        /// Appends the line: its keys in sorted order, each with the punctuation before it, written
+        /// through one pointer into room made once, not piece by piece.
         func write(metadata: Metadata, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
             let metadataText = metadata.isEmpty ? nil : (SampleJSON.text(of: SampleJSON.metadata(metadata)),
                                                           SampleJSON.text(of: SampleJSON.metadataTypes(metadata)))
@@ -113,79 +111,97 @@ extension SampleJSON {
             let room = 256 + 3 * 21 + 2 * (ISO8601Writer.maxCount + 21) + 36 + JSON.numberRoom + type.count + (unit?.count ?? 0)
                 + (device?.count ?? 4) + (source?.count ?? 4) + (metadataText.map { $0.0.count + $0.1.count } ?? 4)
             out.appendWriting(atMost: room) { first in
-                var at = first
-                func text(_ fragment: StaticString) {
-                    at.update(from: fragment.utf8Start, count: fragment.utf8CodeUnitCount)
-                    at += fragment.utf8CodeUnitCount
-                }
-                func bytes(_ bytes: [UInt8]?) {
-                    guard let bytes else { return text("null") }
-                    bytes.withUnsafeBufferPointer { at.update(from: $0.baseAddress!, count: $0.count) }
-                    at += bytes.count
-                }
-                func decimal(_ value: Int64) {
-                    at += UnsafeMutableBufferPointer(start: at, count: 21).writeDecimal(value, width: 1, at: 0)
-                }
-                /// An instant as its two adjacent keys: `key` holds the text, `microsKey` the microseconds.
-                func instant(_ key: StaticString, _ microsKey: StaticString, _ micros: Microseconds) {
-                    text(key)
-                    at += cache.instants.write(micros, in: zone, to: at)
-                    text(microsKey)
-                    at += cache.micros.write(micros, to: at)
-                }
+                var line = Cursor(at: first)
                 let kind: StaticString
                 switch body {
                 case .quantity(_, _, let count):
                     kind = "quantity"
-                    text(#"{"count":"#)
-                    decimal(count)
+                    line.text(#"{"count":"#)
+                    line.decimal(count)
                 case .category(let value):
                     kind = "category"
-                    text(#"{"category_value":"#)
-                    decimal(value)
+                    line.text(#"{"category_value":"#)
+                    line.decimal(value)
                 }
-                text(#","creation_micros":"#)
-                if let creationTime { at += cache.creationMicros.write(creationTime, to: at) } else { text("null") }
-                text(#","device":"#)
-                bytes(device)
-                instant(#","end":""#, #"","end_micros":"#, end)
-                text(#","kind":""#)
-                text(kind)
-                text(#"","metadata":"#)
-                if let metadataText { bytes(metadataText.0) } else { text("{}") }
-                text(#","metadata_types":"#)
-                if let metadataText { bytes(metadataText.1) } else { text("{}") }
-                text(#","source":"#)
-                bytes(source)
-                instant(#","start":""#, #"","start_micros":"#, start)
-                text(#","type":"#)
-                bytes(type)
+                line.text(#","creation_micros":"#)
+                if let creationTime { line.at += cache.creationMicros.write(creationTime, to: line.at) } else { line.text("null") }
+                line.text(#","device":"#)
+                line.bytes(device)
+                line.instant(#","end":""#, #"","end_micros":"#, end, zone: zone, cache: &cache)
+                line.text(#","kind":""#)
+                line.text(kind)
+                line.text(#"","metadata":"#)
+                if let metadataText { line.bytes(metadataText.0) } else { line.text("{}") }
+                line.text(#","metadata_types":"#)
+                if let metadataText { line.bytes(metadataText.1) } else { line.text("{}") }
+                line.text(#","source":"#)
+                line.bytes(source)
+                line.instant(#","start":""#, #"","start_micros":"#, start, zone: zone, cache: &cache)
+                line.text(#","type":"#)
+                line.bytes(type)
                 if let unit {
-                    text(#","unit":"#)
-                    bytes(unit)
+                    line.text(#","unit":"#)
+                    line.bytes(unit)
                 }
-                text(#","uuid":""#)
-                // `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
-                let digits = Self.upperHexDigits.utf8Start
-                withUnsafeBytes(of: uuid.uuid) { uuid in
-                    for i in 0..<16 {
-                        if i == 4 || i == 6 || i == 8 || i == 10 {
-                            at.pointee = UInt8(ascii: "-")
-                            at += 1
-                        }
-                        at[0] = digits[Int(uuid[i] >> 4)]
-                        at[1] = digits[Int(uuid[i] & 0xF)]
-                        at += 2
-                    }
-                }
+                line.text(#","uuid":""#)
+                line.uuid(uuid)
                 if case .quantity(let value, _, _) = body {
-                    text(#"","value":"#)
-                    at += JSON.write(number: value, to: at)
-                    text("}\n")
+                    line.text(#"","value":"#)
+                    line.at += JSON.write(number: value, to: line.at)
+                    line.text("}\n")
                 } else {
-                    text("\"}\n")
+                    line.text("\"}\n")
                 }
-                return at - first
+                return line.at - first
+            }
+        }
+    }
+
+    /// Where a line's next piece goes, in the room made for the line: a value with inlined steps,
+    /// where local functions sharing a captured pointer had their accesses checked at run time.
+    private struct Cursor {
+        var at: UnsafeMutablePointer<UInt8>
+
+        private static let upperHexDigits: StaticString = "0123456789ABCDEF"
+
+        mutating func text(_ fragment: StaticString) {
+            at.update(from: fragment.utf8Start, count: fragment.utf8CodeUnitCount)
+            at += fragment.utf8CodeUnitCount
+        }
+
+        /// JSON text made already, or null.
+        mutating func bytes(_ bytes: [UInt8]?) {
+            guard let bytes else { return text("null") }
+            bytes.withUnsafeBufferPointer { at.update(from: $0.baseAddress!, count: $0.count) }
+            at += bytes.count
+        }
+
+        mutating func decimal(_ value: Int64) {
+            at += UnsafeMutableBufferPointer(start: at, count: 21).writeDecimal(value, width: 1, at: 0)
+        }
+
+        /// An instant as its two adjacent keys: `key` holds the text, `microsKey` the microseconds.
+        mutating func instant(_ key: StaticString, _ microsKey: StaticString, _ micros: Microseconds, zone: TimeZone?,
+                              cache: inout LineCache) {
+            text(key)
+            at += cache.instants.write(micros, in: zone, to: at)
+            text(microsKey)
+            at += cache.micros.write(micros, to: at)
+        }
+
+        /// `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
+        mutating func uuid(_ uuid: UUID) {
+            let digits = Self.upperHexDigits.utf8Start
+            withUnsafeBytes(of: uuid.uuid) { uuid in
+                for i in 0..<16 {
+                    if i == 4 || i == 6 || i == 8 || i == 10 {
+                        at.pointee = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    at[0] = digits[Int(uuid[i] >> 4)]
+                    at[1] = digits[Int(uuid[i] & 0xF)]
+                    at += 2
+                }
             }
         }
     }
