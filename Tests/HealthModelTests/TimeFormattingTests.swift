@@ -134,6 +134,21 @@ import Testing
         }
     }
 
+    @Test func writesEightDigitsAtOnce() {
+        var state: UInt64 = 11
+        var values: [UInt64] = [0, 1, 9, 10, 99, 100, 9_999, 10_000, 10_001, 99_999_999, 12_345_678, 87_654_321, 40_000_001]
+        for _ in 0..<10_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            values.append((state >> 33) % 100_000_000)
+        }
+        for value in values {
+            var bytes = [UInt8](repeating: 0, count: 8)
+            bytes.withUnsafeMutableBufferPointer { $0.baseAddress!.writeEightDigits(value) }
+            let digits = String(value)
+            #expect(String(decoding: bytes, as: UTF8.self) == String(repeating: "0", count: 8 - digits.count) + digits)
+        }
+    }
+
     @Test func appendsDecimalsPaddedAndSigned() {
         for (value, width, text) in [(Int64(0), 1, "0"), (7, 3, "007"), (-7, 3, "-007"), (12345, 2, "12345"),
                                      (Int64.min, 1, "-9223372036854775808"), (Int64.max, 20, "09223372036854775807")] {

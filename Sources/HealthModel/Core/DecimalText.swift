@@ -49,6 +49,22 @@ extension UnsafeMutablePointer where Pointee == UInt8 {
     }
 }
 
+extension UnsafeMutablePointer where Pointee == UInt8 {
+    /// Writes `value` (below 10^8) here as eight digits, leading zeros included: all made at once in
+    /// the lanes of one 64-bit word and written as one.
+    func writeEightDigits(_ value: UInt64) {
+        // Four digits in each 32-bit lane, the first four in the low lane (first in memory).
+        var x = value / 10_000 | (value % 10_000) << 32
+        // Each lane split into two 16-bit lanes of two digits: n / 100 is n * 10486 >> 20 below 43,699.
+        let hundreds = (x &* 10486) >> 20 & 0x0000_007F_0000_007F
+        x = hundreds | (x &- hundreds &* 100) << 16
+        // And each of those into two bytes of one digit: n / 10 is n * 103 >> 10 below 179.
+        let tens = (x &* 103) >> 10 & 0x000F_000F_000F_000F
+        x = tens | (x &- tens &* 10) << 8
+        UnsafeMutableRawPointer(self).storeBytes(of: (x | 0x3030_3030_3030_3030).littleEndian, as: UInt64.self)
+    }
+}
+
 extension UInt64 {
     /// How many decimal digits the value has (1 for 0).
     var decimalDigitCount: Int {

@@ -111,14 +111,16 @@ public enum JSON: Sendable, Hashable, Encodable {
         while true {
             let scaled = magnitude * scale
             guard scaled < 1e15 else { return nil }
-            let digits = scaled.rounded()
-            if digits / scale == magnitude {
+            // Rounded by converting (no call to `round`): a decimal of these places that reads back
+            // lies within 0.2 of `scaled`, so it is the one found.
+            let digits = UInt64(scaled + 0.5)
+            if Double(digits) / scale == magnitude {
                 var at = out
                 if value.sign == .minus {
                     at.pointee = UInt8(ascii: "-")
                     at += 1
                 }
-                let (whole, fraction) = UInt64(digits).quotientAndRemainder(dividingBy: UInt64(scale))
+                let (whole, fraction) = digits.quotientAndRemainder(dividingBy: UInt64(scale))
                 let wholeCount = whole.decimalDigitCount
                 at.writeDigits(of: whole, count: wholeCount)
                 at += wholeCount

@@ -127,7 +127,7 @@ extension SampleJSON {
                 if let creationTime { line.at += cache.creationMicros.write(creationTime, to: line.at) } else { line.text("null") }
                 line.text(#","device":"#)
                 line.bytes(device)
-                line.instant(#","end":""#, #"","end_micros":"#, end, zone: zone, cache: &cache)
+                let endText = line.instant(#","end":""#, #"","end_micros":"#, end, zone: zone, cache: &cache)
                 line.text(#","kind":""#)
                 line.text(kind)
                 line.text(#"","metadata":"#)
@@ -136,7 +136,8 @@ extension SampleJSON {
                 if let metadataText { line.bytes(metadataText.1) } else { line.text("{}") }
                 line.text(#","source":"#)
                 line.bytes(source)
-                line.instant(#","start":""#, #"","start_micros":"#, start, zone: zone, cache: &cache)
+                // An instant sample's start is its end: their text is made once.
+                line.instant(#","start":""#, #"","start_micros":"#, start, zone: zone, cache: &cache, as: start == end ? endText : nil)
                 line.text(#","type":"#)
                 line.bytes(type)
                 if let unit {
@@ -155,6 +156,12 @@ extension SampleJSON {
                 return line.at - first
             }
         }
+    }
+
+    /// An instant's two values as written in a line, its text and its microseconds.
+    private struct InstantText {
+        let text: UnsafeBufferPointer<UInt8>
+        let micros: UnsafeBufferPointer<UInt8>
     }
 
     /// Where a line's next piece goes, in the room made for the line: a value with inlined steps,
@@ -180,13 +187,25 @@ extension SampleJSON {
             at += UnsafeMutableBufferPointer(start: at, count: 21).writeDecimal(value, width: 1, at: 0)
         }
 
-        /// An instant as its two adjacent keys: `key` holds the text, `microsKey` the microseconds.
+        /// An instant as its two adjacent keys: `key` holds the text, `microsKey` the microseconds;
+        /// their values copied from `written` when given (the same instant's, written before), and
+        /// returned.
+        @discardableResult
         mutating func instant(_ key: StaticString, _ microsKey: StaticString, _ micros: Microseconds, zone: TimeZone?,
-                              cache: inout LineCache) {
+                              cache: inout LineCache, as written: InstantText? = nil) -> InstantText {
             text(key)
-            at += cache.instants.write(micros, in: zone, to: at)
+            let textStart = at
+            if let written { copy(written.text) } else { at += cache.instants.write(micros, in: zone, to: at) }
+            let instantText = UnsafeBufferPointer(start: textStart, count: at - textStart)
             text(microsKey)
-            at += cache.micros.write(micros, to: at)
+            let microsStart = at
+            if let written { copy(written.micros) } else { at += cache.micros.write(micros, to: at) }
+            return InstantText(text: instantText, micros: UnsafeBufferPointer(start: microsStart, count: at - microsStart))
+        }
+
+        private mutating func copy(_ written: UnsafeBufferPointer<UInt8>) {
+            at.update(from: written.baseAddress!, count: written.count)
+            at += written.count
         }
 
         /// `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
@@ -209,6 +228,7 @@ extension SampleJSON {
     /// Decimal microseconds written with the text of their leading digits (all but the last eight)
     /// kept from the last value: consecutive instants of an export mostly share them.
     fileprivate struct LeadingDigits: Sendable {
+        /// `writeEightDigits`'s.
         private static let tailDigits = 8
         private static let tailScale: Int64 = 100_000_000
         private var leading: Int64 = -1
@@ -232,7 +252,7 @@ extension SampleJSON {
             // All 16 bytes, whatever the count: a store of known size, not a call; the tail's digits
             // come after the count's.
             UnsafeMutableRawPointer(out).storeBytes(of: text, as: (UInt64, UInt64).self)
-            (out + count).writeDigits(of: UInt64(value % Self.tailScale), count: Self.tailDigits)
+            (out + count).writeEightDigits(UInt64(value % Self.tailScale))
             return count + Self.tailDigits
         }
     }
@@ -243,6 +263,8 @@ extension Array where Element == UInt8 {
     /// it wrote: one capacity check for many small pieces. The room is a scratch buffer (on the stack
     /// for a line's size), copied from once written: making the room in the array itself would set
     /// every byte of it first.
+    /// Inlined, so that the line's fields are not copied into a closure's context (retaining its texts).
+    @inline(__always)
     fileprivate mutating func appendWriting(atMost room: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { scratch in
             let written = write(scratch.baseAddress!)
