@@ -90,7 +90,8 @@ extension SampleJSON {
     }
 
     /// A quantity or category sample's fields, its type, unit, device and source already as text.
-    private struct PlainLine {
+    /// Not copyable, so that writing borrows it where a copy would retain each text.
+    private struct PlainLine: ~Copyable {
         let uuid: UUID
         let type: [UInt8]
         let start: Microseconds
