@@ -47,9 +47,7 @@ extension UnsafeMutablePointer where Pointee == UInt8 {
         }
         if end == 1 { self[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10) }
     }
-}
 
-extension UnsafeMutablePointer where Pointee == UInt8 {
     /// Writes `value` (below 10^8) here as eight digits, leading zeros included: all made at once in
     /// the lanes of one 64-bit word and written as one.
     func writeEightDigits(_ value: UInt64) {

@@ -85,6 +85,7 @@ public enum JSON: Sendable, Hashable, Encodable {
         }
         if let count = writeShort(value, to: out) { return count }
         var text = value.description
+        // The ".0" looked for in the bytes: `String.hasSuffix` compares by Unicode rules.
         return text.withUTF8 { bytes in
             let whole = bytes.count >= 2 && bytes[bytes.count - 2] == UInt8(ascii: ".") && bytes[bytes.count - 1] == UInt8(ascii: "0")
             let count = whole ? bytes.count - 2 : bytes.count
