@@ -264,7 +264,7 @@ extension Array where Element == UInt8 {
     /// it wrote: one capacity check for many small pieces. The room is a scratch buffer (on the stack
     /// for a line's size), copied from once written: making the room in the array itself would set
     /// every byte of it first.
-    /// Inlined, so that the line's fields are not copied into a closure's context (retaining its texts).
+    /// Inlined into the line's writer, a line's one caller.
     @inline(__always)
     fileprivate mutating func appendWriting(atMost room: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { scratch in
