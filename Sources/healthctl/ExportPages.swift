@@ -112,32 +112,60 @@ struct ExportPages {
 /// or a workout or correlation whose contents changed (the same UUID at a new anchor). Neither is
 /// written again: the file keeps what it holds, as an uninterrupted export would. Only samples that
 /// can come again are remembered, those with a sync identifier and workouts and correlations, never
-/// a plain row (no metadata), so memory grows with those alone, and only for the current type.
+/// a plain row (no metadata), and only for the current type; and at most `limit` of them: past it a
+/// resumed read's sample that could have come again cannot be told apart, so the export stops
+/// there (as when an older server's pages do not say where they end) rather than keep memory
+/// growing with the type or write a sample twice.
 struct WrittenOnce {
     private struct SyncKey: Hashable {
         let bundleID: String?
         let identifier: String
     }
 
+    /// The most entries remembered for a type (about 100 bytes each; a workout or correlation with a
+    /// sync identifier takes two).
+    let limit: Int
     private var holders: Set<UUID> = []
     private var syncKeys: Set<SyncKey> = []
+    /// More than `limit` samples that can come again were written for the current type.
+    private var overflowed = false
+
+    init(limit: Int = 200_000) {
+        self.limit = limit
+    }
+
+    /// The entries remembered for the current type.
+    var remembered: Int { holders.count + syncKeys.count }
 
     /// The next type begins: what came before cannot come again in its reads.
     mutating func nextType() {
         holders.removeAll()
         syncKeys.removeAll()
+        overflowed = false
     }
 
     /// Whether to write `sample` (a page's sample decoded whole) of a page of the current type;
-    /// a sample to write is remembered.
-    mutating func admit(_ sample: Sample, from page: ExportPages.Page) -> Bool {
+    /// a sample to write is remembered. Throws for a resumed page's sample that could have come
+    /// again once more than `limit` were written.
+    mutating func admit(_ sample: Sample, from page: ExportPages.Page) throws(HealthError) -> Bool {
         let holder: Bool
         switch sample.body {
         case .correlation, .workout: holder = true
         default: holder = false
         }
         let key = sample.syncKey.map { SyncKey(bundleID: sample.sourceRevision?.source.bundleID, identifier: $0.identifier) }
-        if page.resumed, (holder && holders.contains(sample.uuid)) || key.map(syncKeys.contains) == true { return false }
+        guard holder || key != nil else { return true }
+        if page.resumed {
+            if overflowed {
+                throw HealthError(.unavailable, "the connection was lost while exporting \(page.type) after more than \(limit) "
+                    + "samples that could be saved again meanwhile, too many to remember which were written; export again")
+            }
+            if (holder && holders.contains(sample.uuid)) || key.map(syncKeys.contains) == true { return false }
+        }
+        guard remembered + (holder ? 1 : 0) + (key == nil ? 0 : 1) <= limit else {
+            overflowed = true
+            return true
+        }
         if holder { holders.insert(sample.uuid) }
         if let key { syncKeys.insert(key) }
         return true

@@ -109,7 +109,7 @@ enum ImportExportCommands {
                     continue
                 }
                 let sample = table[index]
-                guard writtenOnce.admit(sample, from: page) else { continue }
+                guard try writtenOnce.admit(sample, from: page) else { continue }
                 written += 1
                 guard SeriesLines.hasPoints(sample) else {
                     SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: inv.zone, cache: &cache, to: &lines)

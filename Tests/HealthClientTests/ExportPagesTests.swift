@@ -152,7 +152,7 @@ final class ExportPagesTests: XCTestCase {
     /// under a new UUID) and a workout or correlation written before it and changed meanwhile (its
     /// UUID) are not written again, as an uninterrupted export would not; samples first met after the
     /// cut are, and the next type starts afresh.
-    func testAResumedReadLeavesOutWhatWasWrittenBeforeTheCut() {
+    func testAResumedReadLeavesOutWhatWasWrittenBeforeTheCut() throws {
         func reading(_ identifier: String, version: Int64) -> Sample {
             Sample(type: "HKQuantityTypeIdentifierHeartRate", start: 0, end: 0,
                    metadata: [MetadataKey.syncIdentifier: .string(identifier), MetadataKey.syncVersion: .int(version)],
@@ -171,15 +171,42 @@ final class ExportPagesTests: XCTestCase {
         let (run, measured) = (UUID(), UUID())
         var once = WrittenOnce()
         for sample in [reading("a", version: 1), workout(run, activity: 37), pressure(measured, systolic: 120), plain[0]] {
-            XCTAssertTrue(once.admit(sample, from: page(resumed: false)))
+            XCTAssertTrue(try once.admit(sample, from: page(resumed: false)))
         }
-        XCTAssertFalse(once.admit(reading("a", version: 2), from: page(resumed: true)), "saved again with a greater sync version")
-        XCTAssertFalse(once.admit(workout(run, activity: 52), from: page(resumed: true)), "a workout changed")
-        XCTAssertFalse(once.admit(pressure(measured, systolic: 130), from: page(resumed: true)), "a correlation changed")
-        XCTAssertTrue(once.admit(reading("b", version: 1), from: page(resumed: true)), "first met after the cut")
-        XCTAssertTrue(once.admit(workout(UUID(), activity: 37), from: page(resumed: true)), "first met after the cut")
-        XCTAssertTrue(once.admit(plain[1], from: page(resumed: true)), "a plain sample")
+        XCTAssertFalse(try once.admit(reading("a", version: 2), from: page(resumed: true)), "saved again with a greater sync version")
+        XCTAssertFalse(try once.admit(workout(run, activity: 52), from: page(resumed: true)), "a workout changed")
+        XCTAssertFalse(try once.admit(pressure(measured, systolic: 130), from: page(resumed: true)), "a correlation changed")
+        XCTAssertTrue(try once.admit(reading("b", version: 1), from: page(resumed: true)), "first met after the cut")
+        XCTAssertTrue(try once.admit(workout(UUID(), activity: 37), from: page(resumed: true)), "first met after the cut")
+        XCTAssertTrue(try once.admit(plain[1], from: page(resumed: true)), "a plain sample")
         once.nextType()
-        XCTAssertTrue(once.admit(reading("a", version: 3), from: page(resumed: true)), "the next type's read")
+        XCTAssertTrue(try once.admit(reading("a", version: 3), from: page(resumed: true)), "the next type's read")
+    }
+
+    /// What is remembered stays within the limit however many samples of a type could come again;
+    /// past it a resumed read cannot tell a sample written already from one first met, so the
+    /// export stops at the first such sample rather than write one twice (plain samples still pass),
+    /// and the next type starts afresh.
+    func testWhatIsRememberedIsBoundedAndAResumedReadPastTheBoundStops() throws {
+        func reading(_ identifier: String) -> Sample {
+            Sample(type: "HKQuantityTypeIdentifierHeartRate", start: 0, end: 0,
+                   metadata: [MetadataKey.syncIdentifier: .string(identifier), MetadataKey.syncVersion: .int(1)],
+                   body: .quantity(Quantity(60, "count/min"), count: 1))
+        }
+        func page(resumed: Bool) -> ExportPages.Page { ExportPages.Page(type: "T", batch: AnchoredBatch(), resumed: resumed) }
+        var once = WrittenOnce(limit: 3)
+        for i in 0..<10 {
+            XCTAssertTrue(try once.admit(reading("r\(i)"), from: page(resumed: false)))
+            XCTAssertLessThanOrEqual(once.remembered, 3)
+        }
+        XCTAssertTrue(try once.admit(Self.samples(1)[0], from: page(resumed: true)), "a plain sample cannot come again")
+        XCTAssertThrowsError(try once.admit(reading("r0"), from: page(resumed: true))) { error in
+            XCTAssertEqual((error as? HealthError)?.code, .unavailable)
+        }
+        XCTAssertThrowsError(try once.admit(reading("r9"), from: page(resumed: true)), "not remembered: it may have been written")
+        once.nextType()
+        XCTAssertEqual(once.remembered, 0)
+        XCTAssertTrue(try once.admit(reading("r0"), from: page(resumed: true)), "the next type's read")
+        XCTAssertEqual(once.remembered, 1)
     }
 }

@@ -103,6 +103,52 @@ import Testing
         #expect(lines.first?.contains(#""end_micros":1780308000000001,"#) == true)
     }
 
+    /// A double's text is its `description` without a whole number's ".0", also where it is made
+    /// without `description` (few places, 0.001 to 10^15): readings with a few decimals, whole
+    /// numbers, every bit pattern, and the edges of that range.
+    @Test func doublesAreTheirDescriptionWithoutAWholeNumbersPoint() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            // SplitMix64: the same values every run.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var values: [Double] = [0, -0.0, 1, -1, 0.1, 0.2, 0.1 + 0.2, 0.001, 0.001.nextDown, 0.001.nextUp, 0.0001, 1e-5, 1e15,
+                                1e15.nextDown, 1e15.nextUp, 999_999_999_999_999, 999_999_999_999_999.5, 1e16, 9_007_199_254_740_994,
+                                .leastNonzeroMagnitude, .greatestFiniteMagnitude, 72.38472938273, 36.8, 0.97, 123_456.789_012_345]
+        for _ in 0..<200_000 {
+            let places = Int(next() % 10)
+            let scale = (0..<places).reduce(1.0) { value, _ in value * 10 }
+            // The double each decimal reads as: a reading, and one of up to 17 digits.
+            values.append(Double(Int64(next() % 100_000_000) - 50_000_000) / scale)
+            values.append(Double(next() % 100_000_000_000_000_000) / scale)
+            values.append(Double(bitPattern: next()))
+        }
+        for value in values where value.isFinite {
+            let description = value.description
+            let expected = description.hasSuffix(".0") ? String(description.dropLast(2)) : description
+            #expect(JSON.double(value).text(pretty: false) == expected, "\(value)")
+        }
+    }
+
+    @Test func writesEightDigitsAtOnce() {
+        var state: UInt64 = 11
+        var values: [UInt64] = [0, 1, 9, 10, 99, 100, 9_999, 10_000, 10_001, 99_999_999, 12_345_678, 87_654_321, 40_000_001]
+        for _ in 0..<10_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            values.append((state >> 33) % 100_000_000)
+        }
+        for value in values {
+            var bytes = [UInt8](repeating: 0, count: 8)
+            bytes.withUnsafeMutableBufferPointer { $0.baseAddress!.writeEightDigits(value) }
+            let digits = String(value)
+            #expect(String(decoding: bytes, as: UTF8.self) == String(repeating: "0", count: 8 - digits.count) + digits)
+        }
+    }
+
     @Test func appendsDecimalsPaddedAndSigned() {
         for (value, width, text) in [(Int64(0), 1, "0"), (7, 3, "007"), (-7, 3, "-007"), (12345, 2, "12345"),
                                      (Int64.min, 1, "-9223372036854775808"), (Int64.max, 20, "09223372036854775807")] {

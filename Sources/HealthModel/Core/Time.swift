@@ -82,7 +82,8 @@ public struct ISO8601Writer: Sendable {
 
     public init() {}
 
-    /// Writes the text of `micros` at `out` (room for `maxCount` bytes) and returns its length.
+    /// Writes the text of `micros` at `out` (room for `maxCount` bytes, any of which it may set) and
+    /// returns its length.
     public mutating func write(_ micros: Microseconds, in zone: TimeZone?, to out: UnsafeMutablePointer<UInt8>) -> Int {
         let zoneOffset = zone.map { $0.secondsFromGMT(for: Time.date(micros)) } ?? 0
         let local = micros.addingReportingOverflow(Int64(zoneOffset) * Time.microsPerSecond)
@@ -90,7 +91,9 @@ public struct ISO8601Writer: Sendable {
         let (shifted, offset) = local.overflow ? (micros, 0) : (local.partialValue, zoneOffset)
         let (hour, inHour) = Time.floorDivision(shifted, 3_600 * Time.microsPerSecond)
         if hour != self.hour || offset != self.offset { remember(hour: hour, offset: offset) }
-        withUnsafeBytes(of: head) { UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: headCount) }
+        // Head and tail are stored whole, whatever their counts: stores of known size, not calls; what
+        // lies past a count is written over next (17 + 9 + 8 bytes at most).
+        UnsafeMutableRawPointer(out).storeBytes(of: head, as: (UInt64, UInt64, UInt64).self)
         let millis = Int(inHour / 1000)
         let (minutes, seconds, milli) = (millis / 60_000, millis / 1000 % 60, millis % 1000)
         let at = out + headCount
@@ -104,7 +107,7 @@ public struct ISO8601Writer: Sendable {
         digit(6, milli / 100)
         digit(7, milli / 10 % 10)
         digit(8, milli % 10)
-        withUnsafeBytes(of: tail) { UnsafeMutableRawPointer(at + 9).copyMemory(from: $0.baseAddress!, byteCount: tailCount) }
+        UnsafeMutableRawPointer(at + 9).storeBytes(of: tail, as: UInt64.self)
         return headCount + 9 + tailCount
     }
 

@@ -49,13 +49,8 @@ public enum JSON: Sendable, Hashable, Encodable {
         case .bool(let v): out.append(contentsOf: (v ? "true" : "false").utf8)
         case .int(let v): out.appendDecimal(v)
         case .double(let v):
-            guard v.isFinite else { return out.append(contentsOf: "null".utf8) }
-            // A whole number's ".0" is left out, looked for in the bytes: `String.hasSuffix` compares
-            // by Unicode rules, which cost more than the number's digits (an export writes a value a line).
-            var text = v.description
-            text.withUTF8 { bytes in
-                let whole = bytes.count >= 2 && bytes[bytes.count - 2] == UInt8(ascii: ".") && bytes[bytes.count - 1] == UInt8(ascii: "0")
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<(whole ? bytes.count - 2 : bytes.count)]))
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.numberRoom) { text in
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<Self.write(number: v, to: text.baseAddress!)]))
             }
         case .string(let v): Self.write(string: v, to: &out)
         case .array(let items):
@@ -74,6 +69,71 @@ public enum JSON: Sendable, Hashable, Encodable {
                 fields[key]!.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// The most bytes `write(number:to:)` writes (`description` takes at most 24).
+    static let numberRoom = 32
+
+    /// Writes `.double(value)`'s text at `out` (room for `numberRoom` bytes) and returns its length:
+    /// `value.description` without a whole number's ".0", or null when not finite.
+    static func write(number value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        guard value.isFinite else {
+            let null: StaticString = "null"
+            out.update(from: null.utf8Start, count: null.utf8CodeUnitCount)
+            return null.utf8CodeUnitCount
+        }
+        if let count = writeShort(value, to: out) { return count }
+        var text = value.description
+        // The ".0" looked for in the bytes: `String.hasSuffix` compares by Unicode rules.
+        return text.withUTF8 { bytes in
+            let whole = bytes.count >= 2 && bytes[bytes.count - 2] == UInt8(ascii: ".") && bytes[bytes.count - 1] == UInt8(ascii: "0")
+            let count = whole ? bytes.count - 2 : bytes.count
+            out.update(from: bytes.baseAddress!, count: count)
+            return count
+        }
+    }
+
+    /// `write(number:to:)` for a value of at most 15 significant digits from 0.001 to 10^15 (an
+    /// export's are mostly a reading with a few decimals), nil for any other; `description`'s
+    /// shortest round trip costs more than the rest of an export's line. For the least `places`
+    /// whose scaled and rounded value `digits` divided back is `value` (both exact doubles, so the
+    /// division rounds as reading the decimal text would), that text reads back as `value`. At most
+    /// 15 significant digits, no other decimal as short does (any such one reads back unchanged when
+    /// rounded to 15 digits), so it is the shortest `description` looks for; in this range
+    /// `description` writes it without an exponent, and its last digit is not a 0 (one place
+    /// fewer would have read back).
+    private static func writeShort(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int? {
+        let magnitude = value.magnitude
+        guard magnitude == 0 || (magnitude >= 1e-3 && magnitude < 1e15) else { return nil }
+        // Powers of ten are exact doubles up to 10^22; 10^18 is the most reached.
+        var scale = 1.0
+        var places = 0
+        while true {
+            let scaled = magnitude * scale
+            guard scaled < 1e15 else { return nil }
+            // Rounded by converting (no call to `round`): a decimal of these places that reads back
+            // lies within 0.2 of `scaled`, so it is the one found.
+            let digits = UInt64(scaled + 0.5)
+            if Double(digits) / scale == magnitude {
+                var at = out
+                if value.sign == .minus {
+                    at.pointee = UInt8(ascii: "-")
+                    at += 1
+                }
+                let (whole, fraction) = digits.quotientAndRemainder(dividingBy: UInt64(scale))
+                let wholeCount = whole.decimalDigitCount
+                at.writeDigits(of: whole, count: wholeCount)
+                at += wholeCount
+                if places > 0 {
+                    at.pointee = UInt8(ascii: ".")
+                    (at + 1).writeDigits(of: fraction, count: places)
+                    at += 1 + places
+                }
+                return at - out
+            }
+            scale *= 10
+            places += 1
         }
     }
 

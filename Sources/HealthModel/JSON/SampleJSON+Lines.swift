@@ -90,7 +90,8 @@ extension SampleJSON {
     }
 
     /// A quantity or category sample's fields, its type, unit, device and source already as text.
-    private struct PlainLine {
+    /// Not copyable, so that writing borrows it where a copy would retain each text.
+    private struct PlainLine: ~Copyable {
         let uuid: UUID
         let type: [UInt8]
         let start: Microseconds
@@ -100,91 +101,127 @@ extension SampleJSON {
         let device: [UInt8]?
         let source: [UInt8]?
 
-        private static let upperHexDigits: StaticString = "0123456789ABCDEF"
-
-        /// Appends the line: its keys in sorted order, each with the punctuation before it. All but a
-        /// quantity's value is written through one pointer into room made once, not piece by piece.
+        /// Appends the line: its keys in sorted order, each with the punctuation before it, written
+        /// through one pointer into room made once, not piece by piece.
         func write(metadata: Metadata, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
             let metadataText = metadata.isEmpty ? nil : (SampleJSON.text(of: SampleJSON.metadata(metadata)),
                                                           SampleJSON.text(of: SampleJSON.metadataTypes(metadata)))
             var unit: [UInt8]?
             if case .quantity(_, let u, _) = body { unit = u }
-            // The keys' text (under 200 bytes), three decimals, two instants as text and decimal, a UUID.
-            let room = 256 + 3 * 21 + 2 * (ISO8601Writer.maxCount + 21) + 36 + type.count + (unit?.count ?? 0)
+            // The keys' text (under 200 bytes), three decimals, two instants as text and decimal, a UUID, a value.
+            let room = 256 + 3 * 21 + 2 * (ISO8601Writer.maxCount + 21) + 36 + JSON.numberRoom + type.count + (unit?.count ?? 0)
                 + (device?.count ?? 4) + (source?.count ?? 4) + (metadataText.map { $0.0.count + $0.1.count } ?? 4)
             out.appendWriting(atMost: room) { first in
-                var at = first
-                func text(_ fragment: StaticString) {
-                    at.update(from: fragment.utf8Start, count: fragment.utf8CodeUnitCount)
-                    at += fragment.utf8CodeUnitCount
-                }
-                func bytes(_ bytes: [UInt8]?) {
-                    guard let bytes else { return text("null") }
-                    bytes.withUnsafeBufferPointer { at.update(from: $0.baseAddress!, count: $0.count) }
-                    at += bytes.count
-                }
-                func decimal(_ value: Int64) {
-                    at += UnsafeMutableBufferPointer(start: at, count: 21).writeDecimal(value, width: 1, at: 0)
-                }
-                /// An instant as its two adjacent keys: `key` holds the text, `microsKey` the microseconds.
-                func instant(_ key: StaticString, _ microsKey: StaticString, _ micros: Microseconds) {
-                    text(key)
-                    at += cache.instants.write(micros, in: zone, to: at)
-                    text(microsKey)
-                    at += cache.micros.write(micros, to: at)
-                }
+                var line = Cursor(at: first)
                 let kind: StaticString
                 switch body {
                 case .quantity(_, _, let count):
                     kind = "quantity"
-                    text(#"{"count":"#)
-                    decimal(count)
+                    line.text(#"{"count":"#)
+                    line.decimal(count)
                 case .category(let value):
                     kind = "category"
-                    text(#"{"category_value":"#)
-                    decimal(value)
+                    line.text(#"{"category_value":"#)
+                    line.decimal(value)
                 }
-                text(#","creation_micros":"#)
-                if let creationTime { at += cache.creationMicros.write(creationTime, to: at) } else { text("null") }
-                text(#","device":"#)
-                bytes(device)
-                instant(#","end":""#, #"","end_micros":"#, end)
-                text(#","kind":""#)
-                text(kind)
-                text(#"","metadata":"#)
-                if let metadataText { bytes(metadataText.0) } else { text("{}") }
-                text(#","metadata_types":"#)
-                if let metadataText { bytes(metadataText.1) } else { text("{}") }
-                text(#","source":"#)
-                bytes(source)
-                instant(#","start":""#, #"","start_micros":"#, start)
-                text(#","type":"#)
-                bytes(type)
+                line.text(#","creation_micros":"#)
+                if let creationTime { line.at += cache.creationMicros.write(creationTime, to: line.at) } else { line.text("null") }
+                line.text(#","device":"#)
+                line.bytes(device)
+                let endText = line.instant(#","end":""#, #"","end_micros":"#, end, zone: zone, cache: &cache)
+                line.text(#","kind":""#)
+                line.text(kind)
+                line.text(#"","metadata":"#)
+                if let metadataText { line.bytes(metadataText.0) } else { line.text("{}") }
+                line.text(#","metadata_types":"#)
+                if let metadataText { line.bytes(metadataText.1) } else { line.text("{}") }
+                line.text(#","source":"#)
+                line.bytes(source)
+                // An instant sample's start is its end: their text is made once.
+                line.instant(#","start":""#, #"","start_micros":"#, start, zone: zone, cache: &cache, as: start == end ? endText : nil)
+                line.text(#","type":"#)
+                line.bytes(type)
                 if let unit {
-                    text(#","unit":"#)
-                    bytes(unit)
+                    line.text(#","unit":"#)
+                    line.bytes(unit)
                 }
-                text(#","uuid":""#)
-                // `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
-                let digits = Self.upperHexDigits.utf8Start
-                withUnsafeBytes(of: uuid.uuid) { uuid in
-                    for i in 0..<16 {
-                        if i == 4 || i == 6 || i == 8 || i == 10 {
-                            at.pointee = UInt8(ascii: "-")
-                            at += 1
-                        }
-                        at[0] = digits[Int(uuid[i] >> 4)]
-                        at[1] = digits[Int(uuid[i] & 0xF)]
-                        at += 2
-                    }
+                line.text(#","uuid":""#)
+                line.uuid(uuid)
+                if case .quantity(let value, _, _) = body {
+                    line.text(#"","value":"#)
+                    line.at += JSON.write(number: value, to: line.at)
+                    line.text("}\n")
+                } else {
+                    line.text("\"}\n")
                 }
-                if case .quantity = body { text(#"","value":"#) } else { text("\"}\n") }
-                return at - first
+                return line.at - first
             }
-            if case .quantity(let value, _, _) = body {
-                JSON.double(value).write(to: &out)
-                out.append(UInt8(ascii: "}"))
-                out.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    /// An instant's two values as written in a line, its text and its microseconds.
+    private struct InstantText {
+        let text: UnsafeBufferPointer<UInt8>
+        let micros: UnsafeBufferPointer<UInt8>
+    }
+
+    /// Where a line's next piece goes, in the room made for the line: a value with inlined steps,
+    /// where local functions sharing a captured pointer had their accesses checked at run time.
+    private struct Cursor {
+        var at: UnsafeMutablePointer<UInt8>
+
+        private static let upperHexDigits: StaticString = "0123456789ABCDEF"
+
+        mutating func text(_ fragment: StaticString) {
+            at.update(from: fragment.utf8Start, count: fragment.utf8CodeUnitCount)
+            at += fragment.utf8CodeUnitCount
+        }
+
+        /// JSON text made already, or null.
+        mutating func bytes(_ bytes: [UInt8]?) {
+            guard let bytes else { return text("null") }
+            bytes.withUnsafeBufferPointer { at.update(from: $0.baseAddress!, count: $0.count) }
+            at += bytes.count
+        }
+
+        mutating func decimal(_ value: Int64) {
+            at += UnsafeMutableBufferPointer(start: at, count: 21).writeDecimal(value, width: 1, at: 0)
+        }
+
+        /// An instant as its two adjacent keys: `key` holds the text, `microsKey` the microseconds;
+        /// their values copied from `written` when given (the same instant's, written before), and
+        /// returned.
+        @discardableResult
+        mutating func instant(_ key: StaticString, _ microsKey: StaticString, _ micros: Microseconds, zone: TimeZone?,
+                              cache: inout LineCache, as written: InstantText? = nil) -> InstantText {
+            text(key)
+            let textStart = at
+            if let written { copy(written.text) } else { at += cache.instants.write(micros, in: zone, to: at) }
+            let instantText = UnsafeBufferPointer(start: textStart, count: at - textStart)
+            text(microsKey)
+            let microsStart = at
+            if let written { copy(written.micros) } else { at += cache.micros.write(micros, to: at) }
+            return InstantText(text: instantText, micros: UnsafeBufferPointer(start: microsStart, count: at - microsStart))
+        }
+
+        private mutating func copy(_ written: UnsafeBufferPointer<UInt8>) {
+            at.update(from: written.baseAddress!, count: written.count)
+            at += written.count
+        }
+
+        /// `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
+        mutating func uuid(_ uuid: UUID) {
+            let digits = Self.upperHexDigits.utf8Start
+            withUnsafeBytes(of: uuid.uuid) { uuid in
+                for i in 0..<16 {
+                    if i == 4 || i == 6 || i == 8 || i == 10 {
+                        at.pointee = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    at[0] = digits[Int(uuid[i] >> 4)]
+                    at[1] = digits[Int(uuid[i] & 0xF)]
+                    at += 2
+                }
             }
         }
     }
@@ -192,6 +229,7 @@ extension SampleJSON {
     /// Decimal microseconds written with the text of their leading digits (all but the last eight)
     /// kept from the last value: consecutive instants of an export mostly share them.
     fileprivate struct LeadingDigits: Sendable {
+        /// `writeEightDigits`'s.
         private static let tailDigits = 8
         private static let tailScale: Int64 = 100_000_000
         private var leading: Int64 = -1
@@ -212,12 +250,10 @@ extension SampleJSON {
                     withUnsafeMutableBytes(of: &text) { $0.copyMemory(from: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)) }
                 }
             }
-            withUnsafeBytes(of: text) { UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: count) }
-            var rest = value % Self.tailScale
-            for i in (count..<count + Self.tailDigits).reversed() {
-                out[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            }
+            // All 16 bytes, whatever the count: a store of known size, not a call; the tail's digits
+            // come after the count's.
+            UnsafeMutableRawPointer(out).storeBytes(of: text, as: (UInt64, UInt64).self)
+            (out + count).writeEightDigits(UInt64(value % Self.tailScale))
             return count + Self.tailDigits
         }
     }
@@ -225,13 +261,17 @@ extension SampleJSON {
 
 extension Array where Element == UInt8 {
     /// Appends what `write` writes through a pointer into room for `room` bytes, returning how many
-    /// it wrote: one capacity check for many small pieces.
+    /// it wrote: one capacity check for many small pieces. The room is a scratch buffer (on the stack
+    /// for a line's size), copied from once written: making the room in the array itself would set
+    /// every byte of it first.
+    /// Inlined into the line's writer, a line's one caller.
+    @inline(__always)
     fileprivate mutating func appendWriting(atMost room: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
-        let start = count
-        append(contentsOf: repeatElement(0, count: room))
-        let written = withUnsafeMutableBufferPointer { write($0.baseAddress! + start) }
-        precondition(written <= room, "a line of \(written) bytes in room for \(room)")
-        removeSubrange((start + written)...)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { scratch in
+            let written = write(scratch.baseAddress!)
+            precondition(written <= room, "a line of \(written) bytes in room for \(room)")
+            append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<written]))
+        }
     }
 
 }
