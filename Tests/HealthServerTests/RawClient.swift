@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import HealthWire
+import TestSupport
 
 /// A blocking socket client speaking the protocol with HealthWire's codec: precise enough for
 /// pipelining and for sending deliberately broken bytes.
@@ -37,16 +38,7 @@ final class RawClient {
     }
 
     init(unixPath: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in unixPath.utf8.prefix(raw.count - 1).enumerated() { raw[i] = byte }
-        }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard status == 0 else { close(fd); throw TestFailure("connect to \(unixPath) failed: errno \(errno)") }
+        fd = try TestSocket.connect(unix: unixPath)
         setTimeout(seconds: Self.defaultTimeout)
     }
 
