@@ -78,6 +78,27 @@ final class SilentServerTests: XCTestCase {
         XCTAssertGreaterThan(server.pings, 0, "the client asked with a Ping before giving up")
     }
 
+    /// A server that stops reading leaves a send blocked on the full socket: the silence still
+    /// fails the call, and closing the connection ends the blocked send (it does not wait for it).
+    func testAServerThatStopsReadingFailsACallBlockedInItsSend() async throws {
+        let server = try PlayedServer(answersPings: false, reads: false)
+        let connection = try await HealthConnection.connect(to: server.endpoint, hello: Self.hello, timeout: Self.timeout)
+        let failed = expectation(description: "the call failed")
+        // Far more than the Unix socket's buffers hold: the send blocks until the connection closes.
+        let call = Task {
+            do {
+                _ = try await connection.results(.ping(Data(count: 8 << 20)))
+                XCTFail("a call to a server that stopped reading was answered")
+            } catch let error as HealthError {
+                XCTAssertTrue(error.message.contains("stopped answering"), error.message)
+            }
+            failed.fulfill()
+        }
+        await fulfillment(of: [failed], timeout: 30)
+        call.cancel()
+        XCTAssertTrue(connection.isClosed)
+    }
+
     /// A long-running call on a server that answers Pings stays open however long it is quiet:
     /// the client pings again and again (each Ping answered), and the call is not failed.
     func testAQuietLongRunningCallOnALiveServerIsNotFailed() async throws {
@@ -142,18 +163,19 @@ final class SilentServerTests: XCTestCase {
 }
 
 /// A server played on a Unix socket: it accepts one connection, answers Hello, then answers
-/// nothing but (when `answersPings`) Pings, counting them.
+/// nothing but (when `answersPings`) Pings, counting them; when not `reads`, it reads nothing
+/// after the Hello until the client hangs up.
 private final class PlayedServer: Sendable {
     let endpoint: Endpoint
     private let path: String
     private let listener: Int32
     private let pingCount = Mutex(0)
 
-    init(answersPings: Bool) throws {
+    init(answersPings: Bool, reads: Bool = true) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("played-\(UUID().uuidString.prefix(8)).sock").path
         listener = try TestSocket.listen(unix: path)
         endpoint = .unix(path: path)
-        Thread { [self] in serve(answersPings: answersPings) }.start()
+        Thread { [self] in serve(answersPings: answersPings, reads: reads) }.start()
     }
 
     deinit {
@@ -172,7 +194,7 @@ private final class PlayedServer: Sendable {
         }
     }
 
-    private func serve(answersPings: Bool) {
+    private func serve(answersPings: Bool, reads: Bool) {
         let fd = accept(listener, nil, nil)
         guard fd >= 0 else { return }
         defer { close(fd) }
@@ -186,6 +208,12 @@ private final class PlayedServer: Sendable {
                 switch message.call {
                 case .hello:
                     answer(fd, ServerMessage(callID: message.callID, more: false, result: .hello(Self.helloResult)))
+                    if !reads {
+                        // Asks for no event: poll returns on the hang-up (POLLHUP) or an error only.
+                        var hangUp = pollfd(fd: fd, events: 0, revents: 0)
+                        while poll(&hangUp, 1, -1) <= 0 {}
+                        return
+                    }
                 case .ping(let payload):
                     pingCount.withLock { $0 += 1 }
                     if answersPings { answer(fd, ServerMessage(callID: message.callID, more: false, result: .pong(payload: payload, serverTime: 0))) }
