@@ -82,7 +82,7 @@ final class Socket: @unchecked Sendable {
     /// Probes the peer after `timeout` of silence, three times `timeout / 3` apart, so the kernel
     /// ends a connection whose peer vanished without a FIN (a network cut) in about twice the
     /// timeout, even while no call waits or reading is held (the Ping of `Liveness` needs both).
-    static func keepAlive(_ fd: Int32, probingAfter timeout: Duration) {
+    private static func keepAlive(_ fd: Int32, probingAfter timeout: Duration) {
         let idle = max(1, Int32(clamping: timeout.components.seconds))
         for (level, option, value) in [(SOL_SOCKET, SO_KEEPALIVE, 1), (Int32(IPPROTO_TCP), TCP_KEEPIDLE, idle),
                                        (Int32(IPPROTO_TCP), TCP_KEEPINTVL, max(1, idle / 3)), (Int32(IPPROTO_TCP), TCP_KEEPCNT, 3)] {

@@ -28,6 +28,22 @@ final class SilentServerTests: XCTestCase {
         }
     }
 
+    /// A listener whose queue is full drops the SYN, as a host gone from the network does: the
+    /// TCP connection itself fails at the deadline (a blocking connect waits minutes for it).
+    func testAConnectionThatIsNeverEstablishedFailsAtTheDeadline() async throws {
+        let (listener, port) = try TestSocket.listenLoopback(backlog: 0)
+        defer { close(listener) }
+        // Fills the queue nobody accepts from; their own SYNs, past the first, are dropped too.
+        let fillers = try (0..<2).map { _ in try TestSocket.connect(loopbackPort: port, waiting: false) }
+        defer { fillers.forEach { close($0) } }
+        do {
+            _ = try await HealthConnection.connect(to: .tcp(host: "127.0.0.1", port: port), hello: Self.hello, timeout: Self.timeout)
+            XCTFail("connected through a full queue")
+        } catch let error as HealthError {
+            XCTAssertEqual(error.message, "cannot connect to 127.0.0.1:\(port) within 0.3 s")
+        }
+    }
+
     /// healthctl's `--timeout` sets the deadline, and the error names the address and the timeout.
     func testHealthctlTimeoutOptionSetsTheHelloDeadline() async throws {
         let (listener, port) = try TestSocket.listenLoopback()

@@ -26,15 +26,41 @@ public enum TestSocket {
     /// A socket listening on 127.0.0.1 at a port the kernel chose, and that port.
     public static func listenLoopback(backlog: Int32 = 16) throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var address = loopback("127.0.0.1", port: 0)
         var size = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) == 0 && getsockname(fd, $0, &size) == 0 }
         }
         guard bound, Glibc.listen(fd, backlog) == 0 else { throw failure("listen on 127.0.0.1", closing: fd) }
         return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A socket connecting to 127.0.0.1:`port`, from the loopback address `source` (e.g.
+    /// "127.0.0.7") when given; without `waiting`, the connection is left under way (non-blocking).
+    public static func connect(loopbackPort port: UInt16, from source: String? = nil, waiting: Bool = true) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = loopback(source, port: 0)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw failure("bind to \(source)", closing: fd) }
+        }
+        if !waiting { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        var address = loopback("127.0.0.1", port: port)
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 || (!waiting && errno == EINPROGRESS) else { throw failure("connect to port \(port)", closing: fd) }
+        return fd
+    }
+
+    private static func loopback(_ host: String, port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr(host)
+        return address
     }
 
     /// Calls `body` with the address of the Unix socket `path` (cut to what `sun_path` holds).
