@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HealthModel
 import HealthWire
+import Synchronization
 
 /// Finds a server gone silent under waiting calls: a hung process, or a peer that vanished
 /// without a FIN (a network cut), which TCP alone reports only after many minutes. While calls
@@ -11,35 +12,26 @@ import HealthWire
 /// updates), and silence while reading is held (a paced stream's consumer is behind) is the
 /// client's own doing.
 final class Liveness: @unchecked Sendable {
-    // The counters are touched only by `check`, on the shared queue.
+    // The counters are touched only by `check`, on the sweep's queue.
     private var heard: UInt64 = 0
     private var quietSince = ContinuousClock.now
     private var pingedAt: ContinuousClock.Instant?
-    private let timer: any DispatchSourceTimer
     private let router: CallRouter
     private let transport: any MessageTransport
     private let timeout: Duration
     private let server: String
 
-    /// One queue for every connection's checks: they never block (the Ping is sent elsewhere).
-    private static let queue = DispatchQueue(label: "HealthClient.liveness")
-
-    /// Starts checking the connection of `router` and `transport` (at `endpoint`), four times per `timeout`.
+    /// Starts checking the connection of `router` and `transport` (at `endpoint`), at least four times per `timeout`.
     init(router: CallRouter, transport: any MessageTransport, timeout: Duration, endpoint: Endpoint?) {
         (self.router, self.transport, self.timeout) = (router, transport, timeout)
         server = endpoint.map { "\($0)" } ?? "the server"
-        timer = DispatchSource.makeTimerSource(queue: Self.queue)
-        let tick = timeout / 4
-        timer.schedule(deadline: .now() + tick.dispatch, repeating: tick.dispatch, leeway: (tick / 4).dispatch)
-        // The handler holds this watch until `stop` cancels the timer (the connection's close or deinit).
-        timer.setEventHandler { self.check() }
-        timer.resume()
+        LivenessSweep.shared.add(self, tick: timeout / 4)
     }
 
     /// Stops checking; the connection is closed or gone.
-    func stop() { timer.cancel() }
+    func stop() { LivenessSweep.shared.remove(self) }
 
-    private func check() {
+    fileprivate func check() {
         guard router.closedBy == nil else { return stop() }
         let now = ContinuousClock.now
         let received = transport.received
@@ -59,6 +51,45 @@ final class Liveness: @unchecked Sendable {
             // A send waits while the socket's buffer is full (a peer that stopped reading): never on
             // the queue every connection's checks share. The Pong arrives under an id nobody waits for.
             DispatchQueue.global().async { [transport] in try? transport.send(ping) }
+        }
+    }
+}
+
+/// One timer for every connection's check, so a process with thousands of connections (healthsim's
+/// load mode) wakes once per tick rather than once per connection. It ticks at the shortest tick
+/// asked for since it last had nothing to check: checking more often than a connection needs only
+/// costs time, since each check compares instants.
+private final class LivenessSweep: @unchecked Sendable {
+    static let shared = LivenessSweep()
+
+    // The timer is rescheduled only under `watched`'s lock.
+    private let queue = DispatchQueue(label: "HealthClient.liveness")
+    private let timer: any DispatchSourceTimer
+    private let watched = Mutex((all: [ObjectIdentifier: Liveness](), tick: Duration?.none))
+
+    private init() {
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [unowned self] in
+            for liveness in watched.withLock({ Array($0.all.values) }) { liveness.check() }
+        }
+        timer.schedule(deadline: .distantFuture)
+        timer.resume()
+    }
+
+    func add(_ liveness: Liveness, tick: Duration) {
+        watched.withLock { watched in
+            watched.all[ObjectIdentifier(liveness)] = liveness
+            guard watched.tick.map({ tick < $0 }) ?? true else { return }
+            watched.tick = tick
+            timer.schedule(deadline: .now() + tick.dispatch, repeating: tick.dispatch, leeway: (tick / 4).dispatch)
+        }
+    }
+
+    func remove(_ liveness: Liveness) {
+        watched.withLock { watched in
+            guard watched.all.removeValue(forKey: ObjectIdentifier(liveness)) != nil, watched.all.isEmpty else { return }
+            watched.tick = nil
+            timer.schedule(deadline: .distantFuture)
         }
     }
 }
