@@ -57,6 +57,8 @@ let package = Package(
         .executableTarget(name: "healthsim", dependencies: ["HealthCLI", "HealthSimulator", "HealthClient", "HealthWire", "HealthModel"],
                           path: "simulator/Sources/healthsim"),
 
+        // Sockets for tests that play a server or a raw client, shared by the test targets.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Tests that draw random data use the simulator's seeded SplitMix64, so a failure replays.
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthSimulator"]),
         .testTarget(name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel", "HealthSimulator"]),
@@ -64,9 +66,10 @@ let package = Package(
         .testTarget(name: "HealthCLITests", dependencies: ["HealthCLI"]),
         .testTarget(name: "AppleHealthImportTests", dependencies: ["AppleHealthImport", "HealthModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["HealthCLI", "HealthSimulator", "HealthModel"]),
-        .testTarget(name: "HealthClientTests", dependencies: ["HealthCLI", "HealthClient", "healthctl", "HealthWire", "HealthModel"]),
+        .testTarget(name: "HealthClientTests", dependencies: ["HealthCLI", "HealthClient", "healthctl", "HealthWire", "HealthModel",
+                                                            "TestSupport"]),
         .testTarget(name: "HealthServerTests", dependencies: ["HealthClient", "HealthServer", "HealthStorage", "HealthWire", "HealthModel",
-                                                            "HealthSimulator", "healthd", "HealthCLI", "AppleHealthImport"]),
+                                                            "HealthSimulator", "healthd", "HealthCLI", "AppleHealthImport", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

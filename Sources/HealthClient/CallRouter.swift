@@ -76,6 +76,9 @@ final class CallRouter: Sendable {
         for route in pending { route.continuation.finish(throwing: error) }
     }
 
+    /// True while some call waits for answers.
+    var hasCallsWaiting: Bool { state.withLock { !$0.calls.isEmpty } }
+
     /// The error that closed the connection, if it is closed.
     var closedBy: HealthError? { state.withLock { $0.closedBy } }
 }

@@ -11,18 +11,16 @@ final class ClientTLSChannel: Sendable {
     /// Plaintext that arrived with the end of the handshake, delivered by the first `open`.
     private let early: Mutex<[UInt8]>
 
-    /// Seconds the server has to answer each handshake step.
-    static let handshakeTimeout = 10.0
-
     private init(session: sending TLSSession, early: [UInt8]) {
         self.session = Mutex(session)
         self.early = Mutex(early)
     }
 
-    /// Runs the handshake over `socket`: verifies the server's certificate against `tls` and the
-    /// name dialed (or `tls.serverName`). Fails with `.unauthenticated` when the server cannot be
+    /// Runs the handshake over `socket`, over by `deadline`: verifies the server's certificate
+    /// against `tls` and the name dialed (or `tls.serverName`). Fails with `.unauthenticated` when the server cannot be
     /// verified, refuses, or does not speak TLS, and with `.unavailable` when the connection drops.
-    static func handshake(over socket: Socket, endpoint: Endpoint, tls: ClientTLS) throws(HealthError) -> ClientTLSChannel {
+    static func handshake(over socket: Socket, endpoint: Endpoint, tls: ClientTLS,
+                          before deadline: Deadline) throws(HealthError) -> ClientTLSChannel {
         guard case .tcp(let host, _) = endpoint else {
             throw HealthError.invalid("TLS needs a TCP server address; the Unix socket is plaintext", field: "tls")
         }
@@ -32,7 +30,7 @@ final class ClientTLSChannel: Sendable {
         do throws(HealthError) {
             while try !session.handshake() {
                 try socket.write(session.takeOutput())
-                let received = try socket.read(waitingAtMost: handshakeTimeout, for: "the TLS handshake with \(endpoint)")
+                let received = try socket.read(before: deadline, missing: "\(endpoint) did not finish the TLS handshake")
                 guard !received.isEmpty else {
                     throw HealthError(.unavailable, "\(endpoint) closed the connection during the TLS handshake; is it a plaintext port?")
                 }
@@ -59,13 +57,14 @@ final class ClientTLSChannel: Sendable {
         var decoder = FrameDecoder()
         decoder.append(contentsOf: first)
         var said = ""
+        let answered = Deadline(.seconds(1))
         // Reads on until a frame is complete or the server closed (it does, right after its Error).
         while true {
             if case .error(let error)? = (try? decoder.nextFrame())?.flatMap({ try? WireCodec.decodeServerMessage($0) })?.result {
                 said = " (it said: \(error.message))"
                 break
             }
-            guard let more = try? socket.read(waitingAtMost: 1, for: "the server's answer"), !more.isEmpty else { break }
+            guard let more = try? socket.read(before: answered, missing: "an Error frame"), !more.isEmpty else { break }
             decoder.append(contentsOf: more)
         }
         return HealthError(.unauthenticated, "\(endpoint) does not speak TLS: it answered in plaintext\(said); connect without --tls")

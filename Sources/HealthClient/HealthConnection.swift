@@ -6,7 +6,9 @@ import HealthWire
 /// A `final class` rather than an actor: every method is safe to call from any task, calls are
 /// pipelined (each gets its own call id and answers are routed back by id), and nothing waits on
 /// an actor hop. Errors thrown are always `HealthError`: the server's Error answers as sent, and
-/// connection failures as `.unavailable`.
+/// connection failures as `.unavailable`. A silent server fails the connection after `timeout`:
+/// connecting and saying Hello must be over within it, and a connection with calls waiting checks
+/// that the server still answers (`Liveness`).
 public final class HealthConnection: HealthCalling {
     /// The server's answer to Hello.
     public let helloResult: HelloResult
@@ -14,30 +16,42 @@ public final class HealthConnection: HealthCalling {
     public let endpoint: Endpoint?
     private let transport: any MessageTransport
     private let router: CallRouter
+    private let liveness: Liveness
 
-    private init(transport: any MessageTransport, router: CallRouter, helloResult: HelloResult, endpoint: Endpoint?) {
+    /// How long a server may stay silent when nothing says otherwise.
+    public static let defaultTimeout = Duration.seconds(10)
+
+    private init(transport: any MessageTransport, router: CallRouter, helloResult: HelloResult, endpoint: Endpoint?,
+                 timeout: Duration) {
         self.transport = transport
         self.router = router
         self.helloResult = helloResult
         self.endpoint = endpoint
+        liveness = Liveness(router: router, transport: transport, timeout: timeout, endpoint: endpoint)
     }
 
     /// Dials `endpoint` (over TLS when `tls` is given) and says Hello; returns once the server
-    /// accepted the credential.
+    /// accepted the credential. The TCP connection, the TLS handshake and the answer to Hello must
+    /// all be over within `timeout`, or the dial fails with `.unavailable` naming the address and
+    /// the timeout; afterwards, with calls waiting, `timeout` without a byte from the server sends
+    /// a Ping, and the calls fail when it goes unanswered for `timeout` more.
     public static func connect(to endpoint: Endpoint, hello: Hello, tls: ClientTLS? = nil,
-                               maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes) async throws -> HealthConnection {
-        let transport = try SocketTransport(endpoint: endpoint, maxFrameBytes: maxFrameBytes, tls: tls)
-        return try await connect(over: transport, hello: hello, endpoint: endpoint)
+                               maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes,
+                               timeout: Duration = defaultTimeout) async throws -> HealthConnection {
+        let deadline = Deadline(timeout)
+        let transport = try SocketTransport(endpoint: endpoint, maxFrameBytes: maxFrameBytes, tls: tls, before: deadline)
+        return try await connect(over: transport, hello: hello, endpoint: endpoint, before: deadline)
     }
 
     /// Connects to the first of `endpoints` that answers (a failed connection or an UNAVAILABLE
     /// answer moves on to the next); other errors, such as a refused token, end the attempt at once.
     public static func connect(to endpoints: [Endpoint], hello: Hello, tls: ClientTLS? = nil,
-                               maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes) async throws -> HealthConnection {
+                               maxFrameBytes: Int = WireLimits.defaultMaxFrameBytes,
+                               timeout: Duration = defaultTimeout) async throws -> HealthConnection {
         var failures: [String] = []
         for endpoint in endpoints {
             do {
-                return try await connect(to: endpoint, hello: hello, tls: tls, maxFrameBytes: maxFrameBytes)
+                return try await connect(to: endpoint, hello: hello, tls: tls, maxFrameBytes: maxFrameBytes, timeout: timeout)
             } catch let error as HealthError where error.code == .unavailable {
                 failures.append(error.message)
             }
@@ -47,9 +61,15 @@ public final class HealthConnection: HealthCalling {
         throw HealthError(.unavailable, tried)
     }
 
-    /// Says Hello over an already open transport (tests use an in-memory one).
-    public static func connect(over transport: any MessageTransport, hello: Hello,
-                               endpoint: Endpoint? = nil) async throws -> HealthConnection {
+    /// Says Hello over an already open transport (tests use an in-memory one), with `timeout` as
+    /// in `connect(to:hello:tls:maxFrameBytes:timeout:)`.
+    public static func connect(over transport: any MessageTransport, hello: Hello, endpoint: Endpoint? = nil,
+                               timeout: Duration = defaultTimeout) async throws -> HealthConnection {
+        try await connect(over: transport, hello: hello, endpoint: endpoint, before: Deadline(timeout))
+    }
+
+    private static func connect(over transport: any MessageTransport, hello: Hello, endpoint: Endpoint?,
+                                before deadline: Deadline) async throws -> HealthConnection {
         let router = CallRouter()
         transport.start(onMessage: { message in
             // Call id 0 carries connection-level errors: the server closes right after, and this
@@ -69,12 +89,19 @@ public final class HealthConnection: HealthCalling {
         }, onClose: { error in
             router.close(with: error)
         })
+        // A server that accepted the connection and says nothing fails the Hello at the deadline.
+        let expiry = Task {
+            try await Task.sleep(until: deadline.end)
+            router.close(with: deadline.missed("\(endpoint.map { "\($0)" } ?? "the server") did not answer Hello"))
+        }
+        defer { expiry.cancel() }
         do {
             let answers = try await collect(.hello(hello), router: router, transport: transport)
             guard case .hello(let result)? = answers.last else {
                 throw unexpected(answers.last, for: "Hello")
             }
-            return HealthConnection(transport: transport, router: router, helloResult: result, endpoint: endpoint)
+            return HealthConnection(transport: transport, router: router, helloResult: result, endpoint: endpoint,
+                                    timeout: deadline.timeout)
         } catch {
             transport.close()
             throw error
@@ -111,10 +138,14 @@ public final class HealthConnection: HealthCalling {
     /// Closes the connection; calls in flight fail with `.unavailable`.
     public func close() {
         router.close(with: HealthError(.unavailable, "connection closed by the client"))
+        liveness.stop()
         transport.close()
     }
 
-    deinit { transport.close() }
+    deinit {
+        liveness.stop()
+        transport.close()
+    }
 
     private static func collect(_ call: ClientCall, router: CallRouter, transport: any MessageTransport,
                                 keepingAlive connection: HealthConnection? = nil) async throws -> [ServerResult] {

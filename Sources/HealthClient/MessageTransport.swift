@@ -17,9 +17,15 @@ public protocol MessageTransport: Sendable {
     func holdReading()
     /// Releases one `holdReading`.
     func releaseReading()
+    /// True while `holdReading` holds: the server's silence is then the client's own doing.
+    var isReadingHeld: Bool { get }
+    /// A count that grows whenever something arrives from the server (bytes, over a socket): the
+    /// connection's liveness check (`Liveness`) takes a count standing still for silence.
+    var received: UInt64 { get }
 }
 
 extension MessageTransport {
     public func holdReading() {}
     public func releaseReading() {}
+    public var isReadingHeld: Bool { false }
 }

@@ -54,7 +54,7 @@ final class SocketWatch: @unchecked Sendable {
     }
 
     /// Buffers read from one socket in a row before the other sockets' reports waiting on the queue.
-    private static let readsInARow = 16
+    static let readsInARow = 16
 
     /// Reads until nothing more has arrived, the socket is done, or reading is held (on the reader
     /// queue). Dispatch reports a peer's hang-up once and then stops watching the descriptor: a
@@ -75,7 +75,8 @@ final class SocketWatch: @unchecked Sendable {
         queue.async { self.readWhileUnheld() }
     }
 
-    private var isHeld: Bool { holds.withLock { $0.count > 0 && !$0.ended } }
+    /// True while a hold stops reading.
+    var isHeld: Bool { holds.withLock { $0.count > 0 && !$0.ended } }
 
     /// Stops reading until every hold is released.
     func hold() {

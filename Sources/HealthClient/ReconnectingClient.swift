@@ -20,12 +20,16 @@ public actor ReconnectingClient: HealthCalling {
         public var maxDelay: Duration
         /// How long a call may wait for a usable connection before it fails with `.unavailable`.
         public var callDeadline: Duration
+        /// How long a server may stay silent: each dial's connection and Hello, and a waiting call's
+        /// Ping (see `HealthConnection.connect(to:hello:tls:maxFrameBytes:timeout:)`).
+        public var timeout: Duration
 
         public init(initialDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(5),
-                    callDeadline: Duration = .seconds(30)) {
+                    callDeadline: Duration = .seconds(30), timeout: Duration = HealthConnection.defaultTimeout) {
             self.initialDelay = initialDelay
             self.maxDelay = maxDelay
             self.callDeadline = callDeadline
+            self.timeout = timeout
         }
     }
 
@@ -44,7 +48,7 @@ public actor ReconnectingClient: HealthCalling {
     /// A client of several nodes serving one store, dialed in the order of `servers`.
     public init(servers: ServerList, hello: Hello, tls: ClientTLS? = nil, policy: Policy = Policy()) {
         let rotation = ServerRotation(servers)
-        self.init(policy: policy) { try await rotation.dial(hello: hello, tls: tls) }
+        self.init(policy: policy) { try await rotation.dial(hello: hello, tls: tls, timeout: policy.timeout) }
     }
 
     /// Connects now, trying each node once (so an unreachable store or a refused credential is
@@ -52,8 +56,8 @@ public actor ReconnectingClient: HealthCalling {
     public static func connect(to servers: ServerList, hello: Hello, tls: ClientTLS? = nil,
                                policy: Policy = Policy()) async throws -> ReconnectingClient {
         let rotation = ServerRotation(servers)
-        let first = try await rotation.dial(hello: hello, tls: tls)
-        let client = ReconnectingClient(policy: policy) { try await rotation.dial(hello: hello, tls: tls) }
+        let first = try await rotation.dial(hello: hello, tls: tls, timeout: policy.timeout)
+        let client = ReconnectingClient(policy: policy) { try await rotation.dial(hello: hello, tls: tls, timeout: policy.timeout) }
         await client.adopt(first)
         return client
     }
@@ -61,8 +65,8 @@ public actor ReconnectingClient: HealthCalling {
     /// `connect(to:hello:tls:policy:)` as the holder of `token`, saving as `revision` (tools that
     /// need nothing else of Hello).
     public static func connect(to servers: ServerList, token: String, revision: SourceRevision,
-                               tls: ClientTLS? = nil) async throws -> ReconnectingClient {
-        try await connect(to: servers, hello: Hello(token: token, sourceRevision: revision), tls: tls)
+                               tls: ClientTLS? = nil, policy: Policy = Policy()) async throws -> ReconnectingClient {
+        try await connect(to: servers, hello: Hello(token: token, sourceRevision: revision), tls: tls, policy: policy)
     }
 
     /// A client that obtains each connection from `dial` (tests dial in-memory transports).

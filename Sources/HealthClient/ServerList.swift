@@ -43,10 +43,11 @@ public final class ServerRotation: Sendable {
 
     public init(_ list: ServerList) { self.list = Mutex(list) }
 
-    /// Connects to the first node in the list's order that answers (see `HealthConnection.connect(to:hello:)`).
-    public func dial(hello: Hello, tls: ClientTLS?) async throws -> HealthConnection {
+    /// Connects to the first node in the list's order that answers within `timeout` (see
+    /// `HealthConnection.connect(to:hello:tls:maxFrameBytes:timeout:)`).
+    public func dial(hello: Hello, tls: ClientTLS?, timeout: Duration = HealthConnection.defaultTimeout) async throws -> HealthConnection {
         let order = list.withLock { $0.dialOrder() }
-        let connection = try await HealthConnection.connect(to: order, hello: hello, tls: tls)
+        let connection = try await HealthConnection.connect(to: order, hello: hello, tls: tls, timeout: timeout)
         if let endpoint = connection.endpoint { list.withLock { $0.connected(to: endpoint) } }
         return connection
     }

@@ -13,15 +13,16 @@ final class Socket: @unchecked Sendable {
 
     private init(fd: Int32) { self.fd = fd }
 
-    /// Connects to `endpoint`, failing with `.unavailable` naming the address and the OS reason.
-    static func connect(to endpoint: Endpoint) throws(HealthError) -> Socket {
+    /// Connects to `endpoint`, failing with `.unavailable` naming the address and the OS reason,
+    /// or the deadline when a TCP peer has not answered by then (a dropped SYN waits minutes).
+    static func connect(to endpoint: Endpoint, before deadline: Deadline) throws(HealthError) -> Socket {
         switch endpoint {
-        case .tcp(let host, let port): return try connectTCP(host: host, port: port, endpoint: endpoint)
+        case .tcp(let host, let port): return try connectTCP(host: host, port: port, endpoint: endpoint, before: deadline)
         case .unix(let path): return try connectUnix(path: path, endpoint: endpoint)
         }
     }
 
-    private static func connectTCP(host: String, port: UInt16, endpoint: Endpoint) throws(HealthError) -> Socket {
+    private static func connectTCP(host: String, port: UInt16, endpoint: Endpoint, before deadline: Deadline) throws(HealthError) -> Socket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -36,19 +37,58 @@ final class Socket: @unchecked Sendable {
         while let info = entry {
             let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
             if fd >= 0 {
-                if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 {
+                switch connect(fd, to: info.pointee, before: deadline) {
+                case 0:
                     var one: Int32 = 1
                     setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                    keepAlive(fd, probingAfter: deadline.timeout)
                     return Socket(fd: fd)
+                case ETIMEDOUT where deadline.millisecondsLeft == 0:
+                    Glibc.close(fd)
+                    throw deadline.missed("cannot connect to \(endpoint)")
+                case let failed:
+                    lastErrno = failed
+                    Glibc.close(fd)
                 }
-                lastErrno = errno
-                Glibc.close(fd)
             } else {
                 lastErrno = errno
             }
             entry = info.pointee.ai_next
         }
         throw HealthError(.unavailable, "cannot connect to \(endpoint): \(String(cString: strerror(lastErrno)))")
+    }
+
+    /// Connects `fd` to `address` without blocking past `deadline`: 0, or the errno that failed it
+    /// (ETIMEDOUT once the deadline passed).
+    private static func connect(_ fd: Int32, to address: addrinfo, before deadline: Deadline) -> Int32 {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        defer { _ = fcntl(fd, F_SETFL, flags) }
+        guard Glibc.connect(fd, address.ai_addr, address.ai_addrlen) != 0 else { return 0 }
+        guard errno == EINPROGRESS else { return errno }
+        var watch = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        while true {
+            let ready = poll(&watch, 1, deadline.millisecondsLeft)
+            if ready > 0 { break }
+            if ready == 0 { return ETIMEDOUT }
+            if errno != EINTR { return errno }
+        }
+        var failure: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &size) == 0 else { return errno }
+        return failure
+    }
+
+    /// Probes the peer after `timeout` of silence, three times `timeout / 3` apart, so the kernel
+    /// ends a connection whose peer vanished without a FIN (a network cut) in about twice the
+    /// timeout, even while no call waits or reading is held (the Ping of `Liveness` needs both).
+    private static func keepAlive(_ fd: Int32, probingAfter timeout: Duration) {
+        let idle = max(1, Int32(clamping: timeout.components.seconds))
+        for (level, option, value) in [(SOL_SOCKET, SO_KEEPALIVE, 1), (Int32(IPPROTO_TCP), TCP_KEEPIDLE, idle),
+                                       (Int32(IPPROTO_TCP), TCP_KEEPINTVL, max(1, idle / 3)), (Int32(IPPROTO_TCP), TCP_KEEPCNT, 3)] {
+            var value = value
+            setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
+        }
     }
 
     private static func connectUnix(path: String, endpoint: Endpoint) throws(HealthError) -> Socket {
@@ -105,15 +145,16 @@ final class Socket: @unchecked Sendable {
         }
     }
 
-    /// Waits up to `seconds` for data, then reads what arrived: empty at end of stream. Used
-    /// before the socket is handed to the reader queue (the TLS handshake).
-    func read(waitingAtMost seconds: Double, for purpose: String) throws(HealthError) -> [UInt8] {
+    /// Waits for data until `deadline`, then reads what arrived: empty at end of stream. Used
+    /// before the socket is handed to the reader queue (the TLS handshake); `what` names the step
+    /// in the error for a missed deadline ("127.0.0.1:7420 did not finish the TLS handshake").
+    func read(before deadline: Deadline, missing what: @autoclosure () -> String) throws(HealthError) -> [UInt8] {
         var watch = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while true {
-            let ready = poll(&watch, 1, Int32(seconds * 1000))
+            let ready = poll(&watch, 1, deadline.millisecondsLeft)
             if ready > 0 { break }
-            if ready == 0 { throw HealthError(.unavailable, "no answer within \(seconds) s during \(purpose)") }
-            if errno != EINTR { throw HealthError(.unavailable, "cannot wait for \(purpose): \(String(cString: strerror(errno)))") }
+            if ready == 0 { throw deadline.missed(what()) }
+            if errno != EINTR { throw HealthError(.unavailable, "cannot wait for the server: \(String(cString: strerror(errno)))") }
         }
         var bytes = [UInt8](repeating: 0, count: 16 * 1024)
         let count = try bytes.withUnsafeMutableBytes { buffer in Result { () throws(HealthError) in try readAvailable(into: buffer) } }

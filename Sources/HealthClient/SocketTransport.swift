@@ -11,15 +11,23 @@ final class SocketTransport: MessageTransport {
     private let socket: Socket
     private let tls: ClientTLSChannel?
     private let maxFrameBytes: Int
-    /// Guards writes; true once closed.
-    private let writer = Mutex(false)
+    /// Guards writes.
+    private let writer = Mutex(())
+    /// Set by `close`, which must not wait for the write lock: a write blocked on a peer that stopped
+    /// reading holds it, and only the shutdown that `close` does ends that write.
+    private let closed = Atomic(false)
+    /// Bytes received so far (`MessageTransport.received`).
+    private let receivedBytes = Atomic<UInt64>(0)
     /// Set once `start` handed the socket to the reader queue, which then closes it.
     private let watch = Mutex<SocketWatch?>(nil)
 
-    init(endpoint: Endpoint, maxFrameBytes: Int, tls: ClientTLS? = nil) throws(HealthError) {
-        let socket = try Socket.connect(to: endpoint)
+    /// Connects to `endpoint`, with the TLS handshake done, before `deadline`.
+    init(endpoint: Endpoint, maxFrameBytes: Int, tls: ClientTLS? = nil, before deadline: Deadline) throws(HealthError) {
+        let socket = try Socket.connect(to: endpoint, before: deadline)
         do {
-            self.tls = try tls.map { tls throws(HealthError) in try ClientTLSChannel.handshake(over: socket, endpoint: endpoint, tls: tls) }
+            self.tls = try tls.map { tls throws(HealthError) in
+                try ClientTLSChannel.handshake(over: socket, endpoint: endpoint, tls: tls, before: deadline)
+            }
         } catch {
             socket.close()
             throw error
@@ -39,21 +47,24 @@ final class SocketTransport: MessageTransport {
 
     func releaseReading() { watch.withLock { $0 }?.release() }
 
+    var isReadingHeld: Bool { watch.withLock { $0 }?.isHeld ?? false }
+
+    var received: UInt64 { receivedBytes.load(ordering: .relaxed) }
+
+    /// Counts bytes the reader queue received.
+    fileprivate func noteReceived(_ count: Int) { receivedBytes.add(UInt64(count), ordering: .relaxed) }
+
     func send(_ message: ClientMessage) throws(HealthError) {
         let frame = WireCodec.encodeClientFrame(message)
-        try writer.withLock { (closed: inout Bool) throws(HealthError) in
-            if closed { throw HealthError(.unavailable, "connection is closed") }
+        try writer.withLock { (_: inout Void) throws(HealthError) in
+            if closed.load(ordering: .acquiring) { throw HealthError(.unavailable, "connection is closed") }
             // Sealed under the write lock: records must reach the socket in the order they were made.
             try socket.write(try tls?.seal(frame) ?? frame)
         }
     }
 
     func close() {
-        let wasClosed = writer.withLock { closed in
-            defer { closed = true }
-            return closed
-        }
-        if !wasClosed { socket.shutdown() }
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) { socket.shutdown() }
         watch.withLock { $0 }?.end()
     }
 
@@ -87,6 +98,7 @@ private final class FrameReader: @unchecked Sendable {
         do {
             guard let count = try socket.readAvailable(into: buffer) else { return .drained }
             guard count > 0 else { return finish(HealthError(.unavailable, "the server closed the connection")) }
+            transport.noteReceived(count)
             let received = UnsafeRawBufferPointer(rebasing: buffer[..<count])
             if let tls {
                 // A TLS failure (the server refused this client's certificate) keeps its own code:

@@ -56,6 +56,7 @@ enum GlobalOptions {
         .value("tls-cert", "FILE", "TLS: client certificate (PEM) for servers that require one (implies --tls)",
                section: "global options"),
         .value("tls-key", "FILE", "TLS: the client certificate's private key (PEM)", section: "global options"),
+        .timeout(section: "global options"),
         .flag("help", "show this help", section: "global options"),
     ]
 
@@ -121,7 +122,9 @@ struct Invocation: Sendable {
         let token = try TokenSource.resolve(file: arguments.value("token-file"))
         let revision = SourceRevision(source: Source(name: "healthctl", bundleID: "org.healthstore.healthctl"),
                                       version: HealthStoreVersion.string)
+        var policy = ReconnectingClient.Policy()
+        if let seconds = try arguments.timeout() { policy.timeout = .seconds(seconds) }
         return try await ReconnectingClient.connect(to: servers, token: token, revision: revision,
-                                                    tls: try GlobalOptions.tls(arguments))
+                                                    tls: try GlobalOptions.tls(arguments), policy: policy)
     }
 }

@@ -11,6 +11,7 @@ final class FakeTransport: MessageTransport {
         var onClose: (@Sendable (HealthError) -> Void)?
         var closed = false
         var readingHolds = 0
+        var delivered: UInt64 = 0
     }
 
     private let handlers = Mutex(Handlers())
@@ -49,9 +50,17 @@ final class FakeTransport: MessageTransport {
 
     func releaseReading() { handlers.withLock { $0.readingHolds -= 1 } }
 
+    var isReadingHeld: Bool { readingHolds > 0 }
+
+    /// Messages delivered so far.
+    var received: UInt64 { handlers.withLock { $0.delivered } }
+
     /// Delivers one server message.
     func reply(_ callID: UInt64, more: Bool = false, _ result: ServerResult) {
-        handlers.withLock { $0.onMessage }?(ServerMessage(callID: callID, more: more, result: result))
+        handlers.withLock { handlers in
+            handlers.delivered += 1
+            return handlers.onMessage
+        }?(ServerMessage(callID: callID, more: more, result: result))
     }
 
     /// Simulates the connection dropping.

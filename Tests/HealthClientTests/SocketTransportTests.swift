@@ -3,6 +3,7 @@ import Foundation
 import HealthModel
 import HealthWire
 import Synchronization
+import TestSupport
 import XCTest
 
 /// A socket transport over a real Unix socket, with the test playing the server.
@@ -95,34 +96,18 @@ final class SocketTransportTests: XCTestCase {
     /// A transport connected to a Unix socket of the test's, the server's end of it, and what closes both.
     private static func connected() throws -> (SocketTransport, Int32, () -> Void) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("transport-\(UUID().uuidString.prefix(8)).sock").path
-        let listener = try listen(at: path)
+        let listener = try TestSocket.listen(unix: path, backlog: 1)
         defer {
             close(listener)
             unlink(path)
         }
-        let transport = try SocketTransport(endpoint: .unix(path: path), maxFrameBytes: WireLimits.defaultMaxFrameBytes)
+        let transport = try SocketTransport(endpoint: .unix(path: path), maxFrameBytes: WireLimits.defaultMaxFrameBytes,
+                                            before: Deadline(.seconds(30)))
         let server = accept(listener, nil, nil)
         guard server >= 0 else { throw HealthError(.unavailable, "accept failed: errno \(errno)") }
         return (transport, server, {
             transport.close()
             close(server)
         })
-    }
-
-    private static func listen(at path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, Glibc.listen(fd, 1) == 0 else {
-            close(fd)
-            throw HealthError(.unavailable, "cannot listen on \(path): errno \(errno)")
-        }
-        return fd
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import HealthWire
+import TestSupport
 
 /// A blocking socket client speaking the protocol with HealthWire's codec: precise enough for
 /// pipelining and for sending deliberately broken bytes.
@@ -15,38 +16,12 @@ final class RawClient {
 
     /// Connects to 127.0.0.1:`port`, from the loopback address `source` (e.g. "127.0.0.7") when given.
     init(port: UInt16, from source: String? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        if let source {
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            local.sin_addr.s_addr = inet_addr(source)
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard bound == 0 else { close(fd); throw TestFailure("bind to \(source) failed: errno \(errno)") }
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard status == 0 else { close(fd); throw TestFailure("connect to port \(port) failed: errno \(errno)") }
+        fd = try TestSocket.connect(loopbackPort: port, from: source)
         setTimeout(seconds: Self.defaultTimeout)
     }
 
     init(unixPath: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in unixPath.utf8.prefix(raw.count - 1).enumerated() { raw[i] = byte }
-        }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard status == 0 else { close(fd); throw TestFailure("connect to \(unixPath) failed: errno \(errno)") }
+        fd = try TestSocket.connect(unix: unixPath)
         setTimeout(seconds: Self.defaultTimeout)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A Unix-socket relay in front of a server, for cutting a client's connections mid-call: `cut()`
 /// drops every relayed connection and stops accepting (dials fail as with a server that is gone)
@@ -23,13 +24,7 @@ final class UnixProxy: @unchecked Sendable {
 
     /// Listens again: new dials are relayed.
     func open() throws {
-        unlink(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.address(path)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else { close(fd); throw TestFailure("proxy listen on \(path) failed: errno \(errno)") }
+        let fd = try TestSocket.listen(unix: path)
         lock.withLock { listener = fd }
         Thread { self.accepting(fd) }.start()
     }
@@ -52,12 +47,8 @@ final class UnixProxy: @unchecked Sendable {
         while true {
             let client = accept(fd, nil, nil)
             guard client >= 0 else { break }
-            let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var address = Self.address(target)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            let kept = connected == 0 && lock.withLock { () -> Bool in
+            let server = (try? TestSocket.connect(unix: target)) ?? -1
+            let kept = server >= 0 && lock.withLock { () -> Bool in
                 guard listener == fd else { return false }
                 relayed.formUnion([client, server])
                 return true
@@ -92,14 +83,5 @@ final class UnixProxy: @unchecked Sendable {
         shutdown(destination, Int32(SHUT_RDWR))
         lock.withLock { _ = relayed.remove(source) }
         close(source)
-    }
-
-    private static func address(_ path: String) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = byte }
-        }
-        return address
     }
 }

@@ -12,14 +12,16 @@ import Synchronization
 final class ClientConnector: StoreConnector {
     private let servers: [Endpoint]
     private let tls: ClientTLS?
+    private let timeout: Duration
     private let owner: OwnerSession
     /// Each device's own place in the server list.
     private let rotations = Mutex<[Device: ServerRotation]>([:])
 
-    init(servers: [Endpoint], tls: ClientTLS?, ownerTokenFile: String) {
+    init(servers: [Endpoint], tls: ClientTLS?, timeout: Duration, ownerTokenFile: String) {
         self.servers = servers
         self.tls = tls
-        owner = OwnerSession(servers: ServerList(servers), tls: tls, tokenFile: ownerTokenFile)
+        self.timeout = timeout
+        owner = OwnerSession(servers: ServerList(servers), tls: tls, timeout: timeout, tokenFile: ownerTokenFile)
     }
 
     func connect(token: String, revision: SourceRevision, device: Device) async throws -> any StoreLink {
@@ -30,7 +32,7 @@ final class ClientConnector: StoreConnector {
             rotations[device] = started
             return started
         }
-        return ClientLink(connection: try await rotation.dial(hello: hello, tls: tls))
+        return ClientLink(connection: try await rotation.dial(hello: hello, tls: tls, timeout: timeout))
     }
 
     func registerApp(bundleID: String, name: String) async throws -> String {
@@ -57,18 +59,21 @@ final class ClientConnector: StoreConnector {
 actor OwnerSession {
     private let servers: ServerList
     private let tls: ClientTLS?
+    private let timeout: Duration
     private let tokenFile: String
     private var client: ReconnectingClient?
 
-    init(servers: ServerList, tls: ClientTLS?, tokenFile: String) {
+    init(servers: ServerList, tls: ClientTLS?, timeout: Duration, tokenFile: String) {
         self.servers = servers
         self.tls = tls
+        self.timeout = timeout
         self.tokenFile = tokenFile
     }
 
     func connection() throws -> ReconnectingClient {
         if let client { return client }
-        let made = ReconnectingClient(servers: servers, hello: Hello(token: try TokenSource.read(tokenFile)), tls: tls)
+        let made = ReconnectingClient(servers: servers, hello: Hello(token: try TokenSource.read(tokenFile)), tls: tls,
+                                      policy: ReconnectingClient.Policy(timeout: timeout))
         client = made
         return made
     }

@@ -53,7 +53,8 @@ do {
     }
     let tls = try options.tls ? ClientTLS(caFile: options.caFile, certificateFile: options.tlsCertificateFile,
                                           keyFile: options.tlsKeyFile) : nil
-    let connector = ClientConnector(servers: servers, tls: tls, ownerTokenFile: options.ownerTokenFile)
+    let connector = ClientConnector(servers: servers, tls: tls, timeout: options.timeout.map { .seconds($0) } ?? HealthConnection.defaultTimeout,
+                                    ownerTokenFile: options.ownerTokenFile)
     let stats = RunStats()
     let devices = options.mode == .load ? options.devices : fleet.devices.count
     let progress = Task { await ProgressLine(stats: stats, devices: devices).run() }

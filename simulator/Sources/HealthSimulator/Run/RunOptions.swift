@@ -42,6 +42,8 @@ public struct RunOptions: Sendable, Equatable {
     /// PEM client certificate and key, for servers that require one.
     public var tlsCertificateFile: String?
     public var tlsKeyFile: String?
+    /// Seconds a server may stay silent (`--timeout`); nil = the client's default.
+    public var timeout: Double?
     public var ownerTokenFile = "data/owner.token"
     /// Empty = keep app tokens in memory only.
     public var stateDirectory = "data/healthsim"
@@ -77,6 +79,7 @@ public struct RunOptions: Sendable, Equatable {
         .value("ca", "FILE", "TLS: trust the CAs in this PEM file instead of the system's (implies --tls)", section: "server"),
         .value("tls-cert", "FILE", "TLS: client certificate (PEM) for servers that require one (implies --tls)", section: "server"),
         .value("tls-key", "FILE", "TLS: the client certificate's private key (PEM)", section: "server"),
+        .timeout(section: "server"),
         .value("owner-token-file", "FILE", "owner token used to register apps (default data/owner.token)",
                environment: "HEALTHSTORE_TOKEN_FILE", section: "server"),
         .value("state-dir", "DIR", "where app tokens are kept between runs (default data/healthsim; \"\" = memory only)",
@@ -137,6 +140,7 @@ public struct RunOptions: Sendable, Equatable {
         tlsCertificateFile = arguments.value("tls-cert")
         tlsKeyFile = arguments.value("tls-key")
         tls = arguments.has("tls") || caFile != nil || tlsCertificateFile != nil || tlsKeyFile != nil
+        timeout = try arguments.timeout()
         ownerTokenFile = arguments.value("owner-token-file") ?? ownerTokenFile
         stateDirectory = arguments.value("state-dir") ?? stateDirectory
         reportPath = arguments.value("report")
