@@ -167,15 +167,19 @@ let queries = option("--only").map { only in allQueries.filter { $0.name.contain
 
 var connection: OpaquePointer?
 guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db = connection else { fatalError("cannot open \(path)") }
-/// How the GROUP BY reaches the rows: through `samples_by_source` (what a range query uses, a range
-/// of each source's entries), or the type's range of the table's primary key in key order, as the
+/// How the GROUP BY reaches the rows: through `samples_by_source` (what a range query uses: each of
+/// the type's sources' range of entries), or the type's range of the table's primary key in key order, as the
 /// server reads a range covering most of a type (`+` keeps SQLite off the source index).
 enum Access: CaseIterable {
     case sourceIndex, primaryKey
 
     var from: String { self == .sourceIndex ? "samples s INDEXED BY samples_by_source" : "samples s NOT INDEXED" }
     var start: String { self == .sourceIndex ? "s.start_time" : "+s.start_time" }
-    var keyBound: String { self == .sourceIndex ? "" : "AND s.anchor > 0" }
+    /// A range of the key, or each source's range of `samples_by_source` (an IN over the type's sources).
+    var keyBound: String {
+        self == .sourceIndex ? "AND s.source IN (SELECT source FROM type_sources WHERE owner = ?3 AND type = (SELECT id FROM types WHERE identifier = ?4))"
+            : "AND s.anchor > 0"
+    }
     var label: String { self == .sourceIndex ? "  SQL GROUP BY (samples_by_source)" : "  SQL GROUP BY (primary key)" }
 }
 /// The GROUP BY of `query`'s rows: rows, buckets and the check in the same terms as the server's.
