@@ -33,7 +33,7 @@ enum Schema {
 
     /// `samples_by_time` (owner, type, start) goes: 22 bytes and one B-tree insert a sample. A type's
     /// rows in start order are its few sources' ranges of `samples_by_source` (owner, type, source,
-    /// start), each in that order, merged (`ReadContext.typeBySource`); a date range is one seek a source.
+    /// start), each in that order, merged (TypeSources.swift); a date range is one seek a source.
     private static let version18 = """
     DROP INDEX samples_by_time;
     """
