@@ -70,13 +70,13 @@ final class ReadCostTests: XCTestCase {
         await f.store.close()
     }
 
-    /// Cutting a type into key-order slices walks `samples_by_time`'s entries and reads no row of the
+    /// Cutting a type into key-order slices walks `samples_by_source`'s entries and reads no row of the
     /// table: it fetches no more pages than that walk (finding the type's lowest and highest anchor
     /// with both aggregates in one SELECT stepped through every row of the type).
-    func testKeyOrderSlicesAreCutFromTheTimeIndexAlone() async throws {
+    func testKeyOrderSlicesAreCutFromTheSourceIndexAlone() async throws {
         let (f, db, context) = try await heartRatesEveryTenSeconds()
         let typeID = try XCTUnwrap(try context.resolve([StoreFixture.heartRate], owner: f.owner.rawValue).first?.id)
-        let walk = try db.prepareOnce("SELECT start_time, anchor FROM samples INDEXED BY samples_by_time WHERE owner = ? AND type = ?")
+        let walk = try db.prepareOnce("SELECT start_time, anchor FROM samples INDEXED BY samples_by_source WHERE owner = ? AND type = ?")
         walk.bind(all: [.int(f.owner.rawValue), .int(typeID)])
         _ = takePageFetches(db)
         var entries = 0
@@ -86,6 +86,54 @@ final class ReadCostTests: XCTestCase {
         XCTAssertEqual([entries, plan.rows], [20_000, 20_000])
         XCTAssertLessThanOrEqual(takePageFetches(db), walked + 10, "pages of the walk alone: \(walked)")
         await f.store.close()
+    }
+
+    /// With no index of (owner, type, start), a read of a type in start order cut by a limit merges
+    /// its sources' ranges of `samples_by_source`, one seek a source: its statements take a few
+    /// hundred steps of SQLite's machine, where sorting the type (or a date range of it) steps at
+    /// least once through each of its 21,000 rows. Both orders, with and without dates, three sources
+    /// interleaved in time.
+    func testLimitedReadsInStartOrderDoNotSortTheType() async throws {
+        let f = try await StoreFixture()
+        let sources = [StoreFixture.watch, StoreFixture.scale, app]
+        // Source k's n-th row starts at (3n + k) × 10 s: every 10 s one source's row, 21,000 in all.
+        for batch in 0..<21 {
+            try await f.save((0..<1_000).map { StoreFixture.heartRate(s(Int64(((batch / 3) * 1_000 + $0) * 3 + batch % 3) * 10)) },
+                             source: sources[batch % 3])
+        }
+        let db = try SQLiteConnection(path: f.path, readOnly: true)
+        let context = ReadContext(db: db, registry: Registry(), anchorKey: try f.anchorKey())
+        let everything = ReadScope.everything(callerBundleID: "x")
+        let steps = StepCount(db)
+        let starts = (0..<21_000).map { s(Int64($0) * 10) }
+        let laterHalf = QueryPredicate.dateRange(DateRange(start: starts[10_500], end: nil))
+        let first = Array(starts.prefix(10)), last = Array(starts.suffix(10).reversed())
+        for (predicate, descending, expected) in [(nil, false, first), (nil, true, last), (laterHalf, false, Array(starts[10_500..<10_510])),
+                                                  (laterHalf, true, last)] as [(QueryPredicate?, Bool, [Microseconds])] {
+            steps.steps = 0
+            let answer = try context.snapshot { () throws(HealthError) in
+                try context.querySamples(owner: f.owner.rawValue, types: [StoreFixture.heartRate], predicate: predicate,
+                                         sort: [SampleSortDescriptor(.startDate, descending: descending)], limit: 10, scope: everything)
+            }
+            XCTAssertEqual(answer.map { $0.start }, expected, "\(String(describing: predicate)), descending \(descending)")
+            XCTAssertLessThanOrEqual(steps.steps, 2_000, "\(String(describing: predicate)), descending \(descending)")
+        }
+        await f.store.close()
+    }
+
+    /// Steps of SQLite's virtual machine that the statements of a connection took, each counted when
+    /// it finishes (`SQLITE_TRACE_PROFILE`).
+    private final class StepCount {
+        var steps = 0
+
+        init(_ db: SQLiteConnection) {
+            sqlite3_trace_v2(db.handle, UInt32(SQLITE_TRACE_PROFILE), { _, context, statement, _ in
+                guard let context, let statement else { return 0 }
+                Unmanaged<StepCount>.fromOpaque(context).takeUnretainedValue().steps
+                    += Int(sqlite3_stmt_status(OpaquePointer(statement), SQLITE_STMTSTATUS_VM_STEP, 1))
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+        }
     }
 
     /// A store of 20,000 heart rates ten seconds apart, saved 1,000 at a time, and a read context

@@ -4,7 +4,7 @@ import HealthModel
 import XCTest
 
 /// A statistics read covering most of a type scans the type's rows in key order and sorts them; a
-/// narrower one reads them through `samples_by_time`. On every engine both hand the math the same
+/// narrower one reads them through `samples_by_source`, its sources merged. On every engine both hand the math the same
 /// rows in the same order, so discrete collections (average, minimum, maximum, most recent, duration,
 /// per source) over a DST day from three sources, with instants, user entries, samples ending on a
 /// bucket boundary, samples spanning several buckets and deleted samples, equal the math over the

@@ -55,6 +55,34 @@ final class TypeClusteredSamplesTests: StoreTestCase {
         }
     }
 
+    /// Rows from before `samples_by_time` went (SQLite step 18, PostgreSQL step 11) are read by dates,
+    /// in start order and deleted by dates through `samples_by_source` after the migration drops it.
+    func testRowsFromBeforeTheTimeIndexWentAreReadByDate() async throws {
+        try await forEachEngine {
+            let (store, db, cleanup) = try openMigrated(sqlite: 17, postgreSQL: 10)
+            defer { cleanup() }
+            let left = try db.prepareOnce(db is PostgreSQLConnection
+                ? "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'samples_by_time'"
+                : "SELECT count(*) FROM sqlite_master WHERE name = 'samples_by_time'")
+            _ = try left.step()
+            XCTAssertEqual(left.int(0), 0, "the migration left samples_by_time")
+            let owner = OwnerID(1)
+            let types = [StoreFixture.heartRate, StoreFixture.steps, StoreFixture.systolic]
+            let later = QueryPredicate.dateRange(DateRange(start: s(150), end: nil))
+            try await expect(await store.querySamples(owner: owner, types: types, predicate: later, sort: [], limit: 0, scope: everything)
+                .map(\.uuid), [systolic])
+            // Start descending, ties in anchor order: the systolic reading, then the heart rate saved before the steps.
+            try await expect(await store.querySamples(owner: owner, types: types, predicate: nil, sort: [SampleSortDescriptor(.startDate, descending: true)],
+                                                      limit: 2, scope: everything).map(\.uuid), [systolic, rate])
+            let owns = Deleter(owner: owner, bundleID: StoreFixture.watch.bundleID, isOwner: true)
+            try await expect(await store.deleteObjects(type: StoreFixture.heartRate, predicate: .dateRange(DateRange(start: s(50), end: s(150))),
+                                                       by: owns), 1)
+            try await expect(await store.querySamples(owner: owner, types: [StoreFixture.heartRate], predicate: nil, sort: [], limit: 0,
+                                                      scope: everything).count, 0)
+            await store.close()
+        }
+    }
+
     private func checkRowsFromStep(sqlite: Int, postgreSQL: Int) async throws {
         try await forEachEngine {
             let (store, _, cleanup) = try openMigrated(sqlite: sqlite, postgreSQL: postgreSQL)

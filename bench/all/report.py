@@ -114,15 +114,15 @@ def stats_rows(text):
     totals, current = {}, None
     for line in text.splitlines():
         cells = re.split(r"\s{2,}", line.strip())
-        if line.startswith("SQL GROUP BY (samples_by_time)") and current:
-            totals[(current, "samples_by_time")] = cells[5]
+        if line.startswith("SQL GROUP BY (samples_by_source)") and current:
+            totals[(current, "samples_by_source")] = cells[5]
         elif line.startswith("SQL GROUP BY (primary key)") and current:
             totals[(current, "the primary key")] = cells[5]
         elif len(cells) >= 6:
             current = cells[0]
             totals[(current, "server")] = cells[5]
     rows = []
-    for access, targeted in (("samples_by_time", True), ("the primary key", False)):
+    for access, targeted in (("samples_by_source", True), ("the primary key", False)):
         line = next((l for l in text.splitlines() if l.startswith(f"server / GROUP BY through {access}")), "")
         for name, figure, target in STATS:
             match = re.search(re.escape(name) + r" ([\d.]+)x \(repeats ([\d.]+)–([\d.]+)x\)", line)

@@ -3,7 +3,7 @@
 //   (a) a daily step-count collection over the year, merged by source priority, and
 //   (b) an hourly heart-rate average over the year (and over its last 30 days),
 // each next to a plain SQL GROUP BY of the same rows without merging (the lower bound), once through
-// `samples_by_time` and once through the table's primary key (the path the server takes for a range
+// `samples_by_source` and once through the table's primary key (the path the server takes for a range
 // covering most of a type, so the lower bound of that path). Days and hours
 // are UTC in both, so the SQL groups are the same buckets. Each repeat times every query's server
 // path and then its GROUP BY, back to back in this process, so both sides share the machine's load
@@ -167,16 +167,20 @@ let queries = option("--only").map { only in allQueries.filter { $0.name.contain
 
 var connection: OpaquePointer?
 guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db = connection else { fatalError("cannot open \(path)") }
-/// How the GROUP BY reaches the rows: through `samples_by_time` (what a range query uses), or the
-/// type's range of the table's primary key in key order, as the server reads a range covering most
-/// of a type (`+` keeps SQLite off the time index).
+/// How the GROUP BY reaches the rows: through `samples_by_source` (what a range query uses: each of
+/// the type's sources' range of entries), or the type's range of the table's primary key in key order, as the
+/// server reads a range covering most of a type (`+` keeps SQLite off the source index).
 enum Access: CaseIterable {
-    case timeIndex, primaryKey
+    case sourceIndex, primaryKey
 
-    var from: String { self == .timeIndex ? "samples s INDEXED BY samples_by_time" : "samples s NOT INDEXED" }
-    var start: String { self == .timeIndex ? "s.start_time" : "+s.start_time" }
-    var keyBound: String { self == .timeIndex ? "" : "AND s.anchor > 0" }
-    var label: String { self == .timeIndex ? "  SQL GROUP BY (samples_by_time)" : "  SQL GROUP BY (primary key)" }
+    var from: String { self == .sourceIndex ? "samples s INDEXED BY samples_by_source" : "samples s NOT INDEXED" }
+    var start: String { self == .sourceIndex ? "s.start_time" : "+s.start_time" }
+    /// A range of the key, or each source's range of `samples_by_source` (an IN over the type's sources).
+    var keyBound: String {
+        self == .sourceIndex ? "AND s.source IN (SELECT source FROM type_sources WHERE owner = ?3 AND type = (SELECT id FROM types WHERE identifier = ?4))"
+            : "AND s.anchor > 0"
+    }
+    var label: String { self == .sourceIndex ? "  SQL GROUP BY (samples_by_source)" : "  SQL GROUP BY (primary key)" }
 }
 /// The GROUP BY of `query`'s rows: rows, buckets and the check in the same terms as the server's.
 @MainActor func plainGroupBy(_ query: Query, width: Int64, aggregate: String, scale: Double, access: Access) -> (rows: Int, buckets: Int, check: String) {
@@ -272,6 +276,6 @@ for access in Access.allCases {
         let r = timings[index].ratio[access] ?? []
         return "\(queries[index].name) " + String(format: "%.2fx (repeats %.2f–%.2fx)", median(r), r.min() ?? 0, r.max() ?? 0)
     }
-    print("server / GROUP BY through \(access == .timeIndex ? "samples_by_time" : "the primary key"), median of the per-repeat ratios: "
+    print("server / GROUP BY through \(access == .sourceIndex ? "samples_by_source" : "the primary key"), median of the per-repeat ratios: "
           + ratios.joined(separator: "; "))
 }

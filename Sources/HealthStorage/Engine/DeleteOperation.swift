@@ -47,17 +47,26 @@ extension WriteContext {
         var arguments: [SQLValue] = [.int(owner), .int(typeID)]
         if let predicate {
             sql += " AND " + (try builder.clause(predicate))
+            if let hint = builder.indexHint(for: predicate) { sql += " AND " + hint }
             arguments += builder.arguments
         }
+        // The caller's own rows, or a date range of every source's: ranges of `samples_by_source`
+        // ([nil]: the type's rows at once, through the key).
+        var sources: [Int64?] = [nil]
         if !deleter.isOwner {
             guard let source = try existingSourceID(deleter.bundleID, owner: owner) else { return 0 }
-            sql += " AND s.source = ?"
-            arguments.append(.int(source))
+            sources = [source]
+        } else if PredicateSQL.boundsStarts(predicate) {
+            sources = try db.storedSources(owner: owner, typeID: typeID)
         }
-        let statement = try db.prepareOnce(sql + " ORDER BY s.anchor")
-        statement.bind(all: arguments)
+        let statement = try db.prepareOnce(sql + (sources == [nil] ? "" : " AND s.source = ?"))
         var anchors: [Int64] = []
-        while try statement.step() { anchors.append(statement.int(0)) }
+        for source in sources {
+            statement.reset()
+            statement.bind(all: arguments + (source.map { [.int($0)] } ?? []))
+            while try statement.step() { anchors.append(statement.int(0)) }
+        }
+        anchors.sort()
         var deleted = 0
         for anchor in anchors where try deleteRow(owner: owner, RowKey(type: typeID, anchor: anchor)) { deleted += 1 }
         return deleted

@@ -38,7 +38,7 @@ struct KeyOrderPlan {
     var ranges: Int { slices.reduce(0) { $0 + $1.anchors.count } }
 
     /// Whether reading the slices' key ranges costs less than seeking every row through
-    /// `samples_by_time`. A row of a key range outside its slice costs SQLite ≈ 0.17 µs to pass over,
+    /// `samples_by_source`. A row of a key range outside its slice costs SQLite ≈ 0.17 µs to pass over,
     /// a range's seek about as much as `rangeCost` of them, while seeking a row through the index
     /// costs ≈ 1.8 µs more than reading it in key order; so up to about ten rows visited per row read
     /// still win. Rows saved in time order, or sources saved one after another each in time order,
@@ -49,8 +49,8 @@ struct KeyOrderPlan {
 
 extension ReadContext {
     /// The owner's rows of `typeID` cut in (start, anchor) order into slices of at most `rows` rows,
-    /// from `samples_by_time` alone (its entries hold the anchor: no row of the table is read), each
-    /// with the ranges of anchors its rows lie in.
+    /// from `samples_by_source`'s entries alone, its sources merged (`typeBySource`; an entry holds
+    /// the anchor: no row of the table is read), each with the ranges of anchors its rows lie in.
     func keyOrderPlan(owner: Int64, typeID: Int64, rows: Int) throws(HealthError) -> KeyOrderPlan {
         // Two subqueries, each an index seek: SQLite takes MIN or MAX from one end of an index only
         // when it is the query's sole aggregate, and scans every row of the type for both at once.
@@ -67,11 +67,9 @@ extension ReadContext {
         let width = (highest - lowest) / Int64(KeyOrderPlan.parts) + 1
         var perPart = [Int](repeating: 0, count: KeyOrderPlan.parts)
         var plan = KeyOrderPlan()
-        let statement = try db.prepareStreamed("""
-            SELECT s.start_time, s.anchor FROM samples s \(db.dialect.indexedBy("samples_by_time"))
-            WHERE s.owner = ? AND s.type = ? ORDER BY s.start_time, s.anchor
-            """)
-        statement.bind(all: [.int(owner), .int(typeID)])
+        let bySource = try db.typeBySource(owner: owner, typeID: typeID)
+        let statement = try db.prepareStreamed("SELECT s.start_time, s.anchor FROM \(bySource.from) ORDER BY s.start_time, s.anchor")
+        statement.bind(all: bySource.arguments)
         var slice: KeyOrderSlice?
         while try statement.step() {
             let start = statement.int(0), anchor = statement.int(1)

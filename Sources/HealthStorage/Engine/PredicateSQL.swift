@@ -16,8 +16,8 @@ struct PredicateSQL {
     /// nil where `hs_meta` converts units itself (SQLite); otherwise the units of the quantities
     /// stored in the owner's metadata, into which quantity operands are converted here.
     let metadataUnits: [String]?
-    /// False writes date bounds as `+s.start_time`, so that SQLite does not read them through
-    /// `samples_by_time` (a read that scans the type's rows in key order on purpose).
+    /// False writes date bounds as `+s.start_time`, so that the planner does not read them through
+    /// `samples_by_source` (a read that scans the type's rows in key order on purpose).
     let timeIndexed: Bool
     /// The starts of every row the clause will be applied to, when the caller knows them: a date
     /// bound that each such row meets is written TRUE (a slice of a statistics read lying inside the
@@ -156,6 +156,13 @@ struct PredicateSQL {
             return (windows.compactMap(\.from).max(), windows.compactMap(\.to).min())
         default: return (nil, nil)
         }
+    }
+
+    /// Whether `predicate` bounds the start times matches have (see `startWindow`), so a read of it
+    /// is a range of each source's start times.
+    static func boundsStarts(_ predicate: QueryPredicate?) -> Bool {
+        let window = startWindow(predicate)
+        return window.from != nil || window.to != nil
     }
 
     /// S of a non-strict date range that every match must satisfy (a top-level conjunct).

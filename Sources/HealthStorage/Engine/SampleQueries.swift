@@ -8,10 +8,12 @@ extension ReadContext {
     /// an index that holds nothing the caller may not see, so no query's cost depends on data it
     /// may not read (docs/semantics.md decision 7): the types it reads in full; its own rows of the others; and other
     /// sources' correlations found through their readable readings (§3.6). Several parts are read
-    /// as one UNION ALL.
+    /// as one UNION ALL. `bySource` reads each type read in full source by source (`typeBySource`):
+    /// for a read in start order or of a date range, which then merges or seeks each source's range
+    /// of `samples_by_source`.
     func filter(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
-                        table: PredicateSQL.Table) throws(HealthError) -> FilterPart {
-        let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table)
+                table: PredicateSQL.Table, bySource: Bool = false) throws(HealthError) -> FilterPart {
+        let parts = try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: table, bySource: bySource)
         guard let first = parts.first else { return ("\(table == .samples ? "samples" : "tombstones") s", "FALSE", [], false) }
         guard parts.count > 1 else { return first }
         let union = parts.map { "SELECT * FROM \($0.from) WHERE \($0.sql)" }.joined(separator: " UNION ALL ")
@@ -29,7 +31,8 @@ extension ReadContext {
     /// has it (`SQLDialect.readsSamplesByAnchor`). Each such part yields its rows in anchor order
     /// without a sort, for `queryAnchored` to merge.
     private func filterParts(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
-                             table: PredicateSQL.Table, afterAnchor: Int64? = nil, through: Int64? = nil) throws(HealthError) -> [FilterPart] {
+                             table: PredicateSQL.Table, bySource: Bool = false, afterAnchor: Int64? = nil,
+                             through: Int64? = nil) throws(HealthError) -> [FilterPart] {
         let name = table == .samples ? "samples" : "tombstones"
         func part(_ types: [(type: HealthType, id: Int64)], _ from: String, _ visible: (sql: String, arguments: [SQLValue])?,
                   everyType: Bool = false) throws(HealthError) -> FilterPart {
@@ -69,6 +72,12 @@ extension ReadContext {
             // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
             let byType = table == .samples ? db.dialect.byPrimaryKey : db.dialect.indexedBy("tombstones_by_type")
             for type in full { parts.append(try part([type], "\(name) s \(byType)", nil)) }
+        } else if bySource, table == .samples {
+            for type in full {
+                for source in try db.storedSources(owner: owner, typeID: type.id) {
+                    parts.append(try part([type], "samples s \(db.dialect.indexedBy("samples_by_source"))", ("s.source = ?", [.int(source)])))
+                }
+            }
         } else if !full.isEmpty {
             parts.append(try part(full, "\(name) s", nil))
         }
@@ -130,7 +139,9 @@ extension ReadContext {
         guard limit >= 0 else { throw HealthError.invalid("limit must be 0 (no limit) or positive, got \(limit)", field: "limit") }
         let resolved = try resolve(types, owner: owner)
         guard !resolved.isEmpty else { return [] }
-        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let inStartOrder = sort.first?.key == .startDate
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples,
+                                                        bySource: inStartOrder || PredicateSQL.boundsStarts(predicate))
         var order = sort.map { descriptor in
             let key = switch descriptor.key {
             case .startDate: "s.start_time"
@@ -444,7 +455,8 @@ extension ReadContext {
     func countSamples(owner: Int64, types: [String], predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [SampleCount] {
         let resolved = try resolve(types, owner: owner)
         guard !resolved.isEmpty else { return [] }
-        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples,
+                                                        bySource: PredicateSQL.boundsStarts(predicate))
         let statement = try db.prepareOnce("""
             SELECT s.type, MAX(s.revision), s.device, COUNT(*) FROM \(from) WHERE \(whereSQL)
             GROUP BY s.type, s.source, s.device
@@ -466,7 +478,8 @@ extension ReadContext {
     func querySources(owner: Int64, type: String, predicate: QueryPredicate?, scope: ReadScope) throws(HealthError) -> [Source] {
         let resolved = try resolve([type], owner: owner)
         guard !resolved.isEmpty else { return [] }
-        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+        let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples,
+                                                        bySource: PredicateSQL.boundsStarts(predicate))
         let statement = try db.prepareOnce("SELECT MAX(s.revision), s.source FROM \(from) WHERE \(whereSQL) GROUP BY s.source")
         statement.bind(all: arguments)
         let imports = try db.prepare("SELECT imported FROM source_imports WHERE owner = ? AND source = ?")

@@ -34,18 +34,18 @@ extension ReadContext {
         if scope.canReadAll(type), try coversMostOf(typeID, owner: owner, predicate: predicate),
            case let plan = try keyOrderPlan(owner: owner, typeID: typeID, rows: statisticsSortRows), plan.keyRangesWin {
             // The type's rows slice by slice: each slice (at most `statisticsSortRows` rows,
-            // consecutive in (start, anchor) order, cut from `samples_by_time`'s entries alone) is
+            // consecutive in (start, anchor) order, cut from `samples_by_source`'s entries alone) is
             // read from the ranges of the key its rows lie in and sorted here, unless they came in
             // order, into the order the index gives; slices follow one another in that order, so the
             // math sees the rows exactly as through the index while no more than one slice is held,
             // however many rows the type has. `s.anchor BETWEEN` hands SQLite a range of the key.
             // Ranges that may hold other slices' rows pick the slice's own by its bounds on (start,
-            // anchor), written `+s.start_time` so as not to draw SQLite to the time index; ranges
+            // anchor), written `+s.start_time` so as not to draw SQLite to `samples_by_source`; ranges
             // holding only the slice's rows (the slice visits no more rows than it has) skip those
             // two comparisons a row. A slice whose rows all start inside the query's dates (each one
             // when the dates hold every row of the type) compares no dates either: the bounds its
             // rows meet by their starts are left out of its clause. Rows saved in so little time order that the slices' ranges are too
-            // many or overlap too much stream through the index instead (`keyRangesWin`).
+            // many or overlap too much stream through `samples_by_source`, its sources merged, instead (`keyRangesWin`).
             let metadataUnits = try db.metadataUnits(owner: owner, for: predicate)
             let select = """
                 SELECT \(StatRow.columns) FROM samples s \(db.dialect.byPrimaryKey)
@@ -89,7 +89,8 @@ extension ReadContext {
                 rows.removeAll(keepingCapacity: true)
             }
         } else {
-            let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples)
+            let (from, whereSQL, arguments, _) = try filter(owner: owner, types: resolved, predicate: predicate, scope: scope, table: .samples,
+                                                            bySource: true)
             let statement = try db.prepareStreamed("""
                 SELECT \(StatRow.columns) FROM \(from) WHERE \(whereSQL) AND s.value IS NOT NULL ORDER BY s.start_time, s.anchor
                 """)
@@ -103,17 +104,24 @@ extension ReadContext {
 
     /// Whether `predicate`'s dates span at least half of the times the owner's rows of the type start
     /// in. Such a read scans the type's rows in key order and sorts them: seeking each row from
-    /// `samples_by_time` costs SQLite more than twice as much as reading it in key order (the
+    /// `samples_by_source` costs SQLite more than twice as much as reading it in key order (the
     /// table's key is compared at every level of its b-tree), more than reading the rows a range
     /// leaves out. A narrower range reads through the index.
     func coversMostOf(_ typeID: Int64, owner: Int64, predicate: QueryPredicate?) throws(HealthError) -> Bool {
+        // Each source's first and last start are the ends of its range of `samples_by_source`.
         let extent = try db.prepare("""
-            SELECT (SELECT MIN(start_time) FROM samples WHERE owner = ?1 AND type = ?2),
-                   (SELECT MAX(start_time) FROM samples WHERE owner = ?1 AND type = ?2)
+            SELECT (SELECT MIN(start_time) FROM samples WHERE owner = ?1 AND type = ?2 AND source = ?3),
+                   (SELECT MAX(start_time) FROM samples WHERE owner = ?1 AND type = ?2 AND source = ?3)
             """)
-        extent.bind(all: [.int(owner), .int(typeID)])
         defer { extent.reset() }
-        guard try extent.step(), let first = extent.optionalInt(0), let last = extent.optionalInt(1) else { return false }
+        var starts: ClosedRange<Microseconds>?
+        for source in try db.storedSources(owner: owner, typeID: typeID) {
+            extent.reset()
+            extent.bind(all: [.int(owner), .int(typeID), .int(source)])
+            guard try extent.step(), let first = extent.optionalInt(0), let last = extent.optionalInt(1) else { continue }
+            starts = starts.map { min($0.lowerBound, first)...max($0.upperBound, last) } ?? first...last
+        }
+        guard let first = starts?.lowerBound, let last = starts?.upperBound else { return false }
         let window = PredicateSQL.startWindow(predicate)
         let from = max(first, window.from ?? first), to = min(last + 1, window.to ?? last + 1)
         return to > from && (to - from) * 2 >= last + 1 - first

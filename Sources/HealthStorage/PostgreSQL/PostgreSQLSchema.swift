@@ -13,7 +13,7 @@ import HealthModel
 /// owner's own counter row (see `WriteContext.nextAnchor` for why that keeps anchors in commit order).
 enum PostgreSQLSchema {
     /// Step n (1-based) brings the database from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11]
 
     static var currentVersion: Int { migrations.count }
 
@@ -47,6 +47,12 @@ enum PostgreSQLSchema {
             throw error
         }
     }
+
+    /// `samples_by_time` goes, as SQLite's step 18: the query SQL is shared, and reads a type's rows
+    /// in start order or in a date range source by source through `samples_by_source`.
+    private static let version11 = """
+    DROP INDEX samples_by_time;
+    """
 
     /// Sample rows in anchor order across types, PostgreSQL's alone (SQLite reads each type's range of
     /// its clustered table, which holds only that type's rows): the heap is in insertion order, all

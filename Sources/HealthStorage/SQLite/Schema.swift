@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15, version16, version17]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15, version16, version17, version18]
 
     static var currentVersion: Int { migrations.count }
 
@@ -30,6 +30,13 @@ enum Schema {
             throw error
         }
     }
+
+    /// `samples_by_time` (owner, type, start) goes: 22 bytes and one B-tree insert a sample. A type's
+    /// rows in start order are its few sources' ranges of `samples_by_source` (owner, type, source,
+    /// start), each in that order, merged (TypeSources.swift); a date range is one seek a source.
+    private static let version18 = """
+    DROP INDEX samples_by_time;
+    """
 
     /// How many times the UUID levels moved on (`UUIDLevels.countMoveSQL`), which picks the middle
     /// level's slice each move takes to the merged one.
