@@ -121,6 +121,37 @@ final class ReadCostTests: XCTestCase {
         await f.store.close()
     }
 
+    /// A type with more sources than a read merges (`mergedSourcesAtMost`) is read whole and sorted
+    /// instead: the same rows in the same order. 501 sources: one arm a source would pass the 500 arms
+    /// SQLite allows a compound and fail the read.
+    func testATypeWithMoreSourcesThanAReadMergesIsStillReadInStartOrder() async throws {
+        let f = try await StoreFixture()
+        let sources = 501
+        // Source k's rows start at k × 10 s and (sources + k) × 10 s.
+        for k in 0..<sources {
+            try await f.save([StoreFixture.heartRate(s(Int64(k) * 10)), StoreFixture.heartRate(s(Int64(sources + k) * 10))],
+                             source: Source(name: "App \(k)", bundleID: "com.example.app\(k)"))
+        }
+        let db = try SQLiteConnection(path: f.path, readOnly: true)
+        let context = ReadContext(db: db, registry: Registry(), anchorKey: try f.anchorKey())
+        let starts = (0..<2 * sources).map { s(Int64($0) * 10) }
+        let laterHalf = QueryPredicate.dateRange(DateRange(start: starts[sources], end: nil))
+        for (predicate, descending, expected) in [(nil, false, Array(starts.prefix(10))), (nil, true, Array(starts.suffix(10).reversed())),
+                                                  (laterHalf, false, Array(starts[sources..<sources + 10]))] as [(QueryPredicate?, Bool, [Microseconds])] {
+            let answer = try context.snapshot { () throws(HealthError) in
+                try context.querySamples(owner: f.owner.rawValue, types: [StoreFixture.heartRate], predicate: predicate,
+                                         sort: [SampleSortDescriptor(.startDate, descending: descending)], limit: 10,
+                                         scope: .everything(callerBundleID: "x"))
+            }
+            XCTAssertEqual(answer.map { $0.start }, expected, "\(String(describing: predicate)), descending \(descending)")
+        }
+        let typeID = try XCTUnwrap(try context.resolve([StoreFixture.heartRate], owner: f.owner.rawValue).first?.id)
+        let plan = try context.keyOrderPlan(owner: f.owner.rawValue, typeID: typeID, rows: 16)
+        XCTAssertEqual(plan.rows, 2 * sources)
+        XCTAssertEqual(plan.slices.map(\.first.start), stride(from: 0, to: 2 * sources, by: 16).map { starts[$0] })
+        await f.store.close()
+    }
+
     /// Steps of SQLite's virtual machine that the statements of a connection took, each counted when
     /// it finishes (`SQLITE_TRACE_PROFILE`).
     private final class StepCount {

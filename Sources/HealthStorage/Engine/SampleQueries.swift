@@ -72,9 +72,9 @@ extension ReadContext {
             // Anchored queries read each type's changes after the anchor through (owner, type, anchor).
             let byType = table == .samples ? db.dialect.byPrimaryKey : db.dialect.indexedBy("tombstones_by_type")
             for type in full { parts.append(try part([type], "\(name) s \(byType)", nil)) }
-        } else if bySource, table == .samples {
-            for type in full {
-                for source in try db.storedSources(owner: owner, typeID: type.id) {
+        } else if bySource, table == .samples, let sources = try db.mergeableSources(owner: owner, typeIDs: full.map(\.id)) {
+            for (type, sources) in zip(full, sources) {
+                for source in sources {
                     parts.append(try part([type], "samples s \(db.dialect.indexedBy("samples_by_source"))", ("s.source = ?", [.int(source)])))
                 }
             }
