@@ -13,9 +13,7 @@ samples="${1:-1000000}"
 rounds="${2:-2}"
 : "${BASE_BIN:?BASE_BIN=DIR: the healthd and healthctl to compare against}" "${BENCH_BIN:?BENCH_BIN=DIR: the healthctl to measure}"
 bin="$BASE_BIN"
-client() { python3 "$root/bench/sync/sync_bench.py" "$@" --address "$server_addr" --token-file "$server_data/owner.token"; }
-field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['$1'])" "$2"; }
-cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
+source "$root/bench/sync/helpers.sh"
 
 start_healthd source
 client fill --samples "$samples" >/dev/null

@@ -35,16 +35,12 @@ else
   for product in "${products[@]}"; do swift build -c "$config" --scratch-path "$scratch" --product "$product" >&2; done
   bin="$scratch/$config"
 fi
-client() { python3 "$root/bench/sync/sync_bench.py" "$@" --address "$server_addr" --token-file "$server_data/owner.token"; }
-field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['$1'])" "$2"; }
+source "$root/bench/sync/helpers.sh"
 # ctl: sets the array `ctl` to healthctl as the last started server's owner (an array, not a
 # function, so /usr/bin/time can run it).
 ctl() { ctl=("$bin/healthctl" --server "$server_addr" --token-file "$server_data/owner.token"); }
 # timed OUT CMD…: runs CMD, stores "seconds peak-KiB cpu-seconds" in OUT.
 timed() { local out="$1"; shift; /usr/bin/time -f "%e %M %U %S" -o "$out" "$@"; }
-# cpu_seconds PID: user + system CPU the process used so far. On a machine shared with other work,
-# samples per CPU-second of the process that limits the rate compare better than wall-clock rates.
-cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
 # store_cpu: CPU-seconds of the PostgreSQL cluster so far (0 on SQLite, which runs inside healthd).
 store_cpu() { if [ "$engine" = postgres ]; then postgres_cpu_seconds; else echo 0; fi; }
 # start_store_healthd NAME: a fresh healthd on a fresh store of the engine.
