@@ -12,9 +12,12 @@ struct Deadline: Sendable {
         end = .now + timeout
     }
 
+    /// The time left: zero once the deadline passed.
+    var left: Duration { max(.zero, end - .now) }
+
     /// Milliseconds left, for poll(2): 0 once the deadline passed.
     var millisecondsLeft: Int32 {
-        let left = end - .now
+        let left = left
         guard left > .zero else { return 0 }
         return Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
     }

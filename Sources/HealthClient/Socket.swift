@@ -13,59 +13,68 @@ final class Socket: @unchecked Sendable {
 
     private init(fd: Int32) { self.fd = fd }
 
-    /// Connects to `endpoint`, failing with `.unavailable` naming the address and the OS reason,
-    /// or the deadline when a TCP peer has not answered by then (a dropped SYN waits minutes).
-    static func connect(to endpoint: Endpoint, before deadline: Deadline) throws(HealthError) -> Socket {
-        switch endpoint {
-        case .tcp(let host, let port): return try connectTCP(host: host, port: port, endpoint: endpoint, before: deadline)
-        case .unix(let path): return try connectUnix(path: path, endpoint: endpoint)
+    /// Connects to `endpoint`, failing with `.unavailable` naming the address and the OS reason, or
+    /// the timeout when the name's lookup, a TCP peer (a dropped SYN waits minutes) or a Unix listener
+    /// whose backlog is full has not let it through by `deadline`. `resolver` looks host names up.
+    static func connect(to endpoint: Endpoint, before deadline: Deadline, resolver: Resolver = .system) throws(HealthError) -> Socket {
+        let addresses = switch endpoint {
+        case .tcp(let host, let port): try resolver.addresses(of: host, port: port, before: deadline)
+        case .unix(let path): [try unixAddress(path)]
         }
-    }
-
-    private static func connectTCP(host: String, port: UInt16, endpoint: Endpoint, before deadline: Deadline) throws(HealthError) -> Socket {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(host, String(port), &hints, &list)
-        guard rc == 0, let first = list else {
-            throw HealthError(.unavailable, "cannot resolve \(endpoint): \(String(cString: gai_strerror(rc)))")
-        }
-        defer { freeaddrinfo(list) }
         var lastErrno: Int32 = 0
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let info = entry {
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
-            if fd >= 0 {
-                switch connect(fd, to: info.pointee, before: deadline) {
-                case 0:
+        for address in addresses {
+            let fd = socket(address.family, address.type, address.proto)
+            guard fd >= 0 else {
+                lastErrno = errno
+                continue
+            }
+            switch connect(fd, to: address, before: deadline) {
+            case 0:
+                if address.family != AF_UNIX {
                     var one: Int32 = 1
                     setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
                     keepAlive(fd, probingAfter: deadline.timeout)
-                    return Socket(fd: fd)
-                case ETIMEDOUT where deadline.millisecondsLeft == 0:
-                    Glibc.close(fd)
-                    throw deadline.missed("cannot connect to \(endpoint)")
-                case let failed:
-                    lastErrno = failed
-                    Glibc.close(fd)
                 }
-            } else {
-                lastErrno = errno
+                return Socket(fd: fd)
+            case ETIMEDOUT where deadline.millisecondsLeft == 0:
+                Glibc.close(fd)
+                throw deadline.missed("cannot connect to \(endpoint)")
+            case let failed:
+                lastErrno = failed
+                Glibc.close(fd)
             }
-            entry = info.pointee.ai_next
         }
         throw HealthError(.unavailable, "cannot connect to \(endpoint): \(String(cString: strerror(lastErrno)))")
     }
 
     /// Connects `fd` to `address` without blocking past `deadline`: 0, or the errno that failed it
-    /// (ETIMEDOUT once the deadline passed).
-    private static func connect(_ fd: Int32, to address: addrinfo, before deadline: Deadline) -> Int32 {
+    /// (ETIMEDOUT once the deadline passed). A TCP connection under way is waited for with poll(2);
+    /// a Unix listener whose backlog is full refuses with EAGAIN and offers nothing to wait on, so
+    /// the connect is tried again every few milliseconds (a blocking one waited with no bound).
+    private static func connect(_ fd: Int32, to address: SocketAddress, before deadline: Deadline) -> Int32 {
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         defer { _ = fcntl(fd, F_SETFL, flags) }
-        guard Glibc.connect(fd, address.ai_addr, address.ai_addrlen) != 0 else { return 0 }
-        guard errno == EINPROGRESS else { return errno }
+        while true {
+            let rc = address.bytes.withUnsafeBytes { bytes in
+                Glibc.connect(fd, bytes.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
+            }
+            guard rc != 0 else { return 0 }
+            switch errno {
+            case EINPROGRESS:
+                return established(fd, before: deadline)
+            case EAGAIN:
+                let left = deadline.millisecondsLeft
+                guard left > 0 else { return ETIMEDOUT }
+                usleep(UInt32(min(left, 10)) * 1000)
+            case let failed:
+                return failed
+            }
+        }
+    }
+
+    /// Waits until the connection under way on `fd` is established: 0, or the errno that failed it.
+    private static func established(_ fd: Int32, before deadline: Deadline) -> Int32 {
         var watch = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
         while true {
             let ready = poll(&watch, 1, deadline.millisecondsLeft)
@@ -91,7 +100,8 @@ final class Socket: @unchecked Sendable {
         }
     }
 
-    private static func connectUnix(path: String, endpoint: Endpoint) throws(HealthError) -> Socket {
+    /// The address of the Unix socket at `path`.
+    private static func unixAddress(_ path: String) throws(HealthError) -> SocketAddress {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -103,19 +113,8 @@ final class Socket: @unchecked Sendable {
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HealthError(.unavailable, "cannot create socket: \(String(cString: strerror(errno)))") }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard rc == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw HealthError(.unavailable, "cannot connect to \(endpoint): \(reason)")
-        }
-        return Socket(fd: fd)
+        return SocketAddress(family: AF_UNIX, type: Int32(SOCK_STREAM.rawValue), proto: 0,
+                             bytes: withUnsafeBytes(of: &address) { Array($0) })
     }
 
     /// Writes every byte; a peer that went away is `.unavailable` (never SIGPIPE).

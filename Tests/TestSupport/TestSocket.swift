@@ -23,6 +23,28 @@ public enum TestSocket {
         return fd
     }
 
+    /// Connections queued at the Unix listener at `path` (which accepts none) until its backlog is
+    /// full: a blocking connect then waits for room, a non-blocking one is refused with EAGAIN.
+    public static func fillBacklog(unix path: String) throws -> [Int32] {
+        var queued: [Int32] = []
+        while queued.count < 4096 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            guard withAddress(path, { Glibc.connect(fd, $0, $1) }) == 0 else {
+                if errno == EAGAIN {
+                    close(fd)
+                    return queued
+                }
+                let error = failure("connect to \(path)", closing: fd)
+                queued.forEach { close($0) }
+                throw error
+            }
+            queued.append(fd)
+        }
+        queued.forEach { close($0) }
+        throw TestSocketError(description: "the backlog of \(path) took 4096 connections and was not full")
+    }
+
     /// A socket listening on 127.0.0.1 at a port the kernel chose, and that port.
     public static func listenLoopback(backlog: Int32 = 16) throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
