@@ -8,8 +8,9 @@ import XCTest
 @testable import healthctl
 
 /// Servers that go silent, played by the test over real sockets, with short client timeouts: the
-/// Hello deadline, the Ping that finds a server gone quiet under waiting calls, and the long-running
-/// call of a server that answers Pings, which is never failed for being quiet.
+/// dial's deadline (name lookup, connection, Hello), the Ping that finds a server gone quiet under
+/// waiting calls, and the slow or long-running call of a server that answers Pings, which is never
+/// failed for being quiet.
 final class SilentServerTests: XCTestCase {
     private static let timeout = Duration.milliseconds(300)
     private static let hello = Hello(token: "token")
@@ -41,6 +42,47 @@ final class SilentServerTests: XCTestCase {
             XCTFail("connected through a full queue")
         } catch let error as HealthError {
             XCTAssertEqual(error.message, "cannot connect to 127.0.0.1:\(port) within 0.3 s")
+        }
+    }
+
+    /// A name lookup that never answers (a hung resolver) fails the dial at the deadline, naming
+    /// the host and the timeout; a numeric address asks no resolver at all.
+    func testANameLookupThatNeverAnswersFailsTheDialAtTheDeadline() throws {
+        let release = DispatchSemaphore(value: 0)
+        // Blocks its thread until the test is over, as a hung getaddrinfo(3) does.
+        let hung = Resolver { _, _ in
+            release.wait()
+            return .failure(HealthError(.unavailable, "released"))
+        }
+        defer { release.signal() }
+        XCTAssertThrowsError(try Socket.connect(to: .tcp(host: "hung.resolver.test", port: 7420), before: Deadline(Self.timeout),
+                                                resolver: hung)) { error in
+            XCTAssertEqual((error as? HealthError)?.code, .unavailable)
+            XCTAssertEqual((error as? HealthError)?.message, "cannot resolve hung.resolver.test:7420 within 0.3 s")
+        }
+        // Through the same hung resolver: asked, it would fail the dial.
+        let (listener, port) = try TestSocket.listenLoopback()
+        defer { close(listener) }
+        try Socket.connect(to: .tcp(host: "127.0.0.1", port: port), before: Deadline(Self.timeout), resolver: hung).close()
+    }
+
+    /// A Unix listener whose backlog is full and that never accepts fails the dial at the deadline,
+    /// naming the address and the timeout (a blocking connect waited for room with no bound).
+    func testAUnixListenerWithAFullBacklogFailsTheDialAtTheDeadline() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("full-\(UUID().uuidString.prefix(8)).sock").path
+        let listener = try TestSocket.listen(unix: path, backlog: 0)
+        defer {
+            close(listener)
+            unlink(path)
+        }
+        let fillers = try TestSocket.fillBacklog(unix: path)
+        defer { fillers.forEach { close($0) } }
+        do {
+            _ = try await HealthConnection.connect(to: .unix(path: path), hello: Self.hello, timeout: Self.timeout)
+            XCTFail("connected through a full backlog")
+        } catch let error as HealthError {
+            XCTAssertEqual(error.code, .unavailable)
+            XCTAssertEqual(error.message, "cannot connect to unix:\(path) within 0.3 s")
         }
     }
 
@@ -133,6 +175,19 @@ final class SilentServerTests: XCTestCase {
         _ = await observing.result
     }
 
+    /// A query that a live server answers only after a long while (several timeouts, each Ping
+    /// answered at once) gets its answer: the check never fails a call of a server that answers.
+    func testASlowQueryOnALiveServerIsAnswered() async throws {
+        let server = try PlayedServer(answersPings: true, answersCallsAfterPings: 3)
+        // Longer than the others: here each Ping's answer must beat it, on however loaded a machine.
+        let connection = try await HealthConnection.connect(to: server.endpoint, hello: Self.hello, timeout: .seconds(1))
+        let samples = try await connection.samples(SampleQuery(types: ["HKQuantityTypeIdentifierStepCount"]))
+        XCTAssertTrue(samples.isEmpty)
+        XCTAssertGreaterThanOrEqual(server.pings, 3, "the query was answered only after the third Ping")
+        XCTAssertFalse(connection.isClosed, "\(connection.closeReason?.message ?? "")")
+        connection.close()
+    }
+
     /// Calls that are over leave a quiet connection alone: no Ping, nothing failed.
     func testAQuietConnectionWithoutCallsSendsNoPing() async throws {
         let server = try PlayedServer(answersPings: false)
@@ -181,18 +236,19 @@ final class SilentServerTests: XCTestCase {
 
 /// A server played on a Unix socket: it accepts one connection, answers Hello, then answers
 /// nothing but (when `answersPings`) Pings, counting them; when not `reads`, it reads nothing
-/// after the Hello until the client hangs up.
+/// after the Hello until the client hangs up. With `answersCallsAfterPings`, a query is answered
+/// (no samples) once that many Pings arrived.
 private final class PlayedServer: Sendable {
     let endpoint: Endpoint
     private let path: String
     private let listener: Int32
     private let pingCount = Mutex(0)
 
-    init(answersPings: Bool, reads: Bool = true) throws {
+    init(answersPings: Bool, reads: Bool = true, answersCallsAfterPings: Int? = nil) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("played-\(UUID().uuidString.prefix(8)).sock").path
         listener = try TestSocket.listen(unix: path)
         endpoint = .unix(path: path)
-        Thread { [self] in serve(answersPings: answersPings, reads: reads) }.start()
+        Thread { [self] in serve(answersPings: answersPings, reads: reads, answersCallsAfterPings: answersCallsAfterPings) }.start()
     }
 
     deinit {
@@ -211,10 +267,11 @@ private final class PlayedServer: Sendable {
         }
     }
 
-    private func serve(answersPings: Bool, reads: Bool) {
+    private func serve(answersPings: Bool, reads: Bool, answersCallsAfterPings: Int?) {
         let fd = accept(listener, nil, nil)
         guard fd >= 0 else { return }
         defer { close(fd) }
+        var queries: [UInt64] = []
         var decoder = FrameDecoder()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -232,10 +289,17 @@ private final class PlayedServer: Sendable {
                         return
                     }
                 case .ping(let payload):
-                    pingCount.withLock { $0 += 1 }
+                    let pings = pingCount.withLock { count in
+                        count += 1
+                        return count
+                    }
                     if answersPings { answer(fd, ServerMessage(callID: message.callID, more: false, result: .pong(payload: payload, serverTime: 0))) }
+                    if let answersCallsAfterPings, pings >= answersCallsAfterPings {
+                        for query in queries { answer(fd, ServerMessage(callID: query, more: false, result: .samples([]))) }
+                        queries = []
+                    }
                 default:
-                    break
+                    queries.append(message.callID)
                 }
             }
         }
