@@ -7,13 +7,11 @@
 # and whether the file is byte for byte the base build's.
 #   BASE_BIN=DIR BENCH_BIN=DIR bench/export-ab.sh [SAMPLES] [ROUNDS]     default 1000000 2
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-source "$root/scripts/healthd-fixture.sh"
-samples="${1:-1000000}"
-rounds="${2:-2}"
-: "${BASE_BIN:?BASE_BIN=DIR: the healthd and healthctl to compare against}" "${BENCH_BIN:?BENCH_BIN=DIR: the healthctl to measure}"
-bin="$BASE_BIN"
+# The fixture sets root, the repository's top folder.
+source "$(dirname "$0")/../scripts/healthd-fixture.sh"
 source "$root/bench/sync/helpers.sh"
+ab_arguments "the healthctl to measure" "$@"
+bin="$BASE_BIN"
 
 start_healthd source
 client fill --samples "$samples" >/dev/null

@@ -9,12 +9,10 @@
 # the import, healthctl peak RSS. KEEP_EXPORT=FILE keeps the export for a later EXPORT=FILE run.
 #   BASE_BIN=DIR BENCH_BIN=DIR bench/import-ab.sh [SAMPLES] [ROUNDS]     default 1000000 2
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-source "$root/scripts/healthd-fixture.sh"
-samples="${1:-1000000}"
-rounds="${2:-2}"
-: "${BASE_BIN:?BASE_BIN=DIR: the healthd and healthctl to compare against}" "${BENCH_BIN:?BENCH_BIN=DIR: the healthd and healthctl to measure}"
+# The fixture sets root, the repository's top folder.
+source "$(dirname "$0")/../scripts/healthd-fixture.sh"
 source "$root/bench/sync/helpers.sh"
+ab_arguments "the healthd and healthctl to measure" "$@"
 
 export_file="${EXPORT:-$work/export.jsonl}"
 if [ -z "${EXPORT:-}" ]; then
