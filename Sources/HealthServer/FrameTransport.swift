@@ -175,20 +175,17 @@ final class FrameTransport {
             } catch {
                 return broke(error)
             }
-            // Matched and moved out rather than copied with `get()`: every copy of a frame goes through
-            // the value witnesses of its call and samples.
-            switch consume decoded {
-            case nil:
-                return
-            case .failure(let error)?:
-                frameStartedAt = nil
+            guard let decoded else { return }
+            frameStartedAt = nil
+            let frame: ClientFrame
+            do {
+                frame = try decoded.get()
+            } catch {
                 return broke(HealthError(.malformed, "undecodable frame: \(error.message)"))
-            case .success(let frame)?:
-                frameStartedAt = nil
-                switch frame.call {
-                case .success(let call): delegate?.received(ClientMessage(callID: frame.callID, call: call))
-                case .failure(let error): delegate?.refused(frame.callID, error)
-                }
+            }
+            switch frame.call {
+            case .success(let call): delegate?.received(ClientMessage(callID: frame.callID, call: call))
+            case .failure(let error): delegate?.refused(frame.callID, error)
             }
         }
     }
