@@ -58,8 +58,17 @@ struct CallReplier: Sendable {
 
     /// `end(with:)` for a call answered without a task, on the connection's loop thread.
     func endOnLoop(with answer: ServerResult) {
-        var frame = encode(answer, more: false)
-        if case .error = answer {} else if !fits(frame) { frame = encode(.error(tooLarge), more: false) }
+        let frame = encode(answer, more: false)
+        if case .error = answer { return deliverOnLoop(frame) }
+        endOnLoop(withFrame: frame)
+    }
+
+    /// `endOnLoop(with:)` for an answer other than an error, already encoded as this call's final frame.
+    func endOnLoop(withFrame frame: [UInt8]) {
+        deliverOnLoop(fits(frame) ? frame : encode(.error(tooLarge), more: false))
+    }
+
+    private func deliverOnLoop(_ frame: [UInt8]) {
         loop.connections[connectionID]?.calls.deliver(frame, callID: callID, serial: serial, final: true, endsTurn: true)
     }
 

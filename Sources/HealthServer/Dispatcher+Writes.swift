@@ -41,8 +41,13 @@ extension Dispatcher {
 
     /// The answer to a save, counting what it stored.
     func saved(_ outcomes: [SaveOutcome]) -> ServerResult {
-        metrics.samplesStored.add(outcomes.reduce(0) { $0 + ($1 == .stored || $1 == .replaced ? 1 : 0) })
+        countStored(outcomes)
         return .saveObjects(outcomes)
+    }
+
+    /// Counts what a save stored.
+    func countStored(_ outcomes: [SaveOutcome]) {
+        metrics.samplesStored.add(outcomes.reduce(0) { $0 + ($1 == .stored || $1 == .replaced ? 1 : 0) })
     }
 
     func delete(_ target: DeleteTarget, _ access: Access) async throws -> ServerResult {

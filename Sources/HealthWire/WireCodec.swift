@@ -85,6 +85,15 @@ public enum WireCodec {
         return pack(framed: true) { $0.serverMessage(message) }
     }
 
+    /// The final answer to a SaveObjects call that saved: `encodeServerFrame` of that answer, made
+    /// without building the `ServerMessage` first (the event loop answers every device's save with it).
+    public static func encodeSaveAnswerFrame(callID: UInt64, _ outcomes: [SaveOutcome]) -> [UInt8] {
+        guard outcomes.count == 1 else {
+            return encodeServerFrame(ServerMessage(callID: callID, result: .saveObjects(outcomes)))
+        }
+        return saveAnswerFrame(callID: callID, more: false, outcomes[0])
+    }
+
     /// The answer to a one-object SaveObjects (what every device sends), byte for byte what packing
     /// it whole gives: protobuf-c packs the call id and `more` as a `ServerMessageHead`, then the
     /// result's bytes, packed once per outcome, follow. Fields pack in number order (`call_id` 1,

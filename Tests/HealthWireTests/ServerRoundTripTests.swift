@@ -68,6 +68,20 @@ final class ServerRoundTripTests: XCTestCase {
         }
     }
 
+    /// The event loop's save answer, encoded from the outcomes alone, is byte for byte the answer
+    /// `encodeServerFrame` makes of the `.saveObjects` message, for one outcome and for any other count.
+    func testSaveAnswerFromOutcomes() {
+        let batches: [[SaveOutcome]] = [[.stored], [.alreadyStored], [.replaced], [.keptExisting], [],
+                                        [.stored, .alreadyStored, .replaced, .keptExisting]]
+        for outcomes in batches {
+            for callID: UInt64 in [0, 1, 300, .max] {
+                let message = ServerMessage(callID: callID, result: .saveObjects(outcomes))
+                XCTAssertEqual(WireCodec.encodeSaveAnswerFrame(callID: callID, outcomes), WireCodec.encodeServerFrame(message),
+                               "\(outcomes) \(callID)")
+            }
+        }
+    }
+
     func testSampleResults() {
         assertRoundTrip(.samples(Fixtures.allSamples), more: true)
         assertRoundTrip(.samples([]))
