@@ -192,15 +192,35 @@ func streamRun(postgres: String?) async throws {
     var db: OpaquePointer?
     guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { return }
     defer { sqlite3_close(db) }
+    // dbstat is optional in SQLite builds: without it only the total above is printed. Per table and
+    // index, each entry's share: its record (header and columns), its cell's overhead (length varint,
+    // cell pointer, the page headers), the unused space of its leaves, and the interior pages.
+    let free = Double(sqliteInt(db, "PRAGMA freelist_count") * sqliteInt(db, "PRAGMA page_size")) / Double(total)
+    print("  " + "(free pages)".padding(toLength: 18, withPad: " ", startingAt: 0) + String(format: "%5.1f bytes per sample", free))
     var statement: OpaquePointer?
-    // dbstat is optional in SQLite builds: without it only the total above is printed.
-    guard sqlite3_prepare_v2(db, "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name HAVING SUM(pgsize) > \(total) ORDER BY 2 DESC",
-                             -1, &statement, nil) == SQLITE_OK else { return }
+    guard sqlite3_prepare_v2(db, """
+        SELECT name, SUM(pgsize), SUM(ncell), SUM(CASE WHEN pagetype = 'leaf' THEN payload END),
+               SUM(CASE WHEN pagetype = 'leaf' THEN pgsize - payload - unused END), SUM(CASE WHEN pagetype = 'leaf' THEN unused END),
+               SUM(CASE WHEN pagetype != 'leaf' THEN pgsize END), SUM(CASE WHEN pagetype = 'leaf' THEN ncell END)
+        FROM dbstat GROUP BY name HAVING SUM(pgsize) > \(total) ORDER BY 2 DESC
+        """, -1, &statement, nil) == SQLITE_OK else { return }
     defer { sqlite3_finalize(statement) }
     while sqlite3_step(statement) == SQLITE_ROW {
-        print(String(format: "  %-22@ %5.1f bytes per sample", String(cString: sqlite3_column_text(statement, 0)),
-                     Double(sqlite3_column_int64(statement, 1)) / Double(total)))
+        let leafEntries = Double(max(sqlite3_column_int64(statement, 7), 1))
+        func each(_ column: Int32) -> Double { Double(sqlite3_column_int64(statement, column)) / leafEntries }
+        let name = String(cString: sqlite3_column_text(statement, 0)).padding(toLength: 18, withPad: " ", startingAt: 0)
+        print("  " + name + String(format: "%5.1f bytes per sample: %.2f entries a sample, each %.1f record + %.1f cell + %.1f unused + %.1f interior",
+                     Double(sqlite3_column_int64(statement, 1)) / Double(total),
+                     Double(sqlite3_column_int64(statement, 2)) / Double(total), each(3), each(4), each(5), each(6)))
     }
+}
+
+/// The first column of `sql`'s first row as an integer (0 when it fails).
+func sqliteInt(_ db: OpaquePointer, _ sql: String) -> Int64 {
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return 0 }
+    defer { sqlite3_finalize(statement) }
+    return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0
 }
 
 if arguments.contains("--stream") {
