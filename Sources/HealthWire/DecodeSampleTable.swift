@@ -57,30 +57,25 @@ extension WireDecode {
             }
         }
         guard let page else { return nil }
-        var pageRest: [UInt8] = []
-        var samples: [Range<Int>] = []
-        var largest = 0
-        offset = 0
-        while offset < page.count {
-            let start = offset
-            guard let field = WireScan.next(page, &offset) else { return nil }
-            if field.tag >> 3 == 1 {
-                guard let body = field.body else { return nil }
-                samples.append(body)
-                largest = max(largest, body.count)
-            } else {
-                pageRest.append(contentsOf: page[start..<offset])
-            }
-        }
         // Everything unpacked lives in the arena until the page's values are read out of it.
         let arena = WireArena(initialBlockSize: min(max(4096, page.count * 2), 1 << 20))
         return withExtendedLifetime(arena) { () -> ServerMessage? in
             var allocator = arena.allocator
             var reader = TableReader()
-            // Room for the largest sample, into which each sample's bytes but its device and revision are copied.
-            let splice = UnsafeMutableRawBufferPointer(start: arena.allocate(largest), count: largest)
-            for range in samples {
-                guard reader.append(wire: UnsafeRawBufferPointer(rebasing: page[range]), splice: splice, &allocator) else { return nil }
+            // Room for any sample, into which a sample that is not plain is copied but its type, device and revision.
+            let splice = UnsafeMutableRawBufferPointer(start: arena.allocate(page.count), count: page.count)
+            // The samples are read as the page is walked; its other fields are unpacked after.
+            var pageRest: [UInt8] = []
+            var offset = 0
+            while offset < page.count {
+                let start = offset
+                guard let field = WireScan.next(page, &offset) else { return nil }
+                if field.tag >> 3 == 1 {
+                    guard let body = field.body,
+                          reader.append(wire: UnsafeRawBufferPointer(rebasing: page[body]), splice: splice, &allocator) else { return nil }
+                } else {
+                    pageRest.append(contentsOf: page[start..<offset])
+                }
             }
             guard let header = envelope.withUnsafeBytes({ unpacked($0, healthstore__v1__server_message__descriptor, depth: 1, &allocator,
                                                                    healthstore__v1__server_message__unpack) }),
@@ -139,13 +134,10 @@ private struct TableReader {
     /// by protobuf-c without its type, device and revision.
     mutating func append(wire: UnsafeRawBufferPointer, splice: UnsafeMutableRawBufferPointer, _ allocator: inout ProtobufCAllocator) -> Bool {
         var type: UnsafeRawBufferPointer?, device: UnsafeRawBufferPointer?, revision: UnsafeRawBufferPointer?
+        // Where those three fields lie in `wire`: only a sample that is not plain is spliced without them.
+        var cut: (type: Range<Int>?, device: Range<Int>?, revision: Range<Int>?)
         var plain = PlainFields()
-        var (offset, copied, spliced) = (0, 0, 0)
-        func copy(_ range: Range<Int>) {
-            guard !range.isEmpty else { return }
-            splice.baseAddress!.advanced(by: spliced).copyMemory(from: wire.baseAddress!.advanced(by: range.lowerBound), byteCount: range.count)
-            spliced += range.count
-        }
+        var offset = 0
         while offset < wire.count {
             let start = offset
             guard let field = WireScan.next(wire, &offset) else { return false }
@@ -159,12 +151,10 @@ private struct TableReader {
             guard let body = field.body, (number == 2 ? type : number == 6 ? device : revision) == nil else { return false }
             let bytes = UnsafeRawBufferPointer(rebasing: wire[body])
             switch number {
-            case 2: type = bytes
-            case 6: device = bytes
-            default: revision = bytes
+            case 2: (type, cut.type) = (bytes, start..<offset)
+            case 6: (device, cut.device) = (bytes, start..<offset)
+            default: (revision, cut.revision) = (bytes, start..<offset)
             }
-            copy(copied..<start)
-            copied = offset
         }
         guard let type else { return false }
         do {
@@ -176,7 +166,13 @@ private struct TableReader {
             }) {
                 row = fields
             } else {
-                copy(copied..<wire.count)
+                var spliced = 0
+                var copied = 0
+                for range in [cut.type, cut.device, cut.revision, wire.count..<wire.count].compactMap({ $0 }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+                    splice.baseAddress!.advanced(by: spliced).copyMemory(from: wire.baseAddress!.advanced(by: copied), byteCount: range.lowerBound - copied)
+                    spliced += range.lowerBound - copied
+                    copied = range.upperBound
+                }
                 guard let s = WireDecode.unpacked(UnsafeRawBufferPointer(rebasing: splice[..<spliced]), healthstore__v1__sample__descriptor,
                                                   depth: 3, &allocator, healthstore__v1__sample__unpack)?.pointee else { return false }
                 guard let body = try plainBody(s) else {
@@ -469,7 +465,9 @@ private struct WordHash {
         add(UInt64(length))
     }
 
-    /// Bytes that are not a C string (a submessage's on the wire).
+    /// Bytes that are not a C string (a submessage's on the wire). A tail of fewer than eight bytes
+    /// is taken as the last eight (overlapping the last word added) where there are eight: a
+    /// sample's device is hashed for nearly every sample.
     mutating func add(_ bytes: UnsafeRawBufferPointer) {
         var at = 0
         while at + 8 <= bytes.count {
@@ -477,7 +475,11 @@ private struct WordHash {
             at += 8
         }
         var tail: UInt64 = 0
-        for i in at..<bytes.count { tail |= UInt64(bytes[i]) << (8 * UInt64(i - at)) }
+        if at < bytes.count, bytes.count >= 8 {
+            tail = bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
+        } else {
+            for i in at..<bytes.count { tail |= UInt64(bytes[i]) << (8 * UInt64(i - at)) }
+        }
         add(tail)
         add(UInt64(bytes.count))
     }

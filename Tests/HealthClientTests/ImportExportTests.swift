@@ -106,6 +106,23 @@ final class SampleJSONRoundTripTests: XCTestCase {
         }
     }
 
+    /// A line's UUID is `uuidString`'s text, for every byte value in every place.
+    func testLineUUIDsAreUUIDStringForEveryByte() throws {
+        let samples = (0..<16).map { first in
+            // Each place holds a different byte of the sixteen in turn.
+            let bytes = (0..<16).map { UInt8(first * 16 + ($0 + first) % 16) }
+            let uuid = bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+            return Sample(uuid: uuid, type: "HKQuantityTypeIdentifierStepCount", start: ExportFixtures.t0, end: ExportFixtures.t0 + 1,
+                          body: .quantity(Quantity(1, "count"), count: 1))
+        }
+        var cache = SampleJSON.LineCache()
+        var bytes: [UInt8] = []
+        for sample in samples { SampleJSON.writeLine(sample, zone: nil, cache: &cache, to: &bytes) }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines, samples.map { SampleJSON.sample($0).text(pretty: false) })
+        for (line, sample) in zip(lines, samples) { XCTAssertTrue(line.contains("\"uuid\":\"\(sample.uuid.uuidString)\""), line) }
+    }
+
     /// An export page arrives as a table (plain samples as rows sharing their parts) and is written
     /// row by row: every line must be the tree's text, whatever the values.
     func testTableLinesAreTheTreesTextForVariedSamples() throws {

@@ -204,6 +204,39 @@ final class ServerRoundTripTests: XCTestCase {
         XCTAssertEqual(noted.map(\.metadata), [["note": .string("x")]])
     }
 
+    /// A sample that is not plain is unpacked without its type, device and revision, wherever in
+    /// its bytes they lie (first, between other fields, last): read as protobuf-c reads it whole.
+    func testAnchoredPagesReadSamplesWithTypeDeviceAndRevisionAnywhere() throws {
+        let uuid = ProtoBytes().bytes(1, [UInt8](repeating: 9, count: 16))
+        let type = ProtoBytes().string(2, "HKQuantityTypeIdentifierHeartRate")
+        let device = ProtoBytes().message(6, ProtoBytes().string(1, "Watch").string(3, "W1"))
+        let revision = ProtoBytes().message(7, ProtoBytes().message(1, ProtoBytes().string(1, "App").string(2, "com.example.app")).string(2, "1.0")
+            .varint(4, 17))
+        let metadata = ProtoBytes().message(5, ProtoBytes().string(1, "note").message(2, ProtoBytes().string(1, "x")))
+        let times = ProtoBytes().varint(3, 5).varint(4, 6)
+        let body = ProtoBytes().message(10, ProtoBytes().message(1, ProtoBytes().fixed64(1, 72.5.bitPattern).string(2, "count/min")))
+        let orders: [[ProtoBytes]] = [
+            [uuid, type, times, metadata, device, revision, body],
+            [type, device, revision, uuid, times, metadata, body],
+            [uuid, times, metadata, body, revision, device, type],
+            [device, uuid, times, type, metadata, body, revision],
+            [uuid, times, type, metadata, body],
+        ]
+        func decoded(whole: Bool) throws -> [Sample] {
+            let page = ProtoBytes().varint(1, 3).message(41, orders.reduce(ProtoBytes()) { $0.bytes(1, $1.flatMap(\.bytes)) })
+            guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage((whole ? page.varint(99, 1) : page).bytes).result else {
+                throw HealthError(.internalError, "not an anchored page")
+            }
+            return Array(table)
+        }
+        let read = try decoded(whole: false)
+        XCTAssertEqual(read, try decoded(whole: true), "as protobuf-c reads the page")
+        XCTAssertEqual(read.map(\.metadata), Array(repeating: ["note": .string("x")], count: 5))
+        XCTAssertEqual(read.map(\.device?.name), ["Watch", "Watch", "Watch", "Watch", nil])
+        XCTAssertEqual(read.map(\.sourceRevision?.source.bundleID), ["com.example.app", "com.example.app", "com.example.app", "com.example.app", nil])
+        XCTAssertEqual(read.map(\.body), Array(repeating: .quantity(Quantity(72.5, "count/min"), count: 1), count: 5))
+    }
+
     func testStatisticsResults() {
         assertRoundTrip(.statistics(Fixtures.statistics))
         assertRoundTrip(.statistics(Fixtures.emptyStatistics))

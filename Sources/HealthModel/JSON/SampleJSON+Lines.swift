@@ -20,54 +20,82 @@ extension SampleJSON {
 
     /// Appends the line of `s`.
     public static func writeLine(_ s: Sample, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
-        let body: PlainBody
+        let body: PlainBody, unit: [UInt8]?
         switch s.body {
         case .quantity(let q, let count) where s.discreteSeries == nil:
-            body = .quantity(q.value, unit: cached(q.unit, &cache.strings, JSON.string), count: count)
-        case .category(let value): body = .category(value)
+            (body, unit) = (.quantity(q.value, count: count), cached(q.unit, &cache.strings, JSON.string))
+        case .category(let value): (body, unit) = (.category(value), nil)
         default:
             sample(s, zone: zone).write(to: &out)
             return out.append(UInt8(ascii: "\n"))
         }
-        let line = PlainLine(uuid: s.uuid, type: cached(s.type, &cache.strings, JSON.string), start: s.start, end: s.end,
-                             creationTime: s.creationTime, body: body,
-                             device: s.device.map { cached($0, &cache.devices, device) },
-                             source: s.sourceRevision.map { cached($0, &cache.sources, revision) })
-        line.write(metadata: s.metadata, zone: zone, cache: &cache, to: &out)
+        let type = cached(s.type, &cache.strings, JSON.string)
+        let device = s.device.map { cached($0, &cache.devices, Self.device) }
+        let source = s.sourceRevision.map { cached($0, &cache.sources, revision) }
+        type.withUnsafeBufferPointer { type in
+            withBytes(unit) { unit in
+                withBytes(device) { device in
+                    withBytes(source) { source in
+                        PlainLine(uuid: s.uuid, type: type, start: s.start, end: s.end, creationTime: s.creationTime, body: body,
+                                  unit: unit, device: device, source: source)
+                            .write(metadata: s.metadata, zone: zone, cache: &cache, to: &out)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `body` given the bytes of `text` (nil for nil).
+    private static func withBytes(_ text: [UInt8]?, _ body: (UnsafeBufferPointer<UInt8>?) -> Void) {
+        guard let text else { return body(nil) }
+        text.withUnsafeBufferPointer(body)
     }
 
     /// The lines of a page in table form (`SampleTable`): each of its devices and sources is written
     /// once, or taken from the cache when an earlier page wrote it.
     public struct TableLines: Sendable {
         private let table: SampleTable
-        private let types: [[UInt8]]
-        private let units: [[UInt8]]
-        private let devices: [[UInt8]]
-        private let sources: [[UInt8]]
+        /// The texts of the table's types, units, devices and sources one after another (a line
+        /// points into them: an array of its own for each would be retained and released by every
+        /// line that writes it), and where each one's is.
+        private let texts: [UInt8]
+        private let types: [Range<Int>]
+        private let units: [Range<Int>]
+        private let devices: [Range<Int>]
+        private let sources: [Range<Int>]
 
         public init(_ table: SampleTable, cache: inout LineCache) {
             self.table = table
-            types = table.types.map { cached($0, &cache.strings, JSON.string) }
-            units = table.units.map { cached($0, &cache.strings, JSON.string) }
-            devices = table.devices.map { cached($0, &cache.devices, device) }
-            sources = table.revisions.map { cached($0, &cache.sources, revision) }
+            var texts: [UInt8] = []
+            func placed(_ text: [UInt8]) -> Range<Int> {
+                texts += text
+                return texts.count - text.count..<texts.count
+            }
+            types = table.types.map { placed(cached($0, &cache.strings, JSON.string)) }
+            units = table.units.map { placed(cached($0, &cache.strings, JSON.string)) }
+            devices = table.devices.map { placed(cached($0, &cache.devices, device)) }
+            sources = table.revisions.map { placed(cached($0, &cache.sources, revision)) }
+            self.texts = texts
         }
 
         /// Appends the line of `row`, one of the table's rows (a whole sample's through the tree).
         public func writeLine(_ row: SampleTable.Row, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
-            let body: PlainBody
-            switch row.body {
-            case .quantity(let value, let unit, let count): body = .quantity(value, unit: units[Int(unit)], count: count)
-            case .category(let value): body = .category(value)
-            case .whole(let index):
-                SampleJSON.sample(table.wholes[index], zone: zone).write(to: &out)
-                return out.append(UInt8(ascii: "\n"))
+            texts.withUnsafeBufferPointer { texts in
+                func text(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: texts[range]) }
+                let body: PlainBody, unit: UnsafeBufferPointer<UInt8>?
+                switch row.body {
+                case .quantity(let value, let unitIndex, let count): (body, unit) = (.quantity(value, count: count), text(units[Int(unitIndex)]))
+                case .category(let value): (body, unit) = (.category(value), nil)
+                case .whole(let index):
+                    SampleJSON.sample(table.wholes[index], zone: zone).write(to: &out)
+                    return out.append(UInt8(ascii: "\n"))
+                }
+                PlainLine(uuid: row.uuid, type: text(types[Int(row.type)]), start: row.start, end: row.end,
+                          creationTime: row.creationTime, body: body, unit: unit,
+                          device: row.device < 0 ? nil : text(devices[Int(row.device)]),
+                          source: row.revision < 0 ? nil : text(sources[Int(row.revision)]))
+                    .write(metadata: [:], zone: zone, cache: &cache, to: &out)
             }
-            let line = PlainLine(uuid: row.uuid, type: types[Int(row.type)], start: row.start, end: row.end,
-                                 creationTime: row.creationTime, body: body,
-                                 device: row.device < 0 ? nil : devices[Int(row.device)],
-                                 source: row.revision < 0 ? nil : sources[Int(row.revision)])
-            line.write(metadata: [:], zone: zone, cache: &cache, to: &out)
         }
     }
 
@@ -85,29 +113,29 @@ extension SampleJSON {
     }
 
     private enum PlainBody {
-        case quantity(Double, unit: [UInt8], count: Int64)
+        case quantity(Double, count: Int64)
         case category(Int64)
     }
 
-    /// A quantity or category sample's fields, its type, unit, device and source already as text.
-    /// Not copyable, so that writing borrows it where a copy would retain each text.
-    private struct PlainLine: ~Copyable {
+    /// A quantity or category sample's fields, its type, unit, device and source already as text
+    /// (borrowed from their owner for the line's writing).
+    private struct PlainLine {
         let uuid: UUID
-        let type: [UInt8]
+        let type: UnsafeBufferPointer<UInt8>
         let start: Microseconds
         let end: Microseconds
         let creationTime: Microseconds?
         let body: PlainBody
-        let device: [UInt8]?
-        let source: [UInt8]?
+        /// A quantity's.
+        let unit: UnsafeBufferPointer<UInt8>?
+        let device: UnsafeBufferPointer<UInt8>?
+        let source: UnsafeBufferPointer<UInt8>?
 
         /// Appends the line: its keys in sorted order, each with the punctuation before it, written
         /// through one pointer into room made once, not piece by piece.
         func write(metadata: Metadata, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
             let metadataText = metadata.isEmpty ? nil : (SampleJSON.text(of: SampleJSON.metadata(metadata)),
                                                           SampleJSON.text(of: SampleJSON.metadataTypes(metadata)))
-            var unit: [UInt8]?
-            if case .quantity(_, let u, _) = body { unit = u }
             // The keys' text (under 200 bytes), three decimals, two instants as text and decimal, a UUID, a value.
             let room = 256 + 3 * 21 + 2 * (ISO8601Writer.maxCount + 21) + 36 + JSON.numberRoom + type.count + (unit?.count ?? 0)
                 + (device?.count ?? 4) + (source?.count ?? 4) + (metadataText.map { $0.0.count + $0.1.count } ?? 4)
@@ -115,7 +143,7 @@ extension SampleJSON {
                 var line = Cursor(at: first)
                 let kind: StaticString
                 switch body {
-                case .quantity(_, _, let count):
+                case .quantity(_, let count):
                     kind = "quantity"
                     line.text(#"{"count":"#)
                     line.decimal(count)
@@ -132,9 +160,9 @@ extension SampleJSON {
                 line.text(#","kind":""#)
                 line.text(kind)
                 line.text(#"","metadata":"#)
-                if let metadataText { line.bytes(metadataText.0) } else { line.text("{}") }
+                if let metadataText { metadataText.0.withUnsafeBufferPointer { line.bytes($0) } } else { line.text("{}") }
                 line.text(#","metadata_types":"#)
-                if let metadataText { line.bytes(metadataText.1) } else { line.text("{}") }
+                if let metadataText { metadataText.1.withUnsafeBufferPointer { line.bytes($0) } } else { line.text("{}") }
                 line.text(#","source":"#)
                 line.bytes(source)
                 // An instant sample's start is its end: their text is made once.
@@ -147,7 +175,7 @@ extension SampleJSON {
                 }
                 line.text(#","uuid":""#)
                 line.uuid(uuid)
-                if case .quantity(let value, _, _) = body {
+                if case .quantity(let value, _) = body {
                     line.text(#"","value":"#)
                     line.at += JSON.write(number: value, to: line.at)
                     line.text("}\n")
@@ -170,7 +198,11 @@ extension SampleJSON {
     private struct Cursor {
         var at: UnsafeMutablePointer<UInt8>
 
-        private static let upperHexDigits: StaticString = "0123456789ABCDEF"
+        /// Each byte's two upper-case hex digits, as stored in memory (the first digit first).
+        private static let upperHexPairs: [UInt16] = (0..<256).map { byte in
+            let digits = Array("0123456789ABCDEF".utf8)
+            return (UInt16(digits[byte >> 4]) | UInt16(digits[byte & 0xF]) << 8).littleEndian
+        }
 
         mutating func text(_ fragment: StaticString) {
             at.update(from: fragment.utf8Start, count: fragment.utf8CodeUnitCount)
@@ -178,9 +210,9 @@ extension SampleJSON {
         }
 
         /// JSON text made already, or null.
-        mutating func bytes(_ bytes: [UInt8]?) {
+        mutating func bytes(_ bytes: UnsafeBufferPointer<UInt8>?) {
             guard let bytes else { return text("null") }
-            bytes.withUnsafeBufferPointer { at.update(from: $0.baseAddress!, count: $0.count) }
+            if let base = bytes.baseAddress { at.update(from: base, count: bytes.count) }
             at += bytes.count
         }
 
@@ -211,16 +243,16 @@ extension SampleJSON {
 
         /// `uuidString`'s form (upper-case, 8-4-4-4-12) without its formatted print.
         mutating func uuid(_ uuid: UUID) {
-            let digits = Self.upperHexDigits.utf8Start
-            withUnsafeBytes(of: uuid.uuid) { uuid in
-                for i in 0..<16 {
-                    if i == 4 || i == 6 || i == 8 || i == 10 {
-                        at.pointee = UInt8(ascii: "-")
-                        at += 1
+            Self.upperHexPairs.withUnsafeBufferPointer { pairs in
+                withUnsafeBytes(of: uuid.uuid) { uuid in
+                    for i in 0..<16 {
+                        if i == 4 || i == 6 || i == 8 || i == 10 {
+                            at.pointee = UInt8(ascii: "-")
+                            at += 1
+                        }
+                        UnsafeMutableRawPointer(at).storeBytes(of: pairs[Int(uuid[i])], as: UInt16.self)
+                        at += 2
                     }
-                    at[0] = digits[Int(uuid[i] >> 4)]
-                    at[1] = digits[Int(uuid[i] & 0xF)]
-                    at += 2
                 }
             }
         }
