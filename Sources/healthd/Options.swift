@@ -11,6 +11,9 @@ struct Options {
     var logLevel = LogLevel.info
     var tombstoneRetentionDays = 90.0
     var durability = SQLiteStore.Options.Durability.powerLoss
+    /// nil = the store's default (`SQLiteStore.Options.groupCommitWindow`, `groupCommitWindowJobs`).
+    var groupCommitWindow: Duration?
+    var groupCommitJobs: Int?
     /// nil = the SQLite file in the data directory.
     var store: StoreLocation?
 
@@ -49,6 +52,11 @@ struct Options {
         option("durability", "MODE", "power-loss | process-crash (default power-loss): what an acknowledged save "
             + "survives. power-loss fsyncs every commit; process-crash does not, so saves survive healthd being killed "
             + "but not an OS crash or power loss (SQLite only; PostgreSQL's own settings decide there)", section: "store"),
+        option("group-commit-window", "DURATION", "while saves keep arriving, the least time between the beginnings "
+            + "of the writer's commits: saves arriving meanwhile share the next commit and its fsync (default 10ms; 0 = "
+            + "commit at once). An idle writer commits at once; a save waits at most this much longer", section: "store"),
+        option("group-commit-jobs", "N", "a gathering group this large commits without waiting out the window "
+            + "(default 256)", section: "store"),
         option("authorization-policy", "POLICY", "prompt | allow-all | deny-all (default prompt)", section: "store"),
         option("max-connections", "N", "connection limit (default 1024)", section: "limits"),
         option("max-calls-in-flight", "N", "calls one connection may have in flight (default 128)", section: "limits"),
@@ -165,6 +173,8 @@ struct Options {
         try set("durability", { text throws(UsageError) in try Values.choice(text, SQLiteStore.Options.Durability.self) }) {
             durability = $0
         }
+        try set("group-commit-window", seconds(0...1)) { groupCommitWindow = .microseconds(Int64(($0 * 1e6).rounded())) }
+        try set("group-commit-jobs", count(1...100_000)) { groupCommitJobs = $0 }
         try set("log-level", { text throws(UsageError) in
             guard let level = LogLevel(name: text) else { throw UsageError("'\(text)' is not one of debug, info, warning, error") }
             return level

@@ -39,17 +39,22 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         }
     }
 
-    /// Opens the store, creating or migrating its schema.
-    func open(retention: Microseconds, durability: SQLiteStore.Options.Durability) throws -> EngineStore {
+    /// Opens the store, creating or migrating its schema; a nil group-commit setting keeps the store's default.
+    func open(retention: Microseconds, durability: SQLiteStore.Options.Durability, groupCommitWindow: Duration?,
+              groupCommitJobs: Int?) throws -> EngineStore {
         switch self {
         case .sqlite(let path):
             var options = SQLiteStore.Options()
             options.tombstoneRetention = retention
             options.durability = durability
+            options.groupCommitWindow = groupCommitWindow ?? options.groupCommitWindow
+            options.groupCommitWindowJobs = groupCommitJobs ?? options.groupCommitWindowJobs
             return try SQLiteStore.open(path: path, options: options)
         case .postgreSQL(let url):
             var options = PostgreSQLStore.Options()
             options.tombstoneRetention = retention
+            options.groupCommitWindow = groupCommitWindow ?? options.groupCommitWindow
+            options.groupCommitWindowJobs = groupCommitJobs ?? options.groupCommitWindowJobs
             return try PostgreSQLStore.open(conninfo: url, options: options)
         }
     }

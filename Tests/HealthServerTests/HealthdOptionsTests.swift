@@ -155,6 +155,21 @@ final class HealthdOptionsTests: XCTestCase {
         }
     }
 
+    func testGroupCommitSettingsComeFromEverySourceAndDefaultToTheStores() throws {
+        let defaults = try Options(arguments: [], environment: [:])
+        XCTAssertNil(defaults.groupCommitWindow)
+        XCTAssertNil(defaults.groupCommitJobs)
+        let flags = try Options(arguments: ["--group-commit-window", "25ms", "--group-commit-jobs", "512"], environment: [:])
+        XCTAssertEqual(flags.groupCommitWindow, .milliseconds(25))
+        XCTAssertEqual(flags.groupCommitJobs, 512)
+        XCTAssertEqual(try Options(arguments: [], environment: ["HEALTHD_GROUP_COMMIT_WINDOW": "0"]).groupCommitWindow, .zero)
+        let path = try configFile("group-commit-jobs = 32\n")
+        XCTAssertEqual(try Options(arguments: ["--config", path], environment: [:]).groupCommitJobs, 32)
+        XCTAssertThrowsError(try Options(arguments: ["--group-commit-window", "2s"], environment: [:])) { error in
+            XCTAssertEqual((error as? UsageError)?.message, "--group-commit-window: 2s is outside 0s…1s")
+        }
+    }
+
     func testStoreComesFromFlagEnvironmentOrConfigFileAndDefaultsToTheDataDirectory() throws {
         XCTAssertEqual(try Options(arguments: ["--data", "/srv/h"], environment: [:]).storeLocation,
                        .sqlite(path: "/srv/h/healthstore.sqlite"))

@@ -41,6 +41,25 @@ final class GroupCommitTests: XCTestCase {
         try await expect(Set(try await f.query().map(\.uuid)), [first.uuid, second.uuid])
     }
 
+    /// Saves arriving while a commit runs are the next commit's, all of them in one, with the
+    /// default policy (a commit paced by the window, or at once when the window is over).
+    func testSavesArrivingWhileACommitRunsAreCommittedTogether() async throws {
+        let f = try await StoreFixture(options: SQLiteStore.Options())
+        let hold = try await WriterHold(f.store)
+        let samples = (Int64(1)...40).map { StoreFixture.heartRate(s($0), bpm: 60 + Double($0)) }
+        let saves = samples.map { save($0, f) }
+        try await waitUntil { f.store.queuedWrites == samples.count }
+        let commitsBefore = f.store.commitCount, jobsBefore = try XCTUnwrap(f.store.metrics).commitJobs.snapshot().sum
+        try await hold.release()
+        for saved in saves {
+            let outcome = try await saved.value
+            XCTAssertEqual(outcome, [.stored])
+        }
+        XCTAssertEqual(f.store.commitCount - commitsBefore, 2, "the held job's commit, then one for the 40 saves")
+        XCTAssertEqual(try XCTUnwrap(f.store.metrics).commitJobs.snapshot().sum - jobsBefore, 41)
+        try await expect(Set(try await f.query().map(\.uuid)), Set(samples.map(\.uuid)))
+    }
+
     func testIdleWriterCommitsALoneSaveWithoutWaiting() async throws {
         // An hour-long window: a lone save on an idle writer must not wait for it.
         let f = try await StoreFixture(options: options(window: .seconds(3600), jobs: 64))
@@ -174,5 +193,41 @@ final class GroupCommitTests: XCTestCase {
         XCTAssertEqual(queue.postCount, 1)
         queue.runPosted()
         XCTAssertThrowsError(try outcome.get()) { XCTAssertEqual(($0 as? HealthError)?.code, .unavailable) }
+    }
+}
+
+/// The writer's pacing, with the instants given: whether and how long a group gathers before it commits.
+final class GroupCommitPolicyTests: XCTestCase {
+    private let start = ContinuousClock.now
+
+    private func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+
+    func testAnIdleWriterNeverGathers() {
+        var policy = GroupCommitPolicy(window: .milliseconds(10), jobs: 256)
+        XCTAssertEqual(policy.gatherTime(count: 1, at: at(0)), .zero, "the first group")
+        policy.committed(count: 1, began: at(0), arrivedMeanwhile: false)
+        XCTAssertEqual(policy.gatherTime(count: 1, at: at(1)), .zero, "a lone job after a lone commit nobody waited for")
+    }
+
+    func testABusyWriterCommitsAWindowAfterItsPreviousCommitBegan() {
+        var policy = GroupCommitPolicy(window: .milliseconds(10), jobs: 256)
+        policy.committed(count: 40, began: at(0), arrivedMeanwhile: false)
+        XCTAssertEqual(policy.gatherTime(count: 1, at: at(3)), .milliseconds(7))
+        XCTAssertEqual(policy.gatherTime(count: 255, at: at(3)), .milliseconds(7))
+        XCTAssertEqual(policy.gatherTime(count: 1, at: at(10)), .zero, "the window is over")
+        XCTAssertEqual(policy.gatherTime(count: 1, at: at(25)), .zero, "a commit longer than the window leaves nothing to wait")
+        policy.committed(count: 1, began: at(30), arrivedMeanwhile: true)
+        XCTAssertEqual(policy.gatherTime(count: 1, at: at(32)), .milliseconds(8), "jobs that arrived during a lone commit make the writer busy")
+        policy.committed(count: 1, began: at(40), arrivedMeanwhile: false)
+        XCTAssertEqual(policy.gatherTime(count: 1, at: at(41)), .zero, "a lone commit nobody waited for makes it idle again")
+    }
+
+    func testAGroupAtTheJobCapOrAZeroWindowCommitsAtOnce() {
+        var capped = GroupCommitPolicy(window: .milliseconds(10), jobs: 256)
+        capped.committed(count: 300, began: at(0), arrivedMeanwhile: true)
+        XCTAssertEqual(capped.gatherTime(count: 256, at: at(1)), .zero)
+        var unpaced = GroupCommitPolicy(window: .zero, jobs: 256)
+        unpaced.committed(count: 300, began: at(0), arrivedMeanwhile: true)
+        XCTAssertEqual(unpaced.gatherTime(count: 1, at: at(0)), .zero)
     }
 }

@@ -82,18 +82,16 @@ private final class CompletionRun: @unchecked Sendable {
 /// The single writer: drains every waiting job into one transaction (group commit), each job in its own
 /// savepoint so a failing batch is undone alone, commits, then completes every job and publishes changes.
 ///
-/// While saves keep arriving (the last group held more than one job, or jobs queued during its commit),
-/// a group waits up to `window` for more jobs before it commits, so lone saves from many devices share
-/// one commit and its fsync instead of paying one each; a writer that is not busy commits at once, so a
-/// single caller saving in turn never waits. Jobs still complete only after their commit.
+/// When a group commits is `GroupCommitPolicy`'s: at once while the writer is idle, paced by its window
+/// while saves keep arriving, so lone saves from many devices share one commit and its fsync.
+/// Jobs still complete only after their commit.
 final class WriterThread: @unchecked Sendable {
     // `context` is used only on the thread started by `start`.
     private let queue = JobQueue<any WriteJob>()
     private let context: WriteContext
     private let feed: ChangeFeed
     private let metrics: StoreMetrics
-    private let window: Duration
-    private let windowJobs: Int
+    private let policy: GroupCommitPolicy
     private let finished = NSCondition()
     private var running = true
     private let commits = Atomic<Int>(0)
@@ -103,14 +101,12 @@ final class WriterThread: @unchecked Sendable {
     /// Jobs whose transaction's fate is known, completed once the group is done (see `completeDecided`).
     private var decided: [(job: any WriteJob, failure: HealthError?)] = []
 
-    /// `window`: how long a busy writer gathers jobs before committing; `windowJobs`: a group this
-    /// large commits without waiting out the window.
+    /// `window` and `windowJobs`: the `GroupCommitPolicy`'s.
     init(context: WriteContext, feed: ChangeFeed, metrics: StoreMetrics, window: Duration, windowJobs: Int) {
         self.context = context
         self.feed = feed
         self.metrics = metrics
-        self.window = window
-        self.windowJobs = max(1, windowJobs)
+        policy = GroupCommitPolicy(window: window, jobs: windowJobs)
     }
 
     /// Transactions committed so far (each is one fsync of the WAL at power-loss durability).
@@ -121,19 +117,18 @@ final class WriterThread: @unchecked Sendable {
 
     func start() {
         let thread = Thread(named: "store-writer") { [self] in
-            var busy = false
+            var policy = policy
             while true {
                 var jobs = queue.drain()
                 if jobs.isEmpty { break }
-                if busy && window > .zero && jobs.count < windowJobs {
-                    jobs += queue.gather(upTo: windowJobs - jobs.count, within: window)
-                }
+                let gather = policy.gatherTime(count: jobs.count, at: .now)
+                if gather > .zero { jobs += queue.gather(upTo: policy.jobs - jobs.count, within: gather) }
                 arrivedDuringGroup = false
-                let grouped = jobs.count
+                let began = ContinuousClock.now, grouped = jobs.count
                 commit(jobs)
                 jobs = []
                 completeDecided()
-                busy = grouped > 1 || arrivedDuringGroup
+                policy.committed(count: grouped, began: began, arrivedMeanwhile: arrivedDuringGroup)
             }
             context.db.writerWillStop()
             finished.lock()

@@ -20,9 +20,9 @@ public final class PostgreSQLStore: EngineStore, @unchecked Sendable {
         /// search path. Lets several stores share one database.
         public var schema: String?
         /// The writer's group-commit window (see `SQLiteStore.Options.groupCommitWindow`).
-        public var groupCommitWindow = Duration.milliseconds(2)
+        public var groupCommitWindow = Duration.milliseconds(10)
         /// A gathering group this large commits without waiting out the window.
-        public var groupCommitWindowJobs = 64
+        public var groupCommitWindowJobs = 256
 
         public init() {}
     }
