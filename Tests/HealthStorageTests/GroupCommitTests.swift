@@ -231,3 +231,34 @@ final class GroupCommitPolicyTests: XCTestCase {
         XCTAssertEqual(unpaced.gatherTime(count: 1, at: at(0)), .zero)
     }
 }
+
+/// The writer's gathering: it ends once jobs stop arriving, long before its window, and takes every
+/// job that keeps arriving within the window. The windows are far longer than the test may take.
+final class JobQueueGatherTests: XCTestCase {
+    /// Runs `gather` on a thread of its own, as the writer does, and returns what it took.
+    private func gather(_ queue: JobQueue<Int>, upTo limit: Int, quiet: Duration) async -> [Int] {
+        await withCheckedContinuation { done in
+            Thread { done.resume(returning: queue.gather(upTo: limit, within: .seconds(3600), quiet: quiet)) }.start()
+        }
+    }
+
+    func testAGatherNobodySendsToEndsAfterItsQuietTimeNotItsWindow() async {
+        let queue = JobQueue<Int>()
+        let taken = await gather(queue, upTo: 10, quiet: .milliseconds(50))
+        XCTAssertEqual(taken, [], "an hour-long window was waited out although nothing arrived")
+    }
+
+    func testJobsArrivingWithinTheQuietTimeAreAllGathered() async throws {
+        let queue = JobQueue<Int>()
+        let sender = Task {
+            for job in 1...20 {
+                XCTAssertTrue(queue.push(job))
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+        }
+        // Twenty jobs 5 ms apart, a quiet time of 10 s: the gather ends at its limit, with all of them.
+        let taken = await gather(queue, upTo: 20, quiet: .seconds(10))
+        try await sender.value
+        XCTAssertEqual(taken, Array(1...20))
+    }
+}

@@ -8,6 +8,11 @@
 ///   `window` after the previous commit *began*, then commit together. A commit that took longer
 ///   than `window` leaves nothing to wait, so under a backlog commits follow each other at once and
 ///   the window adds no latency; below it a save waits at most `window` more than on an idle writer.
+///   The gathering ends early once `quiet` (a fifth of the window) passes with no job arriving: callers
+///   that keep a few saves in flight and wait for their answers have all sent theirs by then, and
+///   would otherwise lose most of the window each round (with a 10 ms window and no early end, 2,000
+///   saves from one client keeping 32 in flight took 1.13–1.18 s, against 0.67–0.81 s with the 2 ms
+///   gather before), while thousands of devices sending on their own schedules keep arriving.
 /// - A gathering group of `jobs` jobs commits at once: it already shares its commit widely enough.
 ///
 /// Jobs still complete only after their commit, so gathering never weakens durability.
@@ -16,6 +21,8 @@ struct GroupCommitPolicy: Sendable {
     let window: Duration
     /// A gathering group this large commits without waiting out the window.
     let jobs: Int
+    /// How long a gathering group waits for a next job before it commits anyway.
+    var quiet: Duration { window / 5 }
     private var busy = false
     private var previousBegan: ContinuousClock.Instant?
 

@@ -38,14 +38,21 @@ final class JobQueue<Job>: @unchecked Sendable {
         return all
     }
 
-    /// Up to `limit` more jobs, waiting at most `window` for them to arrive (less once closed).
-    func gather(upTo limit: Int, within window: Duration) -> [Job] {
-        let seconds = Double(window.components.seconds) + Double(window.components.attoseconds) * 1e-18
-        let deadline = Date(timeIntervalSinceNow: seconds)
+    /// Up to `limit` more jobs, waiting at most `window` for them to arrive, and ending sooner once
+    /// `quiet` passes with none arriving (at once when closed): callers that wait for their answers
+    /// before saving again stop arriving, and waiting out the window would only delay them.
+    func gather(upTo limit: Int, within window: Duration, quiet: Duration) -> [Job] {
+        let deadline = Date(timeIntervalSinceNow: window.seconds)
         condition.lock()
         defer { condition.unlock() }
         gatherTarget = limit
-        while jobs.count < limit && !closed && condition.wait(until: deadline) {}
+        var seen = jobs.count
+        while jobs.count < limit && !closed {
+            let until = min(deadline, Date(timeIntervalSinceNow: quiet.seconds))
+            // Only this thread takes jobs, so a count unchanged since the last wait means none arrived.
+            if !condition.wait(until: until) && (until == deadline || jobs.count == seen) { break }
+            seen = jobs.count
+        }
         gatherTarget = nil
         let taken = jobs.prefix(limit)
         jobs.removeFirst(taken.count)
@@ -66,4 +73,9 @@ final class JobQueue<Job>: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
+}
+
+private extension Duration {
+    /// The duration in seconds, for Foundation's `Date`.
+    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

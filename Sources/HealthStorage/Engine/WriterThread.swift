@@ -122,7 +122,7 @@ final class WriterThread: @unchecked Sendable {
                 var jobs = queue.drain()
                 if jobs.isEmpty { break }
                 let gather = policy.gatherTime(count: jobs.count, at: .now)
-                if gather > .zero { jobs += queue.gather(upTo: policy.jobs - jobs.count, within: gather) }
+                if gather > .zero { jobs += queue.gather(upTo: policy.jobs - jobs.count, within: gather, quiet: policy.quiet) }
                 arrivedDuringGroup = false
                 let began = ContinuousClock.now, grouped = jobs.count
                 commit(jobs)
