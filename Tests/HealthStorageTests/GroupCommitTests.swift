@@ -209,9 +209,9 @@ final class GroupCommitPolicyTests: XCTestCase {
         XCTAssertEqual(policy.gatherTime(count: 1, at: at(1)), .zero, "a lone job after a lone commit nobody waited for")
     }
 
-    func testABusyWriterCommitsAWindowAfterItsPreviousCommitBegan() {
+    func testAStreamingWriterCommitsAWindowAfterItsPreviousCommitBegan() {
         var policy = GroupCommitPolicy(window: .milliseconds(10), jobs: 256)
-        policy.committed(count: 40, began: at(0), arrivedMeanwhile: false)
+        policy.committed(count: 40, began: at(0), arrivedMeanwhile: true)
         XCTAssertEqual(policy.gatherTime(count: 1, at: at(3)), .milliseconds(7))
         XCTAssertEqual(policy.gatherTime(count: 255, at: at(3)), .milliseconds(7))
         XCTAssertEqual(policy.gatherTime(count: 1, at: at(10)), .zero, "the window is over")
@@ -220,6 +220,18 @@ final class GroupCommitPolicyTests: XCTestCase {
         XCTAssertEqual(policy.gatherTime(count: 1, at: at(32)), .milliseconds(8), "jobs that arrived during a lone commit make the writer busy")
         policy.committed(count: 1, began: at(40), arrivedMeanwhile: false)
         XCTAssertEqual(policy.gatherTime(count: 1, at: at(41)), .zero, "a lone commit nobody waited for makes it idle again")
+    }
+
+    func testAnAnsweredGroupsCallersAreAwaitedNoMoreThanTheyWere() {
+        var policy = GroupCommitPolicy(window: .milliseconds(10), jobs: 256)
+        policy.committed(count: 32, began: at(0), arrivedMeanwhile: false)
+        XCTAssertEqual(policy.target, 32, "32 callers waited for their answers: at most 32 jobs come back")
+        XCTAssertEqual(policy.gatherTime(count: 5, at: at(2)), .milliseconds(8))
+        XCTAssertEqual(policy.gatherTime(count: 32, at: at(2)), .zero, "every caller has sent again")
+        policy.committed(count: 300, began: at(20), arrivedMeanwhile: false)
+        XCTAssertEqual(policy.target, 256, "never more than the cap")
+        policy.committed(count: 3, began: at(30), arrivedMeanwhile: true)
+        XCTAssertEqual(policy.target, 256, "jobs arriving during a commit: gather for the window")
     }
 
     func testAGroupAtTheJobCapOrAZeroWindowCommitsAtOnce() {
@@ -238,7 +250,7 @@ final class JobQueueGatherTests: XCTestCase {
     /// Runs `gather` on a thread of its own, as the writer does, and returns what it took.
     private func gather(_ queue: JobQueue<Int>, upTo limit: Int, quiet: Duration) async -> [Int] {
         await withCheckedContinuation { done in
-            Thread { done.resume(returning: queue.gather(upTo: limit, within: .seconds(3600), quiet: quiet)) }.start()
+            Thread { done.resume(returning: queue.gather(awaiting: limit, upTo: limit, within: .seconds(3600), quiet: quiet)) }.start()
         }
     }
 

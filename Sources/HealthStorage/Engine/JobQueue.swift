@@ -38,16 +38,17 @@ final class JobQueue<Job>: @unchecked Sendable {
         return all
     }
 
-    /// Up to `limit` more jobs, waiting at most `window` for them to arrive, and ending sooner once
-    /// `quiet` passes with none arriving (at once when closed): callers that wait for their answers
-    /// before saving again stop arriving, and waiting out the window would only delay them.
-    func gather(upTo limit: Int, within window: Duration, quiet: Duration) -> [Job] {
+    /// Up to `limit` more jobs, waiting until `awaited` more have arrived, at most `window`, and
+    /// ending sooner once `quiet` passes with none arriving (at once when closed): callers that wait
+    /// for their answers before saving again stop arriving, and waiting out the window would only
+    /// delay them.
+    func gather(awaiting awaited: Int, upTo limit: Int, within window: Duration, quiet: Duration) -> [Job] {
         let deadline = Date(timeIntervalSinceNow: window.seconds)
         condition.lock()
         defer { condition.unlock() }
-        gatherTarget = limit
+        gatherTarget = awaited
         var seen = jobs.count
-        while jobs.count < limit && !closed {
+        while jobs.count < awaited && !closed {
             let until = min(deadline, Date(timeIntervalSinceNow: quiet.seconds))
             // Only this thread takes jobs, so a count unchanged since the last wait means none arrived.
             if !condition.wait(until: until) && (until == deadline || jobs.count == seen) { break }

@@ -83,7 +83,7 @@ private final class CompletionRun: @unchecked Sendable {
 /// savepoint so a failing batch is undone alone, commits, then completes every job and publishes changes.
 ///
 /// When a group commits is `GroupCommitPolicy`'s: at once while the writer is idle, paced by its window
-/// while saves keep arriving, so lone saves from many devices share one commit and its fsync.
+/// while saves keep arriving (or until its callers have all sent again), so lone saves from many devices share one commit and its fsync.
 /// Jobs still complete only after their commit.
 final class WriterThread: @unchecked Sendable {
     // `context` is used only on the thread started by `start`.
@@ -122,7 +122,8 @@ final class WriterThread: @unchecked Sendable {
                 var jobs = queue.drain()
                 if jobs.isEmpty { break }
                 let gather = policy.gatherTime(count: jobs.count, at: .now)
-                if gather > .zero { jobs += queue.gather(upTo: policy.jobs - jobs.count, within: gather, quiet: policy.quiet) }
+                if gather > .zero { jobs += queue.gather(awaiting: policy.target - jobs.count, upTo: policy.jobs - jobs.count,
+                                                           within: gather, quiet: policy.quiet) }
                 arrivedDuringGroup = false
                 let began = ContinuousClock.now, grouped = jobs.count
                 commit(jobs)
