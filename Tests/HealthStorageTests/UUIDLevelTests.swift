@@ -239,8 +239,8 @@ final class UUIDLevelTests: StoreTestCase {
             let held = try levels(fixture, of: [a, b])
             if fixture.isSQLite { XCTAssertEqual(Set(held.values), [UUIDLevels.recent]) }
             for moves in [0, 1, UUIDLevels.slices] {
-                for _ in 0..<moves { try await fixture.store.write { context throws(HealthError) in try context.moveUUIDLevels() } }
                 if fixture.isSQLite, moves > 0 {
+                    for _ in 0..<moves { try await fixture.store.write { context throws(HealthError) in try context.moveUUIDLevels() } }
                     XCTAssertEqual(Set(try levels(fixture, of: [a, b]).values), [moves == 1 ? UUIDLevels.middle : UUIDLevels.merged])
                 }
                 try await expectHeadSharersDistinct(fixture, [a, b])
