@@ -33,8 +33,8 @@ enum Schema {
 
     /// The UUID levels keep a UUID's first 8 bytes instead of all 16, keyed by (head, owner, type,
     /// anchor): the sample's row holds the whole UUID, which the claim and every lookup check
-    /// (`UUIDLevels`). 9 bytes less a sample in the merged and middle levels' records (bench/history
-    /// 2026-12-03-narrowuuid). Rebuilt from `samples`, whose UUIDs are exactly what the old levels
+    /// (`UUIDLevels`): a level record 8 bytes shorter, the levels 9 bytes less a sample with their
+    /// page fill (bench/history 2026-12-03-narrowuuid). Rebuilt from `samples`, whose UUIDs are exactly what the old levels
     /// held: a delete took its sample's UUID out of them (`forgetUUID`), so a deleted sample's UUID
     /// was free to save again before this step and stays so after it. Every row goes to the merged
     /// level, in key order, as at step 16.
