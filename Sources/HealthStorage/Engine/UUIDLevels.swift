@@ -34,10 +34,10 @@ enum UUIDLevels {
     /// before it seeks (`IsNull`) and so costs no descent into any level. A row with a head hit is left
     /// for `claimUUIDs` to decide against the pointed samples' UUIDs, and so is a row of a NULL head (a
     /// UUID repeated in the rows); two distinct UUIDs sharing a head both go in, as rows of different
-    /// anchors. Left
-    /// joins rather than NOT EXISTS: SQLite runs a correlated subquery as a subroutine that opens its
-    /// cursor again for every row (an allocation and a descent from the root each time), where a join
-    /// opens each level once. `OR FAIL`, as for the samples' insert: an `ABORT` statement of several rows
+    /// anchors (SQLite reads every row's probes before it inserts any: the statement reads the level it
+    /// writes). Left joins rather than NOT EXISTS: SQLite runs a correlated subquery as a subroutine
+    /// that opens its cursor again for every row (an allocation and a descent from the root each time),
+    /// where a join opens each level once. `OR FAIL`, as for the samples' insert: an `ABORT` statement of several rows
     /// opens a statement journal, copying every page it touches first; a failing claim fails its job,
     /// and the job's savepoint or the whole transaction is rolled back with it anyway.
     static func claimSQL(rows: Int) -> String {
