@@ -103,7 +103,7 @@ final class UUIDLevelTests: StoreTestCase {
         // Read a few rows at a time, each chunk resuming after the last one's final key.
         let chunked = try UUIDLevels.filter(reading: fixture.connect(), chunkRows: 4)
         let db = try fixture.connect()
-        let pairs = try db.prepareOnce("SELECT owner, uuid FROM \(UUIDLevels.all)")
+        let pairs = try db.prepareOnce(Self.pointedUUIDs(UUIDLevels.all, "s.owner, s.uuid"))
         var read = 0
         while try pairs.step() {
             XCTAssertTrue(chunked.mayContain(owner: pairs.int(0), pairs.uuid(1)), "a UUID the chunked read missed")
@@ -217,6 +217,137 @@ final class UUIDLevelTests: StoreTestCase {
         XCTAssertEqual(held.filter { $0.value != UUIDLevels.merged }.count, 0, "UUIDs left in the middle level after a whole round of slices")
     }
 
+    /// SQLite's levels keep only a UUID's first 8 bytes (`UUIDLevels.head`); UUIDs sharing them stay
+    /// distinct: saved in one batch beside a repeat, retried, reused with other content, by another
+    /// owner, looked up and deleted by UUID, in every level, across a reopen, and after one is deleted.
+    /// On PostgreSQL (its unique index) the same saves and lookups behave alike.
+    func testUUIDsSharingTheirHeadStayDistinct() async throws {
+        try await forEachEngine {
+            let fixture = try await StoreFixture()
+            try await expect(await fixture.save((0..<6).map { StoreFixture.heartRate(s(Int64($0))) }), Array(repeating: .stored, count: 6))
+            let (first, twin, third) = (Self.sharingHead(1), Self.sharingHead(2), Self.sharingHead(3))
+            let a = StoreFixture.heartRate(s(100), bpm: 61, uuid: first), b = StoreFixture.heartRate(s(101), bpm: 62, uuid: twin)
+            try await expect(await fixture.save([a, b, a]), [.stored, .stored, .alreadyStored])
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(102)), StoreFixture.heartRate(s(100), bpm: 99, uuid: first)], index: 1)
+            // Another owner's UUID of the same head, and the same UUIDs, are its own.
+            let bob = try await fixture.store.addOwner(name: "bob").0
+            let bobs = [StoreFixture.heartRate(s(100), bpm: 70, uuid: first), StoreFixture.heartRate(s(103), bpm: 71, uuid: third)]
+            try await expect(await fixture.save(bobs, owner: bob), [.stored, .stored])
+            try await expect(Set(await fixture.query([StoreFixture.heartRate], .uuids([first, twin, third]), owner: bob).map(\.uuid)), [first, third])
+
+            // In the recent level, then the middle one, then the merged one (a whole round of slices).
+            let held = try levels(fixture, of: [a, b])
+            if fixture.isSQLite { XCTAssertEqual(Set(held.values), [UUIDLevels.recent]) }
+            for moves in [0, 1, UUIDLevels.slices] {
+                if fixture.isSQLite, moves > 0 {
+                    for _ in 0..<moves { try await fixture.store.write { context throws(HealthError) in try context.moveUUIDLevels() } }
+                    XCTAssertEqual(Set(try levels(fixture, of: [a, b]).values), [moves == 1 ? UUIDLevels.middle : UUIDLevels.merged])
+                }
+                try await expectHeadSharersDistinct(fixture, [a, b])
+            }
+            try await fixture.reopen()
+            try await expectHeadSharersDistinct(fixture, [a, b])
+
+            // Deleted by UUID: only that sample goes; its twin stays, and stays taken.
+            let owns = Deleter(owner: fixture.owner, bundleID: StoreFixture.watch.bundleID, isOwner: true)
+            try await expect(await fixture.store.deleteObjects(uuids: [first], by: owns), 1)
+            try await expect(await fixture.query([StoreFixture.heartRate], .uuids([first, twin])).map(\.uuid), [twin])
+            try await expect(await fixture.save([b]), [.alreadyStored])
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(101), bpm: 99, uuid: twin)], index: 0)
+            // A third UUID of the head is stored; the deleted one may be saved again (as with a unique
+            // index), after which both are taken.
+            let c = StoreFixture.heartRate(s(104), bpm: 63, uuid: third), again = StoreFixture.heartRate(s(105), bpm: 64, uuid: first)
+            try await expect(await fixture.save([c, again]), [.stored, .stored])
+            try await fixture.reopen()
+            try await expectHeadSharersDistinct(fixture, [again, b, c])
+            try await expect(await fixture.query([StoreFixture.heartRate], .uuids([first, twin, third]), owner: bob).count, 2)
+            if fixture.isSQLite {
+                XCTAssertEqual(try levels(fixture, of: [again, b, c]).count, 3)
+                try await expect(try fixture.count(UUIDLevels.all), 6 + 3 + 2)
+            }
+        }
+    }
+
+    /// A store left by schema step 18 (levels of whole UUIDs) migrates to heads: its samples' UUIDs, two
+    /// of them sharing a head, stay taken, and a UUID deleted before the migration (its level row gone
+    /// with it then) is as free to save again as it was.
+    func testLevelsOfWholeUUIDsMigrateToHeads() async throws {
+        let fixture = try await StoreFixture()
+        let (first, twin, deleted) = (Self.sharingHead(1), Self.sharingHead(2), Self.sharingHead(3))
+        let other = UUID()
+        await fixture.store.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: fixture.path + suffix) }
+        do {
+            let db = try SQLiteConnection(path: fixture.path, readOnly: false)
+            try Schema.migrate(db, to: 18)
+            let owner = fixture.owner.rawValue
+            try db.execute("""
+                INSERT INTO owners (id, name, created) VALUES (\(owner), 'alice', 0);
+                INSERT INTO anchor_counters (owner, last_anchor) VALUES (\(owner), 4);
+                INSERT INTO types (owner, id, identifier) VALUES (\(owner), 1, '\(StoreFixture.heartRate)');
+                INSERT INTO sources (owner, id, bundle_id) VALUES (\(owner), 1, '\(StoreFixture.watch.bundleID)');
+                """)
+            let revision = try db.prepareOnce("""
+                INSERT INTO revisions (owner, id, key, source, name, version, os_major, os_minor, os_patch) VALUES (?, 1, ?, 1, 'Watch', '1.0', 10, 1, 0)
+                """)
+            revision.bind(all: [.int(owner), .blob(Data([0]))])
+            try revision.run()
+            // Anchor 3 was the deleted sample's: a tombstone at anchor 4, no row and no level row (step 18's delete).
+            let sample = try db.prepare("""
+                INSERT INTO samples (owner, anchor, uuid, type, start_time, value, source, revision) VALUES (?, ?, ?, 1, ?, 1, 1, 1)
+                """)
+            let level = try db.prepare("INSERT INTO uuids_merged (uuid, owner, type, anchor) VALUES (?, ?, 1, ?)")
+            for (anchor, uuid) in [(Int64(1), first), (2, twin), (5, other)] {
+                sample.reset()
+                sample.bind(all: [.int(owner), .int(anchor), .uuid(uuid), .int(s(anchor))])
+                try sample.run()
+                level.reset()
+                level.bind(all: [.uuid(uuid), .int(owner), .int(anchor)])
+                try level.run()
+            }
+            let tombstone = try db.prepareOnce("""
+                INSERT INTO tombstones (owner, anchor, uuid, type, start_time, end_time, source, revision, deleted, live_anchor)
+                VALUES (?, 4, ?, 1, ?, ?, 1, 1, 0, 3)
+                """)
+            tombstone.bind(all: [.int(owner), .uuid(deleted), .int(s(3)), .int(s(3))])
+            try tombstone.run()
+            try db.execute("UPDATE anchor_counters SET last_anchor = 5")
+        }
+        fixture.store = try SQLiteStore.open(path: fixture.path)
+        // As stored: in the canonical unit, without a device.
+        let stored = zip([first, twin, other], [Int64(1), 2, 5]).map { uuid, anchor in
+            Sample(uuid: uuid, type: StoreFixture.heartRate, start: s(anchor), end: s(anchor), body: .quantity(Quantity(1, "count/s"), count: 1))
+        }
+        try await expect(await fixture.query().map(\.uuid), [first, twin, other])
+        try await expect(await fixture.store.save(fixture.batch(stored, device: nil)), [.alreadyStored, .alreadyStored, .alreadyStored])
+        for uuid in [first, twin, other] {
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(900)), StoreFixture.heartRate(s(9), bpm: 99, uuid: uuid)], index: 1)
+        }
+        try await expect(await fixture.save([StoreFixture.heartRate(s(3), uuid: deleted)]), [.stored])
+        try await expect(await fixture.query([StoreFixture.heartRate], .uuids([twin, deleted])).map(\.uuid), [twin, deleted])
+        let all = try await fixture.query()
+        XCTAssertEqual(try levels(fixture, of: all).count, 4)
+        try await expect(try fixture.count(UUIDLevels.all), 4)
+    }
+
+    /// Retries of `samples` are retries, their UUIDs with other content refused, and each is found and
+    /// counted by UUID on its own, though they share their head.
+    private func expectHeadSharersDistinct(_ fixture: StoreFixture, _ samples: [Sample], file: StaticString = #filePath,
+                                           line: UInt = #line) async throws {
+        try await expect(await fixture.save(samples), Array(repeating: .alreadyStored, count: samples.count), file: file, line: line)
+        for sample in samples {
+            try await expect(await fixture.save([sample]), [.alreadyStored], file: file, line: line)
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(900)), StoreFixture.heartRate(sample.start, bpm: 99, uuid: sample.uuid)],
+                                         index: 1, file: file, line: line)
+            try await expect(await fixture.query([StoreFixture.heartRate], .uuids([sample.uuid])).map(\.body), [sample.body], file: file, line: line)
+        }
+    }
+
+    /// UUIDs that differ only after their first 8 bytes (the levels' head).
+    private static func sharingHead(_ index: UInt8) -> UUID {
+        UUID(uuid: (0x5E, 0xA1, 0x7C, 0x00, 0x42, 0x42, 0x42, 0x42, 0x80, index, 0, 0, 0, 0, 0, index))
+    }
+
     /// A row for the UUID claim alone (its other columns are not the claim's).
     private static func claimRow(owner: Int64, _ uuid: UUID) -> SampleRow {
         SampleRow(owner: owner, anchor: 1_000_000, uuid: uuid, type: 1, start: 0, duration: 0, source: 1, revision: 1, createdOffset: 0, flags: 0,
@@ -227,7 +358,7 @@ final class UUIDLevelTests: StoreTestCase {
     private func expectFilterHoldsEveryUUID(_ fixture: StoreFixture, count: Int, file: StaticString = #filePath,
                                             line: UInt = #line) async throws {
         let db = try fixture.connect()
-        let rows = try db.prepareOnce("SELECT owner, uuid FROM \(UUIDLevels.all)")
+        let rows = try db.prepareOnce(Self.pointedUUIDs(UUIDLevels.all, "s.owner, s.uuid"))
         var pairs: [(Int64, UUID)] = []
         while try rows.step() { pairs.append((rows.int(0), rows.uuid(1))) }
         XCTAssertEqual(pairs.count, count, file: file, line: line)
@@ -247,7 +378,8 @@ final class UUIDLevelTests: StoreTestCase {
     func testMultiRowWritesCannotAbort() async throws {
         let fixture = try await StoreFixture()
         let db = try fixture.connect()
-        let writes = [UUIDLevels.claimSQL(rows: 3), SampleRow.insertSQL(.sqlite, rows: 3)] + UUIDLevels.sliceMoveSQL + UUIDLevels.recentMoveSQL
+        let writes = [UUIDLevels.claimSQL(rows: 3), UUIDLevels.claimOneSQL, SampleRow.insertSQL(.sqlite, rows: 3)] + UUIDLevels.sliceMoveSQL
+            + UUIDLevels.recentMoveSQL
         for sql in writes {
             let program = try db.prepareOnce("EXPLAIN " + sql)
             var halts = 0
@@ -280,14 +412,22 @@ final class UUIDLevelTests: StoreTestCase {
         return UUID(uuid: bytes)
     }
 
-    /// The level holding each of `samples`' UUIDs (a UUID held twice would hide one: callers compare counts); empty on PostgreSQL.
+    /// `columns` of the samples that `level`'s rows point at, each row's head checked against its sample's UUID.
+    private static func pointedUUIDs(_ level: String, _ columns: String) -> String {
+        """
+        SELECT \(columns) FROM \(level) l JOIN samples s ON s.owner = l.owner AND s.type = l.type AND s.anchor = l.anchor
+        WHERE substr(s.uuid, 1, 8) = l.head
+        """
+    }
+
+    /// The level holding each of `samples`' UUIDs, the fixture owner's (a UUID held twice would hide one: callers compare counts); empty on PostgreSQL.
     private func levels(_ fixture: StoreFixture, of samples: [Sample]) throws -> [UUID: String] {
         guard fixture.isSQLite else { return [:] }
         let db = try fixture.connect()
         var held: [UUID: String] = [:]
         var rows = 0
         for level in [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged] {
-            let statement = try db.prepareOnce("SELECT uuid FROM \(level)")
+            let statement = try db.prepareOnce(Self.pointedUUIDs(level, "s.uuid") + " AND s.owner = \(fixture.owner.rawValue)")
             while try statement.step() {
                 let uuid = statement.uuid(0)
                 guard samples.contains(where: { $0.uuid == uuid }) else { continue }

@@ -139,14 +139,23 @@ struct SQLDialect: Sendable {
                                        lockOwnerSQL: "UPDATE anchor_counters SET last_anchor = last_anchor WHERE owner = ? RETURNING last_anchor",
                                        keepsUUIDLevels: false, readsSamplesByAnchor: true, insertsSampleArrays: true)
 
-    /// The condition that a `samples` row aliased `alias` (with its dot, or "") is the owner's
-    /// (`owner`, an SQL expression) row whose UUID satisfies `uuids` ("= ?", "IN (…)"). Every lookup of a
-    /// sample by UUID goes through it: SQLite finds the row's key in the UUID levels, PostgreSQL in its
-    /// index. `owner`'s parameters come before `uuids`' on both engines.
-    func sampleByUUID(_ alias: String = "", owner: String = "?", uuids: String = "= ?") -> String {
-        guard keepsUUIDLevels else { return "\(alias)owner = \(owner) AND \(alias)uuid \(uuids)" }
+    /// The condition that a `samples` row aliased `alias` (with its dot, or "") is the owner's (`owner`,
+    /// an SQL expression) row whose UUID is `uuid`, an SQL expression SQLite names twice: a numbered
+    /// parameter (`?N`) or a column. Every lookup of one sample by UUID goes through it (or through
+    /// `sampleByUUID(_:owner:heads:uuids:)`).
+    func sampleByUUID(_ alias: String = "", owner: String = "?1", uuid: String = "?2") -> String {
+        sampleByUUID(alias, owner: owner, heads: keepsUUIDLevels ? "= substr(\(uuid), 1, 8)" : nil, uuids: "= \(uuid)")
+    }
+
+    /// The condition that a `samples` row aliased `alias` is the owner's row whose UUID satisfies `uuids`
+    /// ("= ?", "IN (…)"): SQLite finds the keys of the rows whose UUIDs begin so in the UUID levels,
+    /// through `heads`, the same condition on the UUIDs' heads (`UUIDLevels.head`), and checks the
+    /// row's own UUID (two UUIDs may share a head); PostgreSQL finds the row in its index (`heads`
+    /// nil). Parameters in text order: `owner`'s, then `heads`', then `uuids`'.
+    func sampleByUUID(_ alias: String, owner: String, heads: String?, uuids: String) -> String {
+        guard let heads else { return "\(alias)owner = \(owner) AND \(alias)uuid \(uuids)" }
         return "(\(alias)owner, \(alias)type, \(alias)anchor) IN (SELECT owner, type, anchor FROM \(UUIDLevels.all) "
-            + "WHERE owner = \(owner) AND uuid \(uuids))"
+            + "WHERE owner = \(owner) AND head \(heads)) AND \(alias)uuid \(uuids)"
     }
 
     /// `INDEXED BY index` where the engine needs it, else nothing.

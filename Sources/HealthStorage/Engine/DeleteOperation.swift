@@ -126,7 +126,7 @@ extension WriteContext {
         let delete = try db.prepare("DELETE FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
         delete.bind(all: [.int(owner), .int(key.type), .int(anchor)])
         try delete.run()
-        try forgetUUID(owner: owner, uuid)
+        try forgetUUID(owner: owner, uuid, type: key.type, anchor: anchor)
         if !replaced {
             let holders = try moveWorkoutAssociations(owner: owner, from: uuid, to: nil)
             for holder in holders + (parent.map { [$0] } ?? []) { try reanchor(owner: owner, holder, bundleID: bundle) }

@@ -65,8 +65,7 @@ struct PredicateSQL {
             return dateRange(range)
         case .uuids(let uuids):
             guard table == .samples, !uuids.isEmpty else { return list("s.uuid", uuids.map { .uuid($0) }) }
-            let owner = bind(.int(owner))
-            return dialect.sampleByUUID("s.", owner: owner, uuids: list("", uuids.map { .uuid($0) }))
+            return byUUID("s.", Array(uuids))
         case .sources(let bundles):
             return "s.source IN (SELECT id FROM sources WHERE owner = " + bind(.int(owner)) + " AND " + list("bundle_id", bundles.sorted().map { .text($0) }) + ")"
         case .sourceRevisions(let patterns):
@@ -113,9 +112,10 @@ struct PredicateSQL {
         case .noCorrelation:
             return "s.parent IS NULL"
         case .workout(let uuid):
-            guard table == .samples else { return "s.uuid " + heldByWorkout(uuid) }
+            guard table == .samples else { return "s.uuid " + heldByWorkout(uuid, "l.sample_uuid") }
             let owner = bind(.int(owner))
-            return dialect.sampleByUUID("s.", owner: owner, uuids: heldByWorkout(uuid))
+            let heads = dialect.keepsUUIDLevels ? heldByWorkout(uuid, "substr(l.sample_uuid, 1, 8)") : nil
+            return dialect.sampleByUUID("s.", owner: owner, heads: heads, uuids: heldByWorkout(uuid, "l.sample_uuid"))
         }
     }
 
@@ -215,10 +215,19 @@ struct PredicateSQL {
         parts.isEmpty ? "FALSE" : "(" + parts.joined(separator: " OR ") + ")"
     }
 
-    /// `IN (…)` the UUIDs of the samples associated with the owner's workout `uuid`.
-    private mutating func heldByWorkout(_ uuid: UUID) -> String {
-        let workout = dialect.sampleByUUID("w.", owner: bind(.int(owner)), uuids: "= " + bind(.uuid(uuid)))
-        return "IN (SELECT l.sample_uuid FROM workout_samples l JOIN samples w ON w.owner = l.owner AND w.anchor = l.workout WHERE \(workout))"
+    /// `IN (…)` the `column` (the UUID `l.sample_uuid`, or an expression of it) of the samples associated
+    /// with the owner's workout `uuid`.
+    private mutating func heldByWorkout(_ uuid: UUID, _ column: String) -> String {
+        let workout = byUUID("w.", [uuid])
+        return "IN (SELECT \(column) FROM workout_samples l JOIN samples w ON w.owner = l.owner AND w.anchor = l.workout WHERE \(workout))"
+    }
+
+    /// The condition that the `samples` row aliased `alias` is the owner's row of one of `uuids`, binding
+    /// each UUID's head for SQLite's levels (`SQLDialect.sampleByUUID`) and the UUID itself.
+    private mutating func byUUID(_ alias: String, _ uuids: [UUID]) -> String {
+        let owner = bind(.int(owner))
+        let heads = dialect.keepsUUIDLevels ? list("", uuids.map { .blob(UUIDLevels.head($0)) }) : nil
+        return dialect.sampleByUUID(alias, owner: owner, heads: heads, uuids: list("", uuids.map { .uuid($0) }))
     }
 
     private mutating func bind(_ value: SQLValue) -> String {

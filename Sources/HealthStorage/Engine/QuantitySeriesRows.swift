@@ -7,7 +7,7 @@ struct QuantitySeriesRows {
     let db: Database
 
     func markStored(owner: Int64, _ sample: Sample) throws(HealthError) {
-        let flag = try db.prepare("UPDATE samples SET flags = flags | ? WHERE \(db.dialect.sampleByUUID())")
+        let flag = try db.prepare("UPDATE samples SET flags = flags | ?1 WHERE \(db.dialect.sampleByUUID(owner: "?2", uuid: "?3"))")
         flag.bind(all: [.int(SampleRows.quantitySeries), .int(owner), .uuid(sample.uuid)])
         try flag.run()
         guard let summary = sample.discreteSeries else { return }

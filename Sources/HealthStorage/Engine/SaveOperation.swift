@@ -473,7 +473,7 @@ final class ObjectSaver {
         row.bind(5, workout.duration)
         row.bind(6, WorkoutCoding.encode(workout))
         try row.run()
-        let stored = try context.db.prepare("SELECT 1 FROM samples WHERE \(context.db.dialect.sampleByUUID()) AND source = ?")
+        let stored = try context.db.prepare("SELECT 1 FROM samples WHERE \(context.db.dialect.sampleByUUID()) AND source = ?3")
         let link = try context.db.prepare("INSERT INTO workout_samples (owner, workout, sample_uuid) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
         for (index, uuid) in workout.associatedSampleUUIDs.enumerated() {
             // Only the app's own saved samples: another source's UUID reads as not stored (docs/semantics.md decision 7).

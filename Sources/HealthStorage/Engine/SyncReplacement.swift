@@ -45,7 +45,7 @@ extension WriteContext {
         let move = try db.prepare("UPDATE samples SET anchor = ? WHERE owner = ? AND type = ? AND anchor = ?")
         move.bind(all: [.int(new), .int(owner), .int(type), .int(old)])
         try move.run()
-        try reanchorUUID(owner: owner, uuid, to: new)
+        try reanchorUUID(owner: owner, uuid, type: type, from: old, to: new)
         for sql in ["UPDATE samples SET parent = ?1 WHERE owner = ?2 AND parent = ?3",
                     "UPDATE workouts SET anchor = ?1 WHERE owner = ?2 AND anchor = ?3",
                     "UPDATE workout_samples SET workout = ?1 WHERE owner = ?2 AND workout = ?3",

@@ -1,11 +1,12 @@
 import Foundation
 import HealthModel
 
-/// A Bloom filter over every (owner, UUID) that SQLite's UUID levels hold or held since it was built,
-/// so the UUID claim (`UUIDLevels.claimSQL`) seeks the middle and merged levels only for a UUID that
-/// may be there: nearly every saved UUID is new, and those seeks into levels of millions of rows were
-/// the claim's largest cost that grows with the store (bench/README.md, "A filter before the UUID
-/// claim's seeks"). It answers "absent" only for a pair it was never given, so pairs are added before
+/// A Bloom filter over every (owner, UUID head) that SQLite's UUID levels hold or held since it was
+/// built (`UUIDLevels.head`: the levels keep only a UUID's head, so that is what a build reads), so the
+/// UUID claim (`UUIDLevels.claimSQL`) seeks the levels only for a UUID whose head may be there: nearly
+/// every saved UUID is new, and those seeks into levels of millions of rows were the claim's largest
+/// cost that grows with the store (bench/README.md, "A filter before the UUID claim's seeks"). It
+/// answers "absent" only for a pair it was never given, so pairs are added before
 /// they are claimed and never removed: a claim undone with its transaction, or a deleted sample, only
 /// leaves a false "maybe", which costs the seek the filter saved. Split-block layout (Parquet's): a
 /// pair sets one bit in each of the 8 words of one 32-byte block, so a lookup reads one cache line.
@@ -51,21 +52,27 @@ final class UUIDFilter {
     /// Bytes the filter holds.
     var bytes: Int { layers.reduce(0) { $0 + $1.bytes } }
 
-    func insert(owner: Int64, _ uuid: UUID) {
+    /// Adds the owner's UUID, by its head.
+    func insert(owner: Int64, _ uuid: UUID) { insert(owner: owner, key: Self.key(uuid)) }
+
+    /// Adds a head a level holds (`UUIDLevels.head`, 8 bytes).
+    func insert(owner: Int64, head: Data) { insert(owner: owner, key: Self.key(head)) }
+
+    private func insert(owner: Int64, key: UInt64) {
         var last = layers[layers.count - 1]
         if last.count >= last.capacity {
             last = Layer(capacity: layers.reduce(0) { $0 + $1.capacity })
             layers.append(last)
         }
-        let hash = hash(owner: owner, uuid), offset = last.offset(hash)
+        let hash = hash(owner: owner, key), offset = last.offset(hash)
         last.blocks.storeBytes(of: last.blocks.load(fromByteOffset: offset, as: SIMD8<UInt32>.self) | Self.bits(hash), toByteOffset: offset,
                                as: SIMD8<UInt32>.self)
         last.count += 1
     }
 
-    /// False only when the pair was never inserted.
+    /// False only when no UUID of the owner with this UUID's head was inserted.
     func mayContain(owner: Int64, _ uuid: UUID) -> Bool {
-        let hash = hash(owner: owner, uuid), bits = Self.bits(hash)
+        let hash = hash(owner: owner, Self.key(uuid)), bits = Self.bits(hash)
         return layers.contains { ($0.blocks.load(fromByteOffset: $0.offset(hash), as: SIMD8<UInt32>.self) & bits) == bits }
     }
 
@@ -74,11 +81,19 @@ final class UUIDFilter {
         SIMD8(repeating: 1) &<< ((SIMD8(repeating: UInt32(truncatingIfNeeded: hash)) &* salts) &>> 27)
     }
 
-    private func hash(owner: Int64, _ uuid: UUID) -> UInt64 {
-        let (high, low) = withUnsafeBytes(of: uuid.uuid) {
-            ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        }
-        return Self.mix(high ^ Self.mix(low ^ Self.mix(UInt64(bitPattern: owner) ^ seed)))
+    /// A UUID's head, its first 8 bytes in memory order, as a stored head's (`key(_: Data)`).
+    private static func key(_ uuid: UUID) -> UInt64 {
+        withUnsafeBytes(of: uuid.uuid) { $0.loadUnaligned(as: UInt64.self) }
+    }
+
+    /// Loaded in place: copying the bytes out through `prefix(8).copyBytes(to:)` cost 2.5 µs a head
+    /// (Foundation's generic path), 4 s of a 1M-row build.
+    private static func key(_ head: Data) -> UInt64 {
+        head.count >= 8 ? head.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } : 0
+    }
+
+    private func hash(owner: Int64, _ key: UInt64) -> UInt64 {
+        Self.mix(key ^ Self.mix(UInt64(bitPattern: owner) ^ seed))
     }
 
     /// MurmurHash3's 64-bit finaliser: every input bit flips about half the output bits.

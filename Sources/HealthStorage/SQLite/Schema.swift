@@ -5,7 +5,7 @@ import HealthModel
 /// in one transaction at open. Add a step to `migrations` for every change; never edit a shipped step.
 enum Schema {
     /// Step n (1-based) brings the file from version n-1 to n.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15, version16, version17, version18]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15, version16, version17, version18, version19]
 
     static var currentVersion: Int { migrations.count }
 
@@ -30,6 +30,31 @@ enum Schema {
             throw error
         }
     }
+
+    /// The UUID levels keep a UUID's first 8 bytes instead of all 16, keyed by (head, owner, type,
+    /// anchor): the sample's row holds the whole UUID, which the claim and every lookup check
+    /// (`UUIDLevels`): a level record 8 bytes shorter, the levels 9 bytes less a sample with their
+    /// page fill (bench/history 2026-12-03-narrowuuid). Rebuilt from `samples`, whose UUIDs are exactly what the old levels
+    /// held: a delete took its sample's UUID out of them (`forgetUUID`), so a deleted sample's UUID
+    /// was free to save again before this step and stays so after it. Every row goes to the merged
+    /// level, in key order, as at step 16.
+    private static let version19 = """
+    DROP VIEW sample_uuids;
+    DROP TABLE uuids_recent;
+    DROP TABLE uuids_middle;
+    DROP TABLE uuids_merged;
+    CREATE TABLE uuids_recent (head BLOB NOT NULL, owner INTEGER NOT NULL, type INTEGER NOT NULL, anchor INTEGER NOT NULL,
+                               PRIMARY KEY (head, owner, type, anchor)) WITHOUT ROWID;
+    CREATE TABLE uuids_middle (head BLOB NOT NULL, owner INTEGER NOT NULL, type INTEGER NOT NULL, anchor INTEGER NOT NULL,
+                               PRIMARY KEY (head, owner, type, anchor)) WITHOUT ROWID;
+    CREATE TABLE uuids_merged (head BLOB NOT NULL, owner INTEGER NOT NULL, type INTEGER NOT NULL, anchor INTEGER NOT NULL,
+                               PRIMARY KEY (head, owner, type, anchor)) WITHOUT ROWID;
+    INSERT INTO uuids_merged SELECT substr(uuid, 1, 8), owner, type, anchor FROM samples ORDER BY 1, 2, 3, 4;
+    CREATE VIEW sample_uuids AS
+        SELECT head, owner, type, anchor FROM uuids_recent
+        UNION ALL SELECT head, owner, type, anchor FROM uuids_middle
+        UNION ALL SELECT head, owner, type, anchor FROM uuids_merged;
+    """
 
     /// `samples_by_time` (owner, type, start) goes: 22 bytes and one B-tree insert a sample. A type's
     /// rows in start order are its few sources' ranges of `samples_by_source` (owner, type, source,
