@@ -134,12 +134,15 @@ extension WriteContext {
         claim.reset()
         // A UUID repeated in the rows: its later rows bind a NULL head, which the claim skips (the levels'
         // key would take both, as rows of different anchors). Only a row whose head the filter may hold
-        // can repeat an earlier one (that one's head went into the filter before it).
+        // can repeat an earlier one (that one's head went into the filter before it), so the rows' set is
+        // made at the first such row: with a filter, rarely; without one (while it is built), at once.
         var repeated: [Bool]?
+        var earlier: Set<Owned<UUID>>?
         for (offset, row) in rows.enumerated() {
             let base = Int32(offset * 5)
             let mayBeHeld = filter?.mayContain(owner: row.owner, row.uuid) ?? true
-            if mayBeHeld, rows[..<offset].contains(where: { $0.uuid == row.uuid && $0.owner == row.owner }) {
+            if mayBeHeld && earlier == nil { earlier = Set(rows[..<offset].map { Owned(owner: $0.owner, value: $0.uuid) }) }
+            if earlier?.insert(Owned(owner: row.owner, value: row.uuid)).inserted == false {
                 if repeated == nil { repeated = Array(repeating: false, count: rows.count) }
                 repeated?[offset] = true
                 for column in 1...5 { claim.bind(base + Int32(column), nil as Int64?) }

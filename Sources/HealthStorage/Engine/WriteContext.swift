@@ -91,7 +91,7 @@ final class WriteContext {
     }
 
     /// An interned value of one owner (interned ids are the owner's own).
-    private struct Owned<Value: Hashable>: Hashable {
+    struct Owned<Value: Hashable>: Hashable {
         let owner: Int64, value: Value
     }
 
