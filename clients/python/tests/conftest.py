@@ -46,16 +46,23 @@ def store_arguments(data, extra):
     return ["--store", url + ("&" if "?" in url else "?") + "options=-csearch_path%3D" + schema]
 
 
+# Servers not yet stopped: a failing test's report carries the end of each one's log.
+_running = []
+
+
 class Server:
     """A healthd process; `owner_token`, `port` and `unix_path` describe how to reach it."""
 
     def __init__(self, policy="prompt", *extra, data=None):
+        _running.append(self)
         self.data = data or tempfile.mkdtemp(prefix="healthstore-pytest-")
         self.unix_path = os.path.join(self.data, "healthd.sock")
         self.log = []
         self.process = subprocess.Popen(
             [binary("healthd"), "--listen", "127.0.0.1:0", "--unix", self.unix_path, "--data", self.data,
-             "--authorization-policy", policy, "--log-level", "info", *store_arguments(self.data, extra), *extra],
+             "--authorization-policy", policy, "--log-level", "debug", *store_arguments(self.data, extra),
+             # No test server takes the fixed dashboard port unless the test asks for HTTP.
+             *([] if "--http" in extra else ["--http", "off"]), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.port = None
         ready = threading.Event()
@@ -93,6 +100,8 @@ class Server:
         return result.stdout
 
     def stop(self):
+        if self in _running:
+            _running.remove(self)
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -100,6 +109,18 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         shutil.rmtree(self.data, ignore_errors=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing test's report ends with the last lines each running healthd logged, so a failure
+    seen only in CI can be read from its output."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        for server in _running:
+            name = f"healthd log (port {server.port}, {server.data})"
+            report.sections.append((name, "\n".join(server.log[-80:])))
 
 
 @pytest.fixture(scope="session")
