@@ -148,18 +148,17 @@ extension WriteContext {
         }
         let stored = allInserted ? nil : try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
         var runs = StoredRuns()
-        // By index: a copy of each pending sample (its sample, row and saver retained and released) cost
-        // more than the rest of this loop.
-        for (offset, index) in rows.indices.enumerated() {
+        for (offset, pending) in rows.enumerated() {
             do {
-                let wentIn = if allInserted { true } else if claimed[offset] { try Self.exists(rows[index].row, stored) } else { false }
+                let row = pending.row
+                let wentIn = if allInserted { true } else if claimed[offset] { try Self.exists(row, stored) } else { false }
                 if wentIn {
-                    runs.add(rows[index])
+                    runs.add(pending)
                 } else {
-                    settle(offset, try rows[index].saver.compareWithStored(rows[index].sample, device: rows[index].device, row: rows[index].row))
+                    settle(offset, try pending.saver.compareWithStored(pending.sample, device: pending.device, row: row))
                 }
             } catch {
-                throw error.objectIndex == nil ? error.at(index: rows[index].index) : error
+                throw error.objectIndex == nil ? error.at(index: pending.index) : error
             }
         }
         try runs.note()
@@ -178,15 +177,14 @@ extension WriteContext {
         }
 
         mutating func add(_ pending: PendingSample) {
-            // The sample's fields read in place: a copy of the whole sample cost more than the rest.
-            let (saver, typeID, start, end) = (pending.saver, pending.row.type, pending.sample.start, pending.sample.end)
-            let span = TimeSpan(start: start, end: end), duration = end - start
+            let (saver, typeID, sample) = (pending.saver, pending.row.type, pending.sample)
+            let span = TimeSpan(start: sample.start, end: sample.end), duration = sample.end - sample.start
             let key = RunKey(typeID: typeID, source: saver.source, owner: saver.owner)
             if let run = keys.firstIndex(of: key) {
                 runs[run].span = runs[run].span.union(span)
                 runs[run].longest = max(runs[run].longest, duration)
             } else {
-                runs.append((saver, typeID, pending.sample.type, span, duration, pending.index))
+                runs.append((saver, typeID, sample.type, span, duration, pending.index))
                 keys.append(key)
             }
         }
