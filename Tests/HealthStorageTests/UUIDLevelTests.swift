@@ -268,6 +268,28 @@ final class UUIDLevelTests: StoreTestCase {
         }
     }
 
+    /// The claim looks the recent level up before it runs, not in its own insert (which would read the
+    /// table it writes): in one claim, beside a new UUID, a UUID of a head the recent level already holds
+    /// is stored as its own, a retry of a UUID held there is a retry, a reuse of it is refused, and a
+    /// UUID repeated in the claim is stored once; each stays distinct in the recent level and after it.
+    func testClaimsAgainstHeadsInTheRecentLevel() async throws {
+        try await forEachEngine {
+            let fixture = try await StoreFixture()
+            let a = StoreFixture.heartRate(s(100), bpm: 61, uuid: Self.sharingHead(1))
+            try await expect(await fixture.save([a]), [.stored])
+            let twin = StoreFixture.heartRate(s(101), bpm: 62, uuid: Self.sharingHead(2)), fresh = StoreFixture.heartRate(s(102))
+            try await expect(await fixture.save([twin, a, fresh, twin]), [.stored, .alreadyStored, .stored, .alreadyStored])
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(103)), StoreFixture.heartRate(s(100), bpm: 99, uuid: a.uuid)], index: 1)
+            if fixture.isSQLite {
+                XCTAssertEqual(try levels(fixture, of: [a, twin, fresh]), [a.uuid: UUIDLevels.recent, twin.uuid: UUIDLevels.recent,
+                                                                           fresh.uuid: UUIDLevels.recent])
+            }
+            try await expectHeadSharersDistinct(fixture, [a, twin, fresh])
+            try await fixture.reopen()
+            try await expectHeadSharersDistinct(fixture, [a, twin, fresh])
+        }
+    }
+
     /// A store left by schema step 18 (levels of whole UUIDs) migrates to heads: its samples' UUIDs, two
     /// of them sharing a head, stay taken, and a UUID deleted before the migration (its level row gone
     /// with it then) is as free to save again as it was.

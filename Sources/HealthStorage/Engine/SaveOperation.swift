@@ -129,18 +129,22 @@ extension WriteContext {
         var allInserted = inserted.count == rows.count
         if !inserted.isEmpty {
             let insert = try arrays ? prepared(.sampleArrays, rows: 1) : prepared(.sampleInsert, rows: inserted.count)
-            insert.reset()
+            var bytes = BindingBytes(rows: arrays ? [] : inserted)
+            // In this order: the statement's bindings are cleared before the bytes they point at are freed.
+            defer { bytes.deallocate() }
+            defer { insert.reset() }
+            // Every parameter is bound below.
+            insert.rewind()
             if arrays {
                 SampleRow.bindArrays(inserted, to: insert)
             } else {
-                for (offset, row) in inserted.enumerated() { row.bind(to: insert, at: Int32(offset * SampleRow.columns)) }
+                for (offset, row) in inserted.enumerated() { row.bind(to: insert, at: Int32(offset * SampleRow.columns), bytes: &bytes) }
             }
             try insert.run()
             // Nearly always every row goes in: the count says so without a RETURNING set (which SQLite
             // gathers in a temporary table, a B-tree insert a row). Otherwise each row's own anchor
             // tells whether it went in.
             allInserted = allInserted && db.changes == rows.count
-            insert.reset()
         }
         let stored = allInserted ? nil : try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
         var runs = StoredRuns()
@@ -301,10 +305,17 @@ final class ObjectSaver {
         let anchor = try context.nextAnchor(owner: owner)
         let row = try self.row(sample, type: type, typeID: typeID, anchor: anchor, device: device, parent: parent)
         guard try context.claimUUIDs([row])[0] else { return try compareWithStored(sample, device: device) }
-        insertRow.reset()
-        row.bind(to: insertRow, at: 0)
-        try insertRow.run()
-        guard context.db.changes > 0 else { return try compareWithStored(sample, device: device) }
+        var bytes = BindingBytes(rows: CollectionOfOne(row))
+        insertRow.rewind()
+        row.bind(to: insertRow, at: 0, bytes: &bytes)
+        let inserted: Bool
+        do {
+            // The bindings are cleared before the bytes they point at are freed, whether it ran or threw.
+            defer { insertRow.reset(); bytes.deallocate() }
+            try insertRow.run()
+            inserted = context.db.changes > 0
+        }
+        guard inserted else { return try compareWithStored(sample, device: device) }
         if let replaced {
             // The workouts and the correlation that held the old object now hold something else.
             let holders = try context.moveWorkoutAssociations(owner: owner, from: replaced.uuid, to: sample.uuid)
@@ -631,16 +642,17 @@ struct SampleRow {
             && stored.optionalInt(13) == parent && stored.blob(14) == metadata
     }
 
-    /// Binds the row's values to parameters `base + 1` to `base + columns`.
-    func bind(to statement: Statement, at base: Int32) {
+    /// Binds the row's values to parameters `base + 1` to `base + columns`, its UUID and unit copied
+    /// into `bytes` and bound from there (so `bytes` must outlive the statement's next `reset()`).
+    func bind(to statement: Statement, at base: Int32, bytes: inout BindingBytes) {
         statement.bind(base + 1, owner)
         statement.bind(base + 2, anchor)
-        statement.bind(base + 3, uuid)
+        statement.bind(base + 3, borrowing: bytes.copy(uuid), text: false)
         statement.bind(base + 4, type)
         statement.bind(base + 5, start)
         statement.bind(base + 6, duration)
         statement.bind(base + 7, value)
-        statement.bind(base + 8, unit)
+        if let unit { statement.bind(base + 8, borrowing: bytes.copy(unit), text: true) } else { statement.bind(base + 8, nil as String?) }
         statement.bind(base + 9, rawValue)
         statement.bind(base + 10, count)
         statement.bind(base + 11, category)

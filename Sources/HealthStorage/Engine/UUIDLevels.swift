@@ -28,28 +28,35 @@ enum UUIDLevels {
         withUnsafeBytes(of: uuid.uuid) { Data($0.prefix(8)) }
     }
 
-    /// Inserts into the recent level each of `rows` rows (head, owner, type, anchor, probe) whose head no
-    /// level holds for its owner; each level is probed by its primary key's (head, owner) for the row's
-    /// `probe`: its head when `UUIDFilter` says a level may hold it, else NULL, which SQLite's join checks
-    /// before it seeks (`IsNull`) and so costs no descent into any level. A row with a head hit is left
-    /// for `claimUUIDs` to decide against the pointed samples' UUIDs, and so is a row of a NULL head (a
-    /// UUID repeated in the rows); two distinct UUIDs sharing a head both go in, as rows of different
-    /// anchors (SQLite reads every row's probes before it inserts any: the statement reads the level it
-    /// writes). Left joins rather than NOT EXISTS: SQLite runs a correlated subquery as a subroutine
-    /// that opens its cursor again for every row (an allocation and a descent from the root each time),
-    /// where a join opens each level once. `OR FAIL`, as for the samples' insert: an `ABORT` statement of several rows
-    /// opens a statement journal, copying every page it touches first; a failing claim fails its job,
-    /// and the job's savepoint or the whole transaction is rolled back with it anyway.
+    /// Inserts into the recent level each of `rows` rows (head, owner, type, anchor, probe) whose head
+    /// neither older level holds for its owner; each is probed by its primary key's (head, owner) for
+    /// the row's `probe`: its head when `UUIDFilter` says a level may hold it, else NULL, which SQLite's
+    /// join checks before it seeks (`IsNull`) and so costs no descent into any level. The recent level
+    /// itself is probed before the claim (`claimUUIDs`, a row whose head it holds is bound as a NULL
+    /// head): a statement that reads the table it inserts into has SQLite gather all its rows in a
+    /// temporary B-tree first, an insert and a read more a row and a temporary database opened and
+    /// closed a statement, more than the claim's own insert. A row with a head hit is left for
+    /// `claimUUIDs` to decide against the pointed samples' UUIDs, and so is a row of a NULL head (a UUID
+    /// repeated in the rows, or a head the recent level holds); two distinct UUIDs sharing a head both go
+    /// in, as rows of different anchors (every probe reads the levels as they were before the claim:
+    /// it writes neither older level, and the recent level was probed before it ran). Left joins rather
+    /// than NOT EXISTS: SQLite runs a correlated subquery as a subroutine that opens its cursor again
+    /// for every row (an allocation and a descent from the root each time), where a join opens each
+    /// level once. `OR FAIL`, as for the samples' insert: an `ABORT` statement of several rows opens a
+    /// statement journal, copying every page it touches first; a failing claim fails its job, and the
+    /// job's savepoint or the whole transaction is rolled back with it anyway.
     static func claimSQL(rows: Int) -> String {
         """
         INSERT OR FAIL INTO \(recent) (head, owner, type, anchor) SELECT v.column1, v.column2, v.column3, v.column4
         FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))) v
-        LEFT JOIN \(recent) r ON r.head = v.column5 AND r.owner = v.column2
         LEFT JOIN \(middle) m ON m.head = v.column5 AND m.owner = v.column2
         LEFT JOIN \(merged) g ON g.head = v.column5 AND g.owner = v.column2
-        WHERE v.column1 IS NOT NULL AND r.head IS NULL AND m.head IS NULL AND g.head IS NULL
+        WHERE v.column1 IS NOT NULL AND m.head IS NULL AND g.head IS NULL
         """
     }
+
+    /// Whether the recent level holds a head for an owner (`claimUUIDs`, before the claim).
+    static let recentHeadSQL = "SELECT 1 FROM \(recent) WHERE head = ?1 AND owner = ?2 LIMIT 1"
 
     /// One row into the recent level: a UUID whose head a level holds for another of the owner's UUIDs.
     static let claimOneSQL = "INSERT OR FAIL INTO \(recent) (head, owner, type, anchor) VALUES (substr(?1, 1, 8), ?2, ?3, ?4)"
@@ -131,7 +138,13 @@ extension WriteContext {
         let filter = try currentUUIDFilter()
         let building = filter == nil ? uuidFilterBuild : nil
         let claim = try prepared(.uuidClaim, rows: rows.count)
-        claim.reset()
+        // Each head is the first 8 bytes of its UUID copied in here, bound in place as the row's head and probe.
+        var bytes = BindingBytes(uuids: rows.count)
+        // Every parameter is bound below; on the way out, whether it ran or threw, the claim's bindings
+        // are cleared before the bytes they point at are freed (defers run last first).
+        claim.rewind()
+        defer { bytes.deallocate() }
+        defer { claim.reset() }
         // A UUID repeated in the rows: its later rows bind a NULL head, which the claim skips (the levels'
         // key would take both, as rows of different anchors). Only a row whose head the filter may hold
         // can repeat an earlier one (that one's head went into the filter before it), so the rows' set is
@@ -148,13 +161,18 @@ extension WriteContext {
                 for column in 1...5 { claim.bind(base + Int32(column), nil as Int64?) }
                 continue
             }
-            let head = UUIDLevels.head(row.uuid)
-            claim.bind(base + 1, head)
-            claim.bind(base + 2, row.owner)
-            claim.bind(base + 3, row.type)
-            claim.bind(base + 4, row.anchor)
-            // Unbound, the probe is NULL: certainly in no level. No filter: it may be in any.
-            claim.bind(base + 5, mayBeHeld ? head : nil)
+            let head = UnsafeRawBufferPointer(rebasing: bytes.copy(row.uuid).prefix(8))
+            if mayBeHeld, try recentLevelHolds(head, owner: row.owner) {
+                // A head hit in the recent level: skipped by the claim, decided after it.
+                for column in 1...5 { claim.bind(base + Int32(column), nil as Int64?) }
+            } else {
+                claim.bind(base + 1, borrowing: head, text: false)
+                claim.bind(base + 2, row.owner)
+                claim.bind(base + 3, row.type)
+                claim.bind(base + 4, row.anchor)
+                // A NULL probe: certainly in no level. No filter: it may be in any.
+                if mayBeHeld { claim.bind(base + 5, borrowing: head, text: false) } else { claim.bind(base + 5, nil as Data?) }
+            }
             // Before the claim runs: whatever part of it commits is then in the filter, or in the one
             // being built once the writer takes it.
             filter?.insert(owner: row.owner, row.uuid)
@@ -162,7 +180,6 @@ extension WriteContext {
         }
         try claim.run()
         let claimed = db.changes
-        claim.reset()
         recentUUIDs = recentUUIDs.map { $0 + claimed }
         guard claimed < rows.count else { return Array(repeating: true, count: rows.count) }
         let inRecent = try db.prepare("SELECT 1 FROM \(UUIDLevels.recent) WHERE head = substr(?1, 1, 8) AND owner = ?2 AND type = ?3 AND anchor = ?4")
@@ -179,6 +196,15 @@ extension WriteContext {
         }
         inRecent.reset()
         return result
+    }
+
+    /// Whether the recent level holds `head` for `owner`.
+    private func recentLevelHolds(_ head: UnsafeRawBufferPointer, owner: Int64) throws(HealthError) -> Bool {
+        let probe = try db.prepare(UUIDLevels.recentHeadSQL)
+        defer { probe.reset() }
+        probe.bind(1, borrowing: head, text: false)
+        probe.bind(2, owner)
+        return try probe.step()
     }
 
     /// Claims the UUID of `row`, whose head a level holds for its owner, unless that is the UUID's own

@@ -327,6 +327,9 @@ final class PostgreSQLStatement: Statement {
         return (out, highest)
     }
 
+    /// Every parameter is sent as bound at each run: nothing to gain from keeping them.
+    func rewind() { reset() }
+
     func reset() {
         if inFlight { connection.settle() }
         if case .success(let answer) = pending { PQclear(answer) }
@@ -366,6 +369,11 @@ final class PostgreSQLStatement: Statement {
     func bind(_ index: Int32, _ value: Data?) { set(index, value, binary: true) }
 
     func bind(_ index: Int32, _ value: UUID) { set(index, value.bytes, binary: true) }
+
+    // Parameters are sent as copies anyway.
+    func bind(_ index: Int32, borrowing bytes: UnsafeRawBufferPointer, text: Bool) {
+        if text { bind(index, String(decoding: bytes, as: UTF8.self)) } else { set(index, Data(bytes), binary: true) }
+    }
 
     // MARK: stepping
 

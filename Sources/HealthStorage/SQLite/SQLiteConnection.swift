@@ -129,6 +129,10 @@ final class SQLiteStatement: Statement {
         sqlite3_clear_bindings(pointer)
     }
 
+    func rewind() {
+        sqlite3_reset(pointer)
+    }
+
     // MARK: binding
 
     func bind(_ index: Int32, _ value: Int64?) {
@@ -154,6 +158,17 @@ final class SQLiteStatement: Statement {
     func bind(_ index: Int32, _ value: UUID) {
         withUnsafeBytes(of: value.uuid) { raw in
             _ = sqlite3_bind_blob(pointer, index, raw.baseAddress, 16, sqliteTransient)
+        }
+    }
+
+    func bind(_ index: Int32, borrowing bytes: UnsafeRawBufferPointer, text: Bool) {
+        // A zero-length value needs a non-nil pointer to stay a value rather than NULL.
+        let base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
+        // No destructor (SQLITE_STATIC): SQLite neither copies nor frees them.
+        if text {
+            sqlite3_bind_text(pointer, index, base?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+        } else {
+            sqlite3_bind_blob(pointer, index, base, Int32(bytes.count), nil)
         }
     }
 
