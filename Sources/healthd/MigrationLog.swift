@@ -11,6 +11,8 @@ enum MigrationLog {
                 + "(if stopped, the store stays at step \(from) and migrates at the next start)"
         case .stepBegan(let step, let summary):
             return "schema step \(step): \(summary)"
+        case .stepRunning(let step, let elapsed, let rows?) where rows.done == rows.total && rows.passNumber == rows.passes:
+            return "schema step \(step): all \(rows.total) rows \(rows.pass); finishing the step, \(Int(elapsed / .seconds(1))) s so far"
         case .stepRunning(let step, let elapsed, let rows?):
             let seconds = elapsed / .seconds(1)
             // Every pass counted as the same work: the passes' rows are the same rows.
@@ -18,7 +20,7 @@ enum MigrationLog {
             let left = rows.fraction > 0 ? seconds * (1 - rows.fraction) / rows.fraction : nil
             return "schema step \(step): \(rows.done) of \(rows.total) rows \(rows.pass) (pass \(rows.passNumber) of \(rows.passes)), "
                 + "\(Int(rows.fraction * 100)) % of the step in \(Int(seconds)) s, \(Int(rate)) rows/s, "
-                + (left.map { "about \(Int($0.rounded(.up))) s left" } ?? "time left not known yet")
+                + (left.map { "about \(Int($0.rounded(.up))) s until every row is \(rows.pass)" } ?? "time left not known yet")
         case .stepRunning(let step, let elapsed, nil):
             return "schema step \(step): still running after \(Int(elapsed / .seconds(1))) s"
         case .stepEnded(let step, let elapsed):

@@ -21,7 +21,8 @@ public enum MigrationProgress: Sendable, Equatable {
 }
 
 /// How far a step that goes through every row of a table has come: it takes each row through one
-/// pass or more (step 19 reads and sorts them all, then writes them all).
+/// pass or more (step 19 has one: it counts the rows as SQLite reads and sorts them; the writing
+/// that follows is not counted).
 public struct MigrationRows: Sendable, Equatable {
     /// What the current pass does to a row, e.g. "read and sorted".
     public let pass: String
