@@ -47,6 +47,11 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         public var groupCommitWindow = Duration.milliseconds(10)
         /// A gathering group this large commits without waiting out the window.
         public var groupCommitWindowJobs = 256
+        /// Told how a schema migration at open goes (on the opening thread, before `open` returns):
+        /// which step runs, how far a long one has come, and when each ends. Nothing for a new file.
+        public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
+        /// The least time between two reports of a running step (tests make it zero).
+        var migrationProgressInterval = Duration.seconds(5)
         /// Runs on the UUID filter's build thread once it has read every level, before the writer may
         /// take the filter (tests hold the build there).
         var uuidFilterPause: (@Sendable () -> Void)?
@@ -73,7 +78,7 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         // the store's size (bench/README.md, "Memory of the UUID levels' migration").
         try db.execute("PRAGMA cache_size = -\(Self.migrationCacheMiB * 1024)")
         try db.execute("PRAGMA temp_store = FILE")
-        try Schema.migrate(db)
+        try Schema.migrate(db, report: options.migrationProgress, interval: options.migrationProgressInterval)
         // Built while the store serves, from a connection of its own (4–6 s at 10M UUIDs).
         let context = WriteContext(db: db, registry: registry)
         context.uuidFilterSource = UUIDFilterSource(connect: { () throws(HealthError) -> Database in try readConnection(path) },

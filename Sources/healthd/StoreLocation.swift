@@ -39,9 +39,10 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         }
     }
 
-    /// Opens the store, creating or migrating its schema; a nil group-commit setting keeps the store's default.
+    /// Opens the store, creating or migrating its schema (an SQLite file's migration tells `log` how it
+    /// goes); a nil group-commit setting keeps the store's default.
     func open(retention: Microseconds, durability: SQLiteStore.Options.Durability, groupCommitWindow: Duration?,
-              groupCommitJobs: Int?) throws -> EngineStore {
+              groupCommitJobs: Int?, log: @escaping @Sendable (String) -> Void) throws -> EngineStore {
         switch self {
         case .sqlite(let path):
             var options = SQLiteStore.Options()
@@ -49,6 +50,7 @@ enum StoreLocation: Equatable, CustomStringConvertible {
             options.durability = durability
             options.groupCommitWindow = groupCommitWindow ?? options.groupCommitWindow
             options.groupCommitWindowJobs = groupCommitJobs ?? options.groupCommitWindowJobs
+            options.migrationProgress = { log(MigrationLog.line($0)) }
             return try SQLiteStore.open(path: path, options: options)
         case .postgreSQL(let url):
             var options = PostgreSQLStore.Options()

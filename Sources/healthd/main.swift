@@ -31,7 +31,7 @@ let store: EngineStore
 do {
     store = try options.storeLocation.open(retention: Int64(options.tombstoneRetentionDays * 86_400_000_000),
                                            durability: options.durability, groupCommitWindow: options.groupCommitWindow,
-                                           groupCommitJobs: options.groupCommitJobs)
+                                           groupCommitJobs: options.groupCommitJobs, log: { logger.info($0) })
     store.openWarnings.forEach { logger.warning($0) }
     // Logged once done: the store serves meanwhile.
     Task { for note in await store.openFinished() { logger.info(note) } }

@@ -1,0 +1,34 @@
+import Foundation
+import HealthStorage
+
+/// healthd's log line for each report of a schema migration at open: which step runs and what it
+/// does, how far a long step has come (rows, rate, time left), and how long each step took.
+enum MigrationLog {
+    static func line(_ event: MigrationProgress) -> String {
+        switch event {
+        case .began(let from, let to):
+            return "store schema at step \(from): migrating to step \(to) in one transaction "
+                + "(if stopped, the store stays at step \(from) and migrates at the next start)"
+        case .stepBegan(let step, let summary):
+            return "schema step \(step): \(summary)"
+        case .stepRunning(let step, let elapsed, let rows?) where rows.done == rows.total && rows.passNumber == rows.passes:
+            return "schema step \(step): all \(rows.total) rows \(rows.pass); finishing the step, \(Int(elapsed / .seconds(1))) s so far"
+        case .stepRunning(let step, let elapsed, let rows?):
+            let seconds = elapsed / .seconds(1)
+            // Every pass counted as the same work: the passes' rows are the same rows.
+            let rate = rows.fraction * Double(rows.passes * rows.total) / max(seconds, 0.001)
+            let left = rows.fraction > 0 ? seconds * (1 - rows.fraction) / rows.fraction : nil
+            return "schema step \(step): \(rows.done) of \(rows.total) rows \(rows.pass) (pass \(rows.passNumber) of \(rows.passes)), "
+                + "\(Int(rows.fraction * 100)) % of the step in \(Int(seconds)) s, \(Int(rate)) rows/s, "
+                + (left.map { "about \(Int($0.rounded(.up))) s until every row is \(rows.pass)" } ?? "time left not known yet")
+        case .stepRunning(let step, let elapsed, nil):
+            return "schema step \(step): still running after \(Int(elapsed / .seconds(1))) s"
+        case .stepEnded(let step, let elapsed):
+            return "schema step \(step): done in \(tenths(elapsed)) s"
+        case .ended(let to, let elapsed):
+            return "store schema migrated to step \(to) in \(tenths(elapsed)) s"
+        }
+    }
+
+    private static func tenths(_ duration: Duration) -> String { String(format: "%.1f", duration / .seconds(1)) }
+}
