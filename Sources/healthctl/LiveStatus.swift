@@ -14,10 +14,7 @@ final class LiveStatus {
     }
 
     /// Seconds since the status was created.
-    var elapsed: Double {
-        let d = ContinuousClock.now - started
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
+    var elapsed: Double { (ContinuousClock.now - started) / .seconds(1) }
 
     /// `count` per second so far.
     func rate(_ count: Int) -> Double { elapsed > 0 ? Double(count) / elapsed : 0 }

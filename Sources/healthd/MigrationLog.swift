@@ -11,16 +11,14 @@ enum MigrationLog {
                 + "(if stopped, the store stays at step \(from) and migrates at the next start)"
         case .stepBegan(let step, let summary):
             return "schema step \(step): \(summary)"
-        case .stepRunning(let step, let elapsed, let rows?) where rows.done == rows.total && rows.passNumber == rows.passes:
-            return "schema step \(step): all \(rows.total) rows \(rows.pass); finishing the step, \(Int(elapsed / .seconds(1))) s so far"
+        case .stepRunning(let step, let elapsed, let rows?) where rows.done == rows.total:
+            return "schema step \(step): all \(rows.total) rows \(rows.verb); finishing the step, \(Int(elapsed / .seconds(1))) s so far"
         case .stepRunning(let step, let elapsed, let rows?):
             let seconds = elapsed / .seconds(1)
-            // Every pass counted as the same work: the passes' rows are the same rows.
-            let rate = rows.fraction * Double(rows.passes * rows.total) / max(seconds, 0.001)
-            let left = rows.fraction > 0 ? seconds * (1 - rows.fraction) / rows.fraction : nil
-            return "schema step \(step): \(rows.done) of \(rows.total) rows \(rows.pass) (pass \(rows.passNumber) of \(rows.passes)), "
-                + "\(Int(rows.fraction * 100)) % of the step in \(Int(seconds)) s, \(Int(rate)) rows/s, "
-                + (left.map { "about \(Int($0.rounded(.up))) s until every row is \(rows.pass)" } ?? "time left not known yet")
+            let left = rows.done > 0 ? seconds * Double(rows.total - rows.done) / Double(rows.done) : nil
+            return "schema step \(step): \(rows.done) of \(rows.total) rows \(rows.verb), "
+                + "\(Int(rows.fraction * 100)) % in \(Int(seconds)) s, \(Int(Double(rows.done) / max(seconds, 0.001))) rows/s, "
+                + (left.map { "about \(Int($0.rounded(.up))) s until every row is \(rows.verb)" } ?? "time left not known yet")
         case .stepRunning(let step, let elapsed, nil):
             return "schema step \(step): still running after \(Int(elapsed / .seconds(1))) s"
         case .stepEnded(let step, let elapsed):

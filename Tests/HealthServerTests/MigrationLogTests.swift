@@ -11,15 +11,15 @@ final class MigrationLogTests: XCTestCase {
                        + "(if stopped, the store stays at step 18 and migrates at the next start)")
         XCTAssertEqual(MigrationLog.line(.stepBegan(step: 19, summary: "rebuilding the UUID levels")),
                        "schema step 19: rebuilding the UUID levels")
-        // Pass 2 of 2 half done: three quarters of the step's work in 30 s, 10 s left.
-        let rows = MigrationRows(pass: "written", passNumber: 2, passes: 2, done: 500_000, total: 1_000_000)
-        XCTAssertEqual(MigrationLog.line(.stepRunning(step: 19, elapsed: .seconds(30), rows: rows)),
-                       "schema step 19: 500000 of 1000000 rows written (pass 2 of 2), 75 % of the step in 30 s, 50000 rows/s, "
-                       + "about 10 s until every row is written")
-        let read = MigrationRows(pass: "read and sorted", passNumber: 1, passes: 1, done: 1_000_000, total: 1_000_000)
+        // A quarter of the rows in 10 s: 30 s left.
+        let rows = MigrationRows(verb: "read and sorted", done: 250_000, total: 1_000_000)
+        XCTAssertEqual(MigrationLog.line(.stepRunning(step: 19, elapsed: .seconds(10), rows: rows)),
+                       "schema step 19: 250000 of 1000000 rows read and sorted, 25 % in 10 s, 25000 rows/s, "
+                       + "about 30 s until every row is read and sorted")
+        let read = MigrationRows(verb: "read and sorted", done: 1_000_000, total: 1_000_000)
         XCTAssertEqual(MigrationLog.line(.stepRunning(step: 19, elapsed: .seconds(40), rows: read)),
                        "schema step 19: all 1000000 rows read and sorted; finishing the step, 40 s so far")
-        let none = MigrationRows(pass: "read and sorted", passNumber: 1, passes: 1, done: 0, total: 1_000_000)
+        let none = MigrationRows(verb: "read and sorted", done: 0, total: 1_000_000)
         XCTAssertTrue(MigrationLog.line(.stepRunning(step: 19, elapsed: .seconds(1), rows: none)).hasSuffix("time left not known yet"))
         XCTAssertEqual(MigrationLog.line(.stepRunning(step: 15, elapsed: .seconds(12), rows: nil)), "schema step 15: still running after 12 s")
         XCTAssertEqual(MigrationLog.line(.stepEnded(step: 19, elapsed: .milliseconds(41_240))), "schema step 19: done in 41.2 s")

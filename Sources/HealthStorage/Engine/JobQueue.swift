@@ -43,13 +43,13 @@ final class JobQueue<Job>: @unchecked Sendable {
     /// for their answers before saving again stop arriving, and waiting out the window would only
     /// delay them.
     func gather(awaiting awaited: Int, upTo limit: Int, within window: Duration, quiet: Duration) -> [Job] {
-        let deadline = Date(timeIntervalSinceNow: window.seconds)
+        let deadline = Date(timeIntervalSinceNow: window / .seconds(1))
         condition.lock()
         defer { condition.unlock() }
         gatherTarget = awaited
         var seen = jobs.count
         while jobs.count < awaited && !closed {
-            let until = min(deadline, Date(timeIntervalSinceNow: quiet.seconds))
+            let until = min(deadline, Date(timeIntervalSinceNow: quiet / .seconds(1)))
             // Only this thread takes jobs, so a count unchanged since the last wait means none arrived.
             if !condition.wait(until: until) && (until == deadline || jobs.count == seen) { break }
             seen = jobs.count
@@ -74,9 +74,4 @@ final class JobQueue<Job>: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
-}
-
-private extension Duration {
-    /// The duration in seconds, for Foundation's `Date`.
-    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

@@ -20,30 +20,23 @@ public enum MigrationProgress: Sendable, Equatable {
     case ended(to: Int, elapsed: Duration)
 }
 
-/// How far a step that goes through every row of a table has come: it takes each row through one
-/// pass or more (step 19 has one: it counts the rows as SQLite reads and sorts them; the writing
-/// that follows is not counted).
+/// How far a step that goes through every row of a table has come (step 19 counts the rows as SQLite
+/// reads and sorts them; the writing that follows is not counted).
 public struct MigrationRows: Sendable, Equatable {
-    /// What the current pass does to a row, e.g. "read and sorted".
-    public let pass: String
-    /// The current pass, from 1, of `passes`.
-    public let passNumber: Int
-    public let passes: Int
-    /// Rows the current pass has been through, of `total`.
+    /// What the step does to a row, e.g. "read and sorted".
+    public let verb: String
+    /// Rows the step has been through, of `total`.
     public let done: Int
     public let total: Int
 
-    /// The step's share done, 0…1, counting every pass as the same work.
-    public var fraction: Double {
-        guard total > 0, passes > 0 else { return 1 }
-        return min(1, (Double(passNumber - 1) * Double(total) + Double(done)) / (Double(passes) * Double(total)))
-    }
+    /// The step's share done, 0…1.
+    public var fraction: Double { total > 0 ? min(1, Double(done) / Double(total)) : 1 }
 }
 
 /// Counts a migration's rows and calls its progress callback on the migrating thread: SQLite's
 /// progress handler looks at the clock every few thousand instructions and reports when the interval
 /// has passed, so the rate of reports is bounded however fast the rows go. A step's SQL counts each
-/// row of a pass with `hs_migration_row(pass)`, which returns 1 and does nothing else.
+/// row with `hs_migration_row(1)`, which returns 1 and does nothing else.
 final class MigrationReporter {
     /// SQLite instructions between looks at the clock: a step's rows take about ten each.
     private static let instructionsPerCheck: Int32 = 10_000
@@ -53,12 +46,12 @@ final class MigrationReporter {
     private var step = 0
     private var stepStart = ContinuousClock.now
     private var lastReport = ContinuousClock.now
-    /// What each pass of the current step does to a row; empty for a step that counts no rows.
-    private var passes: [String] = []
+    /// What the current step does to each row it counts; nil for a step that counts no rows.
+    private var verb: String?
     /// The rows the current step goes through, once counted.
     var total: Int?
-    /// Rows each pass of the current step has counted.
-    private var rows: [Int] = []
+    /// Rows the current step has counted.
+    private var rows = 0
 
     init(report: ((MigrationProgress) -> Void)?, interval: Duration) {
         self.report = report
@@ -70,9 +63,7 @@ final class MigrationReporter {
     func attached<T>(to db: SQLiteConnection, _ body: () throws(HealthError) -> T) throws(HealthError) -> T {
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_create_function_v2(db.handle, "hs_migration_row", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, context, { sqlite, count, arguments in
-            if let context = sqlite3_user_data(sqlite), count == 1, let pass = arguments?[0] {
-                Unmanaged<MigrationReporter>.fromOpaque(context).takeUnretainedValue().rowPassed(Int(sqlite3_value_int(pass)))
-            }
+            if let context = sqlite3_user_data(sqlite) { Unmanaged<MigrationReporter>.fromOpaque(context).takeUnretainedValue().rows += 1 }
             sqlite3_result_int(sqlite, 1)
         }, nil, nil, nil)
         if report != nil {
@@ -90,13 +81,13 @@ final class MigrationReporter {
 
     func began(from: Int, to: Int) { report?(.began(from: from, to: to)) }
 
-    /// A step starts; `passes` says what each of its passes does to a row, if it counts them (`total`
-    /// is set once they are counted).
-    func stepBegan(_ step: Int, summary: String, passes: [String]) {
+    /// A step starts; `verb` says what it does to each row, if it counts them (`total` is set once
+    /// they are counted).
+    func stepBegan(_ step: Int, summary: String, verb: String?) {
         self.step = step
-        self.passes = passes
+        self.verb = verb
         total = nil
-        rows = Array(repeating: 0, count: passes.count)
+        rows = 0
         stepStart = ContinuousClock.now
         lastReport = stepStart
         report?(.stepBegan(step: step, summary: summary))
@@ -106,22 +97,11 @@ final class MigrationReporter {
 
     func ended(to: Int, after began: ContinuousClock.Instant) { report?(.ended(to: to, elapsed: ContinuousClock.now - began)) }
 
-    /// `hs_migration_row(pass)`: one more row through that pass (from 1) of the current step.
-    private func rowPassed(_ pass: Int) {
-        if rows.indices.contains(pass - 1) { rows[pass - 1] += 1 }
-    }
-
     private func check() {
         let now = ContinuousClock.now
         guard now - lastReport >= interval, let report else { return }
         lastReport = now
-        report(.stepRunning(step: step, elapsed: now - stepStart, rows: currentRows))
-    }
-
-    /// The last pass that has counted a row (the first before any has).
-    private var currentRows: MigrationRows? {
-        guard let total, !passes.isEmpty else { return nil }
-        let pass = rows.lastIndex { $0 > 0 } ?? 0
-        return MigrationRows(pass: passes[pass], passNumber: pass + 1, passes: passes.count, done: rows[pass], total: total)
+        let counted = verb.flatMap { verb in total.map { MigrationRows(verb: verb, done: rows, total: $0) } }
+        report(.stepRunning(step: step, elapsed: now - stepStart, rows: counted))
     }
 }

@@ -8,12 +8,11 @@ enum Schema {
     struct Step {
         let summary: String
         let sql: String
-        /// For a step that goes through every row of a table: SQL counting those rows, and what each
-        /// of its passes does to a row. Its SQL calls `hs_migration_row(pass)` once a row in each pass
-        /// (`MigrationReporter`).
-        var counted: (rows: String, passes: [String])?
+        /// For a step that goes through every row of a table: SQL counting those rows, and what the
+        /// step does to each. Its SQL calls `hs_migration_row(1)` once a row (`MigrationReporter`).
+        var counted: (rows: String, verb: String)?
 
-        init(_ summary: String, _ sql: String, counted: (rows: String, passes: [String])? = nil) {
+        init(_ summary: String, _ sql: String, counted: (rows: String, verb: String)? = nil) {
             (self.summary, self.sql, self.counted) = (summary, sql, counted)
         }
     }
@@ -39,7 +38,7 @@ enum Schema {
         Step("counting the UUID levels' moves", version17),
         Step("dropping the samples' index by time", version18),
         Step("rebuilding the UUID levels from every sample, keyed by the UUID's first 8 bytes", version19,
-             counted: ("SELECT count(*) FROM samples", ["read and sorted"])),
+             counted: ("SELECT count(*) FROM samples", "read and sorted")),
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -64,7 +63,7 @@ enum Schema {
             do throws(HealthError) {
                 reporter.began(from: version, to: target)
                 for (index, step) in migrations[version..<target].enumerated() {
-                    reporter.stepBegan(version + index + 1, summary: step.summary, passes: step.counted?.passes ?? [])
+                    reporter.stepBegan(version + index + 1, summary: step.summary, verb: step.counted?.verb)
                     if let rows = step.counted?.rows { reporter.total = try count(rows, db) }
                     try db.execute(step.sql)
                     reporter.stepEnded()
