@@ -31,13 +31,8 @@ final class PermissionBook: Sendable {
         var sharedType: String?
     }
 
-    /// The cached states, or nil when they must be read from the store (`states`).
-    func cachedStates(owner: OwnerID, bundleID: String) -> States? {
-        cache.withLock { $0.states[Key(owner: owner, bundleID: bundleID)] }
-    }
-
-    /// The cached states as `cachedStates` gives them: `last` (a snapshot of the same app's) while the
-    /// book has not changed since it was taken, else a new snapshot; nil when they must be read from the store.
+    /// The app's cached states, or nil when they must be read from the store (`states`): `last` (a
+    /// snapshot of the same app's) while the book has not changed since it was taken, else a new snapshot.
     func cachedSnapshot(owner: OwnerID, bundleID: String, last: Snapshot?) -> Snapshot? {
         cache.withLock { cache in
             if let last, last.generation == cache.generation { return last }
