@@ -32,8 +32,10 @@ extension Dispatcher {
         return owner
     }
 
-    /// The guard's remaining checks, given the app's permission states (empty for the owner).
-    func admit(_ kind: CallKind, session: Session, owner: OwnerID, states: PermissionBook.States) throws(HealthError) -> Access {
+    /// The guard's remaining checks, given the app's permission states (empty for the owner);
+    /// `shared`, a type those states are known to let the app share, is not looked up again.
+    func admit(_ kind: CallKind, session: Session, owner: OwnerID, states: PermissionBook.States,
+               shared: String? = nil) throws(HealthError) -> Access {
         let access = Access(session: session, owner: owner, states: states)
         if let types = kind.types { try requireRequested(types, access) }
         for (index, object) in kind.saves.enumerated() {
@@ -42,7 +44,7 @@ extension Dispatcher {
             }
             // A lone type needs no array (most saves).
             if object.correlationObjects == nil {
-                try requireShare(CollectionOfOne(object.type), access, index: index)
+                if object.type != shared { try requireShare(CollectionOfOne(object.type), access, index: index) }
             } else {
                 try requireShare(sharedTypes(of: object), access, index: index)
             }

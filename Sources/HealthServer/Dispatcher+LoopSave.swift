@@ -18,12 +18,19 @@ extension Dispatcher {
         let batch: SaveBatch
         do throws(HealthError) {
             let owner = try admittedOwner(kind, session: session)
-            var states: PermissionBook.States = [:]
+            let access: Access
             if session.role == .app {
-                guard let cached = permissions.cachedStates(owner: owner, bundleID: session.bundleID) else { return false }
-                states = cached
+                let last = session.permissionSnapshot.withLock { $0 }
+                guard var snapshot = permissions.cachedSnapshot(owner: owner, bundleID: session.bundleID, last: last) else { return false }
+                access = try admit(kind, session: session, owner: owner, states: snapshot.states, shared: snapshot.sharedType)
+                // The type of a lone sample (what a device saves) was just found shared: its next save skips the look-up.
+                if objects.count == 1, objects[0].correlationObjects == nil { snapshot.sharedType = objects[0].type }
+                if snapshot.generation != last?.generation || snapshot.sharedType != last?.sharedType {
+                    session.permissionSnapshot.withLock { $0 = snapshot }
+                }
+            } else {
+                access = try admit(kind, session: session, owner: owner, states: [:])
             }
-            let access = try admit(kind, session: session, owner: owner, states: states)
             try checkBatch(objects)
             batch = connectionBatch(objects, access)
         } catch {

@@ -21,9 +21,23 @@ final class PermissionBook: Sendable {
         self.store = store
     }
 
-    /// The cached states, or nil when they must be read from the store (`states`).
-    func cachedStates(owner: OwnerID, bundleID: String) -> States? {
-        cache.withLock { $0.states[Key(owner: owner, bundleID: bundleID)] }
+    /// An app's cached states as read at one generation of the book, and a type they were found to let
+    /// the app share. Every change of a cached state moves the generation, so while it holds both still
+    /// hold: a connection's next save needs no look-up of its app's states, nor of its type in them.
+    struct Snapshot: Sendable {
+        let generation: UInt64
+        let states: States
+        /// A type `states` grants share permission for, as checked by the access guard; nil: none known.
+        var sharedType: String?
+    }
+
+    /// The app's cached states, or nil when they must be read from the store (`states`): `last` (a
+    /// snapshot of the same app's) while the book has not changed since it was taken, else a new snapshot.
+    func cachedSnapshot(owner: OwnerID, bundleID: String, last: Snapshot?) -> Snapshot? {
+        cache.withLock { cache in
+            if let last, last.generation == cache.generation { return last }
+            return cache.states[Key(owner: owner, bundleID: bundleID)].map { Snapshot(generation: cache.generation, states: $0) }
+        }
     }
 
     func states(owner: OwnerID, bundleID: String) async throws -> States {

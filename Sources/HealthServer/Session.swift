@@ -1,5 +1,6 @@
 import HealthModel
 import HealthStorage
+import Synchronization
 
 /// What a connection is bound to after Hello: one principal, one owner, one source revision.
 /// A class, so the call path passes one reference per call instead of copying (and retaining) every
@@ -12,6 +13,8 @@ final class Session: Sendable {
     let defaultDevice: Device?
     /// The store's ids for what this connection saves, kept across its saves.
     let shortcuts = SaveShortcuts()
+    /// The app's permission states as this connection's last save on the loop found them.
+    let permissionSnapshot = Mutex<PermissionBook.Snapshot?>(nil)
 
     init(principal: Principal, revision: SourceRevision, defaultDevice: Device?) {
         self.principal = principal

@@ -56,8 +56,10 @@ public struct ReadScope: Sendable, Hashable {
     }
 }
 
-/// A batch to save atomically, with the identity the server stamps on it.
-public struct SaveBatch: Sendable {
+/// A batch to save atomically, with the identity the server stamps on it. A class of constants: the
+/// loop hands it to the writer's job and frees it once, where a struct of the objects, the revision and
+/// the device was copied into the job and destroyed twice, string by string.
+public final class SaveBatch: Sendable {
     public let owner: OwnerID
     /// The saving connection's revision (taken from the objects only when `keepsSources`).
     public let revision: SourceRevision

@@ -87,9 +87,11 @@ public struct HelloResult: Sendable, Hashable {
     }
 }
 
-/// Every call of the v1 contract.
+/// Every call of the v1 contract. The calls whose values are large are `indirect` (held in a box):
+/// a call is copied several times between the frame's decode and its handler, and while any case
+/// held a few hundred bytes inline every copy of every call moved them, a device's save's included.
 public enum ClientCall: Sendable, Hashable {
-    case hello(Hello)
+    indirect case hello(Hello)
     case ping(Data)
     case cancel(targetCallID: UInt64)
     /// Acknowledges observer event `sequence` of the Observe call `targetCallID`.
@@ -99,26 +101,26 @@ public enum ClientCall: Sendable, Hashable {
     case getRequestStatusForAuthorization(share: [String], read: [String])
     /// `keepSources` (owner only): each object is saved as its own source revision (an import).
     case saveObjects([Sample], keepSources: Bool = false)
-    case deleteObjects(DeleteTarget)
+    indirect case deleteObjects(DeleteTarget)
     /// Opens a series builder (first call) or adds points to it.
-    case insertSeriesData(SeriesInsert)
-    case finishSeries(SeriesFinish)
+    indirect case insertSeriesData(SeriesInsert)
+    indirect case finishSeries(SeriesFinish)
     case discardSeries(builderID: UUID)
     /// Streams a series sample's points in pages.
-    case querySeriesData(SeriesDataQuery)
-    case querySamples(SampleQuery)
-    case queryAnchored(AnchoredQuery)
-    case queryStatistics(StatisticsQuery)
-    case queryStatisticsCollection(StatisticsCollectionQuery)
-    case queryCorrelations(CorrelationQuery)
-    case querySources(type: String, predicate: QueryPredicate?)
-    case observe(types: [String], predicate: QueryPredicate?, frequency: UpdateFrequency?)
-    case queryActivitySummaries(from: CalendarDay, to: CalendarDay, timeZone: String?)
+    indirect case querySeriesData(SeriesDataQuery)
+    indirect case querySamples(SampleQuery)
+    indirect case queryAnchored(AnchoredQuery)
+    indirect case queryStatistics(StatisticsQuery)
+    indirect case queryStatisticsCollection(StatisticsCollectionQuery)
+    indirect case queryCorrelations(CorrelationQuery)
+    indirect case querySources(type: String, predicate: QueryPredicate?)
+    indirect case observe(types: [String], predicate: QueryPredicate?, frequency: UpdateFrequency?)
+    indirect case queryActivitySummaries(from: CalendarDay, to: CalendarDay, timeZone: String?)
     case queryDevices(type: String?)
     /// Counts per type, source and device of what `querySamples` with the same types and predicate reads.
-    case countSamples(types: [String], predicate: QueryPredicate?)
+    indirect case countSamples(types: [String], predicate: QueryPredicate?)
     case readCharacteristics
-    case writeCharacteristics(Characteristics)
+    indirect case writeCharacteristics(Characteristics)
     case registerApp(bundleID: String, name: String)
     case listApps
     case revokeApp(bundleID: String)

@@ -59,6 +59,18 @@ final class CatalogTests: XCTestCase {
         }
     }
 
+    // A save in a type's display unit takes the unit parsed with the type: the one the parser gives.
+    func testDisplayUnitsAreParsedWithTheirTypes() throws {
+        let withDisplayUnits = TypeCatalog.all.filter { $0.displayUnit != nil }
+        XCTAssertFalse(withDisplayUnits.isEmpty)
+        for type in withDisplayUnits {
+            XCTAssertEqual(type.parsedDisplayUnit, try HealthUnit.parse(type.displayUnit!), type.identifier)
+            XCTAssertEqual(type.parsedDisplayUnit?.isCompatible(with: type.unit!), true, type.identifier)
+        }
+        XCTAssertEqual(try type("HKQuantityTypeIdentifierHeartRate").parsedDisplayUnit, try HealthUnit.parse("count/min"))
+        XCTAssertNil(try type("HKQuantityTypeIdentifierStepCount").parsedDisplayUnit)
+    }
+
     func testUnitAcceptance() throws {
         let heartRate = try type("HKQuantityTypeIdentifierHeartRate")
         XCTAssertTrue(heartRate.accepts(unit: "count/min"))

@@ -71,6 +71,35 @@ final class LoopSaveTests: XCTestCase {
         try app.save([Authz.quantity(Authz.heartRate, 63, "count/min", at: 5)])
     }
 
+    // A connection remembers the type its last lone sample was found to share, until any app's permissions
+    // change: it spares only that type's look-up, and a change anywhere has the next save look again.
+    func testTheTypeLastFoundSharedLetsOnlyItselfThrough() throws {
+        let server = try ServerProcess()
+        let (owner, app) = try appSession(server)
+        let heartRate = { (minute: Int64) in Authz.quantity(Authz.heartRate, 60, "count/min", at: minute) }
+        for minute in Int64(1)...3 { try app.save([heartRate(minute)]) }
+        let refused: [(Sample, HealthErrorCode)] = [(Authz.quantity(Authz.steps, 10, "count", at: 4), .authorizationDenied),
+                                                    (Authz.quantity(Authz.bodyMass, 70, "kg", at: 5), .authorizationNotDetermined)]
+        for (sample, code) in refused {
+            for objects in [[sample], [heartRate(6), sample]] {
+                guard case .error(let error)? = app.call(.saveObjects(objects)) else { return XCTFail("saved \(sample.type)") }
+                XCTAssertEqual(error.code, code, sample.type)
+                XCTAssertEqual(error.objectIndex, objects.count - 1, sample.type)
+            }
+        }
+        try app.save([heartRate(7)])
+        // Another app's decision moves the book's generation: the states are found again, and still share.
+        let other = "com.example.other"
+        _ = try owner.registerApp(other)
+        try owner.decide(other, [Authz.heartRate], .share, grant: true)
+        for minute in Int64(8)...9 { try app.save([heartRate(minute)]) }
+        try owner.decide(self.app, [Authz.heartRate], .share, grant: false)
+        for minute in Int64(10)...11 {
+            guard case .error(let error)? = app.call(.saveObjects([heartRate(minute)])) else { return XCTFail("saved after the owner denied sharing") }
+            XCTAssertEqual(error.code, .authorizationDenied)
+        }
+    }
+
     func testTheOperatorCannotSave() throws {
         let server = try ServerProcess()
         let client = try RawClient.session(server, token: server.operatorToken)

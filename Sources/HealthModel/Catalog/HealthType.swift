@@ -32,6 +32,12 @@ public final class HealthType: Sendable, Hashable {
     public let canonicalUnit: String?
     /// Quantity types: the parsed canonical unit, parsed once here so saves never look it up again.
     public let unit: HealthUnit?
+    /// The unit people read instead of a canonical unit that is awkward to read (heart rate in beats
+    /// per minute, not per second); nil = the canonical unit (healthctl stats and the dashboard).
+    public let displayUnit: String?
+    /// `displayUnit` parsed, once here: devices save in it (heart rate per minute), and a save then
+    /// needs no look-up of the unit by its text.
+    public let parsedDisplayUnit: HealthUnit?
     /// Quantity types: the values accepted, in the canonical unit.
     public let valueRange: ClosedRange<Double>?
     /// Category types: the allowed raw values.
@@ -61,7 +67,13 @@ public final class HealthType: Sendable, Hashable {
         self.kind = kind
         self.aggregation = aggregation
         self.canonicalUnit = canonicalUnit
-        self.unit = canonicalUnit.flatMap { try? HealthUnit.parse($0) }
+        let unit = canonicalUnit.flatMap { try? HealthUnit.parse($0) }
+        self.unit = unit
+        let displayUnit = canonicalUnit.flatMap { Self.displayUnits[$0] }
+        self.displayUnit = displayUnit
+        // Only a unit of the canonical unit's dimension may stand in for it.
+        let parsedDisplayUnit = displayUnit.flatMap { try? HealthUnit.parse($0) }
+        self.parsedDisplayUnit = parsedDisplayUnit.flatMap { display in unit.map(display.isCompatible) == true ? display : nil }
         self.valueRange = valueRange
         self.categoryValues = categoryValues
         self.maximumDuration = maximumDuration
@@ -90,10 +102,6 @@ public final class HealthType: Sendable, Hashable {
 
     /// True for types that can be saved as samples (quantity, category, correlation, workout).
     public var isSampleType: Bool { kind != .characteristic }
-
-    /// The unit people read instead of a canonical unit that is awkward to read (heart rate in beats
-    /// per minute, not per second); nil = the canonical unit (healthctl stats and the dashboard).
-    public var displayUnit: String? { canonicalUnit.flatMap { Self.displayUnits[$0] } }
 
     private static let displayUnits = ["count/s": "count/min"]
 

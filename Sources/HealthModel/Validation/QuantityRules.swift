@@ -21,6 +21,8 @@ enum QuantityRules {
                      field: String, path: FieldPath) throws(HealthError) -> HealthUnit {
         // Most quantities come in the type's own unit, parsed with the type: no cache look-up.
         if quantity.unit == canonical, let unit = type.unit { return unit }
+        // Or in the unit people read, parsed with the type too (heart rate per minute, what devices send).
+        if let display = type.parsedDisplayUnit, quantity.unit == type.displayUnit { return display }
         let unit = try parsed(quantity.unit, field: field, path: path)
         guard let target = type.unit, unit.isCompatible(with: target) else {
             throw path.invalid(field, "\(subject()) requires unit of type \(canonical). Incompatible unit: \(quantity.unit)")
