@@ -5,7 +5,7 @@
 # setting, the ratios, and time-range query latency. Options: --samples N (default 200000) --concurrency N;
 # --stream runs the peer benchmark's stream (8 types, 20 devices, random UUIDs, 4 savers × 5,000) instead,
 # printing the rate, CPU time and bytes written (WAL and checkpoints) per sample of each tenth of the run and the bytes per sample on disk
-# (--page-size, --checkpoint-pages, --cache-mib set the store options for it).
+# (--page-size, --checkpoint-pages, --cache-mib, --durability power-loss|process-crash set the store options for it).
 # --postgres runs that stream on SQLite, then on a throw-away PostgreSQL (scripts/postgres) with fsync on
 # and with fsync off (--fast), each beside PostgreSQL's raw limit for the same rows: one psql session
 # COPYing them, one transaction per 5,000, into a table with the samples table's columns and indexes.

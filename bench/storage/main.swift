@@ -148,9 +148,13 @@ func streamRun(postgres: String?) async throws {
     options.pageSize = option("--page-size", options.pageSize)
     options.checkpointPages = option("--checkpoint-pages", options.checkpointPages)
     options.writerCacheMiB = option("--cache-mib", options.writerCacheMiB)
+    if let index = arguments.firstIndex(of: "--durability"), index + 1 < arguments.count {
+        guard let durability = SQLiteStore.Options.Durability(rawValue: arguments[index + 1]) else { fatalError("--durability power-loss|process-crash") }
+        options.durability = durability
+    }
     let store: EngineStore = try postgres.map { try PostgreSQLStore.open(conninfo: $0) } ?? SQLiteStore.open(path: path, options: options)
     let (owner, _) = try await store.addOwner(name: "stream")
-    print("stream on \(postgres == nil ? "SQLite" : "PostgreSQL"): \(total) samples, 8 types, 20 devices, random UUIDs, \(writers) savers × \(batch) per save")
+    print("stream on \(postgres == nil ? "SQLite (\(options.durability.rawValue))" : "PostgreSQL"): \(total) samples, 8 types, 20 devices, random UUIDs, \(writers) savers × \(batch) per save")
     var done = 0
     let started = Date(), startCPU = cpuSeconds()
     while done < total {
