@@ -161,51 +161,86 @@ private struct TableReader {
             let row: RowFields
             if let fields = try plain.row(unit: { (bytes) throws(HealthError) in
                 try unitWires.index(of: bytes, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                    table.add(unit: try Self.text(bytes) { (unit) throws(HealthError) in try CRead.string(unit, "quantity.quantity.unit") })
+                    try Self.add(unit: bytes, to: &table)
                 }
             }) {
                 row = fields
             } else {
-                var spliced = 0
-                var copied = 0
-                for range in [cut.type, cut.device, cut.revision, wire.count..<wire.count].compactMap({ $0 }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
-                    splice.baseAddress!.advanced(by: spliced).copyMemory(from: wire.baseAddress!.advanced(by: copied), byteCount: range.lowerBound - copied)
-                    spliced += range.lowerBound - copied
-                    copied = range.upperBound
-                }
-                guard let s = WireDecode.unpacked(UnsafeRawBufferPointer(rebasing: splice[..<spliced]), healthstore__v1__sample__descriptor,
-                                                  depth: 3, &allocator, healthstore__v1__sample__unpack)?.pointee else { return false }
-                guard let body = try plainBody(s) else {
-                    guard let whole = WireDecode.unpacked(wire, healthstore__v1__sample__descriptor, depth: 3, &allocator,
-                                                          healthstore__v1__sample__unpack) else { return false }
-                    table.append(try WireDecode.sample(whole.pointee))
-                    return true
-                }
-                row = try RowFields(s, body)
+                guard let fields = try unpackedRow(wire, without: cut, splice: splice, &allocator) else { return true }
+                row = fields
             }
             var deviceIndex: Int32 = -1, revisionIndex: Int32 = -1
             if let device {
                 deviceIndex = try deviceWires.index(of: device, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                    guard let d = WireDecode.unpacked(device, healthstore__v1__device__descriptor, depth: 4, &allocator,
-                                                      healthstore__v1__device__unpack) else { throw Self.unreadable }
-                    return Self.add(try WireDecode.device(d.pointee), to: &table)
+                    try Self.add(device: device, to: &table, &allocator)
                 }
             }
             if let revision {
                 revisionIndex = try revisionWires.index(of: revision, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                    guard let r = WireDecode.unpacked(revision, healthstore__v1__source_revision__descriptor, depth: 4, &allocator,
-                                                      healthstore__v1__source_revision__unpack) else { throw Self.unreadable }
-                    return table.add(revision: try WireDecode.sourceRevision(r.pointee))
+                    try Self.add(revision: revision, to: &table, &allocator)
                 }
             }
             let typeIndex = try typeWires.index(of: type, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                table.add(type: try Self.text(type) { (name) throws(HealthError) in try CRead.typeName(name, "type") })
+                try Self.add(type: type, to: &table)
             }
             table.append(row.row(type: typeIndex, device: deviceIndex, revision: revisionIndex))
             return true
         } catch {
             return false
         }
+    }
+
+    // What `append(wire:splice:_:)` does only for a sample that is not plain, or for a type, unit,
+    // device or revision met first, out of line: kept apart, the walk and the look-ups that run for
+    // every sample are small enough to have the wire walk's steps inlined into them.
+
+    /// The row of a sample that is not plain, unpacked by protobuf-c without its type, device and
+    /// revision (at `cut`); nil where it was appended whole. Throws where it does not unpack.
+    @inline(never)
+    private mutating func unpackedRow(_ wire: UnsafeRawBufferPointer, without cut: (type: Range<Int>?, device: Range<Int>?, revision: Range<Int>?),
+                                      splice: UnsafeMutableRawBufferPointer, _ allocator: inout ProtobufCAllocator) throws(HealthError) -> RowFields? {
+        var spliced = 0
+        var copied = 0
+        for range in [cut.type, cut.device, cut.revision, wire.count..<wire.count].compactMap({ $0 }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            splice.baseAddress!.advanced(by: spliced).copyMemory(from: wire.baseAddress!.advanced(by: copied), byteCount: range.lowerBound - copied)
+            spliced += range.lowerBound - copied
+            copied = range.upperBound
+        }
+        guard let s = WireDecode.unpacked(UnsafeRawBufferPointer(rebasing: splice[..<spliced]), healthstore__v1__sample__descriptor,
+                                          depth: 3, &allocator, healthstore__v1__sample__unpack)?.pointee else { throw Self.unreadable }
+        guard let body = try plainBody(s) else {
+            guard let whole = WireDecode.unpacked(wire, healthstore__v1__sample__descriptor, depth: 3, &allocator,
+                                                  healthstore__v1__sample__unpack) else { throw Self.unreadable }
+            table.append(try WireDecode.sample(whole.pointee))
+            return nil
+        }
+        return try RowFields(s, body)
+    }
+
+    @inline(never)
+    private static func add(unit bytes: UnsafeRawBufferPointer, to table: inout SampleTable) throws(HealthError) -> Int32 {
+        table.add(unit: try text(bytes) { (unit) throws(HealthError) in try CRead.string(unit, "quantity.quantity.unit") })
+    }
+
+    @inline(never)
+    private static func add(type bytes: UnsafeRawBufferPointer, to table: inout SampleTable) throws(HealthError) -> Int32 {
+        table.add(type: try text(bytes) { (name) throws(HealthError) in try CRead.typeName(name, "type") })
+    }
+
+    @inline(never)
+    private static func add(device bytes: UnsafeRawBufferPointer, to table: inout SampleTable,
+                            _ allocator: inout ProtobufCAllocator) throws(HealthError) -> Int32 {
+        guard let d = WireDecode.unpacked(bytes, healthstore__v1__device__descriptor, depth: 4, &allocator,
+                                          healthstore__v1__device__unpack) else { throw unreadable }
+        return add(try WireDecode.device(d.pointee), to: &table)
+    }
+
+    @inline(never)
+    private static func add(revision bytes: UnsafeRawBufferPointer, to table: inout SampleTable,
+                            _ allocator: inout ProtobufCAllocator) throws(HealthError) -> Int32 {
+        guard let r = WireDecode.unpacked(bytes, healthstore__v1__source_revision__descriptor, depth: 4, &allocator,
+                                          healthstore__v1__source_revision__unpack) else { throw unreadable }
+        return table.add(revision: try WireDecode.sourceRevision(r.pointee))
     }
 
     /// `bytes` (a string field's, off the wire) as the C string `read` takes; throws where they hold a NUL.
@@ -363,6 +398,7 @@ private struct PlainFields {
     private var quantity: UnsafeRawBufferPointer?, category: UnsafeRawBufferPointer?
 
     /// Takes one of the sample's fields (any but its type, device and revision).
+    @inline(__always)
     mutating func read(_ field: WireScan.WireField, in wire: UnsafeRawBufferPointer) {
         guard plain, Self.first(field, &seen) else { return plain = false }
         switch (field.tag >> 3, field.tag & 7) {
@@ -419,6 +455,7 @@ private struct PlainFields {
     }
 
     /// Walks a submessage's fields, each met once and taken by `take`; false where one is not.
+    @inline(__always)
     private static func fields(_ bytes: UnsafeRawBufferPointer, _ take: (WireScan.WireField) -> Bool) -> Bool {
         var (offset, seen): (Int, UInt64) = (0, 0)
         while offset < bytes.count {
