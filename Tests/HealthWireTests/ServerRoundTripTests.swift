@@ -237,6 +237,40 @@ final class ServerRoundTripTests: XCTestCase {
         XCTAssertEqual(read.map(\.body), Array(repeating: .quantity(Quantity(72.5, "count/min"), count: 1), count: 5))
     }
 
+    /// A page's devices are told apart by their bytes, word by word: devices whose names differ in
+    /// one byte, at every place of names of 1 to 20 bytes (under a word, a word, and words with a
+    /// tail), each read as its own, and each met again later read as the same one;
+    /// as protobuf-c reads the whole page.
+    func testAnchoredPagesTellDevicesApartByEveryByte() throws {
+        var names: [String] = []
+        for length in 1...20 {
+            let name = String(repeating: "w", count: length)
+            names.append(name)
+            for place in 0..<length {
+                var bytes = Array(name.utf8)
+                bytes[place] = UInt8(ascii: "x")
+                names.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        names += names.reversed()
+        let samples = names.enumerated().map { index, name in
+            ProtoBytes().bytes(1, [UInt8](repeating: UInt8(index % 256), count: 15) + [UInt8(index / 256)])
+                .string(2, "HKQuantityTypeIdentifierHeartRate").varint(3, 5).varint(4, 6)
+                .message(6, ProtoBytes().string(1, name))
+                .message(10, ProtoBytes().message(1, ProtoBytes().fixed64(1, 72.5.bitPattern).string(2, "count/min")))
+        }
+        func decoded(whole: Bool) throws -> [Sample] {
+            let page = ProtoBytes().varint(1, 3).message(41, samples.reduce(ProtoBytes()) { $0.message(1, $1) })
+            guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage((whole ? page.varint(99, 1) : page).bytes).result else {
+                throw HealthError(.internalError, "not an anchored page")
+            }
+            return Array(table)
+        }
+        let read = try decoded(whole: false)
+        XCTAssertEqual(read.map(\.device?.name), names)
+        XCTAssertEqual(read, try decoded(whole: true), "as protobuf-c reads the page")
+    }
+
     func testStatisticsResults() {
         assertRoundTrip(.statistics(Fixtures.statistics))
         assertRoundTrip(.statistics(Fixtures.emptyStatistics))
