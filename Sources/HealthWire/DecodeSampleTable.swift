@@ -419,24 +419,29 @@ private struct PlainFields {
         switch (quantity, category) {
         case (let wire?, nil):
             var (value, count): (UInt64, UInt64) = (0, 0)
-            var measured: UnsafeRawBufferPointer?
-            guard Self.fields(wire, { field in
-                switch (field.tag >> 3, field.tag & 7) {
-                case (1, 2): measured = Self.bytes(field, wire)
-                case (2, 0): count = field.number
-                default: return false
-                }
-                return true
-            }), let measured else { return nil }
             var unitBytes: UnsafeRawBufferPointer?
-            guard Self.fields(measured, { field in
-                switch (field.tag >> 3, field.tag & 7) {
-                case (1, 1): value = field.number
-                case (2, 2): unitBytes = Self.bytes(field, measured)
-                default: return false
-                }
-                return true
-            }), let unitBytes else { return nil }
+            if let packed = Self.quantityAsPacked(wire) {
+                (value, unitBytes, count) = packed
+            } else {
+                var measured: UnsafeRawBufferPointer?
+                guard Self.fields(wire, { field in
+                    switch (field.tag >> 3, field.tag & 7) {
+                    case (1, 2): measured = Self.bytes(field, wire)
+                    case (2, 0): count = field.number
+                    default: return false
+                    }
+                    return true
+                }), let measured else { return nil }
+                guard Self.fields(measured, { field in
+                    switch (field.tag >> 3, field.tag & 7) {
+                    case (1, 1): value = field.number
+                    case (2, 2): unitBytes = Self.bytes(field, measured)
+                    default: return false
+                    }
+                    return true
+                }) else { return nil }
+            }
+            guard let unitBytes else { return nil }
             body = .quantity(value: Double(bitPattern: value), unit: try unit(unitBytes),
                              count: count == 0 ? 1 : Int64(bitPattern: count))
         case (nil, let wire?):
@@ -452,6 +457,27 @@ private struct PlainFields {
         }
         return RowFields(uuid: UUID(uuid: uuid.loadUnaligned(as: uuid_t.self)), start: Int64(bitPattern: start),
                          end: Int64(bitPattern: end), creationTime: Int64(bitPattern: creation), body: body)
+    }
+
+    /// A quantity body's value, unit and count (0 when left out) where its bytes are laid out as
+    /// protobuf-c packs it — the quantity (a value, then a unit of under 128 bytes), then a count if
+    /// any — read from their places without walking its fields one by one; nil for any other layout
+    /// (a value of 0, which is not sent; fields in another order, twice, or of other kinds), which
+    /// `fields` walks. This is nearly every quantity sample of an export.
+    @inline(__always)
+    private static func quantityAsPacked(_ wire: UnsafeRawBufferPointer) -> (value: UInt64, unit: UnsafeRawBufferPointer, count: UInt64)? {
+        // 0x0A length [0x09 value×8 0x12 length unit…] [0x10 count…]
+        guard wire.count >= 13, wire[0] == 1 << 3 | 2, wire[2] == 1 << 3 | 1, wire[11] == 2 << 3 | 2 else { return nil }
+        let measured = Int(wire[1]), unitCount = Int(wire[12])
+        guard measured < 0x80, unitCount < 0x80, measured == 11 + unitCount, 2 + measured <= wire.count else { return nil }
+        let value = UInt64(littleEndian: wire.loadUnaligned(fromByteOffset: 3, as: UInt64.self))
+        let unit = UnsafeRawBufferPointer(rebasing: wire[13..<13 + unitCount])
+        var offset = 2 + measured
+        guard offset < wire.count else { return (value, unit, 0) }
+        guard wire[offset] == 2 << 3 else { return nil }
+        offset += 1
+        guard let count = WireScan.varint(wire, &offset), offset == wire.count else { return nil }
+        return (value, unit, count)
     }
 
     /// Walks a submessage's fields, each met once and taken by `take`; false where one is not.

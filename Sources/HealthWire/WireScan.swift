@@ -131,7 +131,7 @@ enum WireScan {
 
     /// A base-128 varint at `offset`, advancing past it; nil when truncated or longer than 10 bytes.
     @inline(__always)
-    private static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
+    static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
         // One byte: nearly every tag and length.
         if offset < bytes.count, case let byte = bytes[offset], byte < 0x80 {
             offset += 1

@@ -204,6 +204,47 @@ final class ServerRoundTripTests: XCTestCase {
         XCTAssertEqual(noted.map(\.metadata), [["note": .string("x")]])
     }
 
+    /// A quantity body laid out as protobuf-c packs it (a value, then a unit, then a count if any) is
+    /// read from its bytes' places, and any other layout by walking its fields: both as protobuf-c
+    /// reads the page whole, at the edges of the packed layout (units of 0 to 117 bytes, the last
+    /// making the quantity's length take two bytes; counts of one and two bytes, an explicit 0,
+    /// twice; fields in another order; a value of 0 left out; a field after the count; a NUL).
+    func testAnchoredPagesReadQuantityBodiesPackedOrNotAsProtobufCDoes() throws {
+        let head = ProtoBytes().bytes(1, [UInt8](repeating: 3, count: 16)).string(2, "HKQuantityTypeIdentifierHeartRate").varint(3, 1).varint(4, 2)
+        func decoded(_ samples: [ProtoBytes], whole: Bool = false) throws -> [Sample] {
+            let page = ProtoBytes().varint(1, 3).message(41, samples.reduce(ProtoBytes()) { $0.message(1, $1) })
+            guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage((whole ? page.varint(99, 1) : page).bytes).result else {
+                throw HealthError(.internalError, "not an anchored page")
+            }
+            return Array(table)
+        }
+        let value = 72.5.bitPattern
+        var bodies: [(ProtoBytes, Quantity, Int64)] = []
+        for unitCount in [0, 1, 9, 116, 117] {
+            let unit = String(repeating: "u", count: unitCount)
+            let measured = ProtoBytes().fixed64(1, value).string(2, unit)
+            bodies += [
+                (ProtoBytes().message(1, measured), Quantity(72.5, unit), 1),
+                (ProtoBytes().message(1, measured).varint(2, 3), Quantity(72.5, unit), 3),
+                (ProtoBytes().message(1, measured).varint(2, 300), Quantity(72.5, unit), 300),
+                (ProtoBytes().message(1, measured).varint(2, 0), Quantity(72.5, unit), 1),
+            ]
+        }
+        let unit = ProtoBytes().string(2, "count/min")
+        bodies += [
+            (ProtoBytes().message(1, unit.fixed64(1, value)), Quantity(72.5, "count/min"), 1),
+            (ProtoBytes().varint(2, 4).message(1, ProtoBytes().fixed64(1, value).string(2, "count/min")), Quantity(72.5, "count/min"), 4),
+            (ProtoBytes().message(1, unit), Quantity(0, "count/min"), 1),
+            (ProtoBytes().message(1, ProtoBytes().fixed64(1, value).string(2, "count/min")).varint(2, 4).varint(2, 5), Quantity(72.5, "count/min"), 5),
+            (ProtoBytes().message(1, ProtoBytes().fixed64(1, value).string(2, "count/min")).varint(2, 4).varint(15, 5), Quantity(72.5, "count/min"), 4),
+        ]
+        let wire = bodies.map { head.message(10, $0.0) }
+        let samples = try decoded(wire)
+        XCTAssertEqual(samples, try decoded(wire, whole: true), "as protobuf-c reads the page")
+        XCTAssertEqual(samples.map(\.body), bodies.map { .quantity($0.1, count: $0.2) })
+        XCTAssertThrowsError(try decoded([head.message(10, ProtoBytes().message(1, ProtoBytes().fixed64(1, value).string(2, "count\u{0}/min")))]))
+    }
+
     /// A sample that is not plain is unpacked without its type, device and revision, wherever in
     /// its bytes they lie (first, between other fields, last): read as protobuf-c reads it whole.
     func testAnchoredPagesReadSamplesWithTypeDeviceAndRevisionAnywhere() throws {
