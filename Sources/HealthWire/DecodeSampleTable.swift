@@ -137,23 +137,31 @@ private struct TableReader {
         // Where those three fields lie in `wire`: only a sample that is not plain is spliced without them.
         var cut: (type: Range<Int>?, device: Range<Int>?, revision: Range<Int>?)
         var plain = PlainFields()
-        var offset = 0
-        while offset < wire.count {
-            let start = offset
-            guard let field = WireScan.next(wire, &offset) else { return false }
-            let number = field.tag >> 3
-            guard number == 2 || number == 6 || number == 7 else {
-                plain.read(field, in: wire)
-                continue
-            }
-            // protobuf-c keeps the last of a string met twice and merges a submessage met twice; the
-            // whole decode does that.
-            guard let body = field.body, (number == 2 ? type : number == 6 ? device : revision) == nil else { return false }
-            let bytes = UnsafeRawBufferPointer(rebasing: wire[body])
-            switch number {
-            case 2: (type, cut.type) = (bytes, start..<offset)
-            case 6: (device, cut.device) = (bytes, start..<offset)
-            default: (revision, cut.revision) = (bytes, start..<offset)
+        if let packed = PlainFields.packed(wire) {
+            let body = PackedFields(wire: wire).body
+            plain = packed.fields
+            (type, cut.type) = (body(packed.type), packed.type)
+            if let field = packed.device { (device, cut.device) = (body(field), field) }
+            if let field = packed.revision { (revision, cut.revision) = (body(field), field) }
+        } else {
+            var offset = 0
+            while offset < wire.count {
+                let start = offset
+                guard let field = WireScan.next(wire, &offset) else { return false }
+                let number = field.tag >> 3
+                guard number == 2 || number == 6 || number == 7 else {
+                    plain.read(field, in: wire)
+                    continue
+                }
+                // protobuf-c keeps the last of a string met twice and merges a submessage met twice; the
+                // whole decode does that.
+                guard let body = field.body, (number == 2 ? type : number == 6 ? device : revision) == nil else { return false }
+                let bytes = UnsafeRawBufferPointer(rebasing: wire[body])
+                switch number {
+                case 2: (type, cut.type) = (bytes, start..<offset)
+                case 6: (device, cut.device) = (bytes, start..<offset)
+                default: (revision, cut.revision) = (bytes, start..<offset)
+                }
             }
         }
         guard let type else { return false }
@@ -397,6 +405,30 @@ private struct PlainFields {
     private var start: UInt64 = 0, end: UInt64 = 0, creation: UInt64 = 0
     private var quantity: UnsafeRawBufferPointer?, category: UnsafeRawBufferPointer?
 
+    /// A sample's fields where its bytes are laid out as healthd packs a plain sample — a UUID of 16
+    /// bytes, its type, start, end and creation time, a quantity or a category body, then its device
+    /// and revision (protobuf-c packs them last, as the page's fields it does not know; before the
+    /// creation time, in their numbers' order, is read too), each number of 0 left out as
+    /// protobuf-c leaves it and every length under 128 — read from their places in one pass, with
+    /// where the type, device and revision fields lie; nil for any other layout (or bytes that do
+    /// not make sense), which the field walk reads as it did. This is nearly every sample of an export.
+    @inline(__always)
+    static func packed(_ wire: UnsafeRawBufferPointer) -> (fields: PlainFields, type: Range<Int>, device: Range<Int>?, revision: Range<Int>?)? {
+        var read = PackedFields(wire: wire)
+        guard let uuid = read.field(1 << 3 | 2), uuid.count == 18, let type = read.field(2 << 3 | 2),
+              let start = read.number(3 << 3), let end = read.number(4 << 3) else { return nil }
+        var device = read.field(6 << 3 | 2), revision = read.field(7 << 3 | 2)
+        guard let creation = read.number(8 << 3) else { return nil }
+        let quantity = read.field(10 << 3 | 2), category = quantity == nil ? read.field(11 << 3 | 2) : nil
+        if device == nil { device = read.field(6 << 3 | 2) }
+        if revision == nil { revision = read.field(7 << 3 | 2) }
+        guard quantity != nil || category != nil, read.at == wire.count else { return nil }
+        var fields = PlainFields()
+        (fields.uuid, fields.start, fields.end, fields.creation) = (read.body(uuid), start, end, creation)
+        (fields.quantity, fields.category) = (quantity.map(read.body), category.map(read.body))
+        return (fields, type, device, revision)
+    }
+
     /// Takes one of the sample's fields (any but its type, device and revision).
     @inline(__always)
     mutating func read(_ field: WireScan.WireField, in wire: UnsafeRawBufferPointer) {
@@ -500,6 +532,38 @@ private struct PlainFields {
 
     private static func bytes(_ field: WireScan.WireField, _ wire: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         field.body.map { UnsafeRawBufferPointer(rebasing: wire[$0]) }
+    }
+}
+
+/// `PlainFields.packed`'s place in a sample's bytes: a value with its steps, where local functions
+/// sharing a captured offset had their accesses checked at run time.
+private struct PackedFields {
+    let wire: UnsafeRawBufferPointer
+    var at = 0
+
+    /// The field `tag` (its tag and length a byte each, its body under 128 bytes) when it comes
+    /// next, read past: where it lies, its tag and length included.
+    @inline(__always)
+    mutating func field(_ tag: UInt8) -> Range<Int>? {
+        guard wire.count - at >= 2, wire[at] == tag, case let count = Int(wire[at + 1]), count < 0x80, wire.count - at - 2 >= count else {
+            return nil
+        }
+        at += 2 + count
+        return at - 2 - count..<at
+    }
+
+    /// The varint field `tag` when it comes next, read past; 0 when it does not come (a number of 0
+    /// is left out), nil for a varint cut short.
+    @inline(__always)
+    mutating func number(_ tag: UInt8) -> UInt64? {
+        guard at < wire.count, wire[at] == tag else { return 0 }
+        at += 1
+        return WireScan.varint(wire, &at)
+    }
+
+    /// The body of a field `field` returned.
+    func body(_ field: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: wire[field.lowerBound + 2..<field.upperBound])
     }
 }
 

@@ -245,6 +245,55 @@ final class ServerRoundTripTests: XCTestCase {
         XCTAssertThrowsError(try decoded([head.message(10, ProtoBytes().message(1, ProtoBytes().fixed64(1, value).string(2, "count\u{0}/min")))]))
     }
 
+    /// A plain sample laid out as healthd packs it (its device and revision after its body) or in its
+    /// fields' order is read from its bytes' places, and any other layout by walking its fields: both
+    /// as protobuf-c reads the page whole, at the edges of the packed layout (times and creation left
+    /// out or negative, a category with and without a value, a device of 128 bytes, a device twice,
+    /// two bodies, metadata, a field after the revision, the revision before the device), each
+    /// sample in a page of its own.
+    func testAnchoredPagesReadPlainSamplesPackedOrNotAsProtobufCDoes() throws {
+        func decoded(_ samples: [ProtoBytes], whole: Bool = false) throws -> [Sample] {
+            let page = ProtoBytes().varint(1, 3).message(41, samples.reduce(ProtoBytes()) { $0.message(1, $1) })
+            guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage((whole ? page.varint(99, 1) : page).bytes).result else {
+                throw HealthError(.internalError, "not an anchored page")
+            }
+            return Array(table)
+        }
+        let heartRate = "HKQuantityTypeIdentifierHeartRate", sleep = "HKCategoryTypeIdentifierSleepAnalysis"
+        func head(_ index: UInt8, _ type: String) -> ProtoBytes { ProtoBytes().bytes(1, [UInt8](repeating: index, count: 16)).string(2, type) }
+        let device = ProtoBytes().string(1, "Watch").string(7, "w-1")
+        let longDevice = ProtoBytes().string(1, String(repeating: "w", count: 126))
+        let revision = ProtoBytes().message(1, ProtoBytes().string(1, "App").string(2, "com.example.app")).string(2, "1.0")
+        let minusFive = UInt64(bitPattern: -5)
+        var samples: [ProtoBytes] = []
+        let body = ProtoBytes().message(1, ProtoBytes().fixed64(1, 72.5.bitPattern).string(2, "count/min")).varint(2, 2)
+        samples.append(head(1, heartRate).varint(3, 10).varint(4, 20).varint(8, 30).message(10, body).message(6, device).message(7, revision))
+        samples.append(head(2, heartRate).varint(3, 10).varint(4, 20).message(6, device).message(7, revision).varint(8, 30).message(10, body))
+        samples.append(head(3, heartRate).varint(3, minusFive).message(10, body).message(6, device))
+        samples.append(head(4, heartRate).varint(4, 20).message(10, body).message(7, revision))
+        samples.append(head(5, sleep).varint(3, 10).varint(4, 20).message(11, ProtoBytes().varint(1, 2)).message(6, device).message(7, revision))
+        samples.append(head(6, sleep).varint(3, 10).message(11, ProtoBytes()).message(7, revision))
+        samples.append(head(7, heartRate).message(10, body).message(6, longDevice))
+        samples.append(head(8, heartRate).message(6, device).message(10, body).message(6, device))
+        samples.append(head(9, heartRate).message(10, body).message(11, ProtoBytes().varint(1, 2)))
+        samples.append(head(10, heartRate).message(5, ProtoBytes().string(1, "note").message(2, ProtoBytes().string(1, "x"))).message(10, body))
+        samples.append(head(11, heartRate).message(10, body).message(6, device).message(7, revision).varint(99, 1))
+        samples.append(head(12, heartRate).message(10, body).message(7, revision).message(6, device))
+        // A page each: a sample the walk gives up on (the device twice) has its whole page decoded by protobuf-c.
+        let read = try samples.flatMap { try decoded([$0]) }
+        XCTAssertEqual(read, try samples.flatMap { try decoded([$0], whole: true) }, "as protobuf-c reads the pages")
+        XCTAssertEqual(read.map(\.start), [10, 10, -5, 0, 10, 10, 0, 0, 0, 0, 0, 0])
+        XCTAssertEqual(read.map(\.end), [20, 20, 0, 20, 20, 0, 0, 0, 0, 0, 0, 0])
+        XCTAssertEqual(read.map(\.creationTime), [30, 30, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil])
+        XCTAssertEqual(read.map(\.device?.name), ["Watch", "Watch", "Watch", nil, "Watch", nil, String(repeating: "w", count: 126), "Watch", nil, nil,
+                                                  "Watch", "Watch"])
+        XCTAssertEqual(read.map(\.sourceRevision?.source.bundleID), ["com.example.app", "com.example.app", nil, "com.example.app", "com.example.app",
+                                                                     "com.example.app", nil, nil, nil, nil, "com.example.app", "com.example.app"])
+        XCTAssertEqual(read[0].body, .quantity(Quantity(72.5, "count/min"), count: 2))
+        XCTAssertEqual(read[4].body, .category(2))
+        XCTAssertEqual(read[5].body, .category(0))
+    }
+
     /// A sample that is not plain is unpacked without its type, device and revision, wherever in
     /// its bytes they lie (first, between other fields, last): read as protobuf-c reads it whole.
     func testAnchoredPagesReadSamplesWithTypeDeviceAndRevisionAnywhere() throws {
