@@ -561,7 +561,7 @@ private struct PackedFields {
         return WireScan.varint(wire, &at)
     }
 
-    /// The body of a field `field` returned.
+    /// The body of `field`, a range that `field(_:)` returned.
     func body(_ field: Range<Int>) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: wire[field.lowerBound + 2..<field.upperBound])
     }
