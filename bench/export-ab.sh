@@ -13,13 +13,16 @@ source "$root/bench/sync/helpers.sh"
 ab_arguments "the healthctl to measure" "$@"
 bin="$BASE_BIN"
 
-start_healthd source
+start_healthd source --http off
 client fill --samples "$samples" >/dev/null
 echo "export A/B: $samples samples, $(nproc) cores, load after the fill $(cut -d' ' -f1 /proc/loadavg)"
 for round in $(seq 1 "$rounds"); do
   for build in base bench; do
     dir="$BASE_BIN"; [ "$build" = bench ] && dir="$BENCH_BIN"
     sync_rate="$(field per_second "$(client sync)")"
+    # A new file each time, as bench/sync.sh's: ext4 truncates a file opened over an old one and
+    # flushes the new one at its close, inside the timed export (≈ 675 MB a million lines).
+    rm -f "$work/$build.jsonl"
     before="$(cpu_seconds "$server_pid")"
     /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$dir/healthctl" --server "$server_addr" \
       --token-file "$server_data/owner.token" export --output "$work/$build.jsonl" >/dev/null 2>"$work/export.log"

@@ -137,23 +137,31 @@ private struct TableReader {
         // Where those three fields lie in `wire`: only a sample that is not plain is spliced without them.
         var cut: (type: Range<Int>?, device: Range<Int>?, revision: Range<Int>?)
         var plain = PlainFields()
-        var offset = 0
-        while offset < wire.count {
-            let start = offset
-            guard let field = WireScan.next(wire, &offset) else { return false }
-            let number = field.tag >> 3
-            guard number == 2 || number == 6 || number == 7 else {
-                plain.read(field, in: wire)
-                continue
-            }
-            // protobuf-c keeps the last of a string met twice and merges a submessage met twice; the
-            // whole decode does that.
-            guard let body = field.body, (number == 2 ? type : number == 6 ? device : revision) == nil else { return false }
-            let bytes = UnsafeRawBufferPointer(rebasing: wire[body])
-            switch number {
-            case 2: (type, cut.type) = (bytes, start..<offset)
-            case 6: (device, cut.device) = (bytes, start..<offset)
-            default: (revision, cut.revision) = (bytes, start..<offset)
+        if let packed = PlainFields.packed(wire) {
+            let body = PackedFields(wire: wire).body
+            plain = packed.fields
+            (type, cut.type) = (body(packed.type), packed.type)
+            if let field = packed.device { (device, cut.device) = (body(field), field) }
+            if let field = packed.revision { (revision, cut.revision) = (body(field), field) }
+        } else {
+            var offset = 0
+            while offset < wire.count {
+                let start = offset
+                guard let field = WireScan.next(wire, &offset) else { return false }
+                let number = field.tag >> 3
+                guard number == 2 || number == 6 || number == 7 else {
+                    plain.read(field, in: wire)
+                    continue
+                }
+                // protobuf-c keeps the last of a string met twice and merges a submessage met twice; the
+                // whole decode does that.
+                guard let body = field.body, (number == 2 ? type : number == 6 ? device : revision) == nil else { return false }
+                let bytes = UnsafeRawBufferPointer(rebasing: wire[body])
+                switch number {
+                case 2: (type, cut.type) = (bytes, start..<offset)
+                case 6: (device, cut.device) = (bytes, start..<offset)
+                default: (revision, cut.revision) = (bytes, start..<offset)
+                }
             }
         }
         guard let type else { return false }
@@ -161,51 +169,86 @@ private struct TableReader {
             let row: RowFields
             if let fields = try plain.row(unit: { (bytes) throws(HealthError) in
                 try unitWires.index(of: bytes, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                    table.add(unit: try Self.text(bytes) { (unit) throws(HealthError) in try CRead.string(unit, "quantity.quantity.unit") })
+                    try Self.add(unit: bytes, to: &table)
                 }
             }) {
                 row = fields
             } else {
-                var spliced = 0
-                var copied = 0
-                for range in [cut.type, cut.device, cut.revision, wire.count..<wire.count].compactMap({ $0 }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
-                    splice.baseAddress!.advanced(by: spliced).copyMemory(from: wire.baseAddress!.advanced(by: copied), byteCount: range.lowerBound - copied)
-                    spliced += range.lowerBound - copied
-                    copied = range.upperBound
-                }
-                guard let s = WireDecode.unpacked(UnsafeRawBufferPointer(rebasing: splice[..<spliced]), healthstore__v1__sample__descriptor,
-                                                  depth: 3, &allocator, healthstore__v1__sample__unpack)?.pointee else { return false }
-                guard let body = try plainBody(s) else {
-                    guard let whole = WireDecode.unpacked(wire, healthstore__v1__sample__descriptor, depth: 3, &allocator,
-                                                          healthstore__v1__sample__unpack) else { return false }
-                    table.append(try WireDecode.sample(whole.pointee))
-                    return true
-                }
-                row = try RowFields(s, body)
+                guard let fields = try unpackedRow(wire, without: cut, splice: splice, &allocator) else { return true }
+                row = fields
             }
             var deviceIndex: Int32 = -1, revisionIndex: Int32 = -1
             if let device {
                 deviceIndex = try deviceWires.index(of: device, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                    guard let d = WireDecode.unpacked(device, healthstore__v1__device__descriptor, depth: 4, &allocator,
-                                                      healthstore__v1__device__unpack) else { throw Self.unreadable }
-                    return Self.add(try WireDecode.device(d.pointee), to: &table)
+                    try Self.add(device: device, to: &table, &allocator)
                 }
             }
             if let revision {
                 revisionIndex = try revisionWires.index(of: revision, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                    guard let r = WireDecode.unpacked(revision, healthstore__v1__source_revision__descriptor, depth: 4, &allocator,
-                                                      healthstore__v1__source_revision__unpack) else { throw Self.unreadable }
-                    return table.add(revision: try WireDecode.sourceRevision(r.pointee))
+                    try Self.add(revision: revision, to: &table, &allocator)
                 }
             }
             let typeIndex = try typeWires.index(of: type, hash: Self.hash, same: Self.same, in: &table) { (table) throws(HealthError) in
-                table.add(type: try Self.text(type) { (name) throws(HealthError) in try CRead.typeName(name, "type") })
+                try Self.add(type: type, to: &table)
             }
             table.append(row.row(type: typeIndex, device: deviceIndex, revision: revisionIndex))
             return true
         } catch {
             return false
         }
+    }
+
+    // What `append(wire:splice:_:)` does only for a sample that is not plain, or for a type, unit,
+    // device or revision met first, out of line: kept apart, the walk and the look-ups that run for
+    // every sample are small enough to have the wire walk's steps inlined into them.
+
+    /// The row of a sample that is not plain, unpacked by protobuf-c without its type, device and
+    /// revision (at `cut`); nil where it was appended whole. Throws where it does not unpack.
+    @inline(never)
+    private mutating func unpackedRow(_ wire: UnsafeRawBufferPointer, without cut: (type: Range<Int>?, device: Range<Int>?, revision: Range<Int>?),
+                                      splice: UnsafeMutableRawBufferPointer, _ allocator: inout ProtobufCAllocator) throws(HealthError) -> RowFields? {
+        var spliced = 0
+        var copied = 0
+        for range in [cut.type, cut.device, cut.revision, wire.count..<wire.count].compactMap({ $0 }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            splice.baseAddress!.advanced(by: spliced).copyMemory(from: wire.baseAddress!.advanced(by: copied), byteCount: range.lowerBound - copied)
+            spliced += range.lowerBound - copied
+            copied = range.upperBound
+        }
+        guard let s = WireDecode.unpacked(UnsafeRawBufferPointer(rebasing: splice[..<spliced]), healthstore__v1__sample__descriptor,
+                                          depth: 3, &allocator, healthstore__v1__sample__unpack)?.pointee else { throw Self.unreadable }
+        guard let body = try plainBody(s) else {
+            guard let whole = WireDecode.unpacked(wire, healthstore__v1__sample__descriptor, depth: 3, &allocator,
+                                                  healthstore__v1__sample__unpack) else { throw Self.unreadable }
+            table.append(try WireDecode.sample(whole.pointee))
+            return nil
+        }
+        return try RowFields(s, body)
+    }
+
+    @inline(never)
+    private static func add(unit bytes: UnsafeRawBufferPointer, to table: inout SampleTable) throws(HealthError) -> Int32 {
+        table.add(unit: try text(bytes) { (unit) throws(HealthError) in try CRead.string(unit, "quantity.quantity.unit") })
+    }
+
+    @inline(never)
+    private static func add(type bytes: UnsafeRawBufferPointer, to table: inout SampleTable) throws(HealthError) -> Int32 {
+        table.add(type: try text(bytes) { (name) throws(HealthError) in try CRead.typeName(name, "type") })
+    }
+
+    @inline(never)
+    private static func add(device bytes: UnsafeRawBufferPointer, to table: inout SampleTable,
+                            _ allocator: inout ProtobufCAllocator) throws(HealthError) -> Int32 {
+        guard let d = WireDecode.unpacked(bytes, healthstore__v1__device__descriptor, depth: 4, &allocator,
+                                          healthstore__v1__device__unpack) else { throw unreadable }
+        return add(try WireDecode.device(d.pointee), to: &table)
+    }
+
+    @inline(never)
+    private static func add(revision bytes: UnsafeRawBufferPointer, to table: inout SampleTable,
+                            _ allocator: inout ProtobufCAllocator) throws(HealthError) -> Int32 {
+        guard let r = WireDecode.unpacked(bytes, healthstore__v1__source_revision__descriptor, depth: 4, &allocator,
+                                          healthstore__v1__source_revision__unpack) else { throw unreadable }
+        return table.add(revision: try WireDecode.sourceRevision(r.pointee))
     }
 
     /// `bytes` (a string field's, off the wire) as the C string `read` takes; throws where they hold a NUL.
@@ -362,7 +405,32 @@ private struct PlainFields {
     private var start: UInt64 = 0, end: UInt64 = 0, creation: UInt64 = 0
     private var quantity: UnsafeRawBufferPointer?, category: UnsafeRawBufferPointer?
 
+    /// A sample's fields where its bytes are laid out as healthd packs a plain sample — a UUID of 16
+    /// bytes, its type, start, end and creation time, a quantity or a category body, then its device
+    /// and revision (protobuf-c packs them last, as the page's fields it does not know; before the
+    /// creation time, in their numbers' order, is read too), each number of 0 left out as
+    /// protobuf-c leaves it and every length under 128 — read from their places in one pass, with
+    /// where the type, device and revision fields lie; nil for any other layout (or bytes that do
+    /// not make sense), which the field walk reads as it did. This is nearly every sample of an export.
+    @inline(__always)
+    static func packed(_ wire: UnsafeRawBufferPointer) -> (fields: PlainFields, type: Range<Int>, device: Range<Int>?, revision: Range<Int>?)? {
+        var read = PackedFields(wire: wire)
+        guard let uuid = read.field(1 << 3 | 2), uuid.count == 18, let type = read.field(2 << 3 | 2),
+              let start = read.number(3 << 3), let end = read.number(4 << 3) else { return nil }
+        var device = read.field(6 << 3 | 2), revision = read.field(7 << 3 | 2)
+        guard let creation = read.number(8 << 3) else { return nil }
+        let quantity = read.field(10 << 3 | 2), category = quantity == nil ? read.field(11 << 3 | 2) : nil
+        if device == nil { device = read.field(6 << 3 | 2) }
+        if revision == nil { revision = read.field(7 << 3 | 2) }
+        guard quantity != nil || category != nil, read.at == wire.count else { return nil }
+        var fields = PlainFields()
+        (fields.uuid, fields.start, fields.end, fields.creation) = (read.body(uuid), start, end, creation)
+        (fields.quantity, fields.category) = (quantity.map(read.body), category.map(read.body))
+        return (fields, type, device, revision)
+    }
+
     /// Takes one of the sample's fields (any but its type, device and revision).
+    @inline(__always)
     mutating func read(_ field: WireScan.WireField, in wire: UnsafeRawBufferPointer) {
         guard plain, Self.first(field, &seen) else { return plain = false }
         switch (field.tag >> 3, field.tag & 7) {
@@ -383,24 +451,29 @@ private struct PlainFields {
         switch (quantity, category) {
         case (let wire?, nil):
             var (value, count): (UInt64, UInt64) = (0, 0)
-            var measured: UnsafeRawBufferPointer?
-            guard Self.fields(wire, { field in
-                switch (field.tag >> 3, field.tag & 7) {
-                case (1, 2): measured = Self.bytes(field, wire)
-                case (2, 0): count = field.number
-                default: return false
-                }
-                return true
-            }), let measured else { return nil }
             var unitBytes: UnsafeRawBufferPointer?
-            guard Self.fields(measured, { field in
-                switch (field.tag >> 3, field.tag & 7) {
-                case (1, 1): value = field.number
-                case (2, 2): unitBytes = Self.bytes(field, measured)
-                default: return false
-                }
-                return true
-            }), let unitBytes else { return nil }
+            if let packed = Self.quantityAsPacked(wire) {
+                (value, unitBytes, count) = packed
+            } else {
+                var measured: UnsafeRawBufferPointer?
+                guard Self.fields(wire, { field in
+                    switch (field.tag >> 3, field.tag & 7) {
+                    case (1, 2): measured = Self.bytes(field, wire)
+                    case (2, 0): count = field.number
+                    default: return false
+                    }
+                    return true
+                }), let measured else { return nil }
+                guard Self.fields(measured, { field in
+                    switch (field.tag >> 3, field.tag & 7) {
+                    case (1, 1): value = field.number
+                    case (2, 2): unitBytes = Self.bytes(field, measured)
+                    default: return false
+                    }
+                    return true
+                }) else { return nil }
+            }
+            guard let unitBytes else { return nil }
             body = .quantity(value: Double(bitPattern: value), unit: try unit(unitBytes),
                              count: count == 0 ? 1 : Int64(bitPattern: count))
         case (nil, let wire?):
@@ -418,7 +491,29 @@ private struct PlainFields {
                          end: Int64(bitPattern: end), creationTime: Int64(bitPattern: creation), body: body)
     }
 
+    /// A quantity body's value, unit and count (0 when left out) where its bytes are laid out as
+    /// protobuf-c packs it — the quantity (a value, then a unit of under 128 bytes), then a count if
+    /// any — read from their places without walking its fields one by one; nil for any other layout
+    /// (a value of 0, which is not sent; fields in another order, twice, or of other kinds), which
+    /// `fields` walks. This is nearly every quantity sample of an export.
+    @inline(__always)
+    private static func quantityAsPacked(_ wire: UnsafeRawBufferPointer) -> (value: UInt64, unit: UnsafeRawBufferPointer, count: UInt64)? {
+        // 0x0A length [0x09 value×8 0x12 length unit…] [0x10 count…]
+        guard wire.count >= 13, wire[0] == 1 << 3 | 2, wire[2] == 1 << 3 | 1, wire[11] == 2 << 3 | 2 else { return nil }
+        let measured = Int(wire[1]), unitCount = Int(wire[12])
+        guard measured < 0x80, unitCount < 0x80, measured == 11 + unitCount, 2 + measured <= wire.count else { return nil }
+        let value = UInt64(littleEndian: wire.loadUnaligned(fromByteOffset: 3, as: UInt64.self))
+        let unit = UnsafeRawBufferPointer(rebasing: wire[13..<13 + unitCount])
+        var offset = 2 + measured
+        guard offset < wire.count else { return (value, unit, 0) }
+        guard wire[offset] == 2 << 3 else { return nil }
+        offset += 1
+        guard let count = WireScan.varint(wire, &offset), offset == wire.count else { return nil }
+        return (value, unit, count)
+    }
+
     /// Walks a submessage's fields, each met once and taken by `take`; false where one is not.
+    @inline(__always)
     private static func fields(_ bytes: UnsafeRawBufferPointer, _ take: (WireScan.WireField) -> Bool) -> Bool {
         var (offset, seen): (Int, UInt64) = (0, 0)
         while offset < bytes.count {
@@ -437,6 +532,38 @@ private struct PlainFields {
 
     private static func bytes(_ field: WireScan.WireField, _ wire: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         field.body.map { UnsafeRawBufferPointer(rebasing: wire[$0]) }
+    }
+}
+
+/// `PlainFields.packed`'s place in a sample's bytes: a value with its steps, where local functions
+/// sharing a captured offset had their accesses checked at run time.
+private struct PackedFields {
+    let wire: UnsafeRawBufferPointer
+    var at = 0
+
+    /// The field `tag` (its tag and length a byte each, its body under 128 bytes) when it comes
+    /// next, read past: where it lies, its tag and length included.
+    @inline(__always)
+    mutating func field(_ tag: UInt8) -> Range<Int>? {
+        guard wire.count - at >= 2, wire[at] == tag, case let count = Int(wire[at + 1]), count < 0x80, wire.count - at - 2 >= count else {
+            return nil
+        }
+        at += 2 + count
+        return at - 2 - count..<at
+    }
+
+    /// The varint field `tag` when it comes next, read past; 0 when it does not come (a number of 0
+    /// is left out), nil for a varint cut short.
+    @inline(__always)
+    mutating func number(_ tag: UInt8) -> UInt64? {
+        guard at < wire.count, wire[at] == tag else { return 0 }
+        at += 1
+        return WireScan.varint(wire, &at)
+    }
+
+    /// The body of `field`, a range that `field(_:)` returned.
+    func body(_ field: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: wire[field.lowerBound + 2..<field.upperBound])
     }
 }
 

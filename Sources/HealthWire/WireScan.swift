@@ -43,41 +43,41 @@ enum WireScan {
             throw HealthError(.malformed, "messages nested deeper than \(WireLimits.maxMessageDepth) levels", field: "frame")
         }
         var offset = 0
-        while let next = next(bytes, &offset) {
-            guard next.bodyCount >= 0, let field = field(next.tag >> 3, in: descriptor) else { continue }
+        while true {
+            let start = offset
+            guard let next = next(bytes, &offset) else { break }
+            guard let range = next.body, let field = field(next.tag >> 3, in: descriptor) else { continue }
             let type = field.pointee.type
             if type == PROTOBUF_C_TYPE_MESSAGE, let child = field.pointee.descriptor {
                 let seenBefore = nul != nil
-                let body = UnsafeRawBufferPointer(start: bytes.baseAddress! + next.bodyStart, count: next.bodyCount)
+                let body = UnsafeRawBufferPointer(rebasing: bytes[range])
                 try scan(body, child.assumingMemoryBound(to: ProtobufCMessageDescriptor.self), depth: depth + 1, nul: &nul)
-                if !seenBefore, let inner = nul { nul = [step(field, next, in: bytes)] + inner }
-            } else if type == PROTOBUF_C_TYPE_STRING, nul == nil, next.bodyCount > 0,
-                      memchr(bytes.baseAddress! + next.bodyStart, 0, next.bodyCount) != nil {
-                nul = [step(field, next, in: bytes)]
+                if !seenBefore, let inner = nul { nul = [step(field, tag: next.tag, at: start, in: bytes)] + inner }
+            } else if type == PROTOBUF_C_TYPE_STRING, nul == nil, !range.isEmpty,
+                      memchr(bytes.baseAddress! + range.lowerBound, 0, range.count) != nil {
+                nul = [step(field, tag: next.tag, at: start, in: bytes)]
             }
         }
     }
 
-    /// One field on the wire: its tag, where the tag starts, where the body of a length-delimited
-    /// field lies (`bodyCount` -1 for other fields), and the number of any other (a varint's value, a
-    /// fixed field's bits). Plain integers, not ranges and optionals: this runs for every field of
-    /// every frame.
+    /// One field on the wire: its tag, where it ends, and its number (a varint's value, a fixed
+    /// field's bits, a length-delimited field's length, its body the bytes before its end). Three
+    /// plain integers, not ranges and optionals: this runs for every field of every frame, and a
+    /// value of three words (and the optional's flag) comes back from `next` in registers, where
+    /// one of five came back through memory and was read back at once (a store-to-load stall on
+    /// every field, most of an export's decode).
     struct WireField {
         let tag: UInt64
-        let start: Int
-        let bodyStart: Int
-        let bodyCount: Int
-        /// 0 for a length-delimited field.
         let number: UInt64
+        let end: Int
 
         /// The body of a length-delimited field; nil for other fields.
-        var body: Range<Int>? { bodyCount < 0 ? nil : bodyStart..<bodyStart + bodyCount }
+        var body: Range<Int>? { tag & 7 == 2 ? end - Int(number)..<end : nil }
     }
 
     /// The field at `offset`, advancing past it; nil at the end or where the bytes stop making sense.
     @inline(__always)
     static func next(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> WireField? {
-        let start = offset
         guard offset < bytes.count, let tag = varint(bytes, &offset) else { return nil }
         let number: UInt64
         switch tag & 7 {
@@ -95,11 +95,11 @@ enum WireScan {
         case 2:
             guard let length = varint(bytes, &offset), length <= UInt64(bytes.count - offset) else { return nil }
             offset += Int(length)
-            return WireField(tag: tag, start: start, bodyStart: offset - Int(length), bodyCount: Int(length), number: 0)
+            return WireField(tag: tag, number: length, end: offset)
         default:
             return nil
         }
-        return WireField(tag: tag, start: start, bodyStart: offset, bodyCount: -1, number: number)
+        return WireField(tag: tag, number: number, end: offset)
     }
 
     /// The descriptor of field `number` of `descriptor`, when it has one. Most messages number their
@@ -115,23 +115,23 @@ enum WireScan {
         return protobuf_c_message_descriptor_get_field(descriptor, UInt32(number))
     }
 
-    /// The path step of `field` met at `wire` in `bytes`; a repeated field's index counts its
-    /// earlier occurrences (walked only once a NUL was found).
-    private static func step(_ field: UnsafePointer<ProtobufCFieldDescriptor>, _ wire: WireField,
+    /// The path step of `field`, met with `tag` at `start` in `bytes`; a repeated field's index
+    /// counts its earlier occurrences (walked only once a NUL was found).
+    private static func step(_ field: UnsafePointer<ProtobufCFieldDescriptor>, tag: UInt64, at start: Int,
                              in bytes: UnsafeRawBufferPointer) -> Step {
         let name = String(cString: field.pointee.name)
         guard field.pointee.label == PROTOBUF_C_LABEL_REPEATED else { return Step(name: name, index: nil) }
         var count = 0
         var offset = 0
-        while let earlier = next(bytes, &offset), earlier.start < wire.start {
-            if earlier.tag == wire.tag { count += 1 }
+        while offset < start, let earlier = next(bytes, &offset) {
+            if earlier.tag == tag { count += 1 }
         }
         return Step(name: name, index: count)
     }
 
     /// A base-128 varint at `offset`, advancing past it; nil when truncated or longer than 10 bytes.
     @inline(__always)
-    private static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
+    static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
         // One byte: nearly every tag and length.
         if offset < bytes.count, case let byte = bytes[offset], byte < 0x80 {
             offset += 1

@@ -204,6 +204,96 @@ final class ServerRoundTripTests: XCTestCase {
         XCTAssertEqual(noted.map(\.metadata), [["note": .string("x")]])
     }
 
+    /// A quantity body laid out as protobuf-c packs it (a value, then a unit, then a count if any) is
+    /// read from its bytes' places, and any other layout by walking its fields: both as protobuf-c
+    /// reads the page whole, at the edges of the packed layout (units of 0 to 117 bytes, the last
+    /// making the quantity's length take two bytes; counts of one and two bytes, an explicit 0,
+    /// twice; fields in another order; a value of 0 left out; a field after the count; a NUL).
+    func testAnchoredPagesReadQuantityBodiesPackedOrNotAsProtobufCDoes() throws {
+        let head = ProtoBytes().bytes(1, [UInt8](repeating: 3, count: 16)).string(2, "HKQuantityTypeIdentifierHeartRate").varint(3, 1).varint(4, 2)
+        func decoded(_ samples: [ProtoBytes], whole: Bool = false) throws -> [Sample] {
+            let page = ProtoBytes().varint(1, 3).message(41, samples.reduce(ProtoBytes()) { $0.message(1, $1) })
+            guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage((whole ? page.varint(99, 1) : page).bytes).result else {
+                throw HealthError(.internalError, "not an anchored page")
+            }
+            return Array(table)
+        }
+        let value = 72.5.bitPattern
+        var bodies: [(ProtoBytes, Quantity, Int64)] = []
+        for unitCount in [0, 1, 9, 116, 117] {
+            let unit = String(repeating: "u", count: unitCount)
+            let measured = ProtoBytes().fixed64(1, value).string(2, unit)
+            bodies += [
+                (ProtoBytes().message(1, measured), Quantity(72.5, unit), 1),
+                (ProtoBytes().message(1, measured).varint(2, 3), Quantity(72.5, unit), 3),
+                (ProtoBytes().message(1, measured).varint(2, 300), Quantity(72.5, unit), 300),
+                (ProtoBytes().message(1, measured).varint(2, 0), Quantity(72.5, unit), 1),
+            ]
+        }
+        let unit = ProtoBytes().string(2, "count/min")
+        bodies += [
+            (ProtoBytes().message(1, unit.fixed64(1, value)), Quantity(72.5, "count/min"), 1),
+            (ProtoBytes().varint(2, 4).message(1, ProtoBytes().fixed64(1, value).string(2, "count/min")), Quantity(72.5, "count/min"), 4),
+            (ProtoBytes().message(1, unit), Quantity(0, "count/min"), 1),
+            (ProtoBytes().message(1, ProtoBytes().fixed64(1, value).string(2, "count/min")).varint(2, 4).varint(2, 5), Quantity(72.5, "count/min"), 5),
+            (ProtoBytes().message(1, ProtoBytes().fixed64(1, value).string(2, "count/min")).varint(2, 4).varint(15, 5), Quantity(72.5, "count/min"), 4),
+        ]
+        let wire = bodies.map { head.message(10, $0.0) }
+        let samples = try decoded(wire)
+        XCTAssertEqual(samples, try decoded(wire, whole: true), "as protobuf-c reads the page")
+        XCTAssertEqual(samples.map(\.body), bodies.map { .quantity($0.1, count: $0.2) })
+        XCTAssertThrowsError(try decoded([head.message(10, ProtoBytes().message(1, ProtoBytes().fixed64(1, value).string(2, "count\u{0}/min")))]))
+    }
+
+    /// A plain sample laid out as healthd packs it (its device and revision after its body) or in its
+    /// fields' order is read from its bytes' places, and any other layout by walking its fields: both
+    /// as protobuf-c reads the page whole, at the edges of the packed layout (times and creation left
+    /// out or negative, a category with and without a value, a device of 128 bytes, a device twice,
+    /// two bodies, metadata, a field after the revision, the revision before the device), each
+    /// sample in a page of its own.
+    func testAnchoredPagesReadPlainSamplesPackedOrNotAsProtobufCDoes() throws {
+        func decoded(_ samples: [ProtoBytes], whole: Bool = false) throws -> [Sample] {
+            let page = ProtoBytes().varint(1, 3).message(41, samples.reduce(ProtoBytes()) { $0.message(1, $1) })
+            guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage((whole ? page.varint(99, 1) : page).bytes).result else {
+                throw HealthError(.internalError, "not an anchored page")
+            }
+            return Array(table)
+        }
+        let heartRate = "HKQuantityTypeIdentifierHeartRate", sleep = "HKCategoryTypeIdentifierSleepAnalysis"
+        func head(_ index: UInt8, _ type: String) -> ProtoBytes { ProtoBytes().bytes(1, [UInt8](repeating: index, count: 16)).string(2, type) }
+        let device = ProtoBytes().string(1, "Watch").string(7, "w-1")
+        let longDevice = ProtoBytes().string(1, String(repeating: "w", count: 126))
+        let revision = ProtoBytes().message(1, ProtoBytes().string(1, "App").string(2, "com.example.app")).string(2, "1.0")
+        let minusFive = UInt64(bitPattern: -5)
+        var samples: [ProtoBytes] = []
+        let body = ProtoBytes().message(1, ProtoBytes().fixed64(1, 72.5.bitPattern).string(2, "count/min")).varint(2, 2)
+        samples.append(head(1, heartRate).varint(3, 10).varint(4, 20).varint(8, 30).message(10, body).message(6, device).message(7, revision))
+        samples.append(head(2, heartRate).varint(3, 10).varint(4, 20).message(6, device).message(7, revision).varint(8, 30).message(10, body))
+        samples.append(head(3, heartRate).varint(3, minusFive).message(10, body).message(6, device))
+        samples.append(head(4, heartRate).varint(4, 20).message(10, body).message(7, revision))
+        samples.append(head(5, sleep).varint(3, 10).varint(4, 20).message(11, ProtoBytes().varint(1, 2)).message(6, device).message(7, revision))
+        samples.append(head(6, sleep).varint(3, 10).message(11, ProtoBytes()).message(7, revision))
+        samples.append(head(7, heartRate).message(10, body).message(6, longDevice))
+        samples.append(head(8, heartRate).message(6, device).message(10, body).message(6, device))
+        samples.append(head(9, heartRate).message(10, body).message(11, ProtoBytes().varint(1, 2)))
+        samples.append(head(10, heartRate).message(5, ProtoBytes().string(1, "note").message(2, ProtoBytes().string(1, "x"))).message(10, body))
+        samples.append(head(11, heartRate).message(10, body).message(6, device).message(7, revision).varint(99, 1))
+        samples.append(head(12, heartRate).message(10, body).message(7, revision).message(6, device))
+        // A page each: a sample the walk gives up on (the device twice) has its whole page decoded by protobuf-c.
+        let read = try samples.flatMap { try decoded([$0]) }
+        XCTAssertEqual(read, try samples.flatMap { try decoded([$0], whole: true) }, "as protobuf-c reads the pages")
+        XCTAssertEqual(read.map(\.start), [10, 10, -5, 0, 10, 10, 0, 0, 0, 0, 0, 0])
+        XCTAssertEqual(read.map(\.end), [20, 20, 0, 20, 20, 0, 0, 0, 0, 0, 0, 0])
+        XCTAssertEqual(read.map(\.creationTime), [30, 30, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil])
+        XCTAssertEqual(read.map(\.device?.name), ["Watch", "Watch", "Watch", nil, "Watch", nil, String(repeating: "w", count: 126), "Watch", nil, nil,
+                                                  "Watch", "Watch"])
+        XCTAssertEqual(read.map(\.sourceRevision?.source.bundleID), ["com.example.app", "com.example.app", nil, "com.example.app", "com.example.app",
+                                                                     "com.example.app", nil, nil, nil, nil, "com.example.app", "com.example.app"])
+        XCTAssertEqual(read[0].body, .quantity(Quantity(72.5, "count/min"), count: 2))
+        XCTAssertEqual(read[4].body, .category(2))
+        XCTAssertEqual(read[5].body, .category(0))
+    }
+
     /// A sample that is not plain is unpacked without its type, device and revision, wherever in
     /// its bytes they lie (first, between other fields, last): read as protobuf-c reads it whole.
     func testAnchoredPagesReadSamplesWithTypeDeviceAndRevisionAnywhere() throws {
@@ -235,6 +325,40 @@ final class ServerRoundTripTests: XCTestCase {
         XCTAssertEqual(read.map(\.device?.name), ["Watch", "Watch", "Watch", "Watch", nil])
         XCTAssertEqual(read.map(\.sourceRevision?.source.bundleID), ["com.example.app", "com.example.app", "com.example.app", "com.example.app", nil])
         XCTAssertEqual(read.map(\.body), Array(repeating: .quantity(Quantity(72.5, "count/min"), count: 1), count: 5))
+    }
+
+    /// A page's devices are told apart by their bytes, word by word: devices whose names differ in
+    /// one byte, at every place of names of 1 to 20 bytes (under a word, a word, and words with a
+    /// tail), each read as its own, and each met again later read as the same one;
+    /// as protobuf-c reads the whole page.
+    func testAnchoredPagesTellDevicesApartByEveryByte() throws {
+        var names: [String] = []
+        for length in 1...20 {
+            let name = String(repeating: "w", count: length)
+            names.append(name)
+            for place in 0..<length {
+                var bytes = Array(name.utf8)
+                bytes[place] = UInt8(ascii: "x")
+                names.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        names += names.reversed()
+        let samples = names.enumerated().map { index, name in
+            ProtoBytes().bytes(1, [UInt8](repeating: UInt8(index % 256), count: 15) + [UInt8(index / 256)])
+                .string(2, "HKQuantityTypeIdentifierHeartRate").varint(3, 5).varint(4, 6)
+                .message(6, ProtoBytes().string(1, name))
+                .message(10, ProtoBytes().message(1, ProtoBytes().fixed64(1, 72.5.bitPattern).string(2, "count/min")))
+        }
+        func decoded(whole: Bool) throws -> [Sample] {
+            let page = ProtoBytes().varint(1, 3).message(41, samples.reduce(ProtoBytes()) { $0.message(1, $1) })
+            guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage((whole ? page.varint(99, 1) : page).bytes).result else {
+                throw HealthError(.internalError, "not an anchored page")
+            }
+            return Array(table)
+        }
+        let read = try decoded(whole: false)
+        XCTAssertEqual(read.map(\.device?.name), names)
+        XCTAssertEqual(read, try decoded(whole: true), "as protobuf-c reads the page")
     }
 
     func testStatisticsResults() {

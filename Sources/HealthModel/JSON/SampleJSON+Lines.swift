@@ -38,7 +38,7 @@ extension SampleJSON {
                     withBytes(source) { source in
                         PlainLine(uuid: s.uuid, type: type, start: s.start, end: s.end, creationTime: s.creationTime, body: body,
                                   unit: unit, device: device, source: source)
-                            .write(metadata: s.metadata, zone: zone, cache: &cache, to: &out)
+                            .write(metadata: MetadataText(s.metadata), zone: zone, cache: &cache, to: &out)
                     }
                 }
             }
@@ -94,7 +94,7 @@ extension SampleJSON {
                           creationTime: row.creationTime, body: body, unit: unit,
                           device: row.device < 0 ? nil : text(devices[Int(row.device)]),
                           source: row.revision < 0 ? nil : text(sources[Int(row.revision)]))
-                    .write(metadata: [:], zone: zone, cache: &cache, to: &out)
+                    .write(metadata: nil, zone: zone, cache: &cache, to: &out)
             }
         }
     }
@@ -117,6 +117,19 @@ extension SampleJSON {
         case category(Int64)
     }
 
+    /// A line's metadata and metadata types as JSON text; none for a sample without metadata (a
+    /// table's row), whose line says `{}` for both without a dictionary made for it.
+    private struct MetadataText {
+        let metadata: [UInt8]
+        let types: [UInt8]
+
+        init?(_ metadata: Metadata) {
+            guard !metadata.isEmpty else { return nil }
+            self.metadata = SampleJSON.text(of: SampleJSON.metadata(metadata))
+            types = SampleJSON.text(of: SampleJSON.metadataTypes(metadata))
+        }
+    }
+
     /// A quantity or category sample's fields, its type, unit, device and source already as text
     /// (borrowed from their owner for the line's writing).
     private struct PlainLine {
@@ -133,12 +146,10 @@ extension SampleJSON {
 
         /// Appends the line: its keys in sorted order, each with the punctuation before it, written
         /// through one pointer into room made once, not piece by piece.
-        func write(metadata: Metadata, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
-            let metadataText = metadata.isEmpty ? nil : (SampleJSON.text(of: SampleJSON.metadata(metadata)),
-                                                          SampleJSON.text(of: SampleJSON.metadataTypes(metadata)))
+        func write(metadata metadataText: MetadataText?, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
             // The keys' text (under 200 bytes), three decimals, two instants as text and decimal, a UUID, a value.
             let room = 256 + 3 * 21 + 2 * (ISO8601Writer.maxCount + 21) + 36 + JSON.numberRoom + type.count + (unit?.count ?? 0)
-                + (device?.count ?? 4) + (source?.count ?? 4) + (metadataText.map { $0.0.count + $0.1.count } ?? 4)
+                + (device?.count ?? 4) + (source?.count ?? 4) + (metadataText.map { $0.metadata.count + $0.types.count } ?? 4)
             out.appendWriting(atMost: room) { first in
                 var line = Cursor(at: first)
                 let kind: StaticString
@@ -160,9 +171,9 @@ extension SampleJSON {
                 line.text(#","kind":""#)
                 line.text(kind)
                 line.text(#"","metadata":"#)
-                if let metadataText { metadataText.0.withUnsafeBufferPointer { line.bytes($0) } } else { line.text("{}") }
+                if let metadataText { metadataText.metadata.withUnsafeBufferPointer { line.bytes($0) } } else { line.text("{}") }
                 line.text(#","metadata_types":"#)
-                if let metadataText { metadataText.1.withUnsafeBufferPointer { line.bytes($0) } } else { line.text("{}") }
+                if let metadataText { metadataText.types.withUnsafeBufferPointer { line.bytes($0) } } else { line.text("{}") }
                 line.text(#","source":"#)
                 line.bytes(source)
                 // An instant sample's start is its end: their text is made once.
