@@ -13,7 +13,7 @@ source "$root/bench/sync/helpers.sh"
 ab_arguments "the healthctl to measure" "$@"
 bin="$BASE_BIN"
 
-start_healthd source --http off
+start_healthd source
 client fill --samples "$samples" >/dev/null
 echo "export A/B: $samples samples, $(nproc) cores, load after the fill $(cut -d' ' -f1 /proc/loadavg)"
 for round in $(seq 1 "$rounds"); do

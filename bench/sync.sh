@@ -47,7 +47,7 @@ store_cpu() { if [ "$engine" = postgres ]; then postgres_cpu_seconds; else echo 
 start_store_healthd() {
   local store=()
   if [ "$engine" = postgres ]; then start_postgres; store=(--store "$pg_url"); fi
-  start_healthd "$1" --http off "${store[@]}"
+  start_healthd "$1" "${store[@]}"
 }
 # Raw figures, formatted at the end as a table or as JSON.
 figures=(engine="$engine" samples="$samples" config="$config" cores="$(nproc)" load_start="$(cut -d' ' -f1 /proc/loadavg)")

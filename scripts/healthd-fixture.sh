@@ -21,14 +21,18 @@ build_all() {
   bin="$scratch/$config"
 }
 
-# start_healthd NAME [healthd flags…]: sets server_pid, server_addr and server_data. A command in
-# the healthd_prefix array (e.g. valgrind) runs healthd; it must exec it, keeping the process id.
+# start_healthd NAME [healthd flags…]: sets server_pid, server_addr and server_data; no dashboard
+# unless the flags name --http. A command in the healthd_prefix array (e.g. valgrind) runs healthd;
+# it must exec it, keeping the process id.
 healthd_prefix=()
 start_healthd() {
   local name="$1"; shift
   server_data="$work/$name"
   mkdir -p "$server_data"
-  "${healthd_prefix[@]}" "$bin/healthd" --data "$server_data" --listen 127.0.0.1:0 "$@" 2> "$server_data/healthd.log" &
+  # No dashboard unless asked for: its default port is fixed (7480), and a CI run may hold it.
+  local http=(--http off) arg
+  for arg in "$@"; do [ "$arg" = --http ] && http=(); done
+  "${healthd_prefix[@]}" "$bin/healthd" --data "$server_data" --listen 127.0.0.1:0 "${http[@]}" "$@" 2> "$server_data/healthd.log" &
   server_pid=$!
   servers+=("$server_pid")
   for _ in $(seq 1 1200); do

@@ -108,14 +108,14 @@ postgres_row() {
   local n="$1" label="$2" nodes="$3" result addresses=()
   start_postgres "${@:4}"
   local url="$pg_url"
-  start_healthd "pg-$n-$label-schema" --store "$url" --http off
+  start_healthd "pg-$n-$label-schema" --store "$url"
   if [ "$nodes" = copy ]; then
     stop_servers
     result="$(run --engine copy --address "$url" --samples "$n")"
   else
     addresses=("$server_addr") token="$server_data/owner.token"
     for i in $(seq 2 "$nodes"); do
-      start_healthd "pg-$n-$label-$i" --store "$url" --http off
+      start_healthd "pg-$n-$label-$i" --store "$url"
       addresses+=("$server_addr")
     done
     result="$(run --engine healthd --address "$(IFS=,; echo "${addresses[*]}")" --token-file "$token" --samples "$n")"
@@ -129,7 +129,7 @@ if [ "$postgres" = 1 ]; then
   echo "ingest on PostgreSQL: $writers writers, $batch samples per write, ${config} healthd, $(nproc) cores"
   printf "%10s  %-46s %9s %11s\n" samples engine seconds "samples/s"
   for n in $sizes; do
-    start_healthd "sqlite-$n" --http off
+    start_healthd "sqlite-$n"
     result="$(run --engine healthd --address "$server_addr" --token-file "$server_data/owner.token" --samples "$n")"
     stop_servers
     printf "%10d  %-46s %9.1f %11.0f\n" "$n" "healthd, SQLite (power-loss)" "$(field seconds "$result")" \
@@ -172,7 +172,7 @@ for n in $sizes; do
     modes=(power-loss process-crash)
     [ "$engine" = postgres ] && modes=("fsync on, synchronous_commit on")
     for mode in "${modes[@]}"; do
-      flags=(--http off)
+      flags=()
       if [ "$mode" = process-crash ]; then
         [ ${#durability_flag[@]} -gt 0 ] || continue
         flags+=("${durability_flag[@]}")
