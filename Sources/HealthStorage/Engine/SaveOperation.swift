@@ -16,8 +16,8 @@ extension WriteContext {
         let insertRow = try sampleInsert()
         // An ordinary batch has one saver, found once rather than hashed per object; only an import
         // keeps the savers of its sources (what a local function captured for every batch before).
-        let connectionSaver = batch.keepsSources ? nil : try self.connectionSaver(batch, insertRow: insertRow)
-        let keptSavers = batch.keepsSources ? KeptSavers(owner: owner, insertRow: insertRow) : nil
+        let savers: BatchSavers = batch.keepsSources ? .kept(KeptSavers(owner: owner, insertRow: insertRow))
+            : .connection(try connectionSaver(batch, insertRow: insertRow))
         // A grouped lone sample returns `.stored` (settled later if need be) in a shared array, not one of its own.
         var outcomes = grouped ? Self.storedAlone : [SaveOutcome](repeating: .stored, count: batch.objects.count)
         // A lone sample takes the one-row `OR FAIL` insert: no RETURNING set to gather, and no
@@ -25,7 +25,10 @@ extension WriteContext {
         var pending = PendingSamples(limit: batch.objects.count > 1 ? db.dialect.samplesPerInsert : 1)
         for (index, object) in batch.objects.enumerated() {
             do {
-                let objectSaver = if let connectionSaver { connectionSaver } else { try keptSavers!.saver(for: Self.keptRevision(object), in: self) }
+                let objectSaver = switch savers {
+                case .connection(let saver): saver
+                case .kept(let kept): try kept.saver(for: Self.keptRevision(object), in: self)
+                }
                 let device = object.device ?? batch.defaultDevice
                 if pending.limit > 1 || grouped, let row = try objectSaver.plainRow(object, device: device) {
                     let sample = PendingSample(index: index, saver: objectSaver, sample: object, device: device, row: row)
@@ -52,6 +55,12 @@ extension WriteContext {
     }
 
     private static let storedAlone: [SaveOutcome] = [.stored]
+
+    /// Where a batch's objects find their saver: an ordinary batch's one, or an import's, one per source revision.
+    private enum BatchSavers {
+        case connection(ObjectSaver)
+        case kept(KeptSavers)
+    }
 
     /// An import's savers, one per source revision it saves as.
     private final class KeptSavers {
