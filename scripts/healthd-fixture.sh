@@ -35,7 +35,7 @@ start_healthd() {
   "${healthd_prefix[@]}" "$bin/healthd" --data "$server_data" --listen 127.0.0.1:0 "${http[@]}" "$@" 2> "$server_data/healthd.log" &
   server_pid=$!
   servers+=("$server_pid")
-  for _ in $(seq 1 1200); do
+  for _ in $(seq 1 3600); do  # up to 3 minutes: healthd under valgrind on a loaded machine is slow to start
     # healthd writes a new store's owner token before it logs ready.
     grep -q " ready: " "$server_data/healthd.log" 2>/dev/null && break
     kill -0 "$server_pid" 2>/dev/null || break
