@@ -71,6 +71,9 @@ extension WireDecode {
                 let start = offset
                 guard let field = WireScan.next(page, &offset) else { return nil }
                 if field.tag >> 3 == 1 {
+                    // A page's samples are mostly of one size: room for as many rows as the first one's
+                    // size goes into the page, not the rows' storage doubled a dozen times.
+                    if reader.table.rows.isEmpty { reader.table.reserveCapacity(rows: page.count / (offset - start)) }
                     guard let body = field.body,
                           reader.append(wire: UnsafeRawBufferPointer(rebasing: page[body]), splice: splice, &allocator) else { return nil }
                 } else {
@@ -620,44 +623,55 @@ private struct WordHash {
 /// The table index of each distinct value (C fields, or wire bytes) read so far in one message, found by a hash of its
 /// contents and confirmed by comparing them.
 private struct Interned<Key> {
-    private typealias Slot = (hash: Int, value: Key, index: Int32)
-    /// Open addressing on the hash's low bits, at most half full: a dictionary would hash the hash
-    /// again, for every sample.
-    private var slots = [Slot?](repeating: nil, count: 16)
-    private var count = 0
-    /// The value met last: a page is of one type and unit, and mostly of one source revision, so
-    /// comparing with it first skips the hash and the look-up for most samples.
-    private var last: (value: Key, index: Int32)?
+    private typealias Entry = (hash: Int, value: Key, index: Int32, next: Int)
+    /// Every value met, in the order first met; `next` is the entry met right after it the last
+    /// time it was met (-1: none yet).
+    private var entries: [Entry] = []
+    /// Open addressing on the hash's low bits, at most half full, of places in `entries` (-1:
+    /// empty): a dictionary would hash the hash again, for every sample.
+    private var slots = [Int](repeating: -1, count: 16)
+    /// The entry met last: a page is of one type and unit, and mostly of one source revision, so
+    /// comparing with it first skips the hash and the look-up for most samples; and where samples
+    /// take turns among a few devices, the one met after it last time is mostly the one met next.
+    private var last = -1
 
     /// The index of `value`, from `add` (which adds it to `table`) the first time.
+    @inline(__always)
     mutating func index(of value: Key, hash: (Key) -> Int,
                         same: (Key, Key) -> Bool, in table: inout SampleTable,
                         add: (inout SampleTable) throws(HealthError) -> Int32) throws(HealthError) -> Int32 {
-        if let last, same(last.value, value) { return last.index }
+        if last >= 0 {
+            if same(entries[last].value, value) { return entries[last].index }
+            let guess = entries[last].next
+            if guess >= 0, same(entries[guess].value, value) { return met(guess) }
+        }
         let key = hash(value)
         var at = key & (slots.count - 1)
-        while let slot = slots[at] {
-            if slot.hash == key, same(slot.value, value) {
-                last = (value, slot.index)
-                return slot.index
-            }
+        while case let entry = slots[at], entry >= 0 {
+            if entries[entry].hash == key, same(entries[entry].value, value) { return met(entry) }
             at = (at + 1) & (slots.count - 1)
         }
         let index = try add(&table)
-        slots[at] = (key, value, index)
-        count += 1
-        if count * 2 > slots.count { grow() }
-        last = (value, index)
-        return index
+        slots[at] = entries.count
+        entries.append((key, value, index, -1))
+        if entries.count * 2 > slots.count { grow() }
+        return met(entries.count - 1)
+    }
+
+    /// Notes the entry met now as the one after the last, and as the last.
+    @inline(__always)
+    private mutating func met(_ entry: Int) -> Int32 {
+        if last >= 0 { entries[last].next = entry }
+        last = entry
+        return entries[entry].index
     }
 
     private mutating func grow() {
-        let old = slots
-        slots = [Slot?](repeating: nil, count: old.count * 2)
-        for case let slot? in old {
-            var at = slot.hash & (slots.count - 1)
-            while slots[at] != nil { at = (at + 1) & (slots.count - 1) }
-            slots[at] = slot
+        slots = [Int](repeating: -1, count: slots.count * 2)
+        for (place, entry) in entries.enumerated() {
+            var at = entry.hash & (slots.count - 1)
+            while slots[at] >= 0 { at = (at + 1) & (slots.count - 1) }
+            slots[at] = place
         }
     }
 }

@@ -78,7 +78,7 @@ enum ImportExportCommands {
         var written = 0
         var typesWritten = 0
         var cache = SampleJSON.LineCache()
-        var lines: [UInt8] = []
+        var lines = LineBuffer()
         var routeWorkouts: [UUID: UUID]?
         // The pages come over connections of their own, one per read open at once, whose reading is
         // held back while the writer lags; the look-ups below (workouts by route, series points)
@@ -96,28 +96,29 @@ enum ImportExportCommands {
                 (lastType, typesWritten) = (page.type, typesWritten + 1)
                 writtenOnce.nextType()
             }
-            lines.removeAll(keepingCapacity: true)
+            lines.removeAll()
             if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(page.type) {
                 routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
             }
             let table = page.batch.table
             let tableLines = SampleJSON.TableLines(table, cache: &cache)
-            for (row, index) in zip(table.rows, table.indices) {
-                guard !SeriesLines.isPlain(row) else {
-                    tableLines.writeLine(row, zone: inv.zone, cache: &cache, to: &lines)
-                    written += 1
-                    continue
-                }
-                let sample = table[index]
+            let zone = inv.zone
+            var next = 0
+            while next < table.rows.count {
+                // The plain rows up to the next that is not, in one call.
+                let plainEnd = tableLines.writeLines(from: next, while: SeriesLines.isPlain, zone: zone, cache: &cache, to: &lines)
+                written += plainEnd - next
+                guard plainEnd < table.rows.count else { break }
+                next = plainEnd + 1
+                let sample = table[plainEnd]
                 guard try writtenOnce.admit(sample, from: page) else { continue }
                 written += 1
                 guard SeriesLines.hasPoints(sample) else {
-                    SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: inv.zone, cache: &cache, to: &lines)
+                    SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: zone, cache: &cache, to: &lines)
                     continue
                 }
-                let line = try await SeriesLines.line(sample, workout: routeWorkouts?[sample.uuid], connection: connection, zone: inv.zone)
-                lines += Array(line.text(pretty: false).utf8)
-                lines.append(UInt8(ascii: "\n"))
+                let line = try await SeriesLines.line(sample, workout: routeWorkouts?[sample.uuid], connection: connection, zone: zone)
+                lines.append(contentsOf: (line.text(pretty: false) + "\n").utf8)
             }
             try writer.write(lines: lines)
             status.update("export: \(written) samples, \(shortName(page.type)), \(formatRate(status.rate(written)))")

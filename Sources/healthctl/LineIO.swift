@@ -48,10 +48,10 @@ final class LineWriter {
     }
 
     /// Writes `lines`: UTF-8 text of whole lines, each ending in a newline.
-    func write(lines: [UInt8]) throws(HealthError) {
+    func write(lines: LineBuffer) throws(HealthError) {
         guard !lines.isEmpty else { return }
-        guard let path else { return output(String(decoding: lines.dropLast(), as: UTF8.self)) }
-        let written = lines.withUnsafeBytes { bytes in
+        guard let path else { return output(String(decoding: lines.bytes.dropLast(), as: UTF8.self)) }
+        let written = lines.withBytes { bytes in
             var offset = 0
             while offset < bytes.count {
                 let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)

@@ -99,10 +99,10 @@ final class SampleJSONRoundTripTests: XCTestCase {
         let samples = ExportFixtures.samples + [plain, plain] + ExportFixtures.samples
         for zone in [nil, TimeZone(identifier: "Europe/Berlin")] {
             var cache = SampleJSON.LineCache()
-            var bytes: [UInt8] = []
+            var bytes = LineBuffer()
             for sample in samples { SampleJSON.writeLine(sample, zone: zone, cache: &cache, to: &bytes) }
             let expected = samples.map { SampleJSON.sample($0, zone: zone).text(pretty: false) + "\n" }.joined()
-            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), expected)
+            XCTAssertEqual(String(decoding: bytes.bytes, as: UTF8.self), expected)
         }
     }
 
@@ -116,9 +116,9 @@ final class SampleJSONRoundTripTests: XCTestCase {
                           body: .quantity(Quantity(1, "count"), count: 1))
         }
         var cache = SampleJSON.LineCache()
-        var bytes: [UInt8] = []
+        var bytes = LineBuffer()
         for sample in samples { SampleJSON.writeLine(sample, zone: nil, cache: &cache, to: &bytes) }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        let lines = String(decoding: bytes.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
         XCTAssertEqual(lines, samples.map { SampleJSON.sample($0).text(pretty: false) })
         for (line, sample) in zip(lines, samples) { XCTAssertTrue(line.contains("\"uuid\":\"\(sample.uuid.uuidString)\""), line) }
     }
@@ -148,16 +148,89 @@ final class SampleJSONRoundTripTests: XCTestCase {
         var cache = SampleJSON.LineCache()
         for zone in [nil, TimeZone(identifier: "Europe/Berlin"), TimeZone(identifier: "America/St_Johns")] {
             let lines = SampleJSON.TableLines(table, cache: &cache)
-            var bytes: [UInt8] = []
+            var bytes = LineBuffer()
             for row in table.rows { lines.writeLine(row, zone: zone, cache: &cache, to: &bytes) }
-            XCTAssertEqual(bytes.last, UInt8(ascii: "\n"))
-            let written = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+            XCTAssertEqual(bytes.bytes.last, UInt8(ascii: "\n"))
+            let written = String(decoding: bytes.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
             XCTAssertEqual(written.count, samples.count)
             // The decoded samples: the wire carries -0.0 as 0.
             for (line, sample) in zip(written, table) {
                 XCTAssertEqual(line, SampleJSON.sample(sample, zone: zone).text(pretty: false))
             }
         }
+    }
+
+    /// An export's pages share one cache, which takes a page's device and source texts from the page
+    /// before where the one at the same place is the same: pages whose devices and sources come in
+    /// another order, change at a place by one field, or are fewer or more, must each be written as
+    /// their own, and `writeLines` stops at each row that is not plain (left to the caller).
+    func testPagesWhoseDevicesAndSourcesChangeFromPageToPageWriteTheirOwn() throws {
+        func device(_ n: Int, model: String = "W1") -> Device {
+            Device(name: "Watch \(n)", manufacturer: "Apple", model: model, hardwareVersion: nil, firmwareVersion: nil,
+                   softwareVersion: nil, localIdentifier: "w-\(n)", udiDeviceIdentifier: nil)
+        }
+        func source(_ version: String) -> SourceRevision {
+            SourceRevision(source: Source(name: "App", bundleID: "com.app"), version: version, productType: nil, osMajor: 1, osMinor: 0, osPatch: 0)
+        }
+        func page(_ devices: [Device?], _ sources: [SourceRevision?], whole: Set<Int> = []) throws -> HealthModel.SampleTable {
+            let samples = devices.indices.map { i in
+                Sample(type: "HKQuantityTypeIdentifierStepCount", start: ExportFixtures.t0 + Int64(i), end: ExportFixtures.t0 + Int64(i) + 1,
+                       metadata: whole.contains(i) ? ["n": .int(Int64(i))] : [:], device: devices[i], sourceRevision: sources[i % sources.count],
+                       body: .quantity(Quantity(Double(i) + 0.5, "count"), count: 1))
+            }
+            let message = ServerMessage(callID: 1, result: .anchored(samples: SampleTable(samples), deleted: [], newAnchor: Data([1]), initial: true))
+            guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage(WireCodec.encodeServerMessage(message)).result else {
+                throw HealthError(.malformed, "not an anchored page")
+            }
+            return table
+        }
+        let pages = [
+            try page([device(0), device(1), device(2), nil], [source("1")]),
+            // The same devices in another order, and a source changed at its place.
+            try page([device(2), device(0), device(1)], [source("2")]),
+            // One changed by a field at the place it had; one more; rows that are not plain between.
+            try page([device(2), device(0, model: "W2"), device(1), device(3), nil], [source("2"), source("1")], whole: [1, 3]),
+            // Fewer than before, then none.
+            try page([device(0, model: "W2")], [source("1")]),
+            try page([nil, nil], [nil]),
+            try page([device(3), device(2)], [source("2")]),
+        ]
+        var cache = SampleJSON.LineCache()
+        for table in pages {
+            XCTAssertEqual(table.rows.count, table.count)
+            let lines = SampleJSON.TableLines(table, cache: &cache)
+            var bytes = LineBuffer()
+            var next = 0
+            var stops: [Int] = []
+            while next < table.rows.count {
+                next = lines.writeLines(from: next, while: { row in if case .whole = row.body { false } else { true } }, zone: nil,
+                                        cache: &cache, to: &bytes)
+                guard next < table.rows.count else { break }
+                stops.append(next)
+                lines.writeLine(table.rows[next], zone: nil, cache: &cache, to: &bytes)
+                next += 1
+            }
+            XCTAssertEqual(stops, table.rows.indices.filter { if case .whole = table.rows[$0].body { true } else { false } })
+            XCTAssertEqual(String(decoding: bytes.bytes, as: UTF8.self),
+                           table.map { SampleJSON.sample($0).text(pretty: false) + "\n" }.joined())
+        }
+    }
+
+    /// A line buffer keeps every byte written as it grows, and is written again from its start once emptied.
+    func testLineBufferKeepsItsBytesAsItGrows() {
+        var buffer = LineBuffer()
+        var expected: [UInt8] = []
+        for n in 0..<2_000 {
+            let line = Array("\(n) \(String(repeating: "x", count: n % 300))\n".utf8)
+            buffer.append(contentsOf: line)
+            expected += line
+        }
+        XCTAssertEqual(buffer.bytes, expected)
+        XCTAssertEqual(buffer.withBytes { Array($0) }, expected)
+        buffer.removeAll()
+        XCTAssertTrue(buffer.isEmpty)
+        buffer.append(contentsOf: Array("again\n".utf8))
+        XCTAssertEqual(buffer.bytes, Array("again\n".utf8))
     }
 
     func testParsingReadsBackWhatIsWrittenAndEveryEscape() throws {

@@ -31,9 +31,9 @@ final class PlainLinesTests: XCTestCase {
         }
         var cache = SampleJSON.LineCache()
         let lines = SampleJSON.TableLines(table, cache: &cache)
-        var bytes: [UInt8] = []
+        var bytes = LineBuffer()
         for row in table.rows { lines.writeLine(row, zone: TimeZone(identifier: "Europe/Berlin"), cache: &cache, to: &bytes) }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        return String(decoding: bytes.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     func testExportedPlainLinesAreReadAsTheTreeReadsThem() throws {

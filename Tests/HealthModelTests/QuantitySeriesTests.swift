@@ -116,9 +116,9 @@ final class QuantitySeriesTests: XCTestCase {
         guard case .object(let plainFields) = SampleJSON.sample(plain) else { return XCTFail("not an object") }
         XCTAssertNil(plainFields["discrete_series"])
         var cache = SampleJSON.LineCache()
-        var bytes: [UInt8] = []
+        var bytes = LineBuffer()
         for sample in [series, plain] { SampleJSON.writeLine(sample, zone: nil, cache: &cache, to: &bytes) }
-        XCTAssertEqual(String(decoding: bytes, as: UTF8.self),
+        XCTAssertEqual(String(decoding: bytes.bytes, as: UTF8.self),
                        [series, plain].map { SampleJSON.sample($0).text(pretty: false) + "\n" }.joined())
     }
 

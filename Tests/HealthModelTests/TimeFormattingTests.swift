@@ -96,9 +96,9 @@ import Testing
                    body: .quantity(Quantity(61, "count/min"), count: 1))
         }
         var cache = SampleJSON.LineCache()
-        var bytes: [UInt8] = []
+        var bytes = LineBuffer()
         for sample in samples { SampleJSON.writeLine(sample, zone: nil, cache: &cache, to: &bytes) }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        let lines = String(decoding: bytes.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(lines == samples.map { SampleJSON.sample($0).text(pretty: false) })
         #expect(lines.first?.contains(#""end_micros":1780308000000001,"#) == true)
     }
@@ -118,7 +118,10 @@ import Testing
         }
         var values: [Double] = [0, -0.0, 1, -1, 0.1, 0.2, 0.1 + 0.2, 0.001, 0.001.nextDown, 0.001.nextUp, 0.0001, 1e-5, 1e15,
                                 1e15.nextDown, 1e15.nextUp, 999_999_999_999_999, 999_999_999_999_999.5, 1e16, 9_007_199_254_740_994,
-                                .leastNonzeroMagnitude, .greatestFiniteMagnitude, 72.38472938273, 36.8, 0.97, 123_456.789_012_345]
+                                .leastNonzeroMagnitude, .greatestFiniteMagnitude, 72.38472938273, 36.8, 0.97, 123_456.789_012_345,
+                                // Just under and over a whole number, whose whole part is taken from the double itself.
+                                0.999_999_999_999_9, -0.999_999_999_999_99, 99.999_999_999_99, 100.000_000_000_01, 1.0.nextDown,
+                                1.0.nextUp, 2.0.nextDown, 999_999_999_999.9, 999_999_999_999_999.0.nextDown]
         for _ in 0..<200_000 {
             let places = Int(next() % 10)
             let scale = (0..<places).reduce(1.0) { value, _ in value * 10 }

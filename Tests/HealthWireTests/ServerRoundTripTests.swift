@@ -361,6 +361,33 @@ final class ServerRoundTripTests: XCTestCase {
         XCTAssertEqual(read, try decoded(whole: true), "as protobuf-c reads the page")
     }
 
+    /// The page's decoder guesses that a device is the one met after the last one the time before
+    /// (samples taking turns among a few devices): devices in turns, the turn broken, a device met
+    /// again after another, and runs of one must each read as their own, as protobuf-c reads them.
+    func testAnchoredPagesReadDevicesTakingTurnsAndBreakingTheirTurn() throws {
+        let cycle = ["a", "b", "c", "d"]
+        let names = cycle + cycle + cycle + ["a", "c", "b", "d", "d", "d", "a", "e", "b", "c", "a", "b", "c", "d", "e"] + cycle.reversed()
+        let samples = names.enumerated().map { index, name in
+            ProtoBytes().bytes(1, [UInt8](repeating: UInt8(index), count: 16))
+                .string(2, "HKQuantityTypeIdentifierHeartRate").varint(3, 5).varint(4, 6)
+                .message(6, ProtoBytes().string(1, "Watch").string(2, name))
+                .message(7, ProtoBytes().message(1, ProtoBytes().string(1, "App").string(2, "com.app." + name)))
+                .message(10, ProtoBytes().message(1, ProtoBytes().fixed64(1, 72.5.bitPattern).string(2, "count/min")))
+        }
+        func decoded(whole: Bool) throws -> [Sample] {
+            let page = ProtoBytes().varint(1, 3).message(41, samples.reduce(ProtoBytes()) { $0.message(1, $1) })
+            guard case .anchored(let table, _, _, _, _, _) = try WireCodec.decodeServerMessage((whole ? page.varint(99, 1) : page).bytes).result else {
+                throw HealthError(.internalError, "not an anchored page")
+            }
+            XCTAssertEqual([table.devices.count, table.revisions.count], [5, 5], "each device and revision read once")
+            return Array(table)
+        }
+        let read = try decoded(whole: false)
+        XCTAssertEqual(read.map(\.device?.manufacturer), names)
+        XCTAssertEqual(read.map(\.sourceRevision?.source.bundleID), names.map { "com.app." + $0 })
+        XCTAssertEqual(read, try decoded(whole: true), "as protobuf-c reads the page")
+    }
+
     func testStatisticsResults() {
         assertRoundTrip(.statistics(Fixtures.statistics))
         assertRoundTrip(.statistics(Fixtures.emptyStatistics))

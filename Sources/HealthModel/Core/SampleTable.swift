@@ -60,6 +60,11 @@ public struct SampleTable: Sendable {
         return Int32(parts.count - 1)
     }
 
+    /// Makes room for `count` rows in all, so that appending that many grows the rows' storage once.
+    public mutating func reserveCapacity(rows count: Int) {
+        rows.reserveCapacity(count)
+    }
+
     /// Appends a row whose indexes this table gave out.
     public mutating func append(_ row: Row) {
         rows.append(row)

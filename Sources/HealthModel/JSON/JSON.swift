@@ -121,7 +121,12 @@ public enum JSON: Sendable, Hashable, Encodable {
                     at.pointee = UInt8(ascii: "-")
                     at += 1
                 }
-                let (whole, fraction) = digits.quotientAndRemainder(dividingBy: UInt64(scale))
+                // The whole part is `value`'s own, without a 64-bit division: `digits / 10^places` is
+                // an integer (then exactly `magnitude`) or lies at least 10^-places from one, while
+                // `magnitude`, its nearest double, lies within half an ulp of it, under 10^-places
+                // where `digits` < 2^53; so both have the same integer part.
+                let whole = UInt64(magnitude)
+                let fraction = digits - whole * UInt64(scale)
                 let wholeCount = whole.decimalDigitCount
                 at.writeDigits(of: whole, count: wholeCount)
                 at += wholeCount

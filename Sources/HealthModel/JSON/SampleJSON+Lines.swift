@@ -11,6 +11,12 @@ extension SampleJSON {
         fileprivate var devices: [Device: [UInt8]] = [:]
         /// Types and units as JSON strings.
         fileprivate var strings: [String: [UInt8]] = [:]
+        /// The last page's devices and sources with their texts, in its table's order: the next
+        /// page's are mostly the same in the same order (the first met first, from another start
+        /// where samples cycle through them), and comparing a device with the one at its place
+        /// costs a fraction of hashing it for the maps above.
+        fileprivate var pageDevices = PageTexts<Device>()
+        fileprivate var pageSources = PageTexts<SourceRevision>()
         /// The last timestamp's hour and the last microseconds' leading digits, as text; creation
         /// times apart, as they lie far from the samples' own instants.
         fileprivate var instants = ISO8601Writer()
@@ -19,15 +25,14 @@ extension SampleJSON {
     }
 
     /// Appends the line of `s`.
-    public static func writeLine(_ s: Sample, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
+    public static func writeLine(_ s: Sample, zone: TimeZone?, cache: inout LineCache, to out: inout LineBuffer) {
         let body: PlainBody, unit: [UInt8]?
         switch s.body {
         case .quantity(let q, let count) where s.discreteSeries == nil:
             (body, unit) = (.quantity(q.value, count: count), cached(q.unit, &cache.strings, JSON.string))
         case .category(let value): (body, unit) = (.category(value), nil)
         default:
-            sample(s, zone: zone).write(to: &out)
-            return out.append(UInt8(ascii: "\n"))
+            return writeTreeLine(sample(s, zone: zone), to: &out)
         }
         let type = cached(s.type, &cache.strings, JSON.string)
         let device = s.device.map { cached($0, &cache.devices, Self.device) }
@@ -73,13 +78,13 @@ extension SampleJSON {
             }
             types = table.types.map { placed(cached($0, &cache.strings, JSON.string)) }
             units = table.units.map { placed(cached($0, &cache.strings, JSON.string)) }
-            devices = table.devices.map { placed(cached($0, &cache.devices, device)) }
-            sources = table.revisions.map { placed(cached($0, &cache.sources, revision)) }
+            devices = cache.pageDevices.texts(of: table.devices, else: &cache.devices, device).map(placed)
+            sources = cache.pageSources.texts(of: table.revisions, else: &cache.sources, revision).map(placed)
             self.texts = texts
         }
 
         /// Appends the line of `row`, one of the table's rows (a whole sample's through the tree).
-        public func writeLine(_ row: SampleTable.Row, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
+        public func writeLine(_ row: SampleTable.Row, zone: TimeZone?, cache: inout LineCache, to out: inout LineBuffer) {
             texts.withUnsafeBufferPointer { texts in
                 func text(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: texts[range]) }
                 let body: PlainBody, unit: UnsafeBufferPointer<UInt8>?
@@ -87,8 +92,7 @@ extension SampleJSON {
                 case .quantity(let value, let unitIndex, let count): (body, unit) = (.quantity(value, count: count), text(units[Int(unitIndex)]))
                 case .category(let value): (body, unit) = (.category(value), nil)
                 case .whole(let index):
-                    SampleJSON.sample(table.wholes[index], zone: zone).write(to: &out)
-                    return out.append(UInt8(ascii: "\n"))
+                    return SampleJSON.writeTreeLine(SampleJSON.sample(table.wholes[index], zone: zone), to: &out)
                 }
                 PlainLine(uuid: row.uuid, type: text(types[Int(row.type)]), start: row.start, end: row.end,
                           creationTime: row.creationTime, body: body, unit: unit,
@@ -97,6 +101,45 @@ extension SampleJSON {
                     .write(metadata: nil, zone: zone, cache: &cache, to: &out)
             }
         }
+
+        /// Appends the lines of the table's rows from the `start`th on, as `writeLine` does, up to
+        /// the first for which `writes` is false; returns that row's place (the rows' count when
+        /// there is none). A page's lines in one call, not a call from the caller's loop for each.
+        public func writeLines(from start: Int, while writes: (SampleTable.Row) -> Bool, zone: TimeZone?,
+                               cache: inout LineCache, to out: inout LineBuffer) -> Int {
+            var next = start
+            while next < table.rows.count, case let row = table.rows[next], writes(row) {
+                writeLine(row, zone: zone, cache: &cache, to: &out)
+                next += 1
+            }
+            return next
+        }
+    }
+
+    /// A page's values (devices or sources) and their texts, kept for the next page.
+    fileprivate struct PageTexts<Value: Hashable & Sendable>: Sendable {
+        private var values: [Value] = []
+        private var texts: [[UInt8]] = []
+
+        /// The texts of `page`'s values: the last page's where the value at the same place (counted
+        /// from where the last page holds `page`'s first, round its end) is the same, the others'
+        /// from `map` (made by `json` where they are not there); remembered for the next page.
+        mutating func texts(of page: [Value], else map: inout [Value: [UInt8]], _ json: (Value) -> JSON) -> [[UInt8]] {
+            let start = page.first.flatMap { values.firstIndex(of: $0) } ?? 0
+            let texts = page.indices.map { i in
+                let last = values.isEmpty ? 0 : (start + i) % values.count
+                return last < values.count && values[last] == page[i] ? self.texts[last] : SampleJSON.cached(page[i], &map, json)
+            }
+            (values, self.texts) = (page, texts)
+            return texts
+        }
+    }
+
+    /// Appends `json`'s line, made through the tree.
+    private static func writeTreeLine(_ json: JSON, to out: inout LineBuffer) {
+        var bytes = text(of: json)
+        bytes.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: bytes)
     }
 
     private static func text(of json: JSON) -> [UInt8] {
@@ -146,11 +189,11 @@ extension SampleJSON {
 
         /// Appends the line: its keys in sorted order, each with the punctuation before it, written
         /// through one pointer into room made once, not piece by piece.
-        func write(metadata metadataText: MetadataText?, zone: TimeZone?, cache: inout LineCache, to out: inout [UInt8]) {
+        func write(metadata metadataText: MetadataText?, zone: TimeZone?, cache: inout LineCache, to out: inout LineBuffer) {
             // The keys' text (under 200 bytes), three decimals, two instants as text and decimal, a UUID, a value.
             let room = 256 + 3 * 21 + 2 * (ISO8601Writer.maxCount + 21) + 36 + JSON.numberRoom + type.count + (unit?.count ?? 0)
                 + (device?.count ?? 4) + (source?.count ?? 4) + (metadataText.map { $0.metadata.count + $0.types.count } ?? 4)
-            out.appendWriting(atMost: room) { first in
+            out.writing(atMost: room) { first in
                 var line = Cursor(at: first)
                 let kind: StaticString
                 switch body {
@@ -300,21 +343,4 @@ extension SampleJSON {
             return count + Self.tailDigits
         }
     }
-}
-
-extension Array where Element == UInt8 {
-    /// Appends what `write` writes through a pointer into room for `room` bytes, returning how many
-    /// it wrote: one capacity check for many small pieces. The room is a scratch buffer (on the stack
-    /// for a line's size), copied from once written: making the room in the array itself would set
-    /// every byte of it first.
-    /// Inlined into the line's writer, a line's one caller.
-    @inline(__always)
-    fileprivate mutating func appendWriting(atMost room: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { scratch in
-            let written = write(scratch.baseAddress!)
-            precondition(written <= room, "a line of \(written) bytes in room for \(room)")
-            append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<written]))
-        }
-    }
-
 }
