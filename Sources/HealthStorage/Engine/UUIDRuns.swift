@@ -34,8 +34,12 @@ enum UUIDRunBlock {
     static let headBytes = 8
 
     /// The widths `entries` need.
-    static func widths<C: Collection<UUIDEntry>>(_ entries: C) -> (owner: Int, type: Int, anchor: Int) {
-        entries.reduce((1, 1, 1)) { (max($0.0, width($1.owner)), max($0.1, width($1.type)), max($0.2, width($1.anchor))) }
+    static func widths(_ entries: [UUIDEntry]) -> (owner: Int, type: Int, anchor: Int) {
+        var widths = (owner: 1, type: 1, anchor: 1)
+        for entry in entries {
+            widths = (max(widths.owner, width(entry.owner)), max(widths.type, width(entry.type)), max(widths.anchor, width(entry.anchor)))
+        }
+        return widths
     }
 
     /// Bytes `value` takes (a negative one all 8: its bit pattern).
@@ -45,17 +49,35 @@ enum UUIDRunBlock {
         3 + count * (headBytes + widths.owner + widths.type + widths.anchor)
     }
 
-    static func encode<C: Collection<UUIDEntry>>(_ entries: C) -> Data {
+    /// Written in place: appending to `Data` field by field went through Foundation's generic path,
+    /// 17 % of the writer's CPU in the storage bench's stream.
+    static func encode(_ entries: [UUIDEntry]) -> Data {
         let widths = widths(entries)
-        var data = Data(capacity: size(count: entries.count, widths))
-        data.append(contentsOf: [UInt8(widths.owner), UInt8(widths.type), UInt8(widths.anchor)])
-        for entry in entries {
-            withUnsafeBytes(of: entry.head.bigEndian) { data.append(contentsOf: $0) }
-            for (value, width) in [(entry.owner, widths.owner), (entry.type, widths.type), (entry.anchor, widths.anchor)] {
-                withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0.prefix(width)) }
+        var data = Data(count: size(count: entries.count, widths))
+        data.withUnsafeMutableBytes { bytes in
+            bytes[0] = UInt8(widths.owner)
+            bytes[1] = UInt8(widths.type)
+            bytes[2] = UInt8(widths.anchor)
+            var offset = 3
+            for entry in entries {
+                bytes.storeBytes(of: entry.head.bigEndian, toByteOffset: offset, as: UInt64.self)
+                offset += headBytes
+                offset = put(entry.owner, widths.owner, into: bytes, at: offset)
+                offset = put(entry.type, widths.type, into: bytes, at: offset)
+                offset = put(entry.anchor, widths.anchor, into: bytes, at: offset)
             }
         }
         return data
+    }
+
+    /// Stores the low `width` bytes of `value`, little-endian, at `offset`; returns the offset after them.
+    private static func put(_ value: Int64, _ width: Int, into bytes: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        var rest = UInt64(bitPattern: value)
+        for byte in 0..<width {
+            bytes[offset + byte] = UInt8(truncatingIfNeeded: rest)
+            rest >>= 8
+        }
+        return offset + width
     }
 
     /// Every entry of a row.
