@@ -175,3 +175,148 @@ struct UUIDRunWriter {
         widths = (1, 1, 1)
     }
 }
+
+extension WriteContext {
+    /// One slice of the running merge, or of one started when a level holds `runFanout` runs (the lowest
+    /// such level, its oldest runs); false when there is none to run. A merge writes its output run in
+    /// key order, a slice of at most `uuidMergeSliceEntries` entries (ending between two heads) a
+    /// transaction, and deletes each input row it has written out; its output's `cursor` is the last
+    /// head written. Until the last slice both the inputs and the output are read (`uuid_keys` skips
+    /// an input's entries at or below the cursor), so every entry is found exactly once whichever
+    /// slice last committed, and a merge undone with its transaction or cut short by a crash resumes
+    /// from the last committed cursor.
+    @discardableResult
+    func mergeUUIDRunSlice() throws(HealthError) -> Bool {
+        let directory = UUIDLevels.directory
+        var output: (run: Int64, cursor: UInt64?)?
+        let running = try db.prepare("SELECT run, cursor FROM \(directory) WHERE cursor IS NOT NULL LIMIT 1")
+        if try running.step() { output = (running.int(0), running.blob(1).flatMap(UUIDEntry.head)) }
+        running.reset()
+        if output == nil {
+            let full = try db.prepare("""
+                SELECT level FROM \(directory) WHERE merge_into IS NULL GROUP BY level HAVING count(*) >= ? ORDER BY level LIMIT 1
+                """)
+            full.bind(1, Int64(UUIDLevels.runFanout))
+            let level = try full.step() ? full.int(0) : nil
+            full.reset()
+            guard let level else { return false }
+            let run = try UUIDLevels.nextRun(db)
+            let start = try db.prepare("INSERT INTO \(directory) (run, level, entries, cursor) VALUES (?, ?, 0, x'')")
+            start.bind(all: [.int(run), .int(level + 1)])
+            try start.run()
+            let inputs = try db.prepare("""
+                UPDATE \(directory) SET merge_into = ?1 WHERE run IN
+                    (SELECT run FROM \(directory) WHERE level = ?2 AND merge_into IS NULL AND cursor IS NULL ORDER BY run LIMIT ?3)
+                """)
+            inputs.bind(all: [.int(run), .int(level), .int(Int64(UUIDLevels.runFanout))])
+            try inputs.run()
+            output = (run, nil)
+        }
+        guard let output else { return false }
+        var merge = try RunMerge(db: db, output: output.run, after: output.cursor)
+        var writer = UUIDRunWriter(db: db, run: output.run)
+        var last: UInt64?
+        while let entry = try merge.peek() {
+            if writer.count >= max(1, uuidMergeSliceEntries), entry.head != last { break }
+            try writer.append(entry)
+            last = entry.head
+            try merge.advance()
+        }
+        try writer.flush()
+        let finished = try merge.peek() == nil
+        try merge.deleteConsumedRows()
+        let count = try db.prepare("UPDATE \(directory) SET entries = entries + ?1, cursor = ?2 WHERE run = ?3")
+        count.bind(all: [.int(Int64(writer.written)), finished ? .null : .blob(UUIDEntry.blob(last ?? 0)), .int(output.run)])
+        try count.run()
+        if finished {
+            let inputs = try db.prepare("DELETE FROM \(directory) WHERE merge_into = ?")
+            inputs.bind(1, output.run)
+            try inputs.run()
+        }
+        return true
+    }
+}
+
+/// The entries of a merge's input runs above its cursor, in key order: each input's rows read one at a
+/// time (no statement stays open while the merge writes), the smallest current entry first.
+private struct RunMerge {
+    private struct Input {
+        let run: Int64
+        var entries: [UUIDEntry] = []
+        var position = 0
+        var rowID: Int64?
+        var firstHead = Data()
+        var exhausted = false
+    }
+
+    let db: Database
+    private let after: UInt64?
+    private var inputs: [Input]
+    /// Input rows every entry of which is written out.
+    private var consumed: [Int64] = []
+
+    init(db: Database, output: Int64, after: UInt64?) throws(HealthError) {
+        self.db = db
+        self.after = after
+        let runs = try db.prepare("SELECT run FROM \(UUIDLevels.directory) WHERE merge_into = ? ORDER BY run")
+        runs.bind(1, output)
+        var inputs: [Input] = []
+        while try runs.step() { inputs.append(Input(run: runs.int(0))) }
+        runs.reset()
+        self.inputs = inputs
+        for index in inputs.indices { try load(index) }
+    }
+
+    /// The smallest entry not yet written, nil when every input is exhausted.
+    func peek() throws(HealthError) -> UUIDEntry? {
+        smallest().map { inputs[$0].entries[inputs[$0].position] }
+    }
+
+    mutating func advance() throws(HealthError) {
+        guard let index = smallest() else { return }
+        inputs[index].position += 1
+        if inputs[index].position == inputs[index].entries.count { try load(index) }
+    }
+
+    private func smallest() -> Int? {
+        var best: Int?
+        for (index, input) in inputs.enumerated() where !input.exhausted {
+            if best.map({ input.entries[input.position] < inputs[$0].entries[inputs[$0].position] }) ?? true { best = index }
+        }
+        return best
+    }
+
+    /// Moves input `index` to its next row holding an entry above the cursor (the current one, if any,
+    /// is consumed), or marks it exhausted.
+    private mutating func load(_ index: Int) throws(HealthError) {
+        let next = try db.prepare("SELECT id, first_head, data FROM \(UUIDLevels.runs) WHERE run = ? AND first_head > ? ORDER BY first_head LIMIT 1")
+        while true {
+            if let id = inputs[index].rowID { consumed.append(id) }
+            next.reset()
+            next.bind(all: [.int(inputs[index].run), .blob(inputs[index].firstHead)])
+            guard try next.step() else {
+                next.reset()
+                inputs[index].rowID = nil
+                inputs[index].exhausted = true
+                return
+            }
+            inputs[index].rowID = next.int(0)
+            inputs[index].firstHead = next.blob(1) ?? Data()
+            let entries = UUIDRunBlock.decode(next.blob(2) ?? Data())
+            next.reset()
+            inputs[index].entries = after.map { cursor in entries.filter { $0.head > cursor } } ?? entries
+            inputs[index].position = 0
+            if !inputs[index].entries.isEmpty { return }
+        }
+    }
+
+    /// Deletes the rows written out.
+    func deleteConsumedRows() throws(HealthError) {
+        let delete = try db.prepare("DELETE FROM \(UUIDLevels.runs) WHERE id = ?")
+        for id in consumed {
+            delete.reset()
+            delete.bind(1, id)
+            try delete.run()
+        }
+    }
+}
