@@ -17,8 +17,12 @@ final class CrashTests: XCTestCase {
         guard let path = environment[Self.storeVariable], let ownerText = environment[Self.ownerVariable],
               let ownerID = Int64(ownerText) else { return }
         let store = try SQLiteStore.open(path: path)
-        // Levels moved on every few saves: the parent's reopened filter must hold every level's UUIDs.
-        try await store.write { context throws(HealthError) in context.uuidRecentLimit = 50 }
+        // A run written every few saves and merged a few entries a commit, so the kill may fall in a
+        // merge: the parent's reopened filter must hold every level's UUIDs, and every UUID stay found once.
+        try await store.write { context throws(HealthError) in
+            context.uuidRecentLimit = 50
+            context.uuidMergeSliceEntries = 60
+        }
         let revision = SourceRevision(source: StoreFixture.watch, version: "1")
         let deadline = Date().addingTimeInterval(30)
         await withTaskGroup(of: Void.self) { group in
@@ -86,6 +90,7 @@ final class CrashTests: XCTestCase {
                 return acknowledged.filter { filter?.mayContain(owner: owner, $0) != true }.count
             }
             XCTAssertEqual(missing, 0, "round \(round): stored UUIDs the reopened filter calls absent")
+            XCTAssertEqual(try f.count(UUIDLevels.all), try f.count("samples"), "round \(round): a UUID lost or found twice")
             await store.close()
         }
     }

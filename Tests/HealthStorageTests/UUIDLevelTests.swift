@@ -4,24 +4,25 @@ import HealthModel
 import Synchronization
 import XCTest
 
-/// UUIDs stay unique per owner while the writer moves them between SQLite's UUID levels
-/// (`UUIDLevels`), and every lookup by UUID finds a sample in whichever level holds it. On PostgreSQL
-/// (one unique index) the same saves, retries, refusals and deletes behave alike.
+/// UUIDs stay unique per owner while the writer moves them between SQLite's UUID levels (`UUIDLevels`:
+/// the recent B-tree, then sorted runs merged level by level), and every lookup by UUID finds a sample
+/// in whichever level holds it. On PostgreSQL (one unique index) the same saves, retries, refusals and
+/// deletes behave alike.
 final class UUIDLevelTests: StoreTestCase {
     func testRetriesReusesAndDeletesInEveryLevel() async throws {
         try await forEachEngine {
             let fixture = try await StoreFixture()
-            // 42 samples saved two at a time move the levels on ten times.
+            // 42 samples saved two at a time make ten runs of four, the first eight merged into one.
             let saved = try await fillLevels(fixture, pairs: 21)
             let held = try levels(fixture, of: saved)
             if fixture.isSQLite {
-                XCTAssertEqual(Set(held.values), [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged], "the test needs every level")
+                XCTAssertEqual(Set(held.values), Self.everyLevel, "the test needs every level")
                 XCTAssertEqual(held.count, saved.count, "every UUID in exactly one level")
             }
             // One sample of each level (any three on PostgreSQL).
             var probes = [saved[0], saved[20], saved[41]]
             if fixture.isSQLite {
-                probes = try [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged].map { level in
+                probes = try Self.everyLevel.sorted().map { level in
                     try XCTUnwrap(saved.first { held[$0.uuid] == level })
                 }
             }
@@ -57,15 +58,18 @@ final class UUIDLevelTests: StoreTestCase {
         }
     }
 
-    /// A move undone with its transaction leaves every UUID in the level it was in, each found once.
+    /// A run written or a merge's slice undone with its transaction leaves every UUID in the level it
+    /// was in, each found once.
     func testUndoneMoveLeavesEveryUUIDInOneLevel() async throws {
         let fixture = try await StoreFixture()
-        let saved = try await fillLevels(fixture, pairs: 9)
+        let saved = try await fillLevels(fixture, pairs: 15)
         let before = try levels(fixture, of: saved)
         XCTAssertEqual(before.count, saved.count)
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0"), 7, "one run short of a merge")
         do {
             try await fixture.store.write { context throws(HealthError) in
-                try context.moveUUIDLevels()
+                try context.flushRecentLevel()
+                XCTAssertTrue(try context.mergeUUIDRunSlice())
                 throw HealthError(.internalError, "undo the move")
             }
             XCTFail("the job should have failed")
@@ -116,7 +120,7 @@ final class UUIDLevelTests: StoreTestCase {
         fixture.store = try SQLiteStore.open(path: fixture.path)
         try await expectFilterHoldsEveryUUID(fixture, count: saved.count)
         try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
-        for level in [UUIDLevels.middle, UUIDLevels.merged] {
+        for level in Self.everyLevel.subtracting([UUIDLevels.recent]) {
             let held = try levels(fixture, of: saved)
             let probe = try XCTUnwrap(saved.first { held[$0.uuid] == level })
             try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(900)), StoreFixture.heartRate(probe.start, bpm: 99, uuid: probe.uuid)],
@@ -131,12 +135,13 @@ final class UUIDLevelTests: StoreTestCase {
         _ = try await fillLevels(fixture, pairs: 2)
         let other = try SQLiteStore.open(path: fixture.path)
         _ = try await other.write { context throws(HealthError) in context.uuidRecentLimit = 1 }
+        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 1_000 }
         let sample = StoreFixture.heartRate(s(5000), uuid: Self.spreadUUID(7))
         let batch = fixture.batch([sample, StoreFixture.heartRate(s(5001))])
         try await expect(try await other.save(batch), [.stored, .stored])
         await other.close()
         let held = try levels(fixture, of: [sample])
-        XCTAssertEqual(held[sample.uuid], UUIDLevels.middle, "the other writer moved its UUIDs on")
+        XCTAssertEqual(held[sample.uuid], Self.level(0), "the other writer moved its UUIDs on")
         try await expect(await fixture.save([sample]), [.alreadyStored])
         try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(5000), bpm: 99, uuid: sample.uuid)], index: 0)
     }
@@ -162,7 +167,7 @@ final class UUIDLevelTests: StoreTestCase {
 
         // The build has read every level and waits: the store answers meanwhile.
         var during: [Sample] = []
-        for pair in 0..<9 {
+        for pair in 0..<13 {
             let objects = (0..<2).map { StoreFixture.heartRate(s(3000 + Int64(pair * 10 + $0)), uuid: Self.spreadUUID(60 + pair * 2 + $0)) }
             try await expect(await fixture.save(objects), [.stored, .stored])
             during += objects
@@ -172,7 +177,7 @@ final class UUIDLevelTests: StoreTestCase {
         try await expect(await fixture.save([last]), [.stored])
         during.append(last)
         try await expect(await fixture.save(stored), Array(repeating: .alreadyStored, count: stored.count))
-        for level in [UUIDLevels.middle, UUIDLevels.merged] {
+        for level in Self.everyLevel.subtracting([UUIDLevels.recent]) {
             let probe = try XCTUnwrap(stored.first { held[$0.uuid] == level })
             try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(900)), StoreFixture.heartRate(probe.start, bpm: 99, uuid: probe.uuid)],
                                          index: 1)
@@ -181,7 +186,7 @@ final class UUIDLevelTests: StoreTestCase {
         XCTAssertFalse(built, "the writer had a filter while its build was held")
         XCTAssertFalse(gate.timedOut, "the open waited for the build")
         let duringHeld = try levels(fixture, of: during)
-        XCTAssertEqual(Set(duringHeld.values), [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged], "the test needs every level")
+        XCTAssertEqual(Set(duringHeld.values).intersection(Self.everyLevel), Self.everyLevel, "the test needs every level")
 
         gate.open()
         let notes = await fixture.store.openFinished()
@@ -189,32 +194,146 @@ final class UUIDLevelTests: StoreTestCase {
         try await expectFilterHoldsEveryUUID(fixture, count: stored.count + during.count)
         let all = stored + during
         try await expect(await fixture.save(all), Array(repeating: .alreadyStored, count: all.count))
-        for level in [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged] {
+        for level in Self.everyLevel {
             let levelsNow = try levels(fixture, of: during)
             let probe = try XCTUnwrap(during.first { levelsNow[$0.uuid] == level })
             try await expectReuseRefused(fixture, [StoreFixture.heartRate(probe.start, bpm: 99, uuid: probe.uuid)], index: 0)
         }
     }
 
-    /// Each move takes the middle level's next slice to the merged level, counted in the file: a
-    /// server restarted between every two moves still takes every slice in turn, so no UUID stays in
-    /// the middle level for more than `slices` moves (counted in memory, every open began again at the
-    /// first slice and the others stayed in the middle level for good).
-    func testSlicesMoveInTurnAcrossRestarts() async throws {
+    /// A merge runs a slice a transaction, and every UUID is found exactly once and refused again after
+    /// each slice, across a reopen between any two slices (the cursor is in the file) and after a slice
+    /// undone with its transaction; deletes during the merge take the UUID out of both copies.
+    func testMergeInSlicesAcrossReopensAndUndo() async throws {
         let fixture = try await StoreFixture()
-        let samples = (0..<UUIDLevels.slices * 2).map { index in
-            var bytes = UUID().uuid
-            bytes.0 = UInt8(index * 8)
-            return StoreFixture.heartRate(s(Int64(index)), uuid: UUID(uuid: bytes))
+        _ = try await fixture.store.write { context throws(HealthError) in Self.mergeSlowly(context) }
+        var saved: [Sample] = []
+        for pair in 0..<16 {
+            let objects = (0..<2).map { StoreFixture.heartRate(s(Int64(pair * 10 + $0 * 5)), uuid: Self.spreadUUID(pair * 2 + $0)) }
+            try await expect(await fixture.save(objects), [.stored, .stored])
+            saved += objects
         }
-        try await expect(await fixture.save(samples), Array(repeating: .stored, count: samples.count))
-        for _ in 0...UUIDLevels.slices {
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0"), 8)
+        var slices = 0, deleted: [Sample] = []
+        while true {
             try await fixture.reopen()
-            try await fixture.store.write { context throws(HealthError) in try context.moveUUIDLevels() }
+            let more = try await fixture.store.write { context throws(HealthError) in
+                Self.mergeSlowly(context)
+                return try context.mergeUUIDRunSlice()
+            }
+            guard more else { break }
+            slices += 1
+            let remaining = saved.filter { !deleted.map(\.uuid).contains($0.uuid) }
+            try await expect(try fixture.count(UUIDLevels.all), remaining.count)
+            XCTAssertEqual(try levels(fixture, of: remaining).count, remaining.count)
+            try await expect(await fixture.save(remaining), Array(repeating: .alreadyStored, count: remaining.count))
+            try await expect(await fixture.query([StoreFixture.heartRate], .uuids(Set(remaining.map(\.uuid)))).count, remaining.count)
+            // An undone slice changes nothing.
+            do {
+                try await fixture.store.write { context throws(HealthError) in
+                    Self.mergeSlowly(context)
+                    _ = try context.mergeUUIDRunSlice()
+                    throw HealthError(.internalError, "undo the slice")
+                }
+                XCTFail("the job should have failed")
+            } catch {}
+            try await expect(try fixture.count(UUIDLevels.all), remaining.count)
+            if slices % 3 == 1, let victim = remaining.first {
+                let owns = Deleter(owner: fixture.owner, bundleID: StoreFixture.watch.bundleID, isOwner: true)
+                try await expect(await fixture.store.deleteObjects(uuids: [victim.uuid], by: owns), 1)
+                deleted.append(victim)
+                try await expect(try fixture.count(UUIDLevels.all), remaining.count - 1)
+            }
         }
-        let held = try levels(fixture, of: samples)
-        XCTAssertEqual(held.count, samples.count)
-        XCTAssertEqual(held.filter { $0.value != UUIDLevels.merged }.count, 0, "UUIDs left in the middle level after a whole round of slices")
+        XCTAssertGreaterThan(slices, 5, "the merge took one slice")
+        let remaining = saved.filter { !deleted.map(\.uuid).contains($0.uuid) }
+        XCTAssertEqual(Set(try levels(fixture, of: remaining).values), [Self.level(1)])
+        XCTAssertEqual(try fixture.count(UUIDLevels.directory), 1)
+        try await expect(await fixture.save(remaining), Array(repeating: .alreadyStored, count: remaining.count))
+        // The deleted UUIDs are free again.
+        try await expect(await fixture.save(deleted.map { StoreFixture.heartRate($0.start, bpm: 80, uuid: $0.uuid) }),
+                         Array(repeating: .stored, count: deleted.count))
+    }
+
+    /// Runs of four entries, merged three entries a slice, and only when the test says so.
+    private static func mergeSlowly(_ context: WriteContext) {
+        context.uuidRecentLimit = 4
+        context.uuidMergeSliceEntries = 3
+        context.uuidMergeDue = false
+    }
+
+    /// A run's rows are found by one seek each: every head of thousands of entries (many rows of a run,
+    /// heads shared by several entries and owners, entries sharing the first head of a row) is found,
+    /// with each of its entries and nothing else, in the recent level, in runs, and across a merge.
+    func testRunsFindEveryHeadAcrossRows() async throws {
+        let fixture = try await StoreFixture()
+        var generator = SystemRandomNumberGenerator()
+        var made: [UUIDEntry] = []
+        for index in 0..<6_000 {
+            let head = index % 7 == 0 && !made.isEmpty ? made[made.count - 1].head : generator.next()
+            made.append(UUIDEntry(head: head, owner: Int64(index % 3 + 1), type: Int64(index % 5 + 1), anchor: Int64(index * 1_000 + 1)))
+        }
+        let entries = made
+        // Into the recent level, then into a run unless `keep`.
+        let insert = { (batch: ArraySlice<UUIDEntry>, keep: Bool) async throws in
+            try await fixture.store.write { [batch] context throws(HealthError) in
+                let row = try context.db.prepare("INSERT INTO \(UUIDLevels.recent) (head, owner, type, anchor) VALUES (?, ?, ?, ?)")
+                for entry in batch {
+                    row.reset()
+                    row.bind(all: [.blob(UUIDEntry.blob(entry.head)), .int(entry.owner), .int(entry.type), .int(entry.anchor)])
+                    try row.run()
+                }
+                if !keep { try context.flushRecentLevel() }
+                context.uuidMergeDue = false
+            }
+        }
+        for start in stride(from: 0, to: 4_000, by: 500) { try await insert(entries[start..<start + 500], false) }
+        try await insert(entries[4_000..<5_000], false)
+        try await insert(entries[5_000...], true)
+        XCTAssertGreaterThan(try fixture.count("\(UUIDLevels.runs) WHERE run = 9"), 1, "the test needs runs of several rows")
+        for merged in [false, true] {
+            try expectEveryHead(fixture, entries)
+            while try await fixture.store.write({ context throws(HealthError) in
+                context.uuidMergeSliceEntries = 1_000
+                return try context.mergeUUIDRunSlice()
+            }) {
+                if !merged { try expectEveryHead(fixture, entries) }
+            }
+        }
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 1"), 1)
+    }
+
+    /// `uuid_keys` gives each head's entries of each owner exactly, one at a time and as an IN list.
+    private func expectEveryHead(_ fixture: StoreFixture, _ entries: [UUIDEntry], file: StaticString = #filePath, line: UInt = #line) throws {
+        let db = try fixture.connect()
+        try db.beginRead()
+        let byHead = Dictionary(grouping: entries) { Pair(head: $0.head, owner: $0.owner) }
+        let lookup = try db.prepare("SELECT type, anchor FROM \(UUIDLevels.all) WHERE head = ? AND owner = ?")
+        for (pair, expected) in byHead {
+            lookup.reset()
+            lookup.bind(all: [.blob(UUIDEntry.blob(pair.head)), .int(pair.owner)])
+            var found: [Int64] = []
+            while try lookup.step() { found.append(lookup.int(1)) }
+            XCTAssertEqual(found.sorted(), expected.map(\.anchor).sorted(), file: file, line: line)
+        }
+        lookup.reset()
+        lookup.bind(all: [.blob(UUIDEntry.blob(12_345)), .int(1)])
+        XCTAssertFalse(try lookup.step(), "a head nobody stored", file: file, line: line)
+        lookup.reset()
+        let heads = Array(byHead.keys.filter { $0.owner == 2 }.prefix(50))
+        let list = try db.prepareOnce("""
+            SELECT count(*) FROM \(UUIDLevels.all) WHERE owner = 2 AND head IN (\(Array(repeating: "?", count: heads.count).joined(separator: ", ")))
+            """)
+        list.bind(all: heads.map { .blob(UUIDEntry.blob($0.head)) })
+        _ = try list.step()
+        XCTAssertEqual(Int(list.int(0)), heads.reduce(0) { $0 + byHead[$1]!.count }, file: file, line: line)
+        list.reset()
+        XCTAssertEqual(try fixture.count(UUIDLevels.all), entries.count, "each entry once", file: file, line: line)
+        try db.execute("COMMIT")
+    }
+
+    private struct Pair: Hashable {
+        let head: UInt64, owner: Int64
     }
 
     /// SQLite's levels keep only a UUID's first 8 bytes (`UUIDLevels.head`); UUIDs sharing them stay
@@ -235,13 +354,18 @@ final class UUIDLevelTests: StoreTestCase {
             try await expect(await fixture.save(bobs, owner: bob), [.stored, .stored])
             try await expect(Set(await fixture.query([StoreFixture.heartRate], .uuids([first, twin, third]), owner: bob).map(\.uuid)), [first, third])
 
-            // In the recent level, then the middle one, then the merged one (a whole round of slices).
+            // In the recent level, then a run, then a merged run.
             let held = try levels(fixture, of: [a, b])
             if fixture.isSQLite { XCTAssertEqual(Set(held.values), [UUIDLevels.recent]) }
-            for moves in [0, 1, UUIDLevels.slices] {
-                if fixture.isSQLite, moves > 0 {
-                    for _ in 0..<moves { try await fixture.store.write { context throws(HealthError) in try context.moveUUIDLevels() } }
-                    XCTAssertEqual(Set(try levels(fixture, of: [a, b]).values), [moves == 1 ? UUIDLevels.middle : UUIDLevels.merged])
+            for level in [nil, 0, 1] {
+                if fixture.isSQLite, let level {
+                    // Then seven runs of a filler each, so eight merge.
+                    for filler in 0..<(level == 0 ? 1 : UUIDLevels.runFanout - 1) {
+                        if level == 1 { try await expect(await fixture.save([StoreFixture.heartRate(s(200 + Int64(filler)))]), [.stored]) }
+                        try await fixture.store.write { context throws(HealthError) in try context.flushRecentLevel() }
+                    }
+                    if level == 1 { try await fixture.store.write { context throws(HealthError) in _ = try context.mergeUUIDRunSlice() } }
+                    XCTAssertEqual(Set(try levels(fixture, of: [a, b]).values), [Self.level(level)])
                 }
                 try await expectHeadSharersDistinct(fixture, [a, b])
             }
@@ -263,7 +387,7 @@ final class UUIDLevelTests: StoreTestCase {
             try await expect(await fixture.query([StoreFixture.heartRate], .uuids([first, twin, third]), owner: bob).count, 2)
             if fixture.isSQLite {
                 XCTAssertEqual(try levels(fixture, of: [again, b, c]).count, 3)
-                try await expect(try fixture.count(UUIDLevels.all), 6 + 3 + 2)
+                try await expect(try fixture.count(UUIDLevels.all), 6 + 3 + 2 + UUIDLevels.runFanout - 1)
             }
         }
     }
@@ -352,6 +476,45 @@ final class UUIDLevelTests: StoreTestCase {
         try await expect(try fixture.count(UUIDLevels.all), 4)
     }
 
+    /// A store whose UUIDs step 19 left in all three levels migrates to runs (step 20): the older levels
+    /// packed into one run, the recent level kept; every UUID is still found, a retry of each is a retry
+    /// and its reuse refused, two UUIDs sharing a head included.
+    func testOldLevelsMigrateToRuns() async throws {
+        let fixture = try await StoreFixture()
+        let saved = (0..<40).map { StoreFixture.heartRate(s(Int64($0)), uuid: Self.spreadUUID($0)) }
+            + [StoreFixture.heartRate(s(50), bpm: 61, uuid: Self.sharingHead(1)), StoreFixture.heartRate(s(51), bpm: 62, uuid: Self.sharingHead(2))]
+        try await expect(await fixture.save(saved), Array(repeating: .stored, count: saved.count))
+        await fixture.store.close()
+        // The levels as step 19 made them, a third of the samples in each.
+        do {
+            let db = try SQLiteConnection(path: fixture.path, readOnly: false)
+            let level = "(head BLOB NOT NULL, owner INTEGER NOT NULL, type INTEGER NOT NULL, anchor INTEGER NOT NULL, PRIMARY KEY (head, owner, type, anchor)) WITHOUT ROWID"
+            let rows = "SELECT substr(uuid, 1, 8), owner, type, anchor FROM samples WHERE anchor % 3 ="
+            try db.execute("""
+                DROP TABLE \(UUIDLevels.runs); DROP TABLE \(UUIDLevels.directory); DELETE FROM \(UUIDLevels.recent);
+                ALTER TABLE store_info ADD COLUMN uuid_level_moves INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE uuids_middle \(level); CREATE TABLE uuids_merged \(level);
+                INSERT INTO \(UUIDLevels.recent) \(rows) 0; INSERT INTO uuids_middle \(rows) 1; INSERT INTO uuids_merged \(rows) 2;
+                CREATE VIEW sample_uuids AS SELECT head, owner, type, anchor FROM uuids_recent
+                    UNION ALL SELECT head, owner, type, anchor FROM uuids_middle UNION ALL SELECT head, owner, type, anchor FROM uuids_merged;
+                PRAGMA user_version = 19;
+                """)
+        }
+        fixture.store = try SQLiteStore.open(path: fixture.path)
+        let held = try levels(fixture, of: saved)
+        XCTAssertEqual(held.count, saved.count)
+        XCTAssertEqual(Set(held.values), [UUIDLevels.recent, Self.level(0)])
+        try await expect(try fixture.count(UUIDLevels.all), saved.count)
+        try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
+        try await expect(await fixture.query([StoreFixture.heartRate], .uuids(Set(saved.map(\.uuid)))).count, saved.count)
+        for probe in [saved[0], saved[1], saved[2], saved[40], saved[41]] {
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(s(900)), StoreFixture.heartRate(probe.start, bpm: 99, uuid: probe.uuid)],
+                                         index: 1)
+        }
+        try await fixture.reopen()
+        try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
+    }
+
     /// Retries of `samples` are retries, their UUIDs with other content refused, and each is found and
     /// counted by UUID on its own, though they share their head.
     private func expectHeadSharersDistinct(_ fixture: StoreFixture, _ samples: [Sample], file: StaticString = #filePath,
@@ -400,8 +563,7 @@ final class UUIDLevelTests: StoreTestCase {
     func testMultiRowWritesCannotAbort() async throws {
         let fixture = try await StoreFixture()
         let db = try fixture.connect()
-        let writes = [UUIDLevels.claimSQL(rows: 3), UUIDLevels.claimOneSQL, SampleRow.insertSQL(.sqlite, rows: 3)] + UUIDLevels.sliceMoveSQL
-            + UUIDLevels.recentMoveSQL
+        let writes = [UUIDLevels.claimSQL(rows: 3), UUIDLevels.claimOneSQL, SampleRow.insertSQL(.sqlite, rows: 3)]
         for sql in writes {
             let program = try db.prepareOnce("EXPLAIN " + sql)
             var halts = 0
@@ -415,7 +577,8 @@ final class UUIDLevelTests: StoreTestCase {
     }
 
     /// Saves `pairs` batches of two heart rates (UUIDs spread by `spreadUUID`) with four rows filling
-    /// the recent level, so the levels move on every other save; returns them in the order saved.
+    /// the recent level, so a run is written every other save (and eight runs merge into one of
+    /// level 1); returns them in the order saved.
     private func fillLevels(_ fixture: StoreFixture, pairs: Int) async throws -> [Sample] {
         _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
         var saved: [Sample] = []
@@ -427,7 +590,7 @@ final class UUIDLevelTests: StoreTestCase {
         return saved
     }
 
-    /// A UUID whose first byte spreads samples over the middle level's slices.
+    /// A UUID whose first byte spreads samples over the head range.
     private static func spreadUUID(_ index: Int) -> UUID {
         var bytes = UUID().uuid
         bytes.0 = UInt8((index * 37) % 256)
@@ -442,22 +605,46 @@ final class UUIDLevelTests: StoreTestCase {
         """
     }
 
-    /// The level holding each of `samples`' UUIDs, the fixture owner's (a UUID held twice would hide one: callers compare counts); empty on PostgreSQL.
+    /// The levels `fillLevels(pairs: 21)` fills: the recent one, runs of level 0 and a merged run of level 1.
+    private static let everyLevel: Set<String> = [UUIDLevels.recent, level(0), level(1)]
+
+    /// What `levels(_:of:)` calls a run of `level`.
+    private static func level(_ level: Int) -> String { "runs of level \(level)" }
+
+    /// The level holding each of `samples`' UUIDs, the fixture owner's, read from the tables themselves
+    /// (an input of a running merge without the entries its output holds, as `uuid_keys` reads it); a
+    /// UUID held twice fails the test; empty on PostgreSQL.
     private func levels(_ fixture: StoreFixture, of samples: [Sample]) throws -> [UUID: String] {
         guard fixture.isSQLite else { return [:] }
         let db = try fixture.connect()
-        var held: [UUID: String] = [:]
+        try db.beginRead()
+        defer { try? db.execute("COMMIT") }
+        var keys: [[Int64]: String] = [:]
         var rows = 0
-        for level in [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged] {
-            let statement = try db.prepareOnce(Self.pointedUUIDs(level, "s.uuid") + " AND s.owner = \(fixture.owner.rawValue)")
-            while try statement.step() {
-                let uuid = statement.uuid(0)
-                guard samples.contains(where: { $0.uuid == uuid }) else { continue }
-                held[uuid] = level
+        let recent = try db.prepareOnce("SELECT type, anchor FROM \(UUIDLevels.recent) WHERE owner = \(fixture.owner.rawValue)")
+        while try recent.step() {
+            keys[[recent.int(0), recent.int(1)]] = UUIDLevels.recent
+            rows += 1
+        }
+        let runs = try db.prepareOnce("""
+            SELECT d.level, r.data, o.cursor FROM \(UUIDLevels.directory) d JOIN \(UUIDLevels.runs) r ON r.run = d.run
+            LEFT JOIN \(UUIDLevels.directory) o ON o.run = d.merge_into
+            """)
+        while try runs.step() {
+            let cursor = runs.blob(2).flatMap(UUIDEntry.head)
+            for entry in UUIDRunBlock.decode(runs.blob(1) ?? Data()) where entry.owner == fixture.owner.rawValue && cursor.map({ entry.head > $0 }) ?? true {
+                keys[[entry.type, entry.anchor]] = Self.level(Int(runs.int(0)))
                 rows += 1
             }
         }
-        XCTAssertEqual(rows, held.count, "a UUID is in more than one level")
+        XCTAssertEqual(rows, keys.count, "a UUID is in more than one level")
+        let anchors = try db.prepareOnce("SELECT uuid, type, anchor FROM samples WHERE owner = \(fixture.owner.rawValue)")
+        var held: [UUID: String] = [:]
+        let wanted = Set(samples.map(\.uuid))
+        while try anchors.step() {
+            let uuid = anchors.uuid(0)
+            if wanted.contains(uuid), let level = keys[[anchors.int(1), anchors.int(2)]] { held[uuid] = level }
+        }
         return held
     }
 

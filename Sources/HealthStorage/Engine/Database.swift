@@ -125,8 +125,8 @@ struct SQLDialect: Sendable {
     /// UPDATE; SQLite's writer holds the whole database from BEGIN IMMEDIATE on, so a read suffices
     /// (the UPDATE cost a lone save more than its sample's insert).
     let lockOwnerSQL: String
-    /// Whether a sample's UUID lives in the narrow level tables (`UUIDLevels`) rather than in a unique
-    /// index on `samples`. SQLite's WAL copies each page a commit dirties, so one random-order index
+    /// Whether a sample's UUID lives in the UUID levels (`UUIDLevels`: a recent B-tree and sorted
+    /// runs) rather than in a unique index on `samples`. SQLite's WAL copies each page a commit dirties, so one random-order index
     /// over every UUID cost a whole page per sample once it outgrew a commit; PostgreSQL logs rows,
     /// not pages, and keeps its unique index.
     let keepsUUIDLevels: Bool
@@ -155,8 +155,8 @@ struct SQLDialect: Sendable {
     }
 
     /// The condition that a `samples` row aliased `alias` is the owner's row whose UUID satisfies `uuids`
-    /// ("= ?", "IN (…)"): SQLite finds the keys of the rows whose UUIDs begin so in the UUID levels,
-    /// through `heads`, the same condition on the UUIDs' heads (`UUIDLevels.head`), and checks the
+    /// ("= ?", "IN (…)"): SQLite finds the keys of the rows whose UUIDs begin so in the UUID levels
+    /// (`uuid_keys`, one lookup a head), through `heads`, the same condition on the UUIDs' heads (`UUIDLevels.head`), and checks the
     /// row's own UUID (two UUIDs may share a head); PostgreSQL finds the row in its index (`heads`
     /// nil). Parameters in text order: `owner`'s, then `heads`', then `uuids`'.
     func sampleByUUID(_ alias: String, owner: String, heads: String?, uuids: String) -> String {

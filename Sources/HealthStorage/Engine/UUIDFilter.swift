@@ -3,7 +3,7 @@ import HealthModel
 
 /// A Bloom filter over every (owner, UUID head) that SQLite's UUID levels hold or held since it was
 /// built (`UUIDLevels.head`: the levels keep only a UUID's head, so that is what a build reads), so the
-/// UUID claim (`UUIDLevels.claimSQL`) seeks the levels only for a UUID whose head may be there: nearly
+/// UUID claim (`WriteContext.claimUUIDs`) looks the levels up only for a UUID whose head may be there: nearly
 /// every saved UUID is new, and those seeks into levels of millions of rows were the claim's largest
 /// cost that grows with the store (bench/README.md, "A filter before the UUID claim's seeks"). It
 /// answers "absent" only for a pair it was never given, so pairs are added before
@@ -57,6 +57,9 @@ final class UUIDFilter {
 
     /// Adds a head a level holds (`UUIDLevels.head`, 8 bytes).
     func insert(owner: Int64, head: Data) { insert(owner: owner, key: Self.key(head)) }
+
+    /// Adds a head a run holds (`UUIDEntry.head`, its bytes read big-endian; `key` reads them in memory order).
+    func insert(owner: Int64, head: UInt64) { insert(owner: owner, key: head.bigEndian) }
 
     private func insert(owner: Int64, key: UInt64) {
         var last = layers[layers.count - 1]

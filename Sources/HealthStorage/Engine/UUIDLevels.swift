@@ -1,26 +1,32 @@
 import Foundation
 import HealthModel
 
-/// Where SQLite keeps each sample's UUID (`SQLDialect.keepsUUIDLevels`): three narrow tables keyed by
-/// (head, owner, type, anchor), where the head is the UUID's first 8 bytes and (type, anchor) its
-/// sample's key, together the view `sample_uuids`. A level row says "this sample's UUID begins so";
-/// whether the owner holds a UUID is whether a row of its (head, owner) points at a sample whose
-/// `uuid` is it: the full UUID is stored once, in the sample's row. Two UUIDs may share a head (the
-/// rows then differ in their type and anchor); every lookup and the claim check the sample's `uuid`.
-/// New UUIDs enter the small recent level, so a commit dirties only its few hundred leaves; the writer
-/// moves levels on in bulk and in key order, never touching `samples`: the recent level whole into the
-/// middle one, and before that one head range of the middle level into the big merged level, so a move
-/// rewrites a bounded share of each and never stalls a commit for the whole store.
+/// Where SQLite keeps each sample's UUID (`SQLDialect.keepsUUIDLevels`): entries (head, owner, type,
+/// anchor), where the head is the UUID's first 8 bytes and (type, anchor) its sample's key. An entry says
+/// "this sample's UUID begins so"; whether the owner holds a UUID is whether an entry of its (head,
+/// owner) points at a sample whose `uuid` is it: the full UUID is stored once, in the sample's row. Two
+/// UUIDs may share a head (their entries then differ in type and anchor); every lookup and the claim
+/// check the sample's `uuid`. New entries go into the recent level, a small B-tree where a commit's
+/// heads land in the few hundred leaves it dirties. When it fills, it becomes one sorted run, and runs
+/// of a level merge `runFanout` at a time into one of the next level (an LSM tree of sorted arrays):
+/// a run is rows of `uuid_runs` (run, first head, packed entries, `UUIDRunBlock`) listed in
+/// `uuid_run_dir`, so an entry costs its packed bytes once a level instead of a B-tree insert at a
+/// random place (bench/history/2026-12-03-layouts.md). The writer merges a slice at a time between
+/// commits, so no commit rewrites the whole store. SQL reads every level through the eponymous
+/// virtual table `uuid_keys` (`UUIDKeysTable`).
 enum UUIDLevels {
-    static let recent = "uuids_recent", middle = "uuids_middle", merged = "uuids_merged"
-    /// The three levels as one relation, for lookups.
-    static let all = "sample_uuids"
-    /// Recent-level rows before the levels move on: a 5,000-sample commit dirties at most its ~300
-    /// leaves, and a move rewrites the middle level once per this many samples.
+    static let recent = "uuids_recent", runs = "uuid_runs", directory = "uuid_run_dir"
+    /// Every level as one relation (head, owner, type, anchor), for lookups by head and owner.
+    static let all = "uuid_keys"
+    /// Recent-level rows before they become a run: a 5,000-sample commit dirties at most its ~300 leaves.
     static let recentLimit = 65_536
-    /// Head ranges of the middle level, one moved to the merged level per move of the recent level: each
-    /// row waits at most this many moves in the middle level (at most 16 × 65,536 ≈ 1M rows there).
-    static let slices = 16
+    /// Runs of a level merged into one run of the next.
+    static let runFanout = 8
+    /// Entries a merge writes per transaction, at most (it ends a slice between two heads).
+    static let mergeSliceEntries = 65_536
+    /// Bytes of a run's row at most: within one 8 KiB page of a rowid table, so a row is read from one
+    /// leaf page (`WITHOUT ROWID` would move all but ~2 KB of it to overflow pages).
+    static let runRowBytes = 7_900
 
     /// The level key's head of `uuid`: its first 8 bytes, a blob (as many bytes in a record as a 64-bit
     /// integer, and `substr(uuid, 1, 8)` in SQL, so every lookup from a stored or bound UUID stays SQL).
@@ -28,150 +34,167 @@ enum UUIDLevels {
         withUnsafeBytes(of: uuid.uuid) { Data($0.prefix(8)) }
     }
 
-    /// Inserts into the recent level each of `rows` rows (head, owner, type, anchor, probe) whose head
-    /// neither older level holds for its owner; each is probed by its primary key's (head, owner) for
-    /// the row's `probe`: its head when `UUIDFilter` says a level may hold it, else NULL, which SQLite's
-    /// join checks before it seeks (`IsNull`) and so costs no descent into any level. The recent level
-    /// itself is probed before the claim (`claimUUIDs`, a row whose head it holds is bound as a NULL
-    /// head): a statement that reads the table it inserts into has SQLite gather all its rows in a
-    /// temporary B-tree first, an insert and a read more a row and a temporary database opened and
-    /// closed a statement, more than the claim's own insert. A row with a head hit is left for
-    /// `claimUUIDs` to decide against the pointed samples' UUIDs, and so is a row of a NULL head (a UUID
-    /// repeated in the rows, or a head the recent level holds); two distinct UUIDs sharing a head both go
-    /// in, as rows of different anchors (every probe reads the levels as they were before the claim:
-    /// it writes neither older level, and the recent level was probed before it ran). Left joins rather
-    /// than NOT EXISTS: SQLite runs a correlated subquery as a subroutine that opens its cursor again
-    /// for every row (an allocation and a descent from the root each time), where a join opens each
-    /// level once. `OR FAIL`, as for the samples' insert: an `ABORT` statement of several rows opens a
-    /// statement journal, copying every page it touches first; a failing claim fails its job, and the
-    /// job's savepoint or the whole transaction is rolled back with it anyway.
+    /// Inserts into the recent level each of `rows` rows (head, owner, type, anchor) whose head is not
+    /// NULL: `claimUUIDs` binds a NULL head for a row it decides itself (a UUID repeated in the rows, or
+    /// a head some level holds for the owner). `OR FAIL`, as for the samples' insert: an `ABORT`
+    /// statement of several rows opens a statement journal, copying every page it touches first; a
+    /// failing claim fails its job, and the job's savepoint or the whole transaction is rolled back with
+    /// it anyway.
     static func claimSQL(rows: Int) -> String {
         """
-        INSERT OR FAIL INTO \(recent) (head, owner, type, anchor) SELECT v.column1, v.column2, v.column3, v.column4
-        FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))) v
-        LEFT JOIN \(middle) m ON m.head = v.column5 AND m.owner = v.column2
-        LEFT JOIN \(merged) g ON g.head = v.column5 AND g.owner = v.column2
-        WHERE v.column1 IS NOT NULL AND m.head IS NULL AND g.head IS NULL
+        INSERT OR FAIL INTO \(recent) (head, owner, type, anchor) SELECT column1, column2, column3, column4
+        FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", "))) WHERE column1 IS NOT NULL
         """
     }
 
-    /// Whether the recent level holds a head for an owner (`claimUUIDs`, before the claim).
-    static let recentHeadSQL = "SELECT 1 FROM \(recent) WHERE head = ?1 AND owner = ?2 LIMIT 1"
+    /// Whether any level holds a head for an owner (`claimUUIDs`, before the claim).
+    static let holdsHeadSQL = "SELECT 1 FROM \(all) WHERE head = ?1 AND owner = ?2 LIMIT 1"
 
     /// One row into the recent level: a UUID whose head a level holds for another of the owner's UUIDs.
     static let claimOneSQL = "INSERT OR FAIL INTO \(recent) (head, owner, type, anchor) VALUES (substr(?1, 1, 8), ?2, ?3, ?4)"
 
-    /// A move's first half: one slice of the middle level (its bounds the two parameters) into the merged
-    /// one. `OR FAIL` keeps SQLite from journalling the merged level's changed leaves per statement (see
-    /// `claimSQL`); a failed move fails its transaction.
-    static let sliceMoveSQL = [
-        "INSERT OR FAIL INTO \(merged) SELECT \(columns) FROM \(middle) WHERE head >= ? AND head < ? ORDER BY \(columns)",
-        "DELETE FROM \(middle) WHERE head >= ? AND head < ?",
-    ]
-    /// A move's second half: the whole recent level into the middle one. Without a WHERE, SQLite clears
-    /// the recent level's pages instead of deleting row by row.
-    static let recentMoveSQL = [
-        "INSERT OR FAIL INTO \(middle) SELECT \(columns) FROM \(recent) ORDER BY \(columns)",
-        "DELETE FROM \(recent)",
-    ]
-    private static let columns = "head, owner, type, anchor"
-    /// Counts a move and returns how many came before it, whose remainder by `slices` is the slice it
-    /// takes. Kept in the file (schema step 17), in the move's transaction: a count in memory began
-    /// at the first slice at every open, so a server restarted every few moves kept moving the first
-    /// slices and never the rest, and the middle level grew with the store.
-    static let countMoveSQL = "UPDATE store_info SET uuid_level_moves = uuid_level_moves + 1 WHERE id = 1 RETURNING uuid_level_moves - 1"
+    /// The row of each run that may hold the head `?1` (the one of the greatest first head at or below
+    /// it), with the cursor of the merge writing its run when the run is a merge's input (column 2, else
+    /// NULL): that merge's output already holds the input's entries up to its cursor.
+    static let rowsMayHoldSQL = """
+        SELECT r.id, r.data, o.cursor FROM \(directory) d
+        JOIN \(runs) r ON r.id = (SELECT id FROM \(runs) WHERE run = d.run AND first_head <= ?1 ORDER BY first_head DESC LIMIT 1)
+        LEFT JOIN \(directory) o ON o.run = d.merge_into
+        """
+    /// Every row of every run, with its merge's cursor as in `rowsMayHoldSQL`.
+    static let allRowsSQL = """
+        SELECT r.id, r.data, o.cursor FROM \(directory) d JOIN \(runs) r ON r.run = d.run LEFT JOIN \(directory) o ON o.run = d.merge_into
+        """
     /// Rows the filter's build reads per statement, each statement its own read transaction.
     static let filterChunkRows = 65_536
 
-    /// A filter holding every (owner, head) the levels hold, sized for a quarter more. Read level by
-    /// level in the direction UUIDs move (recent, middle, merged), each in key order a chunk at a time
-    /// from where the last chunk ended, each chunk its own short read transaction, so the build never
-    /// keeps the WAL from being checkpointed for the seconds it takes, while the writer commits and
-    /// moves the levels on: a row that moves between two chunks moves into a level still to be read,
-    /// so every head stored when the build began is read at least once. What is claimed after it
-    /// began the writer adds itself (`UUIDFilterBuild.claimed`).
+    /// A filter holding every (owner, head) the levels hold, sized for a quarter more. Reads the recent
+    /// level in key order, then the runs' rows in the order they were written (`uuid_runs.id`, never
+    /// reused), a chunk at a time from where the last chunk ended, each chunk its own short read
+    /// transaction, so the build never keeps the WAL from being checkpointed for the seconds it takes,
+    /// while the writer commits and merges: an entry that moves between two chunks moves into a row
+    /// written later, so every head stored when the build began is read at least once. What is claimed
+    /// after it began the writer adds itself (`UUIDFilterBuild.claimed`).
     static func filter(reading db: Database, chunkRows: Int = filterChunkRows) throws(HealthError) -> UUIDFilter {
-        let count = try db.prepareOnce("SELECT (SELECT count(*) FROM \(recent)) + (SELECT count(*) FROM \(middle)) + (SELECT count(*) FROM \(merged))")
+        let count = try db.prepareOnce("SELECT (SELECT count(*) FROM \(recent)) + (SELECT coalesce(sum(entries), 0) FROM \(directory))")
         _ = try count.step()
         let filter = UUIDFilter(capacity: Int(count.int(0)) * 5 / 4)
         count.reset()
-        for level in [recent, middle, merged] {
-            // Resumes after the last (head, owner) read: the rows it skips of that pair are the same filter entry.
-            let chunk = try db.prepare("SELECT head, owner FROM \(level) WHERE (head, owner) > (?, ?) ORDER BY head, owner LIMIT \(chunkRows)")
-            // Below every stored key: a zero-length blob sorts before every head.
-            var after = (head: Data(), owner: Int64.min)
-            var rows = chunkRows
-            while rows == chunkRows {
-                chunk.reset()
-                chunk.bind(1, after.head)
-                chunk.bind(2, after.owner)
-                rows = 0
-                while try chunk.step() {
-                    let head = chunk.blob(0) ?? Data(), owner = chunk.int(1)
-                    filter.insert(owner: owner, head: head)
-                    rows += 1
-                    if rows == chunkRows { after = (head, owner) }
-                }
-            }
+        // Resumes after the last (head, owner) read: the rows it skips of that pair are the same filter entry.
+        let chunk = try db.prepare("SELECT head, owner FROM \(recent) WHERE (head, owner) > (?, ?) ORDER BY head, owner LIMIT \(chunkRows)")
+        // Below every stored key: a zero-length blob sorts before every head.
+        var after = (head: Data(), owner: Int64.min)
+        var rows = chunkRows
+        while rows == chunkRows {
             chunk.reset()
+            chunk.bind(1, after.head)
+            chunk.bind(2, after.owner)
+            rows = 0
+            while try chunk.step() {
+                let head = chunk.blob(0) ?? Data(), owner = chunk.int(1)
+                filter.insert(owner: owner, head: head)
+                rows += 1
+                if rows == chunkRows { after = (head, owner) }
+            }
         }
+        chunk.reset()
+        // A run's row holds hundreds of entries.
+        let runRows = max(1, chunkRows / 256)
+        let runChunk = try db.prepare("SELECT id, data FROM \(runs) WHERE id > ? ORDER BY id LIMIT \(runRows)")
+        var afterID: Int64 = 0
+        rows = runRows
+        while rows == runRows {
+            runChunk.reset()
+            runChunk.bind(1, afterID)
+            rows = 0
+            while try runChunk.step() {
+                for entry in UUIDRunBlock.decode(runChunk.blob(1) ?? Data()) { filter.insert(owner: entry.owner, head: entry.head) }
+                afterID = runChunk.int(0)
+                rows += 1
+            }
+        }
+        runChunk.reset()
         return filter
     }
 
-    /// The blob bounds of slice `index`: heads whose first byte falls in its sixteenth of 0…255.
-    static func bounds(of index: Int) -> (lower: Data, upper: Data) {
-        let width = 256 / slices
-        let upper = index + 1 < slices ? Data([UInt8((index + 1) * width)]) : Data(repeating: 0xFF, count: 9)
-        return (Data([UInt8(index * width)]), upper)
+    /// Packs the entries `select` reads (head, owner, type, anchor, in key order) into a new run of
+    /// `level`, or of the level its size belongs to when nil (schema step 20 packs the old levels so);
+    /// returns how many (none: no run).
+    @discardableResult
+    static func writeRun(_ db: Database, level: Int64?, from select: String) throws(HealthError) -> Int {
+        let run = try nextRun(db)
+        var writer = UUIDRunWriter(db: db, run: run)
+        let rows = try db.prepareOnce(select)
+        while try rows.step() {
+            guard let head = rows.blob(0).flatMap(UUIDEntry.head) else { continue }
+            try writer.append(UUIDEntry(head: head, owner: rows.int(1), type: rows.int(2), anchor: rows.int(3)))
+        }
+        try writer.flush()
+        guard writer.written > 0 else { return 0 }
+        var (sized, capacity): (Int64, Int) = (0, recentLimit)
+        while capacity < writer.written { (sized, capacity) = (sized + 1, capacity * runFanout) }
+        let entry = try db.prepare("INSERT INTO \(directory) (run, level, entries) VALUES (?, ?, ?)")
+        entry.bind(all: [.int(run), .int(level ?? sized), .int(Int64(writer.written))])
+        try entry.run()
+        return writer.written
+    }
+
+    /// A run id no run has.
+    static func nextRun(_ db: Database) throws(HealthError) -> Int64 {
+        let next = try db.prepare("SELECT coalesce(max(run), 0) + 1 FROM \(directory)")
+        defer { next.reset() }
+        _ = try next.step()
+        return next.int(0)
     }
 }
 
 extension WriteContext {
     /// Whether each row's UUID is now its sample's: true for those the owner holds in no level, which
     /// enter the recent level; false for a UUID already stored or taken by an earlier row (a retry or a
-    /// refused reuse, for the caller to tell apart). One statement for all rows, which claims every row
-    /// whose head no level holds; each row it left (a head hit: a retry, or another UUID of the same
-    /// head) is then decided by the sample its level rows point at. On PostgreSQL the samples' unique
-    /// index decides on insert instead, so every row passes.
+    /// refused reuse, for the caller to tell apart). One statement inserts every row whose head no level
+    /// holds: only a row `UUIDFilter` says may be held is looked up first (`uuid_keys`: the recent
+    /// level's B-tree and one row of each run), and a row whose head some level holds (a retry, or
+    /// another UUID of the same head) is then decided by the sample its entries point at. On PostgreSQL
+    /// the samples' unique index decides on insert instead, so every row passes.
     func claimUUIDs(_ rows: [SampleRow]) throws(HealthError) -> [Bool] {
         guard db.dialect.keepsUUIDLevels, !rows.isEmpty else { return Array(repeating: true, count: rows.count) }
         let filter = try currentUUIDFilter()
         let building = filter == nil ? uuidFilterBuild : nil
         let claim = try prepared(.uuidClaim, rows: rows.count)
-        // Each head is the first 8 bytes of its UUID copied in here, bound in place as the row's head and probe.
+        // Each head is the first 8 bytes of its UUID copied in here, bound in place.
         var bytes = BindingBytes(uuids: rows.count)
         // Every parameter is bound below; on the way out, whether it ran or threw, the claim's bindings
         // are cleared before the bytes they point at are freed (defers run last first).
         claim.rewind()
         defer { bytes.deallocate() }
         defer { claim.reset() }
-        // A UUID repeated in the rows: its later rows bind a NULL head, which the claim skips (the levels'
-        // key would take both, as rows of different anchors). Only a row whose head the filter may hold
-        // can repeat an earlier one (that one's head went into the filter before it), so the rows' set is
-        // made at the first such row: with a filter, rarely; without one (while it is built), at once.
-        var repeated: [Bool]?
+        // A UUID repeated in the rows: its later rows are refused here (the levels' key would take both,
+        // as rows of different anchors). Only a row whose head the filter may hold can repeat an earlier
+        // one (that one's head went into the filter before it), so the rows' set is made at the first
+        // such row: with a filter, rarely; without one (while it is built), at once.
+        var decided: [Bool?] = Array(repeating: true, count: rows.count)
+        var headHits: [Int] = []
         var earlier: Set<Owned<UUID>>?
         for (offset, row) in rows.enumerated() {
-            let base = Int32(offset * 5)
+            let base = Int32(offset * 4)
             let mayBeHeld = filter?.mayContain(owner: row.owner, row.uuid) ?? true
             if mayBeHeld && earlier == nil { earlier = Set(rows[..<offset].map { Owned(owner: $0.owner, value: $0.uuid) }) }
             if earlier?.insert(Owned(owner: row.owner, value: row.uuid)).inserted == false {
-                if repeated == nil { repeated = Array(repeating: false, count: rows.count) }
-                repeated?[offset] = true
-                for column in 1...5 { claim.bind(base + Int32(column), nil as Int64?) }
+                decided[offset] = false
+                for column in 1...4 { claim.bind(base + Int32(column), nil as Int64?) }
                 continue
             }
             let head = UnsafeRawBufferPointer(rebasing: bytes.copy(row.uuid).prefix(8))
-            if mayBeHeld, try recentLevelHolds(head, owner: row.owner) {
-                // A head hit in the recent level: skipped by the claim, decided after it.
-                for column in 1...5 { claim.bind(base + Int32(column), nil as Int64?) }
+            if mayBeHeld, try levelsHold(head, owner: row.owner) {
+                // A head hit: skipped by the claim, decided after it.
+                decided[offset] = nil
+                headHits.append(offset)
+                for column in 1...4 { claim.bind(base + Int32(column), nil as Int64?) }
             } else {
                 claim.bind(base + 1, borrowing: head, text: false)
                 claim.bind(base + 2, row.owner)
                 claim.bind(base + 3, row.type)
                 claim.bind(base + 4, row.anchor)
-                // A NULL probe: certainly in no level. No filter: it may be in any.
-                if mayBeHeld { claim.bind(base + 5, borrowing: head, text: false) } else { claim.bind(base + 5, nil as Data?) }
             }
             // Before the claim runs: whatever part of it commits is then in the filter, or in the one
             // being built once the writer takes it.
@@ -179,28 +202,14 @@ extension WriteContext {
             building?.claimed.append((row.owner, row.uuid))
         }
         try claim.run()
-        let claimed = db.changes
-        recentUUIDs = recentUUIDs.map { $0 + claimed }
-        guard claimed < rows.count else { return Array(repeating: true, count: rows.count) }
-        let inRecent = try db.prepare("SELECT 1 FROM \(UUIDLevels.recent) WHERE head = substr(?1, 1, 8) AND owner = ?2 AND type = ?3 AND anchor = ?4")
-        var result: [Bool] = []
-        for (offset, row) in rows.enumerated() {
-            if repeated?[offset] == true {
-                result.append(false)
-                continue
-            }
-            inRecent.reset()
-            inRecent.bind(all: [.uuid(row.uuid), .int(row.owner), .int(row.type), .int(row.anchor)])
-            let claimedHere = try inRecent.step()
-            result.append(try claimedHere ? true : claimAfterHeadHit(row))
-        }
-        inRecent.reset()
-        return result
+        recentUUIDs = recentUUIDs.map { $0 + db.changes }
+        for offset in headHits { decided[offset] = try claimAfterHeadHit(rows[offset]) }
+        return decided.map { $0 ?? false }
     }
 
-    /// Whether the recent level holds `head` for `owner`.
-    private func recentLevelHolds(_ head: UnsafeRawBufferPointer, owner: Int64) throws(HealthError) -> Bool {
-        let probe = try db.prepare(UUIDLevels.recentHeadSQL)
+    /// Whether some level holds `head` for `owner`.
+    private func levelsHold(_ head: UnsafeRawBufferPointer, owner: Int64) throws(HealthError) -> Bool {
+        let probe = try db.prepare(UUIDLevels.holdsHeadSQL)
         defer { probe.reset() }
         probe.bind(1, borrowing: head, text: false)
         probe.bind(2, owner)
@@ -223,7 +232,7 @@ extension WriteContext {
     }
 
     /// Starts building the filter (`UUIDFilterBuild`) from a connection `uuidFilterSource` opens, when
-    /// there is one; the claim seeks every level until the writer takes the filter.
+    /// there is one; the claim looks every UUID up until the writer takes the filter.
     func startUUIDFilterBuild() throws(HealthError) {
         guard let source = uuidFilterSource else { return }
         uuidFilter = nil
@@ -258,55 +267,71 @@ extension WriteContext {
         return version.int(0)
     }
 
-    /// Removes a deleted sample's level row (its UUID, type and anchor) from whichever level holds it, so
-    /// the UUID may be saved again, as with PostgreSQL's unique index.
+    /// Removes a deleted sample's entry (its UUID, type and anchor) from whichever level holds it (from
+    /// both copies while a merge has copied it), so the UUID may be saved again, as with PostgreSQL's
+    /// unique index.
     func forgetUUID(owner: Int64, _ uuid: UUID, type: Int64, anchor: Int64) throws(HealthError) {
-        try inEveryLevel("DELETE FROM %@ WHERE head = substr(?1, 1, 8) AND owner = ?2 AND type = ?3 AND anchor = ?4",
-                         [.uuid(uuid), .int(owner), .int(type), .int(anchor)])
-    }
-
-    /// Points a sample's level row at its new anchor (a correlation or workout moved to a later one).
-    func reanchorUUID(owner: Int64, _ uuid: UUID, type: Int64, from old: Int64, to anchor: Int64) throws(HealthError) {
-        try inEveryLevel("UPDATE %@ SET anchor = ?1 WHERE head = substr(?2, 1, 8) AND owner = ?3 AND type = ?4 AND anchor = ?5",
-                         [.int(anchor), .uuid(uuid), .int(owner), .int(type), .int(old)])
-    }
-
-    /// Runs `sql` with `%@` naming each level in turn: one of them holds the row.
-    private func inEveryLevel(_ sql: String, _ arguments: [SQLValue]) throws(HealthError) {
         guard db.dialect.keepsUUIDLevels else { return }
-        for level in [UUIDLevels.recent, UUIDLevels.middle, UUIDLevels.merged] {
-            let statement = try db.prepare(sql.replacingOccurrences(of: "%@", with: level))
-            statement.bind(all: arguments)
-            try statement.run()
+        let delete = try db.prepare("DELETE FROM \(UUIDLevels.recent) WHERE head = substr(?1, 1, 8) AND owner = ?2 AND type = ?3 AND anchor = ?4")
+        delete.bind(all: [.uuid(uuid), .int(owner), .int(type), .int(anchor)])
+        try delete.run()
+        let old = UUIDEntry(head: UUIDEntry.head(uuid), owner: owner, type: type, anchor: anchor)
+        try rewriteRunRows(holding: old) { $0.filter { $0 != old } }
+    }
+
+    /// Points a sample's entry at its new anchor (a correlation or workout moved to a later one).
+    func reanchorUUID(owner: Int64, _ uuid: UUID, type: Int64, from old: Int64, to anchor: Int64) throws(HealthError) {
+        guard db.dialect.keepsUUIDLevels else { return }
+        let update = try db.prepare("""
+            UPDATE \(UUIDLevels.recent) SET anchor = ?1 WHERE head = substr(?2, 1, 8) AND owner = ?3 AND type = ?4 AND anchor = ?5
+            """)
+        update.bind(all: [.int(anchor), .uuid(uuid), .int(owner), .int(type), .int(old)])
+        try update.run()
+        let head = UUIDEntry.head(uuid)
+        let before = UUIDEntry(head: head, owner: owner, type: type, anchor: old)
+        let after = UUIDEntry(head: head, owner: owner, type: type, anchor: anchor)
+        // The head stays, so the entry stays in its row, which is kept in key order.
+        try rewriteRunRows(holding: before) { $0.map { $0 == before ? after : $0 }.sorted() }
+    }
+
+    /// Writes back each run's row holding `entry` as `change` makes its entries.
+    private func rewriteRunRows(holding entry: UUIDEntry, _ change: ([UUIDEntry]) -> [UUIDEntry]) throws(HealthError) {
+        let rows = try db.prepare(UUIDLevels.rowsMayHoldSQL)
+        rows.bind(1, UUIDEntry.blob(entry.head))
+        var changed: [(id: Int64, data: Data)] = []
+        while try rows.step() {
+            let entries = UUIDRunBlock.decode(rows.blob(1) ?? Data())
+            guard entries.contains(entry) else { continue }
+            changed.append((rows.int(0), UUIDRunBlock.encode(change(entries))))
+        }
+        rows.reset()
+        let update = try db.prepare("UPDATE \(UUIDLevels.runs) SET data = ? WHERE id = ?")
+        for row in changed {
+            update.reset()
+            update.bind(all: [.blob(row.data), .int(row.id)])
+            try update.run()
         }
     }
 
-    /// Moves the levels on once the recent level is full; run inside the transaction about to commit, so a
-    /// move commits with it or not at all.
+    /// Turns a full recent level into a run and merges a slice of runs when a merge is due; run inside
+    /// the transaction about to commit, so each step commits with it or not at all.
     func moveUUIDLevelsIfDue() throws(HealthError) {
-        guard db.dialect.keepsUUIDLevels, try recentUUIDCount() >= uuidRecentLimit else { return }
-        try moveUUIDLevels()
+        guard db.dialect.keepsUUIDLevels else { return }
+        if try recentUUIDCount() >= uuidRecentLimit { try flushRecentLevel() }
+        if uuidMergeDue != false { uuidMergeDue = try mergeUUIDRunSlice() }
     }
 
-    /// One slice of the middle level into the merged one, then the whole recent level into the middle one
-    /// (so what enters the middle level now stays there for a whole round of slices). Each move is an
-    /// insert in key order and a delete of what was moved: every row is in exactly one level before and after.
-    func moveUUIDLevels() throws(HealthError) {
-        guard let moves = try db.prepare(UUIDLevels.countMoveSQL).insertReturning() else {
-            throw HealthError(.databaseInaccessible, "the store has no store_info row")
-        }
-        let (lower, upper) = UUIDLevels.bounds(of: Int(moves % Int64(UUIDLevels.slices)))
-        for sql in UUIDLevels.sliceMoveSQL {
-            let statement = try db.prepare(sql)
-            statement.bind(all: [.blob(lower), .blob(upper)])
-            try statement.run()
-        }
-        try db.execute(UUIDLevels.recentMoveSQL.joined(separator: ";\n"))
+    /// The whole recent level, in key order, into a new run of level 0. Without a WHERE, SQLite clears
+    /// the recent level's pages instead of deleting row by row.
+    func flushRecentLevel() throws(HealthError) {
+        try UUIDLevels.writeRun(db, level: 0, from: "SELECT head, owner, type, anchor FROM \(UUIDLevels.recent) ORDER BY head, owner, type, anchor")
+        try db.execute("DELETE FROM \(UUIDLevels.recent)")
         recentUUIDs = 0
+        uuidMergeDue = nil
     }
 
     /// Rows in the recent level, counted once per writer and after a transaction failed (the count is
-    /// kept in memory only to know when to move the levels on).
+    /// kept in memory only to know when to turn it into a run).
     private func recentUUIDCount() throws(HealthError) -> Int {
         if let known = recentUUIDs { return known }
         let count = try db.prepare("SELECT count(*) FROM \(UUIDLevels.recent)")

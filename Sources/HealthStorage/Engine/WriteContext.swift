@@ -54,10 +54,14 @@ final class WriteContext {
     var groupRows: [PendingSample] = []
     var groupSettles: [(SaveOutcome) -> Void] = []
     /// Rows in the recent UUID level as far as this writer knows (`UUIDLevels`); nil until counted.
-    /// Only when to move the levels on depends on it.
+    /// Only when to turn it into a run depends on it.
     var recentUUIDs: Int?
-    /// Recent-level rows before the levels move on (tests lower it to force moves).
+    /// Recent-level rows before they become a run (tests lower it to force runs and merges).
     var uuidRecentLimit = UUIDLevels.recentLimit
+    /// Entries a merge slice writes at most (tests lower it to cut merges into many slices).
+    var uuidMergeSliceEntries = UUIDLevels.mergeSliceEntries
+    /// Whether a merge of UUID runs runs or may start: nil until asked, false until the next run is written.
+    var uuidMergeDue: Bool?
     /// Every UUID the levels hold or held (`UUIDFilter`): on SQLite once its build is taken, nil before
     /// that and on PostgreSQL.
     var uuidFilter: UUIDFilter?
@@ -169,7 +173,7 @@ final class WriteContext {
 
     /// Persists the anchors the transaction moved, once per owner rather than once per job: an anchor
     /// is never handed out twice, so a job undone after moving one only leaves a gap. Moves the UUID
-    /// levels on when due, in this transaction.
+    /// levels on when due (a run written, a merge's slice), in this transaction.
     func finishTransactionWrites() throws(HealthError) {
         try moveUUIDLevelsIfDue()
         let update = try db.prepare("UPDATE anchor_counters SET last_anchor = ? WHERE owner = ?")
@@ -237,7 +241,7 @@ final class WriteContext {
         transactionEvents.removeAll(keepingCapacity: true)
         groupRows.removeAll(keepingCapacity: true)
         groupSettles.removeAll(keepingCapacity: true)
-        if !success { recentUUIDs = nil }
+        if !success { (recentUUIDs, uuidMergeDue) = (nil, nil) }
         if success { transactionCommitted.forEach { $0() } }
         transactionCommitted.removeAll(keepingCapacity: true)
     }

@@ -10,8 +10,7 @@ enum PlannerStatistics {
     static let rows: [(table: String, index: String, stat: String)] = [
         ("samples", "samples", "1000000 1000000 20000 1"),
         ("uuids_recent", "uuids_recent", "65536 1 1 1 1"),
-        ("uuids_middle", "uuids_middle", "1000000 1 1 1 1"),
-        ("uuids_merged", "uuids_merged", "10000000 1 1 1 1"),
+        ("uuid_runs", "uuid_runs_by_head", "10000 1000 1"),
         ("samples", "samples_by_source", "1000000 1000000 20000 5000 2 1"),
         ("samples", "samples_by_sync_id", "100000 100000 1 1"),
         ("samples", "samples_by_parent", "100000 100000 3 1"),

@@ -30,6 +30,7 @@ final class SQLiteConnection: Database {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 10_000)
         MetadataSQLFunctions.register(on: db)
+        UUIDKeysTable.register(on: db)
     }
 
     deinit {

@@ -11,9 +11,12 @@ enum Schema {
         /// For a step that goes through every row of a table: SQL counting those rows, and what the
         /// step does to each. Its SQL calls `hs_migration_row(1)` once a row (`MigrationReporter`).
         var counted: (rows: String, verb: String)?
+        /// What the step does in Swift after its SQL, where SQL cannot (packing entries into runs).
+        var then: (@Sendable (SQLiteConnection) throws(HealthError) -> Void)?
 
-        init(_ summary: String, _ sql: String, counted: (rows: String, verb: String)? = nil) {
-            (self.summary, self.sql, self.counted) = (summary, sql, counted)
+        init(_ summary: String, _ sql: String, counted: (rows: String, verb: String)? = nil,
+             then: (@Sendable (SQLiteConnection) throws(HealthError) -> Void)? = nil) {
+            (self.summary, self.sql, self.counted, self.then) = (summary, sql, counted, then)
         }
     }
 
@@ -39,6 +42,8 @@ enum Schema {
         Step("dropping the samples' index by time", version18),
         Step("rebuilding the UUID levels from every sample, keyed by the UUID's first 8 bytes", version19,
              counted: ("SELECT count(*) FROM samples", "read and sorted")),
+        Step("packing the older UUID levels into a sorted run", version20,
+             counted: ("SELECT (SELECT count(*) FROM uuids_middle) + (SELECT count(*) FROM uuids_merged)", "packed"), then: packOldLevels),
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -66,6 +71,7 @@ enum Schema {
                     reporter.stepBegan(version + index + 1, summary: step.summary, verb: step.counted?.verb)
                     if let rows = step.counted?.rows { reporter.total = try count(rows, db) }
                     try db.execute(step.sql)
+                    try step.then?(db)
                     reporter.stepEnded()
                 }
                 try db.execute("PRAGMA user_version = \(target)")
@@ -82,6 +88,29 @@ enum Schema {
         let statement = try db.prepareOnce(sql)
         _ = try statement.step()
         return Int(statement.int(0))
+    }
+
+    /// The middle and merged UUID levels, B-trees of an entry a sample inserted at random, become sorted
+    /// runs of packed entries (`UUIDLevels`, bench/history/2026-12-03-uuidruns.md): the directory of
+    /// runs and their rows, keyed so one seek finds the row of a run that may hold a head. The recent
+    /// level stays. `packOldLevels` then packs both old levels into one run, of the level its size
+    /// belongs to, and drops them; the moves' count goes (runs merge by level, not by slice).
+    private static let version20 = """
+    DROP VIEW sample_uuids;
+    CREATE TABLE uuid_run_dir (run INTEGER PRIMARY KEY, level INTEGER NOT NULL, entries INTEGER NOT NULL,
+                               merge_into INTEGER, cursor BLOB);
+    CREATE TABLE uuid_runs (id INTEGER PRIMARY KEY AUTOINCREMENT, run INTEGER NOT NULL, first_head BLOB NOT NULL, data BLOB NOT NULL);
+    CREATE UNIQUE INDEX uuid_runs_by_head ON uuid_runs (run, first_head);
+    ALTER TABLE store_info DROP COLUMN uuid_level_moves;
+    """
+
+    /// Step 20's packing: both old levels, in key order, counted as they are read.
+    private static func packOldLevels(_ db: SQLiteConnection) throws(HealthError) {
+        try UUIDLevels.writeRun(db, level: nil, from: """
+            SELECT head, owner, type, anchor FROM (SELECT * FROM uuids_middle UNION ALL SELECT * FROM uuids_merged)
+            WHERE hs_migration_row(1) ORDER BY 1, 2, 3, 4
+            """)
+        try db.execute("DROP TABLE uuids_middle; DROP TABLE uuids_merged")
     }
 
     /// The UUID levels keep a UUID's first 8 bytes instead of all 16, keyed by (head, owner, type,
