@@ -19,7 +19,18 @@
 # adds options to healthd's command line (e.g. "--threads 1"). SYSCALLS=1 adds the server's system calls,
 # page faults and context switches per save call while the generator runs, in all and for the usual
 # calls (`perf stat` of the syscall tracepoints and software events: counted in the kernel, so cheap;
-# connection setup included, like the CPU column).
+# connection setup included, like the CPU column). The column ">25ms" counts the commits that took longer.
+# PREFILL=N starts every step's healthd on a copy of one store filled before the first step with N samples
+# of the peer benchmark's stream (bench/peer/peer_bench.py), so the run meets what a store of that size
+# does: on SQLite the UUID index's runs are merged a slice a commit while a merge is due (UUIDLevels).
+# The fill is one connection saving 4,096 samples a call, so every level-0 run holds 65,536 entries (the
+# recent level's limit): the commit that writes a level's eighth run starts its merge, level 0's at
+# 524,288 samples (8 slices of up to 65,536 entries), level 1's at 4,194,304 (64 slices), and the run's own
+# samples (DEVICES × RATE × SECONDS) count towards the next one: `DEVICE_COUNTS=10000 PREFILL=480000 …
+# run.sh 1 10` has level 0 merged during the run, PREFILL=4150000 level 0 then level 1. PREFILL_STORE=DIR keeps the filled store in DIR
+# (filled there when DIR does not exist, reused when it does), to compare builds on one fill. The UUID
+# levels (runs a level, entries, whether a merge is running; rows in the recent level) are printed before
+# and after each run.
 #   bench/load/run.sh [RATE] [SECONDS]        DEVICE_COUNTS="10 100" SCHEDULES="spread" GENERATOR=lean bench/load/run.sh
 # Every device is a real socket (healthsim reads them all on one queue), so a step needs about
 # DEVICES + 1,024 file descriptors in each of healthd and healthsim; the script raises `ulimit -n`
@@ -38,10 +49,30 @@ else
 fi
 
 hard_fds="$(ulimit -Hn)"
+# uuid_levels DIR: the store's UUID levels, "level:runs/entries[, merging]" and the recent level's rows.
+uuid_levels() {
+  sqlite3 "$1/healthstore.sqlite" "SELECT group_concat(line, ' ') FROM (SELECT 'L' || level || ':' || count(*) || '/' || sum(entries)
+      || iif(count(cursor) > 0, '+merging', '') AS line FROM uuid_run_dir GROUP BY level ORDER BY level)
+    UNION ALL SELECT 'recent ' || count(*) FROM uuids_recent" | paste -sd' '
+}
+prefill="${PREFILL:-0}" template=""
+if [ "$prefill" -gt 0 ]; then
+  template="${PREFILL_STORE:-$work/prefilled}"
+  if [ ! -d "$template" ]; then
+    echo "filling a store with $prefill samples of the peer stream (one connection, 4,096 a call)" >&2
+    start_healthd prefill
+    python3 "$root/bench/peer/peer_bench.py" --engine healthd --address "$server_addr" --token-file "$server_data/owner.token" \
+      --samples "$prefill" --writers 1 --batch 4096 >&2
+    stop_servers
+    rm "$server_data/healthd.log"
+    mv "$server_data" "$template"
+  fi
+  echo "prefilled store ($prefill samples): UUID levels $(uuid_levels "$template")"
+fi
 echo "load ladder: $rate samples/s per device for $seconds s, ${config} build, fresh healthd per step, generator $generator"
-printf "%8s %8s %11s %12s %10s %9s %9s %9s %12s %6s %9s %11s %12s %8s %9s %10s\n" \
+printf "%8s %8s %11s %12s %10s %9s %9s %9s %12s %6s %9s %11s %12s %8s %9s %10s %6s\n" \
   devices schedule generated acknowledged "samples/s" "p50 ms" "p99 ms" rejected "µs CPU/call" "sys %" "peak MB" "KiB/conn" "gen µs/call" \
-  commits "jobs/commit" "commit s"
+  commits "jobs/commit" "commit s" ">25ms"
 # sys_ticks PID / cpu_ticks PID: system / user + system clock ticks the process has used.
 sys_ticks() { awk '{print $15}' "/proc/$1/stat"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -53,6 +84,7 @@ for n in $counts; do
     continue
   fi
   ulimit -Sn "$need"  # soft only: a plain `ulimit -n` would lower the hard limit for later steps
+  if [ -n "$template" ]; then mkdir -p "$work/bench-$n-$schedule" && cp -a "$template/." "$work/bench-$n-$schedule/"; fi
   start_healthd "bench-$n-$schedule" --max-connections "$(( n + 64 ))" --authorization-policy allow-all --http 127.0.0.1:0 ${HEALTHD_ARGS:-}
   http_addr="$(sed -n 's/.*listening on.*http \([0-9.]*:[0-9]*\).*/\1/p' "$server_data/healthd.log" | head -1)"
   report="$work/bench-$n-$schedule.json"
@@ -80,9 +112,10 @@ for n in $counts; do
   if [ -n "$syscall_counter" ]; then kill -INT "$syscall_counter"; wait "$syscall_counter" || true; fi
   ticks="$(( $(cpu_ticks "$server_pid") - ticks_before ))" sys="$(( $(sys_ticks "$server_pid") - sys_before ))"
   rss="$(peak_rss_kib "$server_pid")"
-  # Commits, jobs committed and seconds in commits (histogram counts and sums).
+  # Commits, jobs committed, seconds in commits (histogram counts and sums) and commits over 25 ms.
   commits="$(curl -s "http://$http_addr/metrics" | awk '/^healthstore_commit_batch_jobs_count/ {c = $2} /^healthstore_commit_batch_jobs_sum/ {j = $2}
-    /^healthstore_commit_duration_seconds_sum/ {t = $2} END {print c + 0, j + 0, t + 0}')"
+    /^healthstore_commit_duration_seconds_sum/ {t = $2} /^healthstore_commit_duration_seconds_bucket\{le="0.025"\}/ {fast = $2}
+    END {print c + 0, j + 0, t + 0, c - fast}')"
   stop_servers
   if [ ! -s "$report" ]; then
     printf "%8d  failed: the generator wrote no report; its last words:\n" "$n"
@@ -101,7 +134,7 @@ print(f"{n:8d} {schedule:>8s} {r['samplesGenerated']:11d} {r['samplesAcknowledge
       f"{lat['p50']:9.1f} {lat['p99']:9.1f} {sum(r['rejectedByCode'].values()):9d} {ticks / hz / calls * 1e6:12.1f} "
       f"{100 * sys_ticks / max(1, ticks):6.0f} "
       f"{rss / 1024:9.1f} {max(0, rss - idle) / n:11.1f} {sim_seconds / calls * 1e6:12.1f} "
-      f"{int(sys.argv[10]):8d} {float(sys.argv[11]) / max(1, int(sys.argv[10])):9.0f} {float(sys.argv[12]):10.1f}")
+      f"{int(sys.argv[10]):8d} {float(sys.argv[11]) / max(1, int(sys.argv[10])):9.0f} {float(sys.argv[12]):10.1f} {int(sys.argv[13]):6d}")
 run_ticks = r.get("serverRunTicks")
 if run_ticks:  # the lean generator's: the server's threads while the devices sent, setup left out
     user, system = (sum(t[i] for t in run_ticks.values()) for i in (0, 1))
@@ -110,7 +143,7 @@ if run_ticks:  # the lean generator's: the server's threads while the devices se
           "per thread (user+sys µs/call): " + ", ".join(f"{name} {u / hz / calls * 1e6:.1f}+{s / hz / calls * 1e6:.1f}"
                                                      for name, (u, s) in threads if u + s))
 try:  # perf stat -x, lines: count,unit,event,…
-    counts = {f[2].split("sys_enter_")[-1].split(":")[-1]: int(f[0]) for f in (line.split(",") for line in open(sys.argv[13]))
+    counts = {f[2].split("sys_enter_")[-1].split(":")[-1]: int(f[0]) for f in (line.split(",") for line in open(sys.argv[14]))
               if len(f) > 2 and f[0].isdigit()}
     print(f"{'':17s} per call: {counts.pop('sys_enter') / calls:.2f} system calls, {counts.pop('page-faults') / calls:.2f} page faults, "
           f"{counts.pop('context-switches') / calls:.2f} context switches; "
@@ -118,5 +151,6 @@ try:  # perf stat -x, lines: count,unit,event,…
 except (OSError, KeyError):
     pass
 PY
+  if [ -n "$template" ]; then printf "%17s UUID levels after the run: %s\n" "" "$(uuid_levels "$server_data")"; fi
  done
 done
