@@ -108,7 +108,7 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
     public override var credentialsChangeOnlyHere: Bool { true }
 
     /// A connection that only reads, as a reader thread or the UUID filter's build holds one.
-    private static func readConnection(_ path: String) throws(HealthError) -> SQLiteConnection {
+    static func readConnection(_ path: String) throws(HealthError) -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path, readOnly: false)
         try connection.execute("PRAGMA query_only = 1")
         try connection.execute("PRAGMA temp_store = MEMORY")

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import HealthModel
 @testable import HealthStorage
@@ -301,6 +302,116 @@ final class UUIDLevelTests: StoreTestCase {
             }
         }
         XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 1"), 1)
+    }
+
+    /// A commit merges its share of a due merge (`UUIDLevels.mergeShare`): a lone save's commit a slice
+    /// of about `mergeSliceFloor` entries, a bulk save's `mergeSharePerClaim` entries a sample, each
+    /// slice ending where a row ends, so a merge made of such slices leaves its run's rows whole (no
+    /// row but the last could have taken the next row's first entry) and finds every entry once.
+    func testCommitsMergeTheirShareInWholeRows() async throws {
+        let fixture = try await StoreFixture()
+        var generator = SystemRandomNumberGenerator()
+        let perRun = 4_000
+        // Eight runs of level 0, written without merging, then a merge made due.
+        for run in 0..<UUIDLevels.runFanout {
+            let entries = (0..<perRun).map { index in
+                UUIDEntry(head: generator.next(), owner: fixture.owner.rawValue, type: 1, anchor: Int64(1_000_000 + run * perRun + index))
+            }
+            try await fixture.store.write { context throws(HealthError) in
+                let row = try context.db.prepare("INSERT INTO \(UUIDLevels.recent) (head, owner, type, anchor) VALUES (?, ?, ?, ?)")
+                for entry in entries {
+                    row.reset()
+                    row.bind(all: [.blob(UUIDEntry.blob(entry.head)), .int(entry.owner), .int(entry.type), .int(entry.anchor)])
+                    try row.run()
+                }
+                try context.flushRecentLevel()
+                context.uuidMergeDue = run == UUIDLevels.runFanout - 1 ? nil : false
+            }
+        }
+        let total = perRun * UUIDLevels.runFanout
+        let merged = { () throws -> Int in
+            let db = try fixture.connect()
+            let output = try db.prepareOnce("SELECT coalesce(max(entries), 0) FROM \(UUIDLevels.directory) WHERE level = 1")
+            _ = try output.step()
+            return Int(output.int(0))
+        }
+        // The merge began with the last run's commit, which claimed nothing: a slice of the floor.
+        let first = try merged()
+        XCTAssertGreaterThanOrEqual(first, UUIDLevels.mergeSliceFloor)
+        XCTAssertLessThan(first, UUIDLevels.mergeSliceFloor + UUIDLevels.runRowBytes / UUIDRunBlock.headBytes, "a row past the floor at most")
+        try await expect(await fixture.save([StoreFixture.heartRate(s(1))]), [.stored])
+        let lone = try merged() - first
+        XCTAssertGreaterThanOrEqual(lone, UUIDLevels.mergeSliceFloor)
+        XCTAssertLessThan(lone, UUIDLevels.mergeSliceFloor + UUIDLevels.runRowBytes / UUIDRunBlock.headBytes)
+        let bulk = (0..<1_000).map { StoreFixture.heartRate(s(10 + Int64($0))) }
+        try await expect(await fixture.save(bulk), Array(repeating: .stored, count: bulk.count))
+        let share = 1_000 * UUIDLevels.mergeSharePerClaim
+        XCTAssertGreaterThanOrEqual(try merged() - first - lone, share)
+        XCTAssertLessThan(try merged() - first - lone, share + UUIDLevels.runRowBytes / UUIDRunBlock.headBytes)
+        // Lone saves finish it.
+        var saves = 0
+        while try fixture.count("\(UUIDLevels.directory) WHERE level = 0") > 0 {
+            try await expect(await fixture.save([StoreFixture.heartRate(s(2_000 + Int64(saves)))]), [.stored])
+            saves += 1
+            XCTAssertLessThan(saves, total / UUIDLevels.mergeSliceFloor + 1, "the merge does not finish")
+        }
+        try await expect(try fixture.count("\(UUIDLevels.directory) WHERE cursor IS NOT NULL"), 0)
+        try await expect(try fixture.count(UUIDLevels.all), total + 1 + bulk.count + saves)
+        let db = try fixture.connect()
+        let rows = try db.prepareOnce("SELECT r.data FROM \(UUIDLevels.runs) r JOIN \(UUIDLevels.directory) d USING (run) WHERE d.level = 1 ORDER BY r.first_head")
+        var run: [[UUIDEntry]] = []
+        while try rows.step() { run.append(UUIDRunBlock.decode(rows.blob(0) ?? Data())) }
+        XCTAssertEqual(run.reduce(0) { $0 + $1.count }, total)
+        for (row, next) in zip(run, run.dropFirst()) {
+            let widths = UUIDRunBlock.widths(row + [next[0]])
+            XCTAssertGreaterThan(UUIDRunBlock.size(count: row.count + 1, widths), UUIDLevels.runRowBytes, "a part-filled row")
+        }
+    }
+
+    /// `uuid_keys` prepares statements of its own on the connection that reads it; SQLite finalizes them
+    /// when it disconnects the table, which closing the connection does first, so a writer's, a
+    /// reader's and a read-only connection that read it close at once (`sqlite3_close`, not left open as
+    /// a zombie with statements unfinalized). Closing with a statement of its own still open is refused,
+    /// so the check can fail.
+    func testConnectionsThatReadUUIDKeysClose() async throws {
+        let fixture = try await StoreFixture()
+        let saved = (0..<6).map { StoreFixture.heartRate(s(Int64($0))) }
+        try await expect(await fixture.save(Array(saved[..<3])), [.stored, .stored, .stored])
+        try await fixture.store.write { context throws(HealthError) in try context.flushRecentLevel() }
+        try await expect(await fixture.save(Array(saved[3...])), [.stored, .stored, .stored])
+        await fixture.store.close()
+        let owner = fixture.owner.rawValue
+        let connections: [(String, () throws -> SQLiteConnection)] = [
+            ("writer", { try SQLiteConnection(path: fixture.path, readOnly: false) }),
+            ("reader", { try SQLiteStore.readConnection(fixture.path) }),
+            ("read-only", { try SQLiteConnection(path: fixture.path, readOnly: true) }),
+        ]
+        for (name, open) in connections {
+            let db = try open()
+            do {
+                // Inside a write transaction on the writer, as the claim asks; a read transaction elsewhere.
+                if name == "writer" { try db.beginWrite() } else { try db.beginRead() }
+                let held = try db.prepare(UUIDLevels.holdsHeadSQL)
+                for sample in [saved[0], saved[5]] {
+                    held.reset()
+                    held.bind(all: [.blob(UUIDLevels.head(sample.uuid)), .int(owner)])
+                    XCTAssertTrue(try held.step(), "\(name): the head of a UUID in \(sample == saved[0] ? "a run" : "the recent level")")
+                }
+                held.reset()
+                let list = try db.prepareOnce("SELECT count(*) FROM \(UUIDLevels.all) WHERE owner = ?1 AND head IN (substr(?2, 1, 8), substr(?3, 1, 8))")
+                list.bind(all: [.int(owner), .uuid(saved[1].uuid), .uuid(saved[4].uuid)])
+                _ = try list.step()
+                XCTAssertEqual(list.int(0), 2, name)
+                let every = try db.prepareOnce("SELECT count(*) FROM \(UUIDLevels.all)")
+                _ = try every.step()
+                XCTAssertEqual(every.int(0), 6, name)
+                try db.execute("COMMIT")
+                withExtendedLifetime((held, list, every)) {
+                    XCTAssertEqual(db.close(), SQLITE_BUSY, "\(name): closed with statements of its own open")
+                }
+            }
+            XCTAssertEqual(db.close(), SQLITE_OK, "\(name): unable to close, statements left unfinalized")
+        }
     }
 
     /// `uuid_keys` gives each head's entries of each owner exactly, one at a time and as an IN list.

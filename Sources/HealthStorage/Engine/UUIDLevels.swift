@@ -24,6 +24,16 @@ enum UUIDLevels {
     static let runFanout = 8
     /// Entries a merge writes per transaction, at most (it ends a slice between two heads).
     static let mergeSliceEntries = 65_536
+    /// Entries a commit's merge slice writes for each UUID the commit claimed, and at least
+    /// `mergeSliceFloor`: a merge keeps pace with the UUIDs that make merges due (each entry is written
+    /// once a level, a few times over), while a commit of lone saves carries a slice of a few rows rather
+    /// than one of up to `mergeSliceEntries`, which held every save of the commit and those queued
+    /// behind it (bench/history/2026-12-03-p99merge.md). Bulk saves' commits still take whole slices.
+    static let mergeSharePerClaim = 16, mergeSliceFloor = 2_048
+
+    /// The entries a commit that claimed `claimed` UUIDs merges (it ends its slice at the first row
+    /// boundary after them, so the output's rows stay whole).
+    static func mergeShare(claimed: Int) -> Int { max(mergeSliceFloor, claimed * mergeSharePerClaim) }
     /// Bytes of a run's row at most: within one 8 KiB page of a rowid table, so a row is read from one
     /// leaf page (`WITHOUT ROWID` would move all but ~2 KB of it to overflow pages).
     static let runRowBytes = 7_900
@@ -313,12 +323,15 @@ extension WriteContext {
         }
     }
 
-    /// Turns a full recent level into a run and merges a slice of runs when a merge is due; run inside
-    /// the transaction about to commit, so each step commits with it or not at all.
+    /// Turns a full recent level into a run and merges a slice of runs when a merge is due, its size the
+    /// transaction's share (`UUIDLevels.mergeShare`); run inside the transaction about to commit, so each
+    /// step commits with it or not at all.
     func moveUUIDLevelsIfDue() throws(HealthError) {
         guard db.dialect.keepsUUIDLevels else { return }
-        if try recentUUIDCount() >= uuidRecentLimit { try flushRecentLevel() }
-        if uuidMergeDue != false { uuidMergeDue = try mergeUUIDRunSlice() }
+        let recent = try recentUUIDCount()
+        let claimed = recentUUIDsAtBegin.map { recent - $0 } ?? 0
+        if recent >= uuidRecentLimit { try flushRecentLevel() }
+        if uuidMergeDue != false { uuidMergeDue = try mergeUUIDRunSlice(share: UUIDLevels.mergeShare(claimed: claimed)) }
     }
 
     /// The whole recent level, in key order, into a new run of level 0. Without a WHERE, SQLite clears

@@ -153,15 +153,25 @@ struct UUIDRunWriter {
     }
 
     mutating func append(_ entry: UUIDEntry) throws(HealthError) {
-        let joined = (owner: max(widths.owner, UUIDRunBlock.width(entry.owner)), type: max(widths.type, UUIDRunBlock.width(entry.type)),
-                      anchor: max(widths.anchor, UUIDRunBlock.width(entry.anchor)))
-        if let last = pending.last, last.head != entry.head, UUIDRunBlock.size(count: pending.count + 1, joined) > UUIDLevels.runRowBytes {
+        if beginsRow(entry) {
             try flush()
             widths = (UUIDRunBlock.width(entry.owner), UUIDRunBlock.width(entry.type), UUIDRunBlock.width(entry.anchor))
         } else {
-            widths = joined
+            widths = joined(entry)
         }
         pending.append(entry)
+    }
+
+    /// Whether appending `entry` would write the pending entries as a row first: they are a whole row.
+    func beginsRow(_ entry: UUIDEntry) -> Bool {
+        guard let last = pending.last, last.head != entry.head else { return false }
+        return UUIDRunBlock.size(count: pending.count + 1, joined(entry)) > UUIDLevels.runRowBytes
+    }
+
+    /// The widths the pending entries and `entry` need.
+    private func joined(_ entry: UUIDEntry) -> (owner: Int, type: Int, anchor: Int) {
+        (max(widths.owner, UUIDRunBlock.width(entry.owner)), max(widths.type, UUIDRunBlock.width(entry.type)),
+         max(widths.anchor, UUIDRunBlock.width(entry.anchor)))
     }
 
     /// Writes the entries not yet written as the run's next row.
@@ -179,14 +189,15 @@ struct UUIDRunWriter {
 extension WriteContext {
     /// One slice of the running merge, or of one started when a level holds `runFanout` runs (the lowest
     /// such level, its oldest runs); false when there is none to run. A merge writes its output run in
-    /// key order, a slice of at most `uuidMergeSliceEntries` entries (ending between two heads) a
-    /// transaction, and deletes each input row it has written out; its output's `cursor` is the last
-    /// head written. Until the last slice both the inputs and the output are read (`uuid_keys` skips
-    /// an input's entries at or below the cursor), so every entry is found exactly once whichever
+    /// key order, a slice a transaction, and deletes each input row it has written out; its output's
+    /// `cursor` is the last head written. A slice ends at the first row boundary after `share` entries
+    /// (so small slices leave no part-filled rows), and at `uuidMergeSliceEntries` entries at most
+    /// (between two heads). Until the last slice both the inputs and the output are read (`uuid_keys`
+    /// skips an input's entries at or below the cursor), so every entry is found exactly once whichever
     /// slice last committed, and a merge undone with its transaction or cut short by a crash resumes
     /// from the last committed cursor.
     @discardableResult
-    func mergeUUIDRunSlice() throws(HealthError) -> Bool {
+    func mergeUUIDRunSlice(share: Int = .max) throws(HealthError) -> Bool {
         let directory = UUIDLevels.directory
         var output: (run: Int64, cursor: UInt64?)?
         let running = try db.prepare("SELECT run, cursor FROM \(directory) WHERE cursor IS NOT NULL LIMIT 1")
@@ -217,7 +228,7 @@ extension WriteContext {
         var writer = UUIDRunWriter(db: db, run: output.run)
         var last: UInt64?
         while let entry = try merge.peek() {
-            if writer.count >= max(1, uuidMergeSliceEntries), entry.head != last { break }
+            if entry.head != last, writer.count >= max(1, uuidMergeSliceEntries) || writer.count >= share && writer.beginsRow(entry) { break }
             try writer.append(entry)
             last = entry.head
             try merge.advance()

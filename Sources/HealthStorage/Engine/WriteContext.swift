@@ -56,6 +56,8 @@ final class WriteContext {
     /// Rows in the recent UUID level as far as this writer knows (`UUIDLevels`); nil until counted.
     /// Only when to turn it into a run depends on it.
     var recentUUIDs: Int?
+    /// `recentUUIDs` as the running transaction began: the UUIDs it claimed size its merge slice.
+    var recentUUIDsAtBegin: Int?
     /// Recent-level rows before they become a run (tests lower it to force runs and merges).
     var uuidRecentLimit = UUIDLevels.recentLimit
     /// Entries a merge slice writes at most (tests lower it to cut merges into many slices).
@@ -169,6 +171,7 @@ final class WriteContext {
         jobLockedOwners.removeAll(keepingCapacity: true)
         unlockedOwners.removeAll(keepingCapacity: true)
         uuidFilterChecked = false
+        recentUUIDsAtBegin = recentUUIDs
     }
 
     /// Persists the anchors the transaction moved, once per owner rather than once per job: an anchor

@@ -34,8 +34,21 @@ final class SQLiteConnection: Database {
     }
 
     deinit {
+        // A statement still open elsewhere (none should be) would keep the connection open: then SQLite
+        // closes it once the last such statement is finalized.
+        if !closed, close() != SQLITE_OK { sqlite3_close_v2(handle) }
+    }
+
+    private var closed = false
+
+    /// Finalizes the cached statements and closes the connection; SQLITE_BUSY, the connection left
+    /// open, while any other statement on it is unfinalized (`uuid_keys` finalizes its own when SQLite
+    /// disconnects it, which closing does first).
+    func close() -> Int32 {
         statements.removeAll()
-        sqlite3_close_v2(handle)
+        let rc = sqlite3_close(handle)
+        closed = rc == SQLITE_OK
+        return rc
     }
 
     func execute(_ sql: String) throws(HealthError) {
