@@ -9,8 +9,8 @@ protocol CallTableHost: AnyObject {
     var hasOutputRoom: Bool { get }
     /// Answers a call from the loop thread.
     func answer(_ callID: UInt64, _ result: ServerResult)
-    /// Queues an answer a call's task encoded.
-    func send(_ frame: [UInt8])
+    /// Queues an answer a call encoded (copied into the connection's output).
+    func send(_ frame: UnsafeRawBufferPointer)
     /// Draining and the last call ended.
     func allCallsEnded()
 }
@@ -114,14 +114,15 @@ final class CallTable {
         resumeWaiters(serial: entry.serial)
     }
 
-    /// An answer from a call's task; `endsTurn` = the call produces nothing more for now.
-    func deliver(_ frame: [UInt8], callID: UInt64, serial: UInt64, final: Bool, endsTurn: Bool) {
-        guard let entry = calls[callID], entry.serial == serial, !host.isClosed else { return }
+    /// An answer from a call's task, or a save's from the loop; `endsTurn` = the call produces nothing more for now.
+    func deliver(_ frame: UnsafeRawBufferPointer, callID: UInt64, serial: UInt64, final: Bool, endsTurn: Bool) {
+        // One look-up of the call id, also for the final answer, which removes the entry.
+        let host = host!
+        guard let index = calls.index(forKey: callID), calls.values[index].serial == serial, !host.isClosed else { return }
+        // Removed before sending: a send that ends the connection empties the table.
+        if final { calls.remove(at: index) }
         host.send(frame)
-        if final {
-            calls.removeValue(forKey: callID)
-            callFinished()
-        }
+        if final { callFinished() }
         if final || endsTurn { endTurn(serial: serial) }
     }
 

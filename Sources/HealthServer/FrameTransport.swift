@@ -199,6 +199,11 @@ final class FrameTransport {
 
     /// Queues an encoded frame; it is written at the end of this loop turn.
     func send(_ frame: [UInt8]) {
+        frame.withUnsafeBytes(send)
+    }
+
+    /// `send` of a frame the caller keeps (a save's answer is made on the stack).
+    func send(_ frame: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
         output.append(contentsOf: frame)
         registry.outputQueued(frame.count)

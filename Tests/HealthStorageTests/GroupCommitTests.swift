@@ -183,6 +183,27 @@ final class GroupCommitTests: XCTestCase {
         try await expect(Set(try await f.query().map(\.uuid)).count, 3)
     }
 
+    /// A refused job that is the first one its commit decides gets its error, and the committed jobs after
+    /// it their outcomes, on each queue (the writer keeps failures apart from the jobs until one fails).
+    func testACommitsFirstJobRefusedKeepsItsErrorOnItsQueue() async throws {
+        let f = try await StoreFixture(options: options(window: .zero, jobs: 64))
+        let stored = StoreFixture.heartRate(s(1), bpm: 70)
+        try await f.save([stored])
+        let (loopA, loopB) = (HeldQueue(), HeldQueue())
+        let hold = try await WriterHold(f.store)
+        let refused = save(StoreFixture.heartRate(s(1), bpm: 99, uuid: stored.uuid), f, on: loopA)
+        let other = save(StoreFixture.heartRate(s(2)), f, on: loopB)
+        let last = save(StoreFixture.heartRate(s(3)), f, on: loopA)
+        try await waitUntil { f.store.queuedWrites == 3 }
+        try await hold.release()
+        try await waitUntil { loopA.postCount > 0 && loopB.postCount > 0 }
+        loopA.runPosted()
+        loopB.runPosted()
+        XCTAssertThrowsError(try refused.get()) { XCTAssertEqual(($0 as? HealthError)?.code, .invalidArgument) }
+        XCTAssertEqual(try other.get(), [.stored])
+        XCTAssertEqual(try last.get(), [.stored])
+    }
+
     /// A save handed to a closed store is answered on its queue too, never before `save` returns.
     func testClosedStoreAnswersOnTheQueue() async throws {
         let f = try await StoreFixture()
