@@ -59,16 +59,17 @@ struct CallReplier: Sendable {
     /// `end(with:)` for a call answered without a task, on the connection's loop thread.
     func endOnLoop(with answer: ServerResult) {
         let frame = encode(answer, more: false)
-        if case .error = answer { return deliverOnLoop(frame) }
-        endOnLoop(withFrame: frame)
+        if case .error = answer { return frame.withUnsafeBytes(deliverOnLoop) }
+        frame.withUnsafeBytes(endOnLoop(withFrame:))
     }
 
     /// `endOnLoop(with:)` for an answer other than an error, already encoded as this call's final frame.
-    func endOnLoop(withFrame frame: [UInt8]) {
-        deliverOnLoop(fits(frame) ? frame : encode(.error(tooLarge), more: false))
+    func endOnLoop(withFrame frame: UnsafeRawBufferPointer) {
+        if fits(frame.count) { return deliverOnLoop(frame) }
+        encode(.error(tooLarge), more: false).withUnsafeBytes(deliverOnLoop)
     }
 
-    private func deliverOnLoop(_ frame: [UInt8]) {
+    private func deliverOnLoop(_ frame: UnsafeRawBufferPointer) {
         loop.connections[connectionID]?.calls.deliver(frame, callID: callID, serial: serial, final: true, endsTurn: true)
     }
 
@@ -81,7 +82,7 @@ struct CallReplier: Sendable {
             return true
         }
         let frame = encode(result, more: more)
-        guard fits(frame) else { return false }
+        guard fits(frame.count) else { return false }
         deliver(frame, final: !more, endsTurn: !pageFollows)
         return true
     }
@@ -96,8 +97,8 @@ struct CallReplier: Sendable {
         WireCodec.encodeServerFrame(ServerMessage(callID: callID, more: more, result: result))
     }
 
-    private func fits(_ frame: [UInt8]) -> Bool {
-        frame.count - FrameEncoder.prefixBytes <= maxFrameBytes
+    private func fits(_ frameBytes: Int) -> Bool {
+        frameBytes - FrameEncoder.prefixBytes <= maxFrameBytes
     }
 
     private var tooLarge: HealthError {
@@ -107,7 +108,9 @@ struct CallReplier: Sendable {
     private func deliver(_ frame: [UInt8], final: Bool, endsTurn: Bool) {
         let (loop, connectionID, callID, serial) = (loop, connectionID, callID, serial)
         loop.post {
-            loop.connections[connectionID]?.calls.deliver(frame, callID: callID, serial: serial, final: final, endsTurn: endsTurn)
+            frame.withUnsafeBytes {
+                loop.connections[connectionID]?.calls.deliver($0, callID: callID, serial: serial, final: final, endsTurn: endsTurn)
+            }
         }
     }
 

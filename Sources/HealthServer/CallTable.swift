@@ -9,8 +9,8 @@ protocol CallTableHost: AnyObject {
     var hasOutputRoom: Bool { get }
     /// Answers a call from the loop thread.
     func answer(_ callID: UInt64, _ result: ServerResult)
-    /// Queues an answer a call's task encoded.
-    func send(_ frame: [UInt8])
+    /// Queues an answer a call encoded (copied into the connection's output).
+    func send(_ frame: UnsafeRawBufferPointer)
     /// Draining and the last call ended.
     func allCallsEnded()
 }
@@ -31,15 +31,19 @@ final class CallTable {
         let longRunning: Bool
     }
 
+    // The properties every call touches are `@exclusivity(unchecked)`: the table is confined to its
+    // loop's thread and none of their accesses spans a call that could reach them again, so the
+    // runtime's check of each access (≈100 instructions, several a save) could never fail.
+
     /// Set by the owning `Connection` right after creating this table.
-    unowned var host: (any CallTableHost)!
+    @exclusivity(unchecked) unowned var host: (any CallTableHost)!
     private let id: UInt64
     private unowned let loop: EventLoop
     private let core: ServerCore
-    private var calls: [UInt64: CallEntry] = [:]
-    private var nextSerial: UInt64 = 1
+    @exclusivity(unchecked) private var calls: [UInt64: CallEntry] = [:]
+    @exclusivity(unchecked) private var nextSerial: UInt64 = 1
     /// Calls holding a turn to produce answers (serials); a turn ends with the answer (or page run).
-    private var producing: Set<UInt64> = []
+    @exclusivity(unchecked) private var producing: Set<UInt64> = []
     /// Calls waiting for output room (see `requestRoom`), oldest first. While there are any, the loop
     /// looks at this connection's room on every housekeeping tick, not only on its sweeps.
     private var waiters: [(serial: UInt64, room: CheckedContinuation<Void, Never>)] = [] {
@@ -48,7 +52,7 @@ final class CallTable {
         }
     }
     /// Set at shutdown: new calls are refused, and the connection closes once the last call ends.
-    var draining = false
+    @exclusivity(unchecked) var draining = false
 
     private var config: ServerConfiguration { core.config }
 
@@ -114,14 +118,15 @@ final class CallTable {
         resumeWaiters(serial: entry.serial)
     }
 
-    /// An answer from a call's task; `endsTurn` = the call produces nothing more for now.
-    func deliver(_ frame: [UInt8], callID: UInt64, serial: UInt64, final: Bool, endsTurn: Bool) {
-        guard let entry = calls[callID], entry.serial == serial, !host.isClosed else { return }
+    /// An answer from a call's task, or a save's from the loop; `endsTurn` = the call produces nothing more for now.
+    func deliver(_ frame: UnsafeRawBufferPointer, callID: UInt64, serial: UInt64, final: Bool, endsTurn: Bool) {
+        // One look-up of the call id, also for the final answer, which removes the entry.
+        let host = host!
+        guard let index = calls.index(forKey: callID), calls.values[index].serial == serial, !host.isClosed else { return }
+        // Removed before sending: a send that ends the connection empties the table.
+        if final { calls.remove(at: index) }
         host.send(frame)
-        if final {
-            calls.removeValue(forKey: callID)
-            callFinished()
-        }
+        if final { callFinished() }
         if final || endsTurn { endTurn(serial: serial) }
     }
 

@@ -127,7 +127,7 @@ extension Connection: FrameTransportDelegate, SessionStageHost, CallTableHost {
         transport.send(ServerMessage(callID: callID, result: result))
     }
 
-    func send(_ frame: [UInt8]) {
+    func send(_ frame: UnsafeRawBufferPointer) {
         transport.send(frame)
     }
 

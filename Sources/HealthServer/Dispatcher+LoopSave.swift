@@ -51,7 +51,7 @@ extension Dispatcher {
         switch outcomes {
         case .success(let outcomes):
             countStored(outcomes)
-            reply.endOnLoop(withFrame: WireCodec.encodeSaveAnswerFrame(callID: reply.callID, outcomes))
+            WireCodec.withSaveAnswerFrame(callID: reply.callID, outcomes, reply.endOnLoop(withFrame:))
         case .failure(let error):
             let answer: ServerResult
             (answer, failure) = finalAnswer(for: error, saves: saves, name: name)

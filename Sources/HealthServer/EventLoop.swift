@@ -18,8 +18,9 @@ final class EventLoop: CompletionQueue, @unchecked Sendable {
     /// Reads land here; one buffer per loop suffices because read callbacks never overlap.
     let readBuffer: UnsafeMutablePointer<CChar>
     static let readBufferSize = 64 * 1024
-    /// Connections owned by this loop (loop thread only).
-    var connections: [UInt64: Connection] = [:]
+    /// Connections owned by this loop (loop thread only). Looked up for every answer, never held
+    /// across a call (each use copies the entry or iterates a copy), hence no runtime exclusivity check.
+    @exclusivity(unchecked) var connections: [UInt64: Connection] = [:]
     /// Transports with output queued since the last flush (loop thread only).
     private var pendingFlush: [FrameTransport] = []
     /// Connections with calls waiting for output room (loop thread only): their room is looked at on

@@ -46,11 +46,13 @@ final class FrameTransport {
     private let registry: ConnectionRegistry
     /// Storage for a uv_tcp_t or uv_pipe_t; freed by the close callback.
     private let handle: UnsafeMutableRawPointer
-    private var reader: FrameDecoder
+    // `reader` and `output`, touched for every frame, are `@exclusivity(unchecked)`: confined to the
+    // loop's thread, and no access to them spans a call that could reach them again (a decode, a write).
+    @exclusivity(unchecked) private var reader: FrameDecoder
     /// Set on a TCP connection when the listener serves TLS.
     private let tls: ConnectionTLS?
     private var state = State.open
-    private var output: [UInt8] = []
+    @exclusivity(unchecked) private var output: [UInt8] = []
     private var flushScheduled = false
     /// Sizes of uv_write requests not yet completed, oldest first (libuv completes them in order).
     private var writesInFlight: [Int] = []
@@ -199,6 +201,11 @@ final class FrameTransport {
 
     /// Queues an encoded frame; it is written at the end of this loop turn.
     func send(_ frame: [UInt8]) {
+        frame.withUnsafeBytes(send)
+    }
+
+    /// `send` of a frame the caller keeps (a save's answer is made on the stack).
+    func send(_ frame: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
         output.append(contentsOf: frame)
         registry.outputQueued(frame.count)

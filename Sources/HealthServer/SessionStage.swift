@@ -29,14 +29,17 @@ final class SessionStage {
         case ready(Session)
     }
 
+    // `host` and `phase`, read for every call, are `@exclusivity(unchecked)`: confined to the loop's
+    // thread, each access a plain read or assignment.
+
     /// Set by the owning `Connection` right after creating this stage.
-    unowned var host: (any SessionStageHost)!
+    @exclusivity(unchecked) unowned var host: (any SessionStageHost)!
     private let id: UInt64
     private unowned let loop: EventLoop
     private let core: ServerCore
     private let peer: String
     private let openedAt: UInt64
-    private var phase = Phase.awaitingHello
+    @exclusivity(unchecked) private var phase = Phase.awaitingHello
     private var queuedBeforeHello: [ClientMessage] = []
 
     private var config: ServerConfiguration { core.config }

@@ -80,18 +80,23 @@ public enum WireCodec {
     /// The `ServerMessage` as a complete frame: length prefix and payload in one buffer.
     public static func encodeServerFrame(_ message: ServerMessage) -> [UInt8] {
         if case .saveObjects(let outcomes) = message.result, outcomes.count == 1 {
-            return saveAnswerFrame(callID: message.callID, more: message.more, outcomes[0])
+            var frame: [UInt8] = []
+            withSaveAnswerFrame(callID: message.callID, more: message.more, outcomes[0]) { frame = Array($0) }
+            return frame
         }
         return pack(framed: true) { $0.serverMessage(message) }
     }
 
-    /// The final answer to a SaveObjects call that saved: `encodeServerFrame` of that answer, made
-    /// without building the `ServerMessage` first (the event loop answers every device's save with it).
-    public static func encodeSaveAnswerFrame(callID: UInt64, _ outcomes: [SaveOutcome]) -> [UInt8] {
+    /// Runs `body` with the final answer to a SaveObjects call that saved: the bytes `encodeServerFrame`
+    /// gives for that answer, made without building the `ServerMessage` first (the event loop answers
+    /// every device's save with it). A one-object save's answer is made on the stack, not in an array
+    /// of its own that the connection's output would copy and free. Not generic: called from the
+    /// server's module, a generic one ran unspecialised (the runtime's metadata look-ups, value witnesses).
+    public static func withSaveAnswerFrame(callID: UInt64, _ outcomes: [SaveOutcome], _ body: (UnsafeRawBufferPointer) -> Void) {
         guard outcomes.count == 1 else {
-            return encodeServerFrame(ServerMessage(callID: callID, result: .saveObjects(outcomes)))
+            return encodeServerFrame(ServerMessage(callID: callID, result: .saveObjects(outcomes))).withUnsafeBytes(body)
         }
-        return saveAnswerFrame(callID: callID, more: false, outcomes[0])
+        withSaveAnswerFrame(callID: callID, more: false, outcomes[0], body)
     }
 
     /// The answer to a one-object SaveObjects (what every device sends), byte for byte what packing
@@ -100,7 +105,8 @@ public enum WireCodec {
     /// `more` 2, `save_objects` 30), so the two parts side by side are the whole message's encoding.
     /// Packed whole, protobuf-c walked all of ServerMessage's fields twice (size, then bytes) for
     /// every answer: most of the answer's cost on the loop.
-    private static func saveAnswerFrame(callID: UInt64, more: Bool, _ outcome: SaveOutcome) -> [UInt8] {
+    private static func withSaveAnswerFrame(callID: UInt64, more: Bool, _ outcome: SaveOutcome,
+                                            _ body: (UnsafeRawBufferPointer) -> Void) {
         var message = Healthstore__V1__ServerMessageHead()
         healthstore__v1__server_message_head__init(&message)
         message.call_id = callID
@@ -112,22 +118,22 @@ public enum WireCodec {
         case .replaced: saveResults[2]
         case .keptExisting: saveResults[3]
         }
-        return withUnsafePointer(to: &message) { message in
+        withUnsafePointer(to: &message) { message in
             let head = UnsafeRawPointer(message).assumingMemoryBound(to: ProtobufCMessage.self)
             let size = protobuf_c_message_get_packed_size(head)
             let prefix = FrameEncoder.prefixBytes
-            return [UInt8](unsafeUninitializedCapacity: prefix + size + result.count) { buffer, count in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix + size + result.count) { buffer in
                 FrameEncoder.writePrefix(size + result.count, to: buffer.baseAddress!)
                 let written = protobuf_c_message_pack(head, buffer.baseAddress! + prefix)
                 precondition(written == size, "protobuf-c packed \(written) bytes, expected \(size)")
                 result.withUnsafeBufferPointer { (buffer.baseAddress! + prefix + size).initialize(from: $0.baseAddress!, count: $0.count) }
-                count = prefix + size + result.count
+                body(UnsafeRawBufferPointer(buffer))
             }
         }
     }
 
     /// A ServerMessage holding only `save_objects` with one outcome, for each outcome in
-    /// `saveAnswerFrame`'s order: the part of a one-object save's answer that no call changes.
+    /// `withSaveAnswerFrame`'s order: the part of a one-object save's answer that no call changes.
     private static let saveResults: [[UInt8]] = [SaveOutcome.stored, .alreadyStored, .replaced, .keptExisting].map { outcome in
         var outcome = Healthstore__V1__SaveOutcome(rawValue: UInt32(bitPattern: outcome.rawValue))
         var result = Healthstore__V1__SaveObjectsResult()

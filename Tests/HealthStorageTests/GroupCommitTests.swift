@@ -157,14 +157,18 @@ final class GroupCommitTests: XCTestCase {
         return outcome
     }
 
-    /// The writer hands each queue all of its jobs' completions of one commit in one post, after the
-    /// commit, and runs none itself: they run where the queue runs them, the refused job's too.
-    func testCommitsCompletionsReachEachQueueInOnePost() async throws {
+    /// A store holding one stored sample, two completion queues that run nothing until told, and its writer held.
+    private func heldWriterAfterOneSave() async throws -> (StoreFixture, Sample, HeldQueue, HeldQueue, WriterHold) {
         let f = try await StoreFixture(options: options(window: .zero, jobs: 64))
         let stored = StoreFixture.heartRate(s(1), bpm: 70)
         try await f.save([stored])
-        let (loopA, loopB) = (HeldQueue(), HeldQueue())
-        let hold = try await WriterHold(f.store)
+        return (f, stored, HeldQueue(), HeldQueue(), try await WriterHold(f.store))
+    }
+
+    /// The writer hands each queue all of its jobs' completions of one commit in one post, after the
+    /// commit, and runs none itself: they run where the queue runs them, the refused job's too.
+    func testCommitsCompletionsReachEachQueueInOnePost() async throws {
+        let (f, stored, loopA, loopB, hold) = try await heldWriterAfterOneSave()
         let first = save(StoreFixture.heartRate(s(2)), f, on: loopA)
         let refused = save(StoreFixture.heartRate(s(1), bpm: 99, uuid: stored.uuid), f, on: loopA)
         let other = save(StoreFixture.heartRate(s(3)), f, on: loopB)
@@ -181,6 +185,23 @@ final class GroupCommitTests: XCTestCase {
         XCTAssertEqual(try other.get(), [.stored])
         XCTAssertThrowsError(try refused.get()) { XCTAssertEqual(($0 as? HealthError)?.code, .invalidArgument) }
         try await expect(Set(try await f.query().map(\.uuid)).count, 3)
+    }
+
+    /// A refused job that is the first one its commit decides gets its error, and the committed jobs after
+    /// it their outcomes, on each queue (the writer keeps failures apart from the jobs until one fails).
+    func testACommitsFirstJobRefusedKeepsItsErrorOnItsQueue() async throws {
+        let (f, stored, loopA, loopB, hold) = try await heldWriterAfterOneSave()
+        let refused = save(StoreFixture.heartRate(s(1), bpm: 99, uuid: stored.uuid), f, on: loopA)
+        let other = save(StoreFixture.heartRate(s(2)), f, on: loopB)
+        let last = save(StoreFixture.heartRate(s(3)), f, on: loopA)
+        try await waitUntil { f.store.queuedWrites == 3 }
+        try await hold.release()
+        try await waitUntil { loopA.postCount > 0 && loopB.postCount > 0 }
+        loopA.runPosted()
+        loopB.runPosted()
+        XCTAssertThrowsError(try refused.get()) { XCTAssertEqual(($0 as? HealthError)?.code, .invalidArgument) }
+        XCTAssertEqual(try other.get(), [.stored])
+        XCTAssertEqual(try last.get(), [.stored])
     }
 
     /// A save handed to a closed store is answered on its queue too, never before `save` returns.

@@ -76,7 +76,9 @@ final class ServerRoundTripTests: XCTestCase {
         for outcomes in batches {
             for callID: UInt64 in [0, 1, 300, .max] {
                 let message = ServerMessage(callID: callID, result: .saveObjects(outcomes))
-                XCTAssertEqual(WireCodec.encodeSaveAnswerFrame(callID: callID, outcomes), WireCodec.encodeServerFrame(message),
+                var frame: [UInt8] = []
+                WireCodec.withSaveAnswerFrame(callID: callID, outcomes) { frame = Array($0) }
+                XCTAssertEqual(frame, WireCodec.encodeServerFrame(message),
                                "\(outcomes) \(callID)")
             }
         }

@@ -3,9 +3,11 @@ import Foundation
 /// A blocking FIFO between async callers and the store's own threads. `take` hands one job to one of
 /// several readers; `drain` hands the writer everything waiting, which is what makes group commit.
 final class JobQueue<Job>: @unchecked Sendable {
-    // Every access to `jobs` and `closed` happens with `condition` locked.
+    // Every access to `jobs` and `closed` happens with `condition` locked. None of `jobs`' spans
+    // another call, so the runtime's exclusivity check of it (per thread, blind to other threads
+    // anyway) is left out.
     private let condition = NSCondition()
-    private var jobs: [Job] = []
+    @exclusivity(unchecked) private var jobs: [Job] = []
     private var closed = false
     /// While `gather` waits: the queue length that wakes it (earlier arrivals do not).
     private var gatherTarget: Int?

@@ -16,16 +16,20 @@ final class WriteContext {
     private var typeSources = LayeredCache<TypeSourceKey, Bool>()
     private var extents = LayeredCache<TypeExtentKey, Int64>()
     private var metadataUnits = LayeredCache<MetadataUnitKey, Bool>()
+    // The bookkeeping every save touches (`anchors`, the owners' locks, the pending group rows) is
+    // `@exclusivity(unchecked)`: a context is used by its writer thread alone, and no access to these
+    // spans a call that could reach them again; the runtime's checks of them cost ≈1 k instructions a save.
+
     /// Last anchor handed out per owner in the running transaction, and whether it moved (then it is
     /// persisted just before the transaction commits). Never rolled back: a failed job only leaves a
     /// gap. One entry, changed in place: a counter and a set of moved owners hashed the owner three
     /// times a sample.
-    private var anchors: [Int64: (last: Int64, moved: Bool)] = [:]
+    @exclusivity(unchecked) private var anchors: [Int64: (last: Int64, moved: Bool)] = [:]
     /// Owners whose counter row the running job locked first.
-    private var jobLockedOwners: [Int64] = []
+    @exclusivity(unchecked) private var jobLockedOwners: [Int64] = []
     /// Owners whose counter row a failed job locked first: rolling back to a job's savepoint releases
     /// the row locks taken since (PostgreSQL), so the next job of such an owner takes it again (`lockOwner`).
-    private var unlockedOwners: Set<Int64> = []
+    @exclusivity(unchecked) private var unlockedOwners: Set<Int64> = []
     /// What the running job and transaction changed, one note per object, folded into the feed's
     /// per-owner events only at commit: hashing every sample's type and source into a job's and
     /// then the transaction's dictionaries cost the writer more than the rest of its bookkeeping.
@@ -51,8 +55,8 @@ final class WriteContext {
     var groupsRows = false
     /// The running group's lone plain samples not yet inserted, in job order, each with where its
     /// job's outcome is settled (`insertGroupRows`).
-    var groupRows: [PendingSample] = []
-    var groupSettles: [(SaveOutcome) -> Void] = []
+    @exclusivity(unchecked) var groupRows: [PendingSample] = []
+    @exclusivity(unchecked) var groupSettles: [(SaveOutcome) -> Void] = []
     /// Rows in the recent UUID level as far as this writer knows (`UUIDLevels`); nil until counted.
     /// Only when to turn it into a run depends on it.
     var recentUUIDs: Int?

@@ -61,21 +61,49 @@ final class SaveJob: WriteJob, @unchecked Sendable {
     func complete(_ failure: HealthError?) { completion(failure.map { .failure($0) } ?? .success(outcomes)) }
 }
 
+/// Jobs in the order their fate became known, each with its failure (nil: committed). The failures are
+/// kept apart, and only once one job has failed: nearly every commit fails none, and a `HealthError?`
+/// beside each job was copied at every step of the hand-off (and torn down through the runtime's generic
+/// tuple witnesses).
+private struct DecidedJobs {
+    private(set) var jobs: [any WriteJob] = []
+    /// nil while no job has failed; else one entry per job.
+    private var failures: [HealthError?]?
+
+    init(capacity: Int = 0) { jobs.reserveCapacity(capacity) }
+
+    func failure(at index: Int) -> HealthError? { failures?[index] ?? nil }
+
+    mutating func append(_ job: any WriteJob, _ failure: HealthError?) {
+        if failure != nil && failures == nil { failures = Array(repeating: nil, count: jobs.count) }
+        failures?.append(failure)
+        jobs.append(job)
+    }
+
+    /// `jobs`, all committed.
+    mutating func append(committed jobs: ArraySlice<any WriteJob>) {
+        if failures == nil { return self.jobs.append(contentsOf: jobs) }
+        for job in jobs { append(job, nil) }
+    }
+
+    mutating func removeAll() {
+        jobs.removeAll(keepingCapacity: true)
+        failures = nil
+    }
+}
+
 /// The jobs of one commit that complete on one queue, handed over in one post. Emptied by the run
 /// there, so the last reference to each job is dropped on that thread even when the writer's
 /// reference to the box outlives the run.
 private final class CompletionRun: @unchecked Sendable {
-    let queue: any CompletionQueue
-    private var jobs: [(any WriteJob, HealthError?)] = []
+    private var jobs: DecidedJobs
 
-    init(queue: any CompletionQueue) { self.queue = queue }
-
-    func append(_ job: any WriteJob, _ failure: HealthError?) { jobs.append((job, failure)) }
+    init(_ jobs: consuming DecidedJobs) { self.jobs = jobs }
 
     func run() {
         let taken = jobs
-        jobs = []
-        for (job, failure) in taken { job.complete(failure) }
+        jobs = DecidedJobs()
+        for (index, job) in taken.jobs.enumerated() { job.complete(taken.failure(at: index)) }
     }
 }
 
@@ -99,7 +127,7 @@ final class WriterThread: @unchecked Sendable {
     /// caller's next job, sent after its answer, does not count).
     private var arrivedDuringGroup = false
     /// Jobs whose transaction's fate is known, completed once the group is done (see `completeDecided`).
-    private var decided: [(job: any WriteJob, failure: HealthError?)] = []
+    private var decided = DecidedJobs()
 
     /// `window` and `windowJobs`: the `GroupCommitPolicy`'s.
     init(context: WriteContext, feed: ChangeFeed, metrics: StoreMetrics, window: Duration, windowJobs: Int) {
@@ -167,22 +195,30 @@ final class WriterThread: @unchecked Sendable {
     /// Completes the decided jobs: one post per completion queue for all of its jobs, the others here.
     /// The writer holds no job afterwards, so each is freed (with its batch) on its queue's thread.
     private func completeDecided() {
-        var runs: [CompletionRun] = []
-        for (job, failure) in decided {
+        // Gathered in local values, each run's array made once: appending to the runs' objects
+        // checked exclusive access to them for every job.
+        var runs: [(queue: any CompletionQueue, jobs: DecidedJobs)] = []
+        for (index, job) in decided.jobs.enumerated() {
+            let failure = decided.failure(at: index)
             guard let queue = job.queue else {
                 job.complete(failure)
                 continue
             }
-            if let run = runs.first(where: { $0.queue === queue }) {
-                run.append(job, failure)
+            if let run = runs.firstIndex(where: { $0.queue === queue }) {
+                runs[run].jobs.append(job, failure)
             } else {
-                let run = CompletionRun(queue: queue)
-                run.append(job, failure)
-                runs.append(run)
+                runs.append((queue, DecidedJobs(capacity: decided.jobs.count - index)))
+                runs[runs.count - 1].jobs.append(job, failure)
             }
         }
-        decided.removeAll(keepingCapacity: true)
-        for run in runs { run.queue.post(run.run) }
+        decided.removeAll()
+        for index in runs.indices {
+            // Moved out, so the run holds the only reference to its jobs, dropped on its queue's thread.
+            var jobs = DecidedJobs()
+            swap(&jobs, &runs[index].jobs)
+            let queue = runs[index].queue
+            queue.post(CompletionRun(consume jobs).run)
+        }
     }
 
     /// Runs `jobs` in one transaction and marks them decided. The database may roll the whole transaction
@@ -203,6 +239,7 @@ final class WriterThread: @unchecked Sendable {
         context.beginTransaction()
         // A lone job gains nothing from pending rows and would pay their bookkeeping.
         context.groupsRows = !savepoints && jobs.count > 1
+        // The jobs run so far, and each one's failure: kept only with savepoints (without, every job run succeeded).
         var failures: [HealthError?] = []
         for job in jobs {
             do {
@@ -214,8 +251,8 @@ final class WriterThread: @unchecked Sendable {
                 if savepoints {
                     try db.releaseSavepoint()
                     context.finishJob(success: true)
+                    failures.append(nil)
                 }
-                failures.append(nil)
             } catch {
                 context.finishJob(success: false)
                 if !savepoints {
@@ -263,7 +300,11 @@ final class WriterThread: @unchecked Sendable {
         metrics.commitJobs.observe(Double(jobs.count))
         metrics.commitSeconds.observe((ContinuousClock.now - began) / .seconds(1))
         arrivedDuringGroup = queue.count > 0
-        decided += zip(jobs, failures).map { ($0, $1) }
+        if savepoints {
+            for (job, failure) in zip(jobs, failures) { decided.append(job, failure) }
+        } else {
+            decided.append(committed: jobs)
+        }
         // This node's server already acted on its own non-data events. Published once committed, so a
         // reader started on hearing it finds the change, and before the savers are answered (docs/semantics.md §6.9).
         feed.publish(events.filter { if case .data = $0 { true } else { false } })
@@ -278,7 +319,7 @@ final class WriterThread: @unchecked Sendable {
     }
 
     private func finish(_ jobs: ArraySlice<any WriteJob>, _ error: HealthError) {
-        decided += jobs.map { ($0, error) }
+        for job in jobs { decided.append(job, error) }
     }
 }
 
