@@ -263,6 +263,28 @@ final class UUIDLevelTests: StoreTestCase {
         context.uuidMergeDue = false
     }
 
+    /// The recent level stays small: a commit dirties nearly every one of its leaves up to its own
+    /// number of UUIDs (new heads are random), and each dirty page is a WAL frame written and checksummed
+    /// at commit, so its leaves bound a commit of lone saves' pages. One UUID short of its limit it spans
+    /// at most 32 leaves (at the old limit of 65,536 rows, 163); the save that fills it turns it into
+    /// one run of level 0.
+    func testTheRecentLevelSpansFewLeavesAndBecomesARunWhenFull() async throws {
+        let fixture = try await StoreFixture()
+        guard fixture.isSQLite else { return }
+        let limit = UUIDLevels.recentLimit
+        for start in stride(from: 0, to: limit - 1, by: 1_000) {
+            let samples = (start..<min(start + 1_000, limit - 1)).map { StoreFixture.heartRate(s(Int64($0))) }
+            try await expect(await fixture.save(samples), Array(repeating: .stored, count: samples.count))
+        }
+        XCTAssertEqual(try fixture.count(UUIDLevels.recent), limit - 1)
+        XCTAssertEqual(try fixture.count(UUIDLevels.directory), 0)
+        let leaves = try fixture.count("dbstat WHERE name = '\(UUIDLevels.recent)' AND pagetype = 'leaf'")
+        XCTAssertLessThanOrEqual(leaves, 32, "the recent level's leaves are a commit's dirty pages")
+        try await expect(await fixture.save([StoreFixture.heartRate(s(Int64(limit)))]), [.stored])
+        XCTAssertEqual(try fixture.count(UUIDLevels.recent), 0)
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = \(limit)"), 1)
+    }
+
     /// A run's rows are found by one seek each: every head of thousands of entries (many rows of a run,
     /// heads shared by several entries and owners, entries sharing the first head of a row) is found,
     /// with each of its entries and nothing else, in the recent level, in runs, and across a merge.

@@ -23,11 +23,12 @@
 # PREFILL=N starts every step's healthd on a copy of one store filled before the first step with N samples
 # of the peer benchmark's stream (bench/peer/peer_bench.py), so the run meets what a store of that size
 # does: on SQLite the UUID index's runs are merged a slice a commit while a merge is due (UUIDLevels).
-# The fill is one connection saving 4,096 samples a call, so every level-0 run holds 65,536 entries (the
-# recent level's limit): the commit that writes a level's eighth run starts its merge, level 0's at
-# 524,288 samples (8 slices of up to 65,536 entries), level 1's at 4,194,304 (64 slices), and the run's own
-# samples (DEVICES × RATE × SECONDS) count towards the next one: `DEVICE_COUNTS=10000 PREFILL=480000 …
-# run.sh 1 10` has level 0 merged during the run, PREFILL=4150000 level 0 then level 1. PREFILL_STORE=DIR keeps the filled store in DIR
+# The fill is one connection saving 4,096 samples a call, so every level-0 run holds 8,192 entries (the
+# recent level's limit): the commit that writes a level's eighth run starts its merge, level 0's every
+# 65,536 samples, level 1's at 524,288 (8 slices of up to 65,536 entries), level 2's at 4,194,304 (64
+# slices), and the run's own samples (DEVICES × RATE × SECONDS) count towards the next one:
+# `DEVICE_COUNTS=10000 PREFILL=480000 … run.sh 1 10` has level 1 merged during the run (and level 0, as
+# every 65,536 samples), PREFILL=4150000 level 1 then level 2. PREFILL_STORE=DIR keeps the filled store in DIR
 # (filled there when DIR does not exist, reused when it does), to compare builds on one fill. The UUID
 # levels (runs a level, entries, whether a merge is running; rows in the recent level) are printed before
 # and after each run.

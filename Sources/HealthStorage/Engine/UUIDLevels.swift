@@ -18,8 +18,13 @@ enum UUIDLevels {
     static let recent = "uuids_recent", runs = "uuid_runs", directory = "uuid_run_dir"
     /// Every level as one relation (head, owner, type, anchor), for lookups by head and owner.
     static let all = "uuid_keys"
-    /// Recent-level rows before they become a run: a 5,000-sample commit dirties at most its ~300 leaves.
-    static let recentLimit = 65_536
+    /// Recent-level rows before they become a run. New heads are random, so a commit dirties nearly
+    /// every leaf of the recent level up to its own number of UUIDs, and each dirty page is a WAL frame
+    /// written and checksummed at commit: at 65,536 rows (≈ 160 leaves when full) a commit of ≈ 110
+    /// lone saves wrote ≈ 72 frames, 0.65 a save; at 8,192 (≈ 20 leaves) about half as many
+    /// (bench/history/2026-12-03-savecpu9.md). Each entry is written once more in all (one more level
+    /// of runs, 8,192 × 8ⁿ entries a run of level n), sequentially, in merge slices.
+    static let recentLimit = 8_192
     /// Runs of a level merged into one run of the next.
     static let runFanout = 8
     /// Entries a merge writes per transaction, at most (it ends a slice between two heads).
