@@ -16,7 +16,9 @@ final class LiveCallTests: XCTestCase {
 
         let writer = try RawClient(port: server.port)
         writer.hello(server.ownerToken)
-        let sample = Fixtures.heartRateSample(150, minutesAgo: 1)
+        // Half past the previous hour: one bucket of the collection, however near the hour it runs.
+        let minutesIntoHour = Int(Time.now() % 3_600_000_000 / 60_000_000)
+        let sample = Fixtures.heartRateSample(150, minutesAgo: minutesIntoHour + 30)
         writer.call(.saveObjects([sample]))
 
         let updates = try live.updates(on: watcher)
