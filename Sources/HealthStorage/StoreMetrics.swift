@@ -7,6 +7,8 @@ public final class StoreMetrics: Sendable {
     public let commitJobs = Histogram.sizes()
     /// Time from BEGIN to the end of COMMIT of one group.
     public let commitSeconds = Histogram.seconds()
+    /// Time of one WAL checkpoint on the SQLite engine's checkpoint thread (`WALCheckpointer`).
+    public let checkpointSeconds = Histogram.seconds()
     private let size: @Sendable () -> Int
 
     /// `size` measures the stored data (asked at each metrics scrape).
