@@ -30,8 +30,8 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         /// Page size for new files (an existing file keeps the one it was created with). 4 KiB pages
         /// wrote a fifth fewer bytes per sample at 2M samples but cost 9–12 % more CPU per sample.
         public var pageSize = 8192
-        /// WAL pages at which the checkpoint thread copies the WAL back into the file (`WALCheckpointer`;
-        /// the writer does itself at four times as many). 32,000 wrote a fifth fewer bytes per sample at 2M
+        /// WAL pages at which the checkpoint thread copies the WAL back into the file (`WALCheckpointer`:
+        /// the writer copies the last eighth itself, and all of it at four times as many). 32,000 wrote a fifth fewer bytes per sample at 2M
         /// samples (a UUID-index leaf dirtied by many commits reaches the main file once per
         /// checkpoint) but left reads going through a larger WAL index, and the full sync's wall rate
         /// fell in two of three runs, so 8,000 (64 MiB of WAL at 8 KiB pages) stays.
@@ -100,7 +100,8 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         }
         let metrics = StoreMetrics(files: [path, path + "-wal"])
         try WALCheckpointer(path: path, synchronous: options.durability.synchronous, pages: options.checkpointPages,
-                            seconds: metrics.checkpointSeconds, pause: options.checkpointPause).attach(to: db)
+                            seconds: metrics.checkpointSeconds, writerSeconds: metrics.writerCheckpointSeconds,
+                            pause: options.checkpointPause).attach(to: db)
         let build = context.uuidFilterBuild
         return SQLiteStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention, openWarnings: warnings,
                            openFinished: { () async -> [String] in
