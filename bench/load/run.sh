@@ -28,7 +28,8 @@
 # 524,288 samples (8 slices of up to 65,536 entries), level 1's at 4,194,304 (64 slices), and the run's own
 # samples (DEVICES × RATE × SECONDS) count towards the next one: `DEVICE_COUNTS=10000 PREFILL=480000 …
 # run.sh 1 10` has level 0 merged during the run, PREFILL=4150000 level 0 then level 1. PREFILL_STORE=DIR keeps the filled store in DIR
-# (filled there when DIR does not exist, reused when it does), to compare builds on one fill. The UUID
+# (filled there when DIR does not exist, reused when it does), to compare builds on one fill. Each copy
+# is synced before its healthd starts. The UUID
 # levels (runs a level, entries, whether a merge is running; rows in the recent level) are printed before
 # and after each run.
 #   bench/load/run.sh [RATE] [SECONDS]        DEVICE_COUNTS="10 100" SCHEDULES="spread" GENERATOR=lean bench/load/run.sh
@@ -84,7 +85,12 @@ for n in $counts; do
     continue
   fi
   ulimit -Sn "$need"  # soft only: a plain `ulimit -n` would lower the hard limit for later steps
-  if [ -n "$template" ]; then mkdir -p "$work/bench-$n-$schedule" && cp -a "$template/." "$work/bench-$n-$schedule/"; fi
+  if [ -n "$template" ]; then
+    mkdir -p "$work/bench-$n-$schedule" && cp -a "$template/." "$work/bench-$n-$schedule/"
+    # The copy's pages are still the kernel's to write: unsynced, the store's first checkpoint fsyncs the
+    # whole file during the run, a stall of 150–700 ms a grown server does not have.
+    sync "$work/bench-$n-$schedule/"*
+  fi
   start_healthd "bench-$n-$schedule" --max-connections "$(( n + 64 ))" --authorization-policy allow-all --http 127.0.0.1:0 ${HEALTHD_ARGS:-}
   http_addr="$(sed -n 's/.*listening on.*http \([0-9.]*:[0-9]*\).*/\1/p' "$server_data/healthd.log" | head -1)"
   report="$work/bench-$n-$schedule.json"
