@@ -30,8 +30,7 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         /// Page size for new files (an existing file keeps the one it was created with). 4 KiB pages
         /// wrote a fifth fewer bytes per sample at 2M samples but cost 9–12 % more CPU per sample.
         public var pageSize = 8192
-        /// WAL pages at which the checkpoint thread copies the WAL back into the file (`WALCheckpointer`:
-        /// the writer copies the last eighth itself, and all of it at four times as many). 32,000 wrote a fifth fewer bytes per sample at 2M
+        /// WAL pages between automatic checkpoints. 32,000 wrote a fifth fewer bytes per sample at 2M
         /// samples (a UUID-index leaf dirtied by many commits reaches the main file once per
         /// checkpoint) but left reads going through a larger WAL index, and the full sync's wall rate
         /// fell in two of three runs, so 8,000 (64 MiB of WAL at 8 KiB pages) stays.
@@ -56,8 +55,6 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         /// Runs on the UUID filter's build thread once it has read every level, before the writer may
         /// take the filter (tests hold the build there).
         var uuidFilterPause: (@Sendable () -> Void)?
-        /// Runs on the checkpoint thread before each checkpoint (tests hold it there).
-        var checkpointPause: (@Sendable () -> Void)?
 
         public init() {}
     }
@@ -74,7 +71,6 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         try db.execute("PRAGMA page_size = \(options.pageSize)")
         try db.execute("PRAGMA journal_mode = WAL")
         try db.execute("PRAGMA synchronous = \(options.durability.synchronous)")
-        // The migration's own writes checkpoint on this thread; the store's, on the checkpointer's.
         try db.execute("PRAGMA wal_autocheckpoint = \(options.checkpointPages)")
         // Migrations sort whole tables in SQLite (step 16: every UUID). The sorter holds up to the
         // cache's size in memory and spills the rest to temporary files, which with temp_store MEMORY
@@ -98,17 +94,13 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         let readers = try ReaderPool(count: options.readerCount) { () throws(HealthError) -> ReadContext in
             ReadContext(db: try readConnection(path), registry: registry, anchorKey: anchorKey)
         }
-        let metrics = StoreMetrics(files: [path, path + "-wal"])
-        try WALCheckpointer(path: path, synchronous: options.durability.synchronous, pages: options.checkpointPages,
-                            seconds: metrics.checkpointSeconds, writerSeconds: metrics.writerCheckpointSeconds,
-                            pause: options.checkpointPause).attach(to: db)
         let build = context.uuidFilterBuild
         return SQLiteStore(writer: context, readers: readers, tombstoneRetention: options.tombstoneRetention, openWarnings: warnings,
                            openFinished: { () async -> [String] in
                                guard let build else { return [] }
                                return [await build.finished()]
                            },
-                           metrics: metrics, window: options.groupCommitWindow,
+                           metrics: StoreMetrics(files: [path, path + "-wal"]), window: options.groupCommitWindow,
                            windowJobs: options.groupCommitWindowJobs)
     }
 

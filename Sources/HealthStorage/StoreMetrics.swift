@@ -7,10 +7,6 @@ public final class StoreMetrics: Sendable {
     public let commitJobs = Histogram.sizes()
     /// Time from BEGIN to the end of COMMIT of one group.
     public let commitSeconds = Histogram.seconds()
-    /// Time of one WAL checkpoint on the SQLite engine's checkpoint thread (`WALCheckpointer`), and of
-    /// one the writer ran itself (the remainder that thread left, or all of it if that thread fell behind).
-    public let checkpointSeconds = Histogram.seconds()
-    public let writerCheckpointSeconds = Histogram.seconds()
     private let size: @Sendable () -> Int
 
     /// `size` measures the stored data (asked at each metrics scrape).

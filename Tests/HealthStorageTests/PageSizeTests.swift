@@ -4,21 +4,19 @@ import HealthModel
 import XCTest
 
 /// A SQLite store's page size is chosen when its file is created and kept for its life; the
-/// checkpoint interval is the checkpoint thread's, set on every open (the writer's own automatic
-/// checkpoint is off).
+/// checkpoint interval is the writer connection's, set on every open.
 final class PageSizeTests: XCTestCase {
     func testNewStoreGetsTheChosenPageSizeAndCheckpointInterval() async throws {
         let standard = try await StoreFixture()
         try await expect(try await standard.store.writerPragma("PRAGMA page_size"), 8192)
-        try await expect(try await standard.store.writerPragma("PRAGMA wal_autocheckpoint"), 0)
-        try await expect(try await standard.store.walCheckpointer().pages, 8000)
+        try await expect(try await standard.store.writerPragma("PRAGMA wal_autocheckpoint"), 8000)
 
         var options = SQLiteStore.Options()
         options.pageSize = 4096
         options.checkpointPages = 1000
         let chosen = try await StoreFixture(options: options)
         try await expect(try await chosen.store.writerPragma("PRAGMA page_size"), 4096)
-        try await expect(try await chosen.store.walCheckpointer().pages, 1000)
+        try await expect(try await chosen.store.writerPragma("PRAGMA wal_autocheckpoint"), 1000)
     }
 
     func testExistingStoreKeepsItsPageSize() async throws {

@@ -71,9 +71,9 @@ if [ "$prefill" -gt 0 ]; then
   echo "prefilled store ($prefill samples): UUID levels $(uuid_levels "$template")"
 fi
 echo "load ladder: $rate samples/s per device for $seconds s, ${config} build, fresh healthd per step, generator $generator"
-printf "%8s %8s %11s %12s %10s %9s %9s %9s %12s %6s %9s %11s %12s %8s %9s %10s %6s %6s %7s %7s %8s\n" \
+printf "%8s %8s %11s %12s %10s %9s %9s %9s %12s %6s %9s %11s %12s %8s %9s %10s %6s\n" \
   devices schedule generated acknowledged "samples/s" "p50 ms" "p99 ms" rejected "µs CPU/call" "sys %" "peak MB" "KiB/conn" "gen µs/call" \
-  commits "jobs/commit" "commit s" ">25ms" ckpts "ckpt s" "w ckpts" "w ckpt s"
+  commits "jobs/commit" "commit s" ">25ms"
 # sys_ticks PID / cpu_ticks PID: system / user + system clock ticks the process has used.
 sys_ticks() { awk '{print $15}' "/proc/$1/stat"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -87,8 +87,8 @@ for n in $counts; do
   ulimit -Sn "$need"  # soft only: a plain `ulimit -n` would lower the hard limit for later steps
   if [ -n "$template" ]; then
     mkdir -p "$work/bench-$n-$schedule" && cp -a "$template/." "$work/bench-$n-$schedule/"
-    # The copy's pages are still the kernel's to write: unsynced, the store's first checkpoint fsyncs the
-    # whole file during the run, a stall of 150–700 ms a grown server does not have.
+    # Unsynced, the copy's pages are still the kernel's to write back, and the store's first checkpoint
+    # fsyncs them during the run: a stall a grown server does not have (bench/history/2026-12-03-ckpt.md).
     sync "$work/bench-$n-$schedule/"*
   fi
   start_healthd "bench-$n-$schedule" --max-connections "$(( n + 64 ))" --authorization-policy allow-all --http 127.0.0.1:0 ${HEALTHD_ARGS:-}
@@ -118,14 +118,10 @@ for n in $counts; do
   if [ -n "$syscall_counter" ]; then kill -INT "$syscall_counter"; wait "$syscall_counter" || true; fi
   ticks="$(( $(cpu_ticks "$server_pid") - ticks_before ))" sys="$(( $(sys_ticks "$server_pid") - sys_before ))"
   rss="$(peak_rss_kib "$server_pid")"
-  # Commits, jobs committed, seconds in commits (histogram counts and sums), commits over 25 ms, and the
-  # WAL checkpoints and their seconds on the checkpoint thread and on the writer's ("-" from a healthd
-  # that does not report them).
+  # Commits, jobs committed, seconds in commits (histogram counts and sums) and commits over 25 ms.
   commits="$(curl -s "http://$http_addr/metrics" | awk '/^healthstore_commit_batch_jobs_count/ {c = $2} /^healthstore_commit_batch_jobs_sum/ {j = $2}
     /^healthstore_commit_duration_seconds_sum/ {t = $2} /^healthstore_commit_duration_seconds_bucket\{le="0.025"\}/ {fast = $2}
-    /^healthstore_checkpoint_duration_seconds_count\{thread="checkpoint"\}/ {k = $2} /^healthstore_checkpoint_duration_seconds_sum\{thread="checkpoint"\}/ {ks = $2}
-    /^healthstore_checkpoint_duration_seconds_count\{thread="writer"\}/ {w = $2} /^healthstore_checkpoint_duration_seconds_sum\{thread="writer"\}/ {ws = $2}
-    END {print c + 0, j + 0, t + 0, c - fast, (k == "" ? "-" : k), (ks == "" ? "-" : ks), (w == "" ? "-" : w), (ws == "" ? "-" : ws)}')"
+    END {print c + 0, j + 0, t + 0, c - fast}')"
   stop_servers
   if [ ! -s "$report" ]; then
     printf "%8d  failed: the generator wrote no report; its last words:\n" "$n"
@@ -137,7 +133,6 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 n, rss, idle, ticks, hz, schedule, sys_ticks = (int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
                                                 int(sys.argv[6]), sys.argv[7], int(sys.argv[8]))
-seconds = lambda text: text if text == "-" else f"{float(text):.2f}"
 sim_seconds = r.get("generatorRunCPUSeconds", sum(float(part) for part in sys.argv[9].split()))
 lat = r["saveLatencyMs"]
 calls = max(1, r["batches"])
@@ -145,8 +140,7 @@ print(f"{n:8d} {schedule:>8s} {r['samplesGenerated']:11d} {r['samplesAcknowledge
       f"{lat['p50']:9.1f} {lat['p99']:9.1f} {sum(r['rejectedByCode'].values()):9d} {ticks / hz / calls * 1e6:12.1f} "
       f"{100 * sys_ticks / max(1, ticks):6.0f} "
       f"{rss / 1024:9.1f} {max(0, rss - idle) / n:11.1f} {sim_seconds / calls * 1e6:12.1f} "
-      f"{int(sys.argv[10]):8d} {float(sys.argv[11]) / max(1, int(sys.argv[10])):9.0f} {float(sys.argv[12]):10.1f} {int(sys.argv[13]):6d} "
-      f"{sys.argv[14]:>6s} {seconds(sys.argv[15]):>7s} {sys.argv[16]:>7s} {seconds(sys.argv[17]):>8s}")
+      f"{int(sys.argv[10]):8d} {float(sys.argv[11]) / max(1, int(sys.argv[10])):9.0f} {float(sys.argv[12]):10.1f} {int(sys.argv[13]):6d}")
 by_second = r.get("saveLatencyP99MsBySecond")
 if by_second:
     print(f"{'':17s} p99 ms by second sent: " + " ".join(f"{ms:.0f}" for ms in by_second))
@@ -158,7 +152,7 @@ if run_ticks:  # the lean generator's: the server's threads while the devices se
           "per thread (user+sys µs/call): " + ", ".join(f"{name} {u / hz / calls * 1e6:.1f}+{s / hz / calls * 1e6:.1f}"
                                                      for name, (u, s) in threads if u + s))
 try:  # perf stat -x, lines: count,unit,event,…
-    counts = {f[2].split("sys_enter_")[-1].split(":")[-1]: int(f[0]) for f in (line.split(",") for line in open(sys.argv[18]))
+    counts = {f[2].split("sys_enter_")[-1].split(":")[-1]: int(f[0]) for f in (line.split(",") for line in open(sys.argv[14]))
               if len(f) > 2 and f[0].isdigit()}
     print(f"{'':17s} per call: {counts.pop('sys_enter') / calls:.2f} system calls, {counts.pop('page-faults') / calls:.2f} page faults, "
           f"{counts.pop('context-switches') / calls:.2f} context switches; "

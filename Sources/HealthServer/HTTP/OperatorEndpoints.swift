@@ -92,10 +92,6 @@ enum MetricsExposition {
             out.histogram("healthstore_commit_batch_jobs", store.commitJobs)
             out.family("healthstore_commit_duration_seconds", .histogram, "Time of one group commit, BEGIN to COMMIT.")
             out.histogram("healthstore_commit_duration_seconds", store.commitSeconds)
-            out.family("healthstore_checkpoint_duration_seconds", .histogram,
-                       "Time of one WAL checkpoint (SQLite), on the checkpoint thread or on the writer's.")
-            out.histogram("healthstore_checkpoint_duration_seconds", [("thread", "checkpoint")], store.checkpointSeconds)
-            out.histogram("healthstore_checkpoint_duration_seconds", [("thread", "writer")], store.writerCheckpointSeconds)
             out.family("healthstore_store_size_bytes", .gauge, "Size of the store's database file and write-ahead log.")
             out.sample("healthstore_store_size_bytes", store.sizeBytes)
         }

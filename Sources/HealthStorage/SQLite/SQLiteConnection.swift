@@ -94,13 +94,7 @@ final class SQLiteConnection: Database {
     /// One node per database file: nobody else to tell.
     func announce(_ events: [StoreEvent]) {}
 
-    func writerWillStop() {
-        checkpointer?.stop()
-        try? execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    }
-
-    /// The writer connection's checkpoint thread, stopped before the writer's last checkpoint.
-    var checkpointer: WALCheckpointer?
+    func writerWillStop() { try? execute("PRAGMA wal_checkpoint(TRUNCATE)") }
 
     func resetAll() {
         var statement = sqlite3_next_stmt(handle, nil)
