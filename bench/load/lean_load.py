@@ -126,7 +126,8 @@ def percentile(sorted_values, fraction):
 
 
 def run(sockets, frames, ticks, period, burst, seed, drain_seconds):
-    """Sends every frame at its time and reads the answers; returns (latencies s, rejected by code, generated)."""
+    """Sends every frame at its time and reads the answers; returns (latencies s, each with the second of
+    the run it was sent in, rejected by code, generated)."""
     rng = random.Random(seed + 1)
     phases = [0.0 if burst else rng.uniform(0, period) for _ in sockets]
     schedule = sorted((phases[device] + tick * period, device, tick) for device in range(len(sockets)) for tick in range(ticks))
@@ -176,7 +177,7 @@ def run(sockets, frames, ticks, period, burst, seed, drain_seconds):
                 if started is None:
                     continue
                 if answer.WhichOneof("result") == "save_objects":
-                    latencies.append(received - started)
+                    latencies.append((received - started, int(started - begin)))
                 else:
                     code = pb.ErrorCode.Name(answer.error.code) if answer.WhichOneof("result") == "error" else answer.WhichOneof("result")
                     rejected[code] = rejected.get(code, 0) + 1
@@ -207,12 +208,18 @@ def main():
     latencies, rejected, generated, elapsed = run(sockets, frames, ticks, period, args.burst, args.seed, args.drain_seconds)
     cpu = sum(resource.getrusage(resource.RUSAGE_SELF)[:2]) - cpu_before
     server_after = thread_ticks(args.server_pid) if args.server_pid else {}
-    latencies.sort()
+    by_second = {}
+    for latency, second in latencies:
+        by_second.setdefault(second, []).append(latency)
+    latencies = sorted(latency for latency, _ in latencies)
     report = {
         "samplesGenerated": generated, "samplesAcknowledged": len(latencies), "batches": generated,
         "throughputPerSecond": len(latencies) / elapsed if elapsed > 0 else 0.0,
         "saveLatencyMs": {"p50": 1e3 * percentile(latencies, 0.5), "p99": 1e3 * percentile(latencies, 0.99)},
         "rejectedByCode": rejected, "generatorRunCPUSeconds": cpu,
+        # Whether the tail is a few bad seconds (a start-up, a stall) or spread over the run.
+        "saveLatencyP99MsBySecond": [1e3 * percentile(sorted(by_second.get(second, [])), 0.99)
+                                     for second in range(max(by_second, default=-1) + 1)],
     }
     if args.server_pid:
         # Only the seconds the devices were sending: connection setup and Hellos left out.

@@ -29,7 +29,8 @@
 # slices), and the run's own samples (DEVICES × RATE × SECONDS) count towards the next one:
 # `DEVICE_COUNTS=10000 PREFILL=480000 … run.sh 1 10` has level 1 merged during the run (and level 0, as
 # every 65,536 samples), PREFILL=4150000 level 1 then level 2. PREFILL_STORE=DIR keeps the filled store in DIR
-# (filled there when DIR does not exist, reused when it does), to compare builds on one fill. The UUID
+# (filled there when DIR does not exist, reused when it does), to compare builds on one fill. Each copy
+# is synced before its healthd starts. The UUID
 # levels (runs a level, entries, whether a merge is running; rows in the recent level) are printed before
 # and after each run.
 #   bench/load/run.sh [RATE] [SECONDS]        DEVICE_COUNTS="10 100" SCHEDULES="spread" GENERATOR=lean bench/load/run.sh
@@ -85,7 +86,12 @@ for n in $counts; do
     continue
   fi
   ulimit -Sn "$need"  # soft only: a plain `ulimit -n` would lower the hard limit for later steps
-  if [ -n "$template" ]; then mkdir -p "$work/bench-$n-$schedule" && cp -a "$template/." "$work/bench-$n-$schedule/"; fi
+  if [ -n "$template" ]; then
+    mkdir -p "$work/bench-$n-$schedule" && cp -a "$template/." "$work/bench-$n-$schedule/"
+    # Unsynced, the copy's pages are still the kernel's to write back, and the store's first checkpoint
+    # fsyncs them during the run: a stall a grown server does not have (bench/history/2026-12-03-ckpt.md).
+    sync "$work/bench-$n-$schedule/"*
+  fi
   start_healthd "bench-$n-$schedule" --max-connections "$(( n + 64 ))" --authorization-policy allow-all --http 127.0.0.1:0 ${HEALTHD_ARGS:-}
   http_addr="$(sed -n 's/.*listening on.*http \([0-9.]*:[0-9]*\).*/\1/p' "$server_data/healthd.log" | head -1)"
   report="$work/bench-$n-$schedule.json"
@@ -136,6 +142,9 @@ print(f"{n:8d} {schedule:>8s} {r['samplesGenerated']:11d} {r['samplesAcknowledge
       f"{100 * sys_ticks / max(1, ticks):6.0f} "
       f"{rss / 1024:9.1f} {max(0, rss - idle) / n:11.1f} {sim_seconds / calls * 1e6:12.1f} "
       f"{int(sys.argv[10]):8d} {float(sys.argv[11]) / max(1, int(sys.argv[10])):9.0f} {float(sys.argv[12]):10.1f} {int(sys.argv[13]):6d}")
+by_second = r.get("saveLatencyP99MsBySecond")
+if by_second:
+    print(f"{'':17s} p99 ms by second sent: " + " ".join(f"{ms:.0f}" for ms in by_second))
 run_ticks = r.get("serverRunTicks")
 if run_ticks:  # the lean generator's: the server's threads while the devices sent, setup left out
     user, system = (sum(t[i] for t in run_ticks.values()) for i in (0, 1))
