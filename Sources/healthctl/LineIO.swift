@@ -41,7 +41,7 @@ final class LineReader {
 /// (bench/history/2026-12-03-export3.md). It also leaves the user's page cache as it was.
 final class LineWriter {
     /// Bytes of a file handed to the kernel's write-out at once; the window before is dropped from
-    /// the cache after the next, so about two windows of the file stay cached.
+    /// the cache as the next one's write-out starts, so about two windows of the file stay cached.
     static let dropWindow = 32 << 20
 
     private let path: String?
@@ -88,20 +88,33 @@ final class LineWriter {
         dropBehind()
     }
 
-    /// Once a window was written past the last write-out: drops the pages written out meanwhile,
-    /// then starts the new window's write-out. POSIX_FADV_DONTNEED does both without waiting for
-    /// the disk: it starts the write-out of the range's dirty pages and drops its clean ones, so
-    /// pages a slow disk has not written yet stay cached as they would without it. Only advice:
-    /// its failure changes nothing written.
+    /// Once a window was written past the last write-out: starts the new window's write-out, then
+    /// drops the pages of the one before, written out meanwhile. Neither waits for the disk: pages a
+    /// slow disk has not written yet stay cached as they would without it. Only advice: a failure
+    /// changes nothing written.
     private func dropBehind() {
         guard let window, written - writingOut >= window else { return }
+        if let syncFileRange = Self.syncFileRange {
+            _ = syncFileRange(descriptor, off_t(writingOut), off_t(written - writingOut), Self.syncFileRangeWrite)
+        } else {
+            // POSIX_FADV_DONTNEED also starts the write-out of a range's dirty pages, but failing to
+            // drop them it drains every processor's page lists, waiting for each (a few a second).
+            _ = posix_fadvise(descriptor, off_t(writingOut), off_t(written - writingOut), POSIX_FADV_DONTNEED)
+        }
         if writingOut > dropped {
             _ = posix_fadvise(descriptor, off_t(dropped), off_t(writingOut - dropped), POSIX_FADV_DONTNEED)
             dropped = writingOut
         }
-        _ = posix_fadvise(descriptor, off_t(writingOut), off_t(written - writingOut), POSIX_FADV_DONTNEED)
         writingOut = written
     }
+
+    /// sync_file_range(2), which glibc declares only under _GNU_SOURCE, and Swift's Glibc module is
+    /// built without it; nil where the C library has none.
+    private static let syncFileRange = dlsym(nil, "sync_file_range").map {
+        unsafeBitCast($0, to: (@convention(c) (Int32, off_t, off_t, UInt32) -> Int32).self)
+    }
+    /// SYNC_FILE_RANGE_WRITE: start writing the range's dirty pages out, without waiting.
+    private static let syncFileRangeWrite: UInt32 = 2
 
     private static func failure(_ path: String) -> HealthError {
         HealthError.invalid("cannot write '\(path)': \(String(cString: strerror(errno)))", field: "output")
