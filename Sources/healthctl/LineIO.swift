@@ -36,8 +36,8 @@ final class LineReader {
 /// export writes each page of its file once and never reads it back, and kept cached every one of
 /// them is memory the kernel takes fresh from its free pool. On a virtual machine whose host takes
 /// back memory the guest freed (a balloon's free page reporting, as on the benchmark machine) that
-/// is a fault on the host a page: 1.1–1.6 s of system time for a 675 MB export there, against
-/// 0.25–0.35 s with the pages dropped behind, which reuses the same few pages
+/// is a fault on the host a page: 1.1–1.9 s of system time for 675 MB there (a bare write, the
+/// export), against 0.25–0.56 s with the pages dropped behind, which reuses the same few pages
 /// (bench/history/2026-12-03-export3.md). It also leaves the user's page cache as it was.
 final class LineWriter {
     /// Bytes of a file handed to the kernel's write-out at once; the window before is dropped from
@@ -89,8 +89,9 @@ final class LineWriter {
     }
 
     /// Once a window was written past the last write-out: starts the new window's write-out, then
-    /// drops the pages of the one before, written out meanwhile. Neither waits for the disk: pages a
-    /// slow disk has not written yet stay cached as they would without it. Only advice: a failure
+    /// drops the pages of the one before, written out meanwhile. Neither waits for the write-out to
+    /// end (only a full device queue holds the first back): pages a slow disk has not written yet stay
+    /// cached as they would without it. Only advice: a failure
     /// changes nothing written.
     private func dropBehind() {
         guard let window, written - writingOut >= window else { return }
@@ -98,7 +99,7 @@ final class LineWriter {
             _ = syncFileRange(descriptor, off_t(writingOut), off_t(written - writingOut), Self.syncFileRangeWrite)
         } else {
             // POSIX_FADV_DONTNEED also starts the write-out of a range's dirty pages, but failing to
-            // drop them it drains every processor's page lists, waiting for each (a few a second).
+            // drop them it drains every processor's page lists, waiting for each, once a window.
             _ = posix_fadvise(descriptor, off_t(writingOut), off_t(written - writingOut), POSIX_FADV_DONTNEED)
         }
         if writingOut > dropped {
