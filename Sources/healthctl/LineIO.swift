@@ -36,8 +36,8 @@ final class LineReader {
 /// export writes each page of its file once and never reads it back, and kept cached every one of
 /// them is memory the kernel takes fresh from its free pool. On a virtual machine whose host takes
 /// back memory the guest freed (a balloon's free page reporting, as on the benchmark machine) that
-/// is a fault on the host a page: 1.1–1.9 s of system time for 675 MB there (a bare write, the
-/// export), against 0.25–0.56 s with the pages dropped behind, which reuses the same few pages
+/// is a fault on the host a page: 1.1–2.0 s of system time for 675 MB there (a bare write, the
+/// export), against 0.25–0.72 s with the pages dropped behind, which reuses the same few pages
 /// (bench/history/2026-12-03-export3.md). It also leaves the user's page cache as it was.
 final class LineWriter {
     /// Bytes of a file handed to the kernel's write-out at once; the window before is dropped from
