@@ -6,6 +6,11 @@
 # export rate beside that sync's, healthctl lines/CPU-s, healthd samples/CPU-s, healthctl peak RSS,
 # and whether the file is byte for byte the base build's.
 #   BASE_BIN=DIR BENCH_BIN=DIR bench/export-ab.sh [SAMPLES] [ROUNDS]     default 1000000 2
+# FRESH=1: every export writes a file of its own, kept until the end (1M samples: ≈ 675 MB each),
+# so its pages come from the kernel's free memory, as a new file's do in bench/sync.sh and for a
+# user. Without it each export reuses the pages its own build's previous file freed right before
+# it; on this virtual machine new pages cost far more system time than pages just freed
+# (bench/history/2026-12-03-export3.md).
 set -euo pipefail
 # The fixture sets root, the repository's top folder.
 source "$(dirname "$0")/../scripts/healthd-fixture.sh"
@@ -33,6 +38,9 @@ for round in $(seq 1 "$rounds"); do
     python3 -c "
 lines, seconds, sync = $lines, $seconds, $sync_rate
 print(f'round $round $build: export {lines / seconds:,.0f}/s = {100 * lines / seconds / sync:.0f} % of the sync before it ({sync:,.0f}/s); '
-      f'healthctl {lines / ($user + $sys):,.0f} lines/CPU-s, healthd {lines / $server_cpu:,.0f}/CPU-s; peak RSS {$rss // 1024} MiB; $same; load $(cut -d' ' -f1 /proc/loadavg)')"
+      f'healthctl {lines / ($user + $sys):,.0f} lines/CPU-s (user $user s, system $sys s), healthd {lines / $server_cpu:,.0f}/CPU-s; peak RSS {$rss // 1024} MiB; $same; load $(cut -d' ' -f1 /proc/loadavg)')"
+    if [ -n "${FRESH:-}" ] && [ "$build" = bench ]; then
+      for kept in base bench; do mv "$work/$kept.jsonl" "$work/$kept-$round.jsonl"; done
+    fi
   done
 done

@@ -171,3 +171,66 @@ final class LineReaderTests: XCTestCase {
         XCTAssertEqual(lines, ["a", "b", "c", "", "\u{A0}", "e\u{301}", "", "e\u{301}\u{1F600}", "last"])
     }
 }
+
+final class LineWriterTests: XCTestCase {
+    /// Whether `path`'s pages, `count` bytes of them, are in the page cache, page by page.
+    private func resident(_ path: String, count: Int) throws -> [Bool] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        defer { close(descriptor) }
+        let mapped = try XCTUnwrap(mmap(nil, count, PROT_READ, MAP_SHARED, descriptor, 0))
+        XCTAssertNotEqual(mapped, MAP_FAILED)
+        defer { munmap(mapped, count) }
+        let page = sysconf(Int32(_SC_PAGESIZE))
+        var pages = [UInt8](repeating: 0, count: (count + page - 1) / page)
+        XCTAssertEqual(mincore(mapped, count, &pages), 0)
+        return pages.map { $0 & 1 == 1 }
+    }
+
+    private func lines(_ count: Int, _ byte: UInt8) -> LineBuffer {
+        var lines = LineBuffer()
+        lines.append(contentsOf: repeatElement(byte, count: count - 1))
+        lines.append(contentsOf: [0x0A])
+        return lines
+    }
+
+    /// A window written past the last write-out drops the pages written out since from the page
+    /// cache and starts the write-out of the new window; the file holds every byte written.
+    func testAFilesPagesWrittenOutAreDroppedBehindTheWriting() throws {
+        let path = NSTemporaryDirectory() + "drop-behind-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let window = 64 * 1024
+        // A file system that keeps clean pages whatever the advice (tmpfs) has nothing to drop.
+        try Data(repeating: 0x61, count: window).write(to: URL(fileURLWithPath: path))
+        let probe = open(path, O_RDONLY | O_CLOEXEC)
+        _ = fsync(probe)
+        _ = posix_fadvise(probe, 0, off_t(window), POSIX_FADV_DONTNEED)
+        close(probe)
+        if try resident(path, count: window).contains(true) { throw XCTSkip("this file system keeps clean pages cached") }
+
+        let writer = try LineWriter(path: path, dropWindow: window) { _ in XCTFail("a file's lines go to the file") }
+        for _ in 0..<4 { try writer.write(lines: lines(window / 4, 0x62)) }
+        XCTAssertEqual([writer.written, writer.writingOut, writer.dropped], [window, window, 0])
+        // The first window written out, as the kernel's write-out would have meanwhile.
+        let synced = open(path, O_RDONLY | O_CLOEXEC)
+        XCTAssertEqual(fsync(synced), 0)
+        close(synced)
+        try writer.write(lines: lines(window - 100, 0x63))
+        XCTAssertEqual([writer.written, writer.writingOut, writer.dropped], [2 * window - 100, window, 0], "not a window yet")
+        try writer.write(lines: lines(100, 0x64))
+        XCTAssertEqual([writer.written, writer.writingOut, writer.dropped], [2 * window, 2 * window, window])
+        let cached = try resident(path, count: 2 * window)
+        XCTAssertEqual(cached[..<(cached.count / 2)].filter { $0 }.count, 0, "the window written out is dropped")
+
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let expected = (0..<4).flatMap { _ in lines(window / 4, 0x62).bytes } + lines(window - 100, 0x63).bytes + lines(100, 0x64).bytes
+        XCTAssertEqual(Array(bytes), expected)
+    }
+
+    /// An output that is not a regular file has no pages to drop, and its lines are written all the same.
+    func testAnOutputThatIsNotAFileDropsNothing() throws {
+        let writer = try LineWriter(path: "/dev/null", dropWindow: 1) { _ in XCTFail("a path's lines go to the path") }
+        for _ in 0..<3 { try writer.write(lines: lines(100, 0x61)) }
+        XCTAssertEqual([writer.written, writer.writingOut, writer.dropped], [300, 0, 0])
+    }
+}
