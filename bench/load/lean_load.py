@@ -83,7 +83,9 @@ def encode_saves(devices, ticks, period, seed):
     for device in range(devices):
         own = []
         for tick in range(ticks):
-            t = start + tick * int(period * 1e6) + device
+            # One start time a tick for every device, as healthsim's load mode: a per-device offset sent at a
+            # random phase put each commit's samples_by_source entries at random in the tick's leaves.
+            t = start + tick * int(period * 1e6)
             sample = values.quantity_sample("HeartRate", round(rng.gauss(72, 8)), "count/min", t, t,
                                             uuid=rng.getrandbits(128).to_bytes(16, "big"))
             message = pb.ClientMessage(call_id=2 + tick)
