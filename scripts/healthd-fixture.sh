@@ -53,3 +53,10 @@ sim() {
 
 # peak_rss_kib PID: the process's peak resident set size so far.
 peak_rss_kib() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
+
+# uuid_levels DIR: the store's UUID levels, "level:runs/entries[, merging]" and the recent level's rows.
+uuid_levels() {
+  sqlite3 "$1/healthstore.sqlite" "SELECT group_concat(line, ' ') FROM (SELECT 'L' || level || ':' || count(*) || '/' || sum(entries)
+      || iif(count(cursor) > 0, '+merging', '') AS line FROM uuid_run_dir GROUP BY level ORDER BY level)
+    UNION ALL SELECT 'recent ' || count(*) FROM uuids_recent" | paste -sd' '
+}

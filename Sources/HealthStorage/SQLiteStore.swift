@@ -55,6 +55,9 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         /// Runs on the UUID filter's build thread once it has read every level, before the writer may
         /// take the filter (tests hold the build there).
         var uuidFilterPause: (@Sendable () -> Void)?
+        /// Whether the idle writer merges UUID runs a slice at a time (`WriteContext.mergesWhileIdle`; tests
+        /// that count the slices commits carry turn it off).
+        var mergesWhileIdle = true
 
         public init() {}
     }
@@ -81,6 +84,7 @@ public final class SQLiteStore: EngineStore, @unchecked Sendable {
         try Schema.migrate(db, report: options.migrationProgress, interval: options.migrationProgressInterval)
         // Built while the store serves, from a connection of its own (4–6 s at 10M UUIDs).
         let context = WriteContext(db: db, registry: registry)
+        context.mergesWhileIdle = options.mergesWhileIdle
         context.uuidFilterSource = UUIDFilterSource(connect: { () throws(HealthError) -> Database in try readConnection(path) },
                                                     pause: options.uuidFilterPause)
         try context.startUUIDFilterBuild()

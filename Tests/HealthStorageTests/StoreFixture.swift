@@ -63,6 +63,8 @@ final class StoreFixture {
     private let schema = "hs_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
     var store: EngineStore
     let owner: OwnerID
+    /// What the store opens with, reopened too.
+    let options: SQLiteStore.Options
 
     var isSQLite: Bool { engine == .sqlite }
 
@@ -84,6 +86,7 @@ final class StoreFixture {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hs-storage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("store.sqlite").path
+        self.options = options
         store = try Self.open(engine, path: path, schema: schema, options: options)
         owner = try await store.addOwner(name: "alice").0
     }
@@ -110,7 +113,7 @@ final class StoreFixture {
 
     func reopen() async throws {
         await store.close()
-        store = try Self.open(engine, path: path, schema: schema)
+        store = try Self.open(engine, path: path, schema: schema, options: options)
     }
 
     /// Replaces the (SQLite) store by an empty one as schema step `step` left it, holding only the
@@ -125,7 +128,7 @@ final class StoreFixture {
             // Since step 13 the owner's anchor counter has a table of its own.
             if step >= 13 { try db.execute("INSERT INTO anchor_counters (owner, last_anchor) VALUES (\(owner.rawValue), 0)") }
         }
-        store = try Self.open(engine, path: path, schema: schema)
+        store = try Self.open(engine, path: path, schema: schema, options: options)
     }
 
     /// A private connection to the fixture's database, for checks beside the store.

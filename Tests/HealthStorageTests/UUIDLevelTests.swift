@@ -206,7 +206,7 @@ final class UUIDLevelTests: StoreTestCase {
     /// each slice, across a reopen between any two slices (the cursor is in the file) and after a slice
     /// undone with its transaction; deletes during the merge take the UUID out of both copies.
     func testMergeInSlicesAcrossReopensAndUndo() async throws {
-        let fixture = try await StoreFixture()
+        let fixture = try await StoreFixture(options: .withoutIdleMerges)
         _ = try await fixture.store.write { context throws(HealthError) in Self.mergeSlowly(context) }
         var saved: [Sample] = []
         for pair in 0..<16 {
@@ -331,32 +331,11 @@ final class UUIDLevelTests: StoreTestCase {
     /// slice ending where a row ends, so a merge made of such slices leaves its run's rows whole (no
     /// row but the last could have taken the next row's first entry) and finds every entry once.
     func testCommitsMergeTheirShareInWholeRows() async throws {
-        let fixture = try await StoreFixture()
-        var generator = SystemRandomNumberGenerator()
+        let fixture = try await StoreFixture(options: .withoutIdleMerges)
         let perRun = 4_000
-        // Eight runs of level 0, written without merging, then a merge made due.
-        for run in 0..<UUIDLevels.runFanout {
-            let entries = (0..<perRun).map { index in
-                UUIDEntry(head: generator.next(), owner: fixture.owner.rawValue, type: 1, anchor: Int64(1_000_000 + run * perRun + index))
-            }
-            try await fixture.store.write { context throws(HealthError) in
-                let row = try context.db.prepare("INSERT INTO \(UUIDLevels.recent) (head, owner, type, anchor) VALUES (?, ?, ?, ?)")
-                for entry in entries {
-                    row.reset()
-                    row.bind(all: [.blob(UUIDEntry.blob(entry.head)), .int(entry.owner), .int(entry.type), .int(entry.anchor)])
-                    try row.run()
-                }
-                try context.flushRecentLevel()
-                context.uuidMergeDue = run == UUIDLevels.runFanout - 1 ? nil : false
-            }
-        }
+        _ = try await fixture.writeRunsDue(perRun: perRun)
         let total = perRun * UUIDLevels.runFanout
-        let merged = { () throws -> Int in
-            let db = try fixture.connect()
-            let output = try db.prepareOnce("SELECT coalesce(max(entries), 0) FROM \(UUIDLevels.directory) WHERE level = 1")
-            _ = try output.step()
-            return Int(output.int(0))
-        }
+        let merged = fixture.mergedIntoLevel1
         // The merge began with the last run's commit, which claimed nothing: a slice of the floor.
         let first = try merged()
         XCTAssertGreaterThanOrEqual(first, UUIDLevels.mergeSliceFloor)

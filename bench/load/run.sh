@@ -51,12 +51,6 @@ else
 fi
 
 hard_fds="$(ulimit -Hn)"
-# uuid_levels DIR: the store's UUID levels, "level:runs/entries[, merging]" and the recent level's rows.
-uuid_levels() {
-  sqlite3 "$1/healthstore.sqlite" "SELECT group_concat(line, ' ') FROM (SELECT 'L' || level || ':' || count(*) || '/' || sum(entries)
-      || iif(count(cursor) > 0, '+merging', '') AS line FROM uuid_run_dir GROUP BY level ORDER BY level)
-    UNION ALL SELECT 'recent ' || count(*) FROM uuids_recent" | paste -sd' '
-}
 prefill="${PREFILL:-0}" template=""
 if [ "$prefill" -gt 0 ]; then
   template="${PREFILL_STORE:-$work/prefilled}"

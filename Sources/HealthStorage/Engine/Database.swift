@@ -19,6 +19,9 @@ protocol Database: AnyObject {
     func beginWrite() throws(HealthError)
     /// Commits the writer's transaction.
     func commitWrite() throws(HealthError)
+    /// Runs `body`, whose committed transactions a power cut may undo: housekeeping that is redone if
+    /// lost, whose commits need not wait for the disk. Acknowledged writes keep the store's durability.
+    func withoutSyncedCommits<T>(_ body: () throws(HealthError) -> T) throws(HealthError) -> T
     /// Opens the savepoint `job` around one job of a group (undone with `ROLLBACK TO job`).
     func savepoint() throws(HealthError)
     /// Releases the savepoint `job` once its job succeeded.
@@ -173,6 +176,9 @@ struct SQLDialect: Sendable {
 }
 
 extension Database {
+    /// Commits as usual: where no housekeeping runs apart from saves (PostgreSQL), nothing gains.
+    func withoutSyncedCommits<T>(_ body: () throws(HealthError) -> T) throws(HealthError) -> T { try body() }
+
     /// SQLite holds no answer: a statement steps through its rows.
     func prepareStreamed(_ sql: String) throws(HealthError) -> Statement { try prepareOnce(sql) }
 

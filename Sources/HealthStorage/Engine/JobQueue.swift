@@ -30,11 +30,12 @@ final class JobQueue<Job>: @unchecked Sendable {
         return jobs.isEmpty ? nil : jobs.removeFirst()
     }
 
-    /// Every waiting job (at least one), waiting for one; empty once closed and empty.
-    func drain() -> [Job] {
+    /// Every waiting job: at least one if `waiting` (waiting for one), maybe none if not; empty once
+    /// closed and empty.
+    func drain(waiting: Bool = true) -> [Job] {
         condition.lock()
         defer { condition.unlock() }
-        while jobs.isEmpty && !closed { condition.wait() }
+        while waiting && jobs.isEmpty && !closed { condition.wait() }
         let all = jobs
         jobs.removeAll(keepingCapacity: true)
         return all
@@ -67,6 +68,13 @@ final class JobQueue<Job>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return jobs.count
+    }
+
+    /// Whether new jobs are refused.
+    var isClosed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed
     }
 
     /// Refuses new jobs; waiting workers finish what is queued, then see the end.

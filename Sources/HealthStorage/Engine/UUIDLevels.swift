@@ -39,6 +39,11 @@ enum UUIDLevels {
     /// The entries a commit that claimed `claimed` UUIDs merges (it ends its slice at the first row
     /// boundary after them, so the output's rows stay whole).
     static func mergeShare(claimed: Int) -> Int { max(mergeSliceFloor, claimed * mergeSharePerClaim) }
+    /// Entries a slice merged while the writer is idle writes (it too ends at a row boundary after them).
+    /// Those slices commit without waiting for the disk, so a lone device's saves no longer carry a
+    /// `mergeSliceFloor` slice each, with its pages synced, while a merge runs (≈ 4 ms a save,
+    /// bench/history/2026-12-03-p99merge.md).
+    static let idleMergeSliceEntries = mergeSliceFloor
     /// Bytes of a run's row at most: within one 8 KiB page of a rowid table, so a row is read from one
     /// leaf page (`WITHOUT ROWID` would move all but ~2 KB of it to overflow pages).
     static let runRowBytes = 7_900
@@ -330,13 +335,29 @@ extension WriteContext {
 
     /// Turns a full recent level into a run and merges a slice of runs when a merge is due, its size the
     /// transaction's share (`UUIDLevels.mergeShare`); run inside the transaction about to commit, so each
-    /// step commits with it or not at all.
+    /// step commits with it or not at all. A transaction that follows a slice merged while the writer was
+    /// idle carries none: the writer is not busy enough to need commits to keep the merge going.
     func moveUUIDLevelsIfDue() throws(HealthError) {
         guard db.dialect.keepsUUIDLevels else { return }
         let recent = try recentUUIDCount()
         let claimed = recentUUIDsAtBegin.map { recent - $0 } ?? 0
         if recent >= uuidRecentLimit { try flushRecentLevel() }
-        if uuidMergeDue != false { uuidMergeDue = try mergeUUIDRunSlice(share: UUIDLevels.mergeShare(claimed: claimed)) }
+        if uuidMergeDue != false && !mergedWhileIdle {
+            uuidMergeDue = try mergeUUIDRunSlice(share: UUIDLevels.mergeShare(claimed: claimed))
+        }
+        (mergedWhileIdle, idleMergeFailed) = (false, false)
+    }
+
+    /// Whether the writer, with no job waiting, has a merge slice to do (`mergeWhileIdle`).
+    var mergeDueWhileIdle: Bool {
+        mergesWhileIdle && db.dialect.keepsUUIDLevels && uuidMergeDue != false && !idleMergeFailed
+    }
+
+    /// One slice of the running (or a due) merge, in the writer's idle transaction: `idleMergeSliceEntries`,
+    /// small enough that a job arriving meanwhile waits well under a millisecond for it.
+    func mergeWhileIdle() throws(HealthError) {
+        uuidMergeDue = try mergeUUIDRunSlice(share: UUIDLevels.idleMergeSliceEntries)
+        mergedWhileIdle = true
     }
 
     /// The whole recent level, in key order, into a new run of level 0. Without a WHERE, SQLite clears

@@ -68,6 +68,12 @@ final class WriteContext {
     var uuidMergeSliceEntries = UUIDLevels.mergeSliceEntries
     /// Whether a merge of UUID runs runs or may start: nil until asked, false until the next run is written.
     var uuidMergeDue: Bool?
+    /// Whether the idle writer merges slices in transactions of their own (`SQLiteStore.Options`).
+    var mergesWhileIdle = true
+    /// Whether a slice was merged while idle since the last commit of jobs, which then carries none.
+    var mergedWhileIdle = false
+    /// Whether the last idle slice failed: no more are tried until a commit of jobs has moved the levels.
+    var idleMergeFailed = false
     /// Every UUID the levels hold or held (`UUIDFilter`): on SQLite once its build is taken, nil before
     /// that and on PostgreSQL.
     var uuidFilter: UUIDFilter?

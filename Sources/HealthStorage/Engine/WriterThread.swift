@@ -147,7 +147,11 @@ final class WriterThread: @unchecked Sendable {
         let thread = Thread(named: "store-writer") { [self] in
             var policy = policy
             while true {
-                var jobs = queue.drain()
+                var jobs = queue.drain(waiting: !context.mergeDueWhileIdle)
+                if jobs.isEmpty && !queue.isClosed {
+                    mergeWhileIdle()
+                    continue
+                }
                 if jobs.isEmpty { break }
                 let gather = policy.gatherTime(count: jobs.count, at: .now)
                 if gather > .zero { jobs += queue.gather(awaiting: policy.target - jobs.count, upTo: policy.jobs - jobs.count,
@@ -309,6 +313,28 @@ final class WriterThread: @unchecked Sendable {
         // reader started on hearing it finds the change, and before the savers are answered (docs/semantics.md §6.9).
         feed.publish(events.filter { if case .data = $0 { true } else { false } })
         return []
+    }
+
+    /// One slice of a due UUID merge in a transaction of its own, while no job waits: commits of jobs
+    /// then carry none (`WriteContext.moveUUIDLevelsIfDue`). Unsynced, since a power cut that undoes it
+    /// only leaves the merge where the last synced commit had it; a failure stops idle slices until the
+    /// next commit of jobs.
+    private func mergeWhileIdle() {
+        let db = context.db
+        do {
+            try db.withoutSyncedCommits { () throws(HealthError) in
+                try db.beginWrite()
+                context.beginTransaction()
+                try context.mergeWhileIdle()
+                try db.commitWrite()
+            }
+            context.finishTransaction(success: true)
+        } catch {
+            db.resetAll()
+            if db.inTransaction { try? db.execute("ROLLBACK") }
+            context.finishTransaction(success: false)
+            context.idleMergeFailed = true
+        }
     }
 
     /// Undoes a group run without savepoints, for it to run again with them.

@@ -81,6 +81,22 @@ final class SQLiteConnection: Database {
 
     func commitWrite() throws(HealthError) { try prepare("COMMIT").run() }
 
+    /// `synchronous = NORMAL` around `body` (SQLite refuses to change it inside a transaction): a WAL
+    /// commit is then written but not fsynced; the next synced commit's fsync covers its frames too.
+    func withoutSyncedCommits<T>(_ body: () throws(HealthError) -> T) throws(HealthError) -> T {
+        let level = try prepare("PRAGMA synchronous")
+        let synced = try level.step() ? level.int(0) : 1
+        level.reset()
+        guard synced > 1 else { return try body() }
+        try execute("PRAGMA synchronous = NORMAL")
+        defer {
+            // Outside a transaction this does no I/O and cannot fail but by misuse; if it did, every later
+            // save would be acknowledged less durably than configured, which stopping is better than.
+            do { try execute("PRAGMA synchronous = \(synced)") } catch { fatalError("could not restore synchronous = \(synced): \(error)") }
+        }
+        return try body()
+    }
+
     func savepoint() throws(HealthError) { try prepare("SAVEPOINT job").run() }
 
     func releaseSavepoint() throws(HealthError) { try prepare("RELEASE job").run() }
