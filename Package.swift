@@ -93,3 +93,8 @@ package.targets.append(.executableTarget(name: "healthfuzz", dependencies: ["Hea
 package.products.append(.executable(name: "apple-import-bench", targets: ["apple-import-bench"]))
 package.targets.append(.executableTarget(name: "apple-import-bench", dependencies: ["AppleHealthImport", "CLibXML2"],
                                          path: "bench/apple-import/Sources"))
+
+// MARK: transport floor (bench/load/run.sh FLOOR=1) — the load bench's raw limit, not shipped with the server.
+package.products.append(.executable(name: "transport-floor", targets: ["transport-floor"]))
+package.targets.append(.executableTarget(name: "transport-floor", dependencies: ["CLibUV", "HealthWire", "HealthModel", "HealthStorage"],
+                                         path: "bench/load/floor"))
