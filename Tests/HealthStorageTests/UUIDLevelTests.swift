@@ -266,23 +266,67 @@ final class UUIDLevelTests: StoreTestCase {
     /// The recent level stays small: a commit dirties nearly every one of its leaves up to its own
     /// number of UUIDs (new heads are random), and each dirty page is a WAL frame written and checksummed
     /// at commit, so its leaves bound a commit of lone saves' pages. One UUID short of its limit it spans
-    /// at most 32 leaves (at the old limit of 65,536 rows, 163); the save that fills it turns it into
-    /// one run of level 0.
+    /// at most 8 leaves (at the old limits of 65,536 and 8,192 rows, 163 and ≈ 20); the save that fills
+    /// it turns it into one run of level 0.
     func testTheRecentLevelSpansFewLeavesAndBecomesARunWhenFull() async throws {
         let fixture = try await StoreFixture()
         guard fixture.isSQLite else { return }
         let limit = UUIDLevels.recentLimit
-        for start in stride(from: 0, to: limit - 1, by: 1_000) {
-            let samples = (start..<min(start + 1_000, limit - 1)).map { StoreFixture.heartRate(s(Int64($0))) }
+        for start in stride(from: 0, to: limit - 1, by: 500) {
+            let samples = (start..<min(start + 500, limit - 1)).map { StoreFixture.heartRate(s(Int64($0))) }
             try await expect(await fixture.save(samples), Array(repeating: .stored, count: samples.count))
         }
         XCTAssertEqual(try fixture.count(UUIDLevels.recent), limit - 1)
         XCTAssertEqual(try fixture.count(UUIDLevels.directory), 0)
         let leaves = try fixture.count("dbstat WHERE name = '\(UUIDLevels.recent)' AND pagetype = 'leaf'")
-        XCTAssertLessThanOrEqual(leaves, 32, "the recent level's leaves are a commit's dirty pages")
+        XCTAssertLessThanOrEqual(leaves, 8, "the recent level's leaves are a commit's dirty pages")
         try await expect(await fixture.save([StoreFixture.heartRate(s(Int64(limit)))]), [.stored])
         XCTAssertEqual(try fixture.count(UUIDLevels.recent), 0)
         XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = \(limit)"), 1)
+    }
+
+    /// The recent level's limit is the writer's, not the store's: a store written while it held more
+    /// rows (level-0 runs of the old size, a recent level fuller than the new limit) keeps every UUID
+    /// unique and findable under a lower one. The first commit turns the full recent level into a run,
+    /// and the old runs merge with the new, smaller ones when level 0 next holds eight.
+    func testAStoreWrittenWithALargerRecentLevelKeepsEveryUUID() async throws {
+        let fixture = try await StoreFixture()
+        guard fixture.isSQLite else { return }
+        let save = { (pairs: Range<Int>) async throws -> [Sample] in
+            var saved: [Sample] = []
+            for pair in pairs {
+                let objects = (0..<2).map { StoreFixture.heartRate(s(Int64(pair * 10 + $0 * 5)), uuid: Self.spreadUUID(pair * 2 + $0)) }
+                try await expect(await fixture.save(objects), [.stored, .stored])
+                saved += objects
+            }
+            return saved
+        }
+        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 16 }
+        // Three runs of 16 and 10 rows in the recent level.
+        var saved = try await save(0..<29)
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = 16"), 3)
+        XCTAssertEqual(try fixture.count(UUIDLevels.recent), 10)
+
+        await fixture.store.close()
+        fixture.store = try SQLiteStore.open(path: fixture.path)
+        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
+        XCTAssertEqual(try fixture.count(UUIDLevels.recent), 0, "the first commit moves the full recent level")
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = 10"), 1)
+        // Four runs of 4 make eight at level 0: one uneven merge of 3 × 16 + 10 + 4 × 4 entries.
+        saved += try await save(29..<37)
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 1 AND entries = 74 AND cursor IS NULL"), 1)
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0"), 0)
+
+        let held = try levels(fixture, of: saved)
+        XCTAssertEqual(held.count, saved.count, "every UUID in exactly one level")
+        XCTAssertEqual(Set(held.values), [Self.level(1)])
+        await fixture.store.close()
+        fixture.store = try SQLiteStore.open(path: fixture.path)
+        try await expectFilterHoldsEveryUUID(fixture, count: saved.count)
+        try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
+        for probe in [saved[0], saved[50], saved[73]] {
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(probe.start, bpm: 99, uuid: probe.uuid)], index: 0)
+        }
     }
 
     /// A run's rows are found by one seek each: every head of thousands of entries (many rows of a run,
