@@ -266,20 +266,20 @@ final class UUIDLevelTests: StoreTestCase {
     /// The recent level stays small: a commit dirties nearly every one of its leaves up to its own
     /// number of UUIDs (new heads are random), and each dirty page is a WAL frame written and checksummed
     /// at commit, so its leaves bound a commit of lone saves' pages. One UUID short of its limit it spans
-    /// at most 8 leaves (at the old limits of 65,536 and 8,192 rows, 163 and ≈ 20); the save that fills
-    /// it turns it into one run of level 0.
+    /// at most 32 leaves (at the old limit of 65,536 rows, 163); the save that fills it turns it into
+    /// one run of level 0.
     func testTheRecentLevelSpansFewLeavesAndBecomesARunWhenFull() async throws {
         let fixture = try await StoreFixture()
         guard fixture.isSQLite else { return }
         let limit = UUIDLevels.recentLimit
-        for start in stride(from: 0, to: limit - 1, by: 500) {
-            let samples = (start..<min(start + 500, limit - 1)).map { StoreFixture.heartRate(s(Int64($0))) }
+        for start in stride(from: 0, to: limit - 1, by: 1_000) {
+            let samples = (start..<min(start + 1_000, limit - 1)).map { StoreFixture.heartRate(s(Int64($0))) }
             try await expect(await fixture.save(samples), Array(repeating: .stored, count: samples.count))
         }
         XCTAssertEqual(try fixture.count(UUIDLevels.recent), limit - 1)
         XCTAssertEqual(try fixture.count(UUIDLevels.directory), 0)
         let leaves = try fixture.count("dbstat WHERE name = '\(UUIDLevels.recent)' AND pagetype = 'leaf'")
-        XCTAssertLessThanOrEqual(leaves, 8, "the recent level's leaves are a commit's dirty pages")
+        XCTAssertLessThanOrEqual(leaves, 32, "the recent level's leaves are a commit's dirty pages")
         try await expect(await fixture.save([StoreFixture.heartRate(s(Int64(limit)))]), [.stored])
         XCTAssertEqual(try fixture.count(UUIDLevels.recent), 0)
         XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = \(limit)"), 1)
@@ -292,28 +292,18 @@ final class UUIDLevelTests: StoreTestCase {
     func testAStoreWrittenWithALargerRecentLevelKeepsEveryUUID() async throws {
         let fixture = try await StoreFixture()
         guard fixture.isSQLite else { return }
-        let save = { (pairs: Range<Int>) async throws -> [Sample] in
-            var saved: [Sample] = []
-            for pair in pairs {
-                let objects = (0..<2).map { StoreFixture.heartRate(s(Int64(pair * 10 + $0 * 5)), uuid: Self.spreadUUID(pair * 2 + $0)) }
-                try await expect(await fixture.save(objects), [.stored, .stored])
-                saved += objects
-            }
-            return saved
-        }
-        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 16 }
         // Three runs of 16 and 10 rows in the recent level.
-        var saved = try await save(0..<29)
+        var saved = try await fillLevels(fixture, pairs: 29, limit: 16)
         XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = 16"), 3)
         XCTAssertEqual(try fixture.count(UUIDLevels.recent), 10)
 
         await fixture.store.close()
         fixture.store = try SQLiteStore.open(path: fixture.path)
-        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
+        _ = try await fillLevels(fixture, pairs: 0)
         XCTAssertEqual(try fixture.count(UUIDLevels.recent), 0, "the first commit moves the full recent level")
         XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = 10"), 1)
         // Four runs of 4 make eight at level 0: one uneven merge of 3 × 16 + 10 + 4 × 4 entries.
-        saved += try await save(29..<37)
+        saved += try await fillLevels(fixture, pairs: 8, from: 29)
         XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 1 AND entries = 74 AND cursor IS NULL"), 1)
         XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0"), 0)
 
@@ -753,13 +743,13 @@ final class UUIDLevelTests: StoreTestCase {
         }
     }
 
-    /// Saves `pairs` batches of two heart rates (UUIDs spread by `spreadUUID`) with four rows filling
-    /// the recent level, so a run is written every other save (and eight runs merge into one of
-    /// level 1); returns them in the order saved.
-    private func fillLevels(_ fixture: StoreFixture, pairs: Int) async throws -> [Sample] {
-        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
+    /// Saves `pairs` batches of two heart rates (UUIDs spread by `spreadUUID`, the pairs numbered from
+    /// `first`) with `limit` rows filling the recent level: at four, a run is written every other save
+    /// (and eight runs merge into one of level 1); returns them in the order saved.
+    private func fillLevels(_ fixture: StoreFixture, pairs: Int, from first: Int = 0, limit: Int = 4) async throws -> [Sample] {
+        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = limit }
         var saved: [Sample] = []
-        for pair in 0..<pairs {
+        for pair in first..<first + pairs {
             let objects = (0..<2).map { StoreFixture.heartRate(s(Int64(pair * 10 + $0 * 5)), uuid: Self.spreadUUID(pair * 2 + $0)) }
             try await expect(await fixture.save(objects), [.stored, .stored])
             saved += objects

@@ -23,18 +23,16 @@
 # PREFILL=N starts every step's healthd on a copy of one store filled before the first step with N samples
 # of the peer benchmark's stream (bench/peer/peer_bench.py), so the run meets what a store of that size
 # does: on SQLite the UUID index's runs are merged a slice a commit while a merge is due (UUIDLevels).
-# The fill is one connection saving 4,096 samples a call, and each call's commit finds the recent level
-# past its limit (2,048 rows), so every level-0 run of the fill holds 4,096 entries: the commit that
-# writes a level's eighth run starts its merge, level 0's every 32,768 samples, level 1's every 262,144
-# (4 slices of up to 65,536 entries), level 2's every 2,097,152 (32 slices). The run's own lone saves
-# make level-0 runs of 2,048 (at 10,000 devices × 1/s, one every ≈ 0.2 s), each one run towards the
-# next merge: `DEVICE_COUNTS=10000 PREFILL=480000 … run.sh 1 10` has level 1 merged during the run (and
-# level 0, every eight of its runs), PREFILL=4150000 level 1 then level 2. A store filled before
-# 2026-12-04 (recent level 8,192) has level-0 runs of 8,192 and merges at 65,536, 524,288 and 4,194,304.
-# PREFILL_STORE=DIR keeps the filled store in DIR (filled there when DIR does not exist, reused when it
-# does), to compare builds on one fill. Each copy is synced before its healthd starts. The UUID levels
-# (runs a level, entries, whether a merge is running; rows in the recent level) are printed before and
-# after each run.
+# The fill is one connection saving 4,096 samples a call, so every level-0 run holds 8,192 entries (the
+# recent level's limit): the commit that writes a level's eighth run starts its merge, level 0's every
+# 65,536 samples, level 1's at 524,288 (8 slices of up to 65,536 entries), level 2's at 4,194,304 (64
+# slices), and the run's own samples (DEVICES × RATE × SECONDS) count towards the next one:
+# `DEVICE_COUNTS=10000 PREFILL=480000 … run.sh 1 10` has level 1 merged during the run (and level 0, as
+# every 65,536 samples), PREFILL=4150000 level 1 then level 2. PREFILL_STORE=DIR keeps the filled store in DIR
+# (filled there when DIR does not exist, reused when it does), to compare builds on one fill. Each copy
+# is synced before its healthd starts. The UUID
+# levels (runs a level, entries, whether a merge is running; rows in the recent level) are printed before
+# and after each run.
 #   bench/load/run.sh [RATE] [SECONDS]        DEVICE_COUNTS="10 100" SCHEDULES="spread" GENERATOR=lean bench/load/run.sh
 # Every device is a real socket (healthsim reads them all on one queue), so a step needs about
 # DEVICES + 1,024 file descriptors in each of healthd and healthsim; the script raises `ulimit -n`

@@ -22,13 +22,12 @@ enum UUIDLevels {
     /// every leaf of the recent level up to its own number of UUIDs, and each dirty page is a WAL frame
     /// written and checksummed at commit: at 65,536 rows (≈ 160 leaves when full) a commit of ≈ 110
     /// lone saves wrote ≈ 72 frames, 0.65 a save; at 8,192 (≈ 20 leaves) about half as many
-    /// (bench/history/2026-12-03-savecpu9.md); at 2,048 (≈ 5 leaves) ≈ 19 frames a commit of ≈ 100
-    /// against ≈ 27 at 8,192, and 1,024 saved less than one more (bench/history/2026-12-04-recent.md).
-    /// Each entry is written once a level, sequentially, in merge slices: a run of level n holds
-    /// 2,048 × 8ⁿ entries, so each factor of 8 taken off the limit adds a level.
-    /// The writer's, not the store's: a store written under another limit keeps its runs, and a recent
-    /// level fuller than this becomes a run at the next commit.
-    static let recentLimit = 2_048
+    /// (bench/history/2026-12-03-savecpu9.md). Each entry is written once more in all (one more level
+    /// of runs, 8,192 × 8ⁿ entries a run of level n), sequentially, in merge slices. At 2,048 a commit
+    /// wrote ≈ 19 frames instead of ≈ 27 but the writer only ≈ 1 µs a save less, while a retry's lookup,
+    /// which reads one row of every run, cost ≈ 10 µs more (bench/history/2026-12-04-recent.md). The
+    /// limit is the writer's, never stored: a store written under another keeps its runs.
+    static let recentLimit = 8_192
     /// Runs of a level merged into one run of the next.
     static let runFanout = 8
     /// Entries a merge writes per transaction, at most (it ends a slice between two heads).
