@@ -285,6 +285,40 @@ final class UUIDLevelTests: StoreTestCase {
         XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = \(limit)"), 1)
     }
 
+    /// The recent level's limit is the writer's, not the store's: a store written while it held more
+    /// rows (level-0 runs of the old size, a recent level fuller than the new limit) keeps every UUID
+    /// unique and findable under a lower one. The first commit turns the full recent level into a run,
+    /// and the old runs merge with the new, smaller ones when level 0 next holds eight.
+    func testAStoreWrittenWithALargerRecentLevelKeepsEveryUUID() async throws {
+        let fixture = try await StoreFixture()
+        guard fixture.isSQLite else { return }
+        // Three runs of 16 and 10 rows in the recent level.
+        var saved = try await fillLevels(fixture, pairs: 29, limit: 16)
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = 16"), 3)
+        XCTAssertEqual(try fixture.count(UUIDLevels.recent), 10)
+
+        await fixture.store.close()
+        fixture.store = try SQLiteStore.open(path: fixture.path)
+        _ = try await fillLevels(fixture, pairs: 0)
+        XCTAssertEqual(try fixture.count(UUIDLevels.recent), 0, "the first commit moves the full recent level")
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = 10"), 1)
+        // Four runs of 4 make eight at level 0: one uneven merge of 3 × 16 + 10 + 4 × 4 entries.
+        saved += try await fillLevels(fixture, pairs: 8, from: 29)
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 1 AND entries = 74 AND cursor IS NULL"), 1)
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0"), 0)
+
+        let held = try levels(fixture, of: saved)
+        XCTAssertEqual(held.count, saved.count, "every UUID in exactly one level")
+        XCTAssertEqual(Set(held.values), [Self.level(1)])
+        await fixture.store.close()
+        fixture.store = try SQLiteStore.open(path: fixture.path)
+        try await expectFilterHoldsEveryUUID(fixture, count: saved.count)
+        try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
+        for probe in [saved[0], saved[50], saved[73]] {
+            try await expectReuseRefused(fixture, [StoreFixture.heartRate(probe.start, bpm: 99, uuid: probe.uuid)], index: 0)
+        }
+    }
+
     /// A run's rows are found by one seek each: every head of thousands of entries (many rows of a run,
     /// heads shared by several entries and owners, entries sharing the first head of a row) is found,
     /// with each of its entries and nothing else, in the recent level, in runs, and across a merge.
@@ -688,13 +722,13 @@ final class UUIDLevelTests: StoreTestCase {
         }
     }
 
-    /// Saves `pairs` batches of two heart rates (UUIDs spread by `spreadUUID`) with four rows filling
-    /// the recent level, so a run is written every other save (and eight runs merge into one of
-    /// level 1); returns them in the order saved.
-    private func fillLevels(_ fixture: StoreFixture, pairs: Int) async throws -> [Sample] {
-        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = 4 }
+    /// Saves `pairs` batches of two heart rates (UUIDs spread by `spreadUUID`, the pairs numbered from
+    /// `first`) with `limit` rows filling the recent level: at four, a run is written every other save
+    /// (and eight runs merge into one of level 1); returns them in the order saved.
+    private func fillLevels(_ fixture: StoreFixture, pairs: Int, from first: Int = 0, limit: Int = 4) async throws -> [Sample] {
+        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRecentLimit = limit }
         var saved: [Sample] = []
-        for pair in 0..<pairs {
+        for pair in first..<first + pairs {
             let objects = (0..<2).map { StoreFixture.heartRate(s(Int64(pair * 10 + $0 * 5)), uuid: Self.spreadUUID(pair * 2 + $0)) }
             try await expect(await fixture.save(objects), [.stored, .stored])
             saved += objects

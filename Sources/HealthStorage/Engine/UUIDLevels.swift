@@ -23,7 +23,10 @@ enum UUIDLevels {
     /// written and checksummed at commit: at 65,536 rows (≈ 160 leaves when full) a commit of ≈ 110
     /// lone saves wrote ≈ 72 frames, 0.65 a save; at 8,192 (≈ 20 leaves) about half as many
     /// (bench/history/2026-12-03-savecpu9.md). Each entry is written once more in all (one more level
-    /// of runs, 8,192 × 8ⁿ entries a run of level n), sequentially, in merge slices.
+    /// of runs, 8,192 × 8ⁿ entries a run of level n), sequentially, in merge slices. At 2,048 a commit
+    /// wrote ≈ 19 frames instead of ≈ 27 but the writer only ≈ 1 µs a save less, while a retry's lookup,
+    /// which reads one row of every run, cost ≈ 10 µs more (bench/history/2026-12-04-recent.md). The
+    /// limit is the writer's, never stored: a store written under another keeps its runs.
     static let recentLimit = 8_192
     /// Runs of a level merged into one run of the next.
     static let runFanout = 8
