@@ -285,6 +285,100 @@ final class UUIDLevelTests: StoreTestCase {
         XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 0 AND entries = \(limit)"), 1)
     }
 
+    /// A claim of `uuidRunClaimRows` UUIDs or more is a run of level 0 of its own, sorted in memory, and
+    /// leaves the recent level alone: its UUIDs are retried, refused with other content and repeated
+    /// within a batch as the recent level's are; a batch refused after its claim leaves no run behind;
+    /// eight such runs merge into one of level 1, every UUID found once, across a reopen.
+    func testABulkClaimIsARunOfItsOwn() async throws {
+        let fixture = try await StoreFixture(options: .withoutIdleMerges)
+        guard fixture.isSQLite else { return }
+        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRunClaimRows = 8 }
+        func batch(_ first: Int, _ count: Int) -> [Sample] {
+            (first..<first + count).map { StoreFixture.heartRate(s(Int64($0 * 10)), uuid: Self.spreadUUID($0)) }
+        }
+        let runs = "\(UUIDLevels.directory) WHERE level = 0"
+        let first = batch(0, 10)
+        try await expect(await fixture.save(first + [first[0]]), Array(repeating: .stored, count: 10) + [.alreadyStored])
+        XCTAssertEqual(try fixture.count(UUIDLevels.recent), 0, "a bulk claim in the recent level")
+        XCTAssertEqual(try fixture.count("\(runs) AND entries = 10"), 1)
+        XCTAssertEqual(Set(try levels(fixture, of: first).values), [Self.level(0)])
+        try await expect(await fixture.save(first), Array(repeating: .alreadyStored, count: 10))
+        let reuse = StoreFixture.heartRate(first[3].start, bpm: 99, uuid: first[3].uuid)
+        try await expectReuseRefused(fixture, batch(10, 9) + [reuse], index: 9)
+        XCTAssertEqual(try fixture.count(UUIDLevels.directory), 1, "a refused batch's run left behind")
+        XCTAssertEqual(try fixture.count(UUIDLevels.recent), 0)
+
+        var saved = first
+        for index in 1..<UUIDLevels.runFanout {
+            let next = batch(index * 10, 8 + index)
+            try await expect(await fixture.save(next), Array(repeating: .stored, count: next.count))
+            saved += next
+        }
+        XCTAssertEqual(try fixture.count(runs), 0, "eight bulk runs not merged")
+        XCTAssertEqual(try fixture.count("\(UUIDLevels.directory) WHERE level = 1 AND entries = \(saved.count) AND cursor IS NULL"), 1)
+        XCTAssertEqual(Set(try levels(fixture, of: saved).values), [Self.level(1)])
+        XCTAssertEqual(try levels(fixture, of: saved).count, saved.count)
+        try await fixture.reopen()
+        try await expectFilterHoldsEveryUUID(fixture, count: saved.count)
+        try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
+        try await expect(await fixture.query().count, saved.count)
+    }
+
+    /// A batch whose claims gather into a pending run saves as one whose claims enter the recent level:
+    /// the same outcomes and stored samples, every UUID in one level, with a correlation (which claims
+    /// its own UUIDs and reads by UUID), a synced sample replacing an older version, UUIDs repeated
+    /// across the batch's chunks, before and after those objects, and retries of earlier batches.
+    func testBulkClaimsSaveAsTheRecentLevelDoes() async throws {
+        let bulk = try await StoreFixture(options: .withoutIdleMerges), recent = try await StoreFixture(options: .withoutIdleMerges)
+        guard bulk.isSQLite else { return }
+        _ = try await bulk.store.write { context throws(HealthError) in context.uuidRunClaimRows = 4 }
+        let synced = { (version: Int64, bpm: Double) in
+            StoreFixture.heartRate(s(500), bpm: bpm, metadata: [MetadataKey.syncIdentifier: .string("hr"), MetadataKey.syncVersion: .int(version)])
+        }
+        let plain = (0..<300).map { StoreFixture.heartRate(s(Int64($0)), uuid: Self.spreadUUID($0)) }
+        let pressure = Sample(type: StoreFixture.bloodPressure, start: s(900), end: s(900), body: .correlation([
+            Sample(type: StoreFixture.systolic, start: s(900), end: s(900), body: .quantity(Quantity(120, "mmHg"), count: 1)),
+            Sample(type: StoreFixture.diastolic, start: s(900), end: s(900), body: .quantity(Quantity(80, "mmHg"), count: 1)),
+        ]))
+        let batches: [[Sample]] = [
+            [synced(1, 60)],
+            Array(plain[0..<150]) + [plain[3]] + Array(plain[150..<200]) + [pressure, plain[160], synced(2, 61)] + Array(plain[200..<250]) + [plain[0]],
+            Array(plain[100..<300]),
+            Array(plain[250..<300]) + [pressure],
+        ]
+        for batch in batches {
+            let outcomes = try await bulk.save(batch)
+            try await expect(outcomes, try await recent.save(batch))
+        }
+        XCTAssertGreaterThan(try fixtureRunsHold(bulk), 0, "the bulk batches claimed into the recent level")
+        XCTAssertEqual(try fixtureRunsHold(recent), 0)
+        try await expect(await bulk.query([StoreFixture.heartRate, StoreFixture.bloodPressure, StoreFixture.systolic]).map(\.uuid),
+                         await recent.query([StoreFixture.heartRate, StoreFixture.bloodPressure, StoreFixture.systolic]).map(\.uuid))
+        XCTAssertEqual(try levels(bulk, of: plain).count, plain.count)
+        try await expect(await bulk.query().count, await recent.query().count)
+    }
+
+    /// Level-0 runs of the fixture.
+    private func fixtureRunsHold(_ fixture: StoreFixture) throws -> Int {
+        try fixture.count("\(UUIDLevels.directory) WHERE level = 0")
+    }
+
+    /// A commit whose UUIDs went into a run of their own merges their share of a due merge, as one whose
+    /// UUIDs entered the recent level: a bulk save keeps the merges it makes due going.
+    func testABulkRunClaimCarriesItsMergeShare() async throws {
+        let fixture = try await StoreFixture(options: .withoutIdleMerges)
+        guard fixture.isSQLite else { return }
+        _ = try await fixture.writeRunsDue(perRun: 4_000)
+        let before = try fixture.mergedIntoLevel1()
+        _ = try await fixture.store.write { context throws(HealthError) in context.uuidRunClaimRows = 100 }
+        let bulk = (0..<300).map { StoreFixture.heartRate(s(10 + Int64($0))) }
+        try await expect(await fixture.save(bulk), Array(repeating: .stored, count: bulk.count))
+        XCTAssertEqual(try fixture.count(UUIDLevels.recent), 0)
+        let share = bulk.count * UUIDLevels.mergeSharePerClaim
+        XCTAssertGreaterThan(share, UUIDLevels.mergeSliceFloor, "the test needs a share above the floor")
+        XCTAssertGreaterThanOrEqual(try fixture.mergedIntoLevel1() - before, share)
+    }
+
     /// The recent level's limit is the writer's, not the store's: a store written while it held more
     /// rows (level-0 runs of the old size, a recent level fuller than the new limit) keeps every UUID
     /// unique and findable under a lower one. The first commit turns the full recent level into a run,

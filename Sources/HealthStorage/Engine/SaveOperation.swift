@@ -20,38 +20,43 @@ extension WriteContext {
             : .connection(try connectionSaver(batch, insertRow: insertRow))
         // A grouped lone sample returns `.stored` (settled later if need be) in a shared array, not one of its own.
         var outcomes = grouped ? Self.storedAlone : [SaveOutcome](repeating: .stored, count: batch.objects.count)
-        // A lone sample takes the one-row `OR FAIL` insert: no RETURNING set to gather, and no
-        // statement journal, since a one-row insert that fails has changed nothing.
-        var pending = PendingSamples(limit: batch.objects.count > 1 ? db.dialect.samplesPerInsert : 1)
-        for (index, object) in batch.objects.enumerated() {
-            do {
-                let objectSaver = switch savers {
-                case .connection(let saver): saver
-                case .kept(let kept): try kept.saver(for: Self.keptRevision(object), in: self)
-                }
-                let device = object.device ?? batch.defaultDevice
-                if pending.limit > 1 || grouped, let row = try objectSaver.plainRow(object, device: device) {
-                    let sample = PendingSample(index: index, saver: objectSaver, sample: object, device: device, row: row)
-                    if let settle, grouped {
-                        try addGroupRow(sample, settle: settle)
-                        return outcomes
+        return try bulkClaims(rows: grouped ? 1 : batch.objects.count) { () throws(HealthError) -> [SaveOutcome] in
+            // A lone sample takes the one-row `OR FAIL` insert: no RETURNING set to gather, and no
+            // statement journal, since a one-row insert that fails has changed nothing.
+            var pending = PendingSamples(limit: batch.objects.count > 1 ? db.dialect.samplesPerInsert : 1)
+            for (index, object) in batch.objects.enumerated() {
+                do throws(HealthError) {
+                    let objectSaver = switch savers {
+                    case .connection(let saver): saver
+                    case .kept(let kept): try kept.saver(for: Self.keptRevision(object), in: self)
                     }
-                    pending.rows.append(sample)
-                    if pending.rows.count == pending.limit { try insert(&pending, into: &outcomes) }
-                } else {
-                    // Whatever this object reads (its sync match, the samples of a workout) must see the rows before it.
-                    try insertGroupRows()
+                    let device = object.device ?? batch.defaultDevice
+                    if pending.limit > 1 || grouped, let row = try objectSaver.plainRow(object, device: device) {
+                        let sample = PendingSample(index: index, saver: objectSaver, sample: object, device: device, row: row)
+                        if let settle, grouped {
+                            try addGroupRow(sample, settle: settle)
+                            return outcomes
+                        }
+                        pending.rows.append(sample)
+                        if pending.rows.count == pending.limit { try insert(&pending, into: &outcomes) }
+                    } else {
+                        // Whatever this object reads (its sync match, the samples of a workout) must see the rows
+                        // before it, and their UUIDs: it claims its own in the recent level.
+                        try insertGroupRows()
+                        try insert(&pending, into: &outcomes)
+                        let bulk = try suspendBulkClaims()
+                        outcomes[index] = try objectSaver.save(object, device: device, parent: nil)
+                        pendingRun = bulk
+                    }
+                } catch {
+                    // Row by row, a failure of an object still pending would have come first.
                     try insert(&pending, into: &outcomes)
-                    outcomes[index] = try objectSaver.save(object, device: device, parent: nil)
+                    throw error.objectIndex == nil ? error.at(index: index) : error
                 }
-            } catch {
-                // Row by row, a failure of an object still pending would have come first.
-                try insert(&pending, into: &outcomes)
-                throw error.objectIndex == nil ? error.at(index: index) : error
             }
+            try insert(&pending, into: &outcomes)
+            return outcomes
         }
-        try insert(&pending, into: &outcomes)
-        return outcomes
     }
 
     private static let storedAlone: [SaveOutcome] = [.stored]

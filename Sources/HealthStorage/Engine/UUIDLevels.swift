@@ -28,6 +28,11 @@ enum UUIDLevels {
     /// which reads one row of every run, cost ≈ 10 µs more (bench/history/2026-12-04-recent.md). The
     /// limit is the writer's, never stored: a store written under another keeps its runs.
     static let recentLimit = 8_192
+    /// Rows one insert of a job's plain samples takes at least for their UUIDs to be claimed as a run of
+    /// their own (`WriteContext.bulkClaims`) instead of rows of the recent level: a bulk save's thousands
+    /// of random heads were each a B-tree insert there (a fifth of the storage bench's stream CPU), then
+    /// read back, rewritten as a run and deleted when the level filled.
+    static let runClaimRows = 1_024
     /// Runs of a level merged into one run of the next.
     static let runFanout = 8
     /// Entries a merge writes per transaction, at most (it ends a slice between two heads).
@@ -145,13 +150,29 @@ enum UUIDLevels {
     /// returns how many (none: no run).
     @discardableResult
     static func writeRun(_ db: Database, level: Int64?, from select: String) throws(HealthError) -> Int {
+        try writeRun(db, level: level) { (writer: inout UUIDRunWriter) throws(HealthError) in
+            let rows = try db.prepareOnce(select)
+            while try rows.step() {
+                guard let head = rows.blob(0).flatMap(UUIDEntry.head) else { continue }
+                try writer.append(UUIDEntry(head: head, owner: rows.int(1), type: rows.int(2), anchor: rows.int(3)))
+            }
+        }
+    }
+
+    /// Packs `entries`, in key order, into a new run as `writeRun(_:level:from:)` does.
+    @discardableResult
+    static func writeRun(_ db: Database, level: Int64?, entries: [UUIDEntry]) throws(HealthError) -> Int {
+        try writeRun(db, level: level) { (writer: inout UUIDRunWriter) throws(HealthError) in
+            for entry in entries { try writer.append(entry) }
+        }
+    }
+
+    /// A new run of the entries `append` gives its writer, listed in the directory unless there are none.
+    private static func writeRun(_ db: Database, level: Int64?,
+                                 _ append: (inout UUIDRunWriter) throws(HealthError) -> Void) throws(HealthError) -> Int {
         let run = try nextRun(db)
         var writer = UUIDRunWriter(db: db, run: run)
-        let rows = try db.prepareOnce(select)
-        while try rows.step() {
-            guard let head = rows.blob(0).flatMap(UUIDEntry.head) else { continue }
-            try writer.append(UUIDEntry(head: head, owner: rows.int(1), type: rows.int(2), anchor: rows.int(3)))
-        }
+        try append(&writer)
         try writer.flush()
         guard writer.written > 0 else { return 0 }
         var (sized, capacity): (Int64, Int) = (0, recentLimit)
@@ -173,7 +194,7 @@ enum UUIDLevels {
 
 extension WriteContext {
     /// Whether each row's UUID is now its sample's: true for those the owner holds in no level, which
-    /// enter the recent level; false for a UUID already stored or taken by an earlier row (a retry or a
+    /// enter the recent level (or, within `bulkClaims`, its pending run); false for a UUID already stored or taken by an earlier row (a retry or a
     /// refused reuse, for the caller to tell apart). One statement inserts every row whose head no level
     /// holds: only a row `UUIDFilter` says may be held is looked up first (`uuid_keys`: the recent
     /// level's B-tree and one row of each run), and a row whose head some level holds (a retry, or
@@ -183,14 +204,14 @@ extension WriteContext {
         guard db.dialect.keepsUUIDLevels, !rows.isEmpty else { return Array(repeating: true, count: rows.count) }
         let filter = try currentUUIDFilter()
         let building = filter == nil ? uuidFilterBuild : nil
-        let claim = try prepared(.uuidClaim, rows: rows.count)
+        let claim = pendingRun == nil ? try prepared(.uuidClaim, rows: rows.count) : nil
         // Each head is the first 8 bytes of its UUID copied in here, bound in place.
         var bytes = BindingBytes(uuids: rows.count)
         // Every parameter is bound below; on the way out, whether it ran or threw, the claim's bindings
         // are cleared before the bytes they point at are freed (defers run last first).
-        claim.rewind()
+        claim?.rewind()
         defer { bytes.deallocate() }
-        defer { claim.reset() }
+        defer { claim?.reset() }
         // A UUID repeated in the rows: its later rows are refused here (the levels' key would take both,
         // as rows of different anchors). Only a row whose head the filter may hold can repeat an earlier
         // one (that one's head went into the filter before it), so the rows' set is made at the first
@@ -204,30 +225,72 @@ extension WriteContext {
             if mayBeHeld && earlier == nil { earlier = Set(rows[..<offset].map { Owned(owner: $0.owner, value: $0.uuid) }) }
             if earlier?.insert(Owned(owner: row.owner, value: row.uuid)).inserted == false {
                 decided[offset] = false
-                for column in 1...4 { claim.bind(base + Int32(column), nil as Int64?) }
+                for column in 1...4 { claim?.bind(base + Int32(column), nil as Int64?) }
                 continue
             }
             let head = UnsafeRawBufferPointer(rebasing: bytes.copy(row.uuid).prefix(8))
+            // A head the pending run holds is looked up once that run is written, as every lookup by UUID is.
+            if mayBeHeld, pendingRun?.heads.contains(UUIDEntry.head(row.uuid)) == true { try writePendingRun() }
             if mayBeHeld, try levelsHold(head, owner: row.owner) {
                 // A head hit: skipped by the claim, decided after it.
                 decided[offset] = nil
                 headHits.append(offset)
-                for column in 1...4 { claim.bind(base + Int32(column), nil as Int64?) }
-            } else {
+                for column in 1...4 { claim?.bind(base + Int32(column), nil as Int64?) }
+            } else if let claim {
                 claim.bind(base + 1, borrowing: head, text: false)
                 claim.bind(base + 2, row.owner)
                 claim.bind(base + 3, row.type)
                 claim.bind(base + 4, row.anchor)
+            } else {
+                pendingRun?.add(UUIDEntry(head: UUIDEntry.head(row.uuid), owner: row.owner, type: row.type, anchor: row.anchor))
             }
             // Before the claim runs: whatever part of it commits is then in the filter, or in the one
             // being built once the writer takes it.
             filter?.insert(owner: row.owner, row.uuid)
             building?.claimed.append((row.owner, row.uuid))
         }
-        try claim.run()
-        recentUUIDs = recentUUIDs.map { $0 + db.changes }
+        if let claim {
+            try claim.run()
+            recentUUIDs = recentUUIDs.map { $0 + db.changes }
+        } else if headHits.count + decided.count(where: { $0 == false }) > 0 {
+            // Rows decided by their stored samples, found by UUID through the levels, which must then hold
+            // every UUID claimed before them.
+            try writePendingRun()
+        }
         for offset in headHits { decided[offset] = try claimAfterHeadHit(rows[offset]) }
         return decided.map { $0 ?? false }
+    }
+
+    /// Runs `save` with the UUIDs its samples claim gathered in memory, then written as a run of their
+    /// own, instead of rows of the recent level: for a batch of `uuidRunClaimRows` objects or more on
+    /// SQLite, else runs it as it is. The run is written within the job, so it is undone with it, and
+    /// before any lookup by UUID (which reads the levels) could need its entries.
+    func bulkClaims<T>(rows: Int, _ save: () throws(HealthError) -> T) throws(HealthError) -> T {
+        guard db.dialect.keepsUUIDLevels, rows >= uuidRunClaimRows, pendingRun == nil else { return try save() }
+        pendingRun = PendingUUIDRun()
+        defer { pendingRun = nil }
+        let result = try save()
+        try writePendingRun()
+        return result
+    }
+
+    /// Writes the pending run and stops gathering claims (for an object saved on its own, which may read
+    /// by UUID what it claims); returns what to set `pendingRun` back to afterwards.
+    func suspendBulkClaims() throws(HealthError) -> PendingUUIDRun? {
+        try writePendingRun()
+        defer { pendingRun = nil }
+        return pendingRun
+    }
+
+    /// The pending run's entries, in key order, as a run of the level their number belongs to; it is
+    /// empty afterwards. Its UUIDs count with the recent level's toward the transaction's merge share.
+    private func writePendingRun() throws(HealthError) {
+        guard var run = pendingRun, !run.entries.isEmpty else { return }
+        pendingRun = nil
+        run.entries.sort()
+        claimedAsRuns += try UUIDLevels.writeRun(db, level: nil, entries: run.entries)
+        uuidMergeDue = nil
+        pendingRun = PendingUUIDRun()
     }
 
     /// Whether some level holds `head` for `owner`.
@@ -343,7 +406,7 @@ extension WriteContext {
     func moveUUIDLevelsIfDue() throws(HealthError) {
         guard db.dialect.keepsUUIDLevels else { return }
         let recent = try recentUUIDCount()
-        let claimed = recentUUIDsAtBegin.map { recent - $0 } ?? 0
+        let claimed = (recentUUIDsAtBegin.map { recent - $0 } ?? 0) + claimedAsRuns
         if recent >= uuidRecentLimit { try flushRecentLevel() }
         if uuidMergeDue != false && !mergedWhileIdle {
             uuidMergeDue = try mergeUUIDRunSlice(share: UUIDLevels.mergeShare(claimed: claimed))
@@ -381,5 +444,17 @@ extension WriteContext {
         _ = try count.step()
         recentUUIDs = Int(count.int(0))
         return Int(count.int(0))
+    }
+}
+
+/// UUIDs an insert of many rows claimed (`WriteContext.bulkClaims`), not yet written as a run.
+struct PendingUUIDRun {
+    var entries: [UUIDEntry] = []
+    /// The entries' heads, so a UUID repeated in a later chunk is found before it is claimed twice.
+    var heads: Set<UInt64> = []
+
+    mutating func add(_ entry: UUIDEntry) {
+        entries.append(entry)
+        heads.insert(entry.head)
     }
 }

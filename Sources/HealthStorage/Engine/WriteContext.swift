@@ -64,6 +64,14 @@ final class WriteContext {
     var recentUUIDsAtBegin: Int?
     /// Recent-level rows before they become a run (tests lower it to force runs and merges).
     var uuidRecentLimit = UUIDLevels.recentLimit
+    /// Rows an insert takes at least for its UUIDs to become a run of their own (`UUIDLevels.runClaimRows`;
+    /// tests lower it).
+    var uuidRunClaimRows = UUIDLevels.runClaimRows
+    /// The UUIDs the running bulk insert claimed (`bulkClaims`), while one runs.
+    var pendingRun: PendingUUIDRun?
+    /// UUIDs the running transaction claimed as runs of their own: with the recent level's growth, they
+    /// size its merge slice.
+    var claimedAsRuns = 0
     /// Entries a merge slice writes at most (tests lower it to cut merges into many slices).
     var uuidMergeSliceEntries = UUIDLevels.mergeSliceEntries
     /// Whether a merge of UUID runs runs or may start: nil until asked, false until the next run is written.
@@ -182,6 +190,7 @@ final class WriteContext {
         unlockedOwners.removeAll(keepingCapacity: true)
         uuidFilterChecked = false
         recentUUIDsAtBegin = recentUUIDs
+        claimedAsRuns = 0
     }
 
     /// Persists the anchors the transaction moved, once per owner rather than once per job: an anchor
