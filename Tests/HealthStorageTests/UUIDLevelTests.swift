@@ -363,6 +363,30 @@ final class UUIDLevelTests: StoreTestCase {
         try fixture.count("\(UUIDLevels.directory) WHERE level = 0")
     }
 
+    /// A retried UUID is looked up in the levels once: the claim keeps the key it found the stored sample
+    /// at, and the comparison with the stored row reads it by that key (a lookup by UUID would read the
+    /// recent level and a row of every run again), whichever level holds it.
+    func testARetryKeepsTheKeyItsSampleWasFoundAt() async throws {
+        let fixture = try await StoreFixture()
+        guard fixture.isSQLite else { return }
+        let saved = Array(try await fillLevels(fixture, pairs: 21).suffix(32))
+        XCTAssertEqual(Set(try levels(fixture, of: saved).values).count, 3, "the test needs every level")
+        try await expect(await fixture.save(saved), Array(repeating: .alreadyStored, count: saved.count))
+        let kept = try await fixture.store.write { context throws(HealthError) in
+            context.heldKeys.map { ($0.key.value, $0.value.type, $0.value.anchor) }
+        }
+        XCTAssertEqual(Set(kept.map(\.0)), Set(saved.map(\.uuid)), "the retried UUIDs' keys")
+        let db = try fixture.connect()
+        let row = try db.prepare("SELECT uuid FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
+        for (uuid, type, anchor) in kept {
+            row.reset()
+            row.bind(all: [.int(fixture.owner.rawValue), .int(type), .int(anchor)])
+            XCTAssertTrue(try row.step())
+            XCTAssertEqual(row.uuid(0), uuid)
+        }
+        row.reset()
+    }
+
     /// A commit whose UUIDs went into a run of their own merges their share of a due merge, as one whose
     /// UUIDs entered the recent level: a bulk save keeps the merges it makes due going.
     func testABulkRunClaimCarriesItsMergeShare() async throws {
@@ -520,7 +544,7 @@ final class UUIDLevelTests: StoreTestCase {
             do {
                 // Inside a write transaction on the writer, as the claim asks; a read transaction elsewhere.
                 if name == "writer" { try db.beginWrite() } else { try db.beginRead() }
-                let held = try db.prepare(UUIDLevels.holdsHeadSQL)
+                let held = try db.prepare(UUIDLevels.heldKeysSQL)
                 for sample in [saved[0], saved[5]] {
                     held.reset()
                     held.bind(all: [.blob(UUIDLevels.head(sample.uuid)), .int(owner)])

@@ -583,8 +583,17 @@ final class ObjectSaver {
         return .alreadyStored
     }
 
+    /// Whether the stored sample of `row`'s UUID has its values: read by the key the claim found it at,
+    /// else by UUID.
     private func storedRowMatches(_ row: SampleRow) throws(HealthError) -> Bool {
-        let stored = try context.db.prepare("SELECT \(SampleRow.comparedColumns) FROM samples WHERE \(context.db.dialect.sampleByUUID())")
+        let stored: Statement
+        if let key = context.heldKeys[WriteContext.Owned(owner: owner, value: row.uuid)] {
+            stored = try context.db.prepare("SELECT \(SampleRow.comparedColumns) FROM samples WHERE owner = ?1 AND type = ?3 AND anchor = ?4 AND uuid = ?2")
+            stored.bind(3, key.type)
+            stored.bind(4, key.anchor)
+        } else {
+            stored = try context.db.prepare("SELECT \(SampleRow.comparedColumns) FROM samples WHERE \(context.db.dialect.sampleByUUID())")
+        }
         defer { stored.reset() }
         stored.bind(1, owner)
         stored.bind(2, row.uuid)

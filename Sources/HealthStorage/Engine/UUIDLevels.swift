@@ -75,8 +75,8 @@ enum UUIDLevels {
         """
     }
 
-    /// Whether any level holds a head for an owner (`claimUUIDs`, before the claim).
-    static let holdsHeadSQL = "SELECT 1 FROM \(all) WHERE head = ?1 AND owner = ?2 LIMIT 1"
+    /// The keys of the samples whose UUIDs an owner's head begins (`claimUUIDs`, before the claim).
+    static let heldKeysSQL = "SELECT type, anchor FROM \(all) WHERE head = ?1 AND owner = ?2"
 
     /// One row into the recent level: a UUID whose head a level holds for another of the owner's UUIDs.
     static let claimOneSQL = "INSERT OR FAIL INTO \(recent) (head, owner, type, anchor) VALUES (substr(?1, 1, 8), ?2, ?3, ?4)"
@@ -217,7 +217,8 @@ extension WriteContext {
         // one (that one's head went into the filter before it), so the rows' set is made at the first
         // such row: with a filter, rarely; without one (while it is built), at once.
         var decided: [Bool?] = Array(repeating: true, count: rows.count)
-        var headHits: [Int] = []
+        var headHits: [(offset: Int, keys: [SampleKey])] = []
+        heldKeys.removeAll(keepingCapacity: true)
         var earlier: Set<Owned<UUID>>?
         for (offset, row) in rows.enumerated() {
             let base = Int32(offset * 4)
@@ -231,10 +232,10 @@ extension WriteContext {
             let head = UnsafeRawBufferPointer(rebasing: bytes.copy(row.uuid).prefix(8))
             // A head the pending run holds is looked up once that run is written, as every lookup by UUID is.
             if mayBeHeld, pendingRun?.heads.contains(UUIDEntry.head(row.uuid)) == true { try writePendingRun() }
-            if mayBeHeld, try levelsHold(head, owner: row.owner) {
+            if mayBeHeld, case let keys = try keysHeld(head, owner: row.owner), !keys.isEmpty {
                 // A head hit: skipped by the claim, decided after it.
                 decided[offset] = nil
-                headHits.append(offset)
+                headHits.append((offset, keys))
                 for column in 1...4 { claim?.bind(base + Int32(column), nil as Int64?) }
             } else if let claim {
                 claim.bind(base + 1, borrowing: head, text: false)
@@ -257,7 +258,7 @@ extension WriteContext {
             // every UUID claimed before them.
             try writePendingRun()
         }
-        for offset in headHits { decided[offset] = try claimAfterHeadHit(rows[offset]) }
+        for (offset, keys) in headHits { decided[offset] = try claimAfterHeadHit(rows[offset], keys: keys) }
         return decided.map { $0 ?? false }
     }
 
@@ -293,23 +294,32 @@ extension WriteContext {
         pendingRun = PendingUUIDRun()
     }
 
-    /// Whether some level holds `head` for `owner`.
-    private func levelsHold(_ head: UnsafeRawBufferPointer, owner: Int64) throws(HealthError) -> Bool {
-        let probe = try db.prepare(UUIDLevels.holdsHeadSQL)
+    /// The keys of the samples whose UUIDs begin with `head` for `owner`, as the levels hold them.
+    private func keysHeld(_ head: UnsafeRawBufferPointer, owner: Int64) throws(HealthError) -> [SampleKey] {
+        let probe = try db.prepare(UUIDLevels.heldKeysSQL)
         defer { probe.reset() }
         probe.bind(1, borrowing: head, text: false)
         probe.bind(2, owner)
-        return try probe.step()
+        var keys: [SampleKey] = []
+        while try probe.step() { keys.append(SampleKey(type: probe.int(0), anchor: probe.int(1))) }
+        return keys
     }
 
-    /// Claims the UUID of `row`, whose head a level holds for its owner, unless that is the UUID's own
-    /// row: false when a sample of the owner has the UUID.
-    private func claimAfterHeadHit(_ row: SampleRow) throws(HealthError) -> Bool {
-        let held = try db.prepare("SELECT 1 FROM samples WHERE \(db.dialect.sampleByUUID())")
-        held.bind(all: [.int(row.owner), .uuid(row.uuid)])
-        let stored = try held.step()
-        held.reset()
-        if stored { return false }
+    /// Claims the UUID of `row`, whose head the levels hold for its owner at `keys`, unless one of those
+    /// is the UUID's own sample: then false, and the key is kept in `heldKeys` for the comparison with
+    /// it. Each key is one seek of the samples' primary key, where a lookup by UUID reads every level
+    /// again (the recent level and a row of each run, ≈ 20 µs).
+    private func claimAfterHeadHit(_ row: SampleRow, keys: [SampleKey]) throws(HealthError) -> Bool {
+        let held = try db.prepare("SELECT 1 FROM samples WHERE owner = ?1 AND type = ?2 AND anchor = ?3 AND uuid = ?4")
+        for key in keys {
+            held.bind(all: [.int(row.owner), .int(key.type), .int(key.anchor), .uuid(row.uuid)])
+            let stored = try held.step()
+            held.reset()
+            if stored {
+                heldKeys[Owned(owner: row.owner, value: row.uuid)] = key
+                return false
+            }
+        }
         let insert = try db.prepare(UUIDLevels.claimOneSQL)
         insert.bind(all: [.uuid(row.uuid), .int(row.owner), .int(row.type), .int(row.anchor)])
         try insert.run()
@@ -457,4 +467,9 @@ struct PendingUUIDRun {
         entries.append(entry)
         heads.insert(entry.head)
     }
+}
+
+/// A sample's place in `samples` under its owner: its type and anchor.
+struct SampleKey: Hashable {
+    let type: Int64, anchor: Int64
 }

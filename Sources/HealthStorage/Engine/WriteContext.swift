@@ -67,6 +67,9 @@ final class WriteContext {
     /// Rows an insert takes at least for its UUIDs to become a run of their own (`UUIDLevels.runClaimRows`;
     /// tests lower it).
     var uuidRunClaimRows = UUIDLevels.runClaimRows
+    /// Where the last claim found the stored samples of the UUIDs it did not claim (`claimAfterHeadHit`),
+    /// for their comparison with what is saved again.
+    var heldKeys: [Owned<UUID>: SampleKey] = [:]
     /// The UUIDs the running bulk insert claimed (`bulkClaims`), while one runs.
     var pendingRun: PendingUUIDRun?
     /// UUIDs the running transaction claimed as runs of their own: with the recent level's growth, they
