@@ -19,9 +19,11 @@ final class CrashTests: XCTestCase {
         let store = try SQLiteStore.open(path: path)
         // A run written every few saves and merged a few entries a commit, so the kill may fall in a
         // merge: the parent's reopened filter must hold every level's UUIDs, and every UUID stay found once.
+        // Two writers' batches are bulk claims (runs of their own), the others' enter the recent level.
         try await store.write { context throws(HealthError) in
             context.uuidRecentLimit = 50
             context.uuidMergeSliceEntries = 60
+            context.uuidRunClaimRows = 20
         }
         let revision = SourceRevision(source: StoreFixture.watch, version: "1")
         let deadline = Date().addingTimeInterval(30)
@@ -31,7 +33,9 @@ final class CrashTests: XCTestCase {
                     var round: Int64 = 0
                     while Date() < deadline {
                         round += 1
-                        let samples = (0..<10).map { StoreFixture.heartRate(s(round * 100 + Int64($0)), bpm: Double(writer + 50)) }
+                        let samples = (0..<(writer < 2 ? 10 : 20)).map {
+                            StoreFixture.heartRate(s(round * 100 + Int64($0)), bpm: Double(writer + 50))
+                        }
                         let batch = SaveBatch(owner: OwnerID(ownerID), revision: revision, defaultDevice: nil, objects: samples)
                         guard (try? await store.save(batch)) != nil else { continue }
                         // One write(2) of < PIPE_BUF bytes: lines from concurrent writers never interleave.
