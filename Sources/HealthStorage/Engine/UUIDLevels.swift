@@ -28,10 +28,10 @@ enum UUIDLevels {
     /// which reads one row of every run, cost ≈ 10 µs more (bench/history/2026-12-04-recent.md). The
     /// limit is the writer's, never stored: a store written under another keeps its runs.
     static let recentLimit = 8_192
-    /// Rows one insert of a job's plain samples takes at least for their UUIDs to be claimed as a run of
-    /// their own (`WriteContext.bulkClaims`) instead of rows of the recent level: a bulk save's thousands
-    /// of random heads were each a B-tree insert there (a fifth of the storage bench's stream CPU), then
-    /// read back, rewritten as a run and deleted when the level filled.
+    /// Objects a batch holds at least for its samples' UUIDs to be claimed as a run of their own
+    /// (`WriteContext.bulkClaims`) instead of rows of the recent level: a bulk save's thousands of random
+    /// heads were each a B-tree insert there (a fifth of the storage bench's stream CPU), then read back,
+    /// rewritten as a run and deleted when the level filled (bench/history/2026-12-04-bulkrun.md).
     static let runClaimRows = 1_024
     /// Runs of a level merged into one run of the next.
     static let runFanout = 8
@@ -194,12 +194,13 @@ enum UUIDLevels {
 
 extension WriteContext {
     /// Whether each row's UUID is now its sample's: true for those the owner holds in no level, which
-    /// enter the recent level (or, within `bulkClaims`, its pending run); false for a UUID already stored or taken by an earlier row (a retry or a
-    /// refused reuse, for the caller to tell apart). One statement inserts every row whose head no level
-    /// holds: only a row `UUIDFilter` says may be held is looked up first (`uuid_keys`: the recent
-    /// level's B-tree and one row of each run), and a row whose head some level holds (a retry, or
-    /// another UUID of the same head) is then decided by the sample its entries point at. On PostgreSQL
-    /// the samples' unique index decides on insert instead, so every row passes.
+    /// enter the recent level (or, within `bulkClaims`, the pending run); false for a UUID already stored
+    /// or taken by an earlier row (a retry or a refused reuse, for the caller to tell apart). One
+    /// statement inserts every row whose head no level holds: only a row `UUIDFilter` says may be held is
+    /// looked up first (`uuid_keys`: the recent level's B-tree and one row of each run), and a row whose
+    /// head some level holds (a retry, or another UUID of the same head) is then decided by the sample
+    /// its entries point at. On PostgreSQL the samples' unique index decides on insert instead, so every
+    /// row passes.
     func claimUUIDs(_ rows: [SampleRow]) throws(HealthError) -> [Bool] {
         guard db.dialect.keepsUUIDLevels, !rows.isEmpty else { return Array(repeating: true, count: rows.count) }
         let filter = try currentUUIDFilter()
@@ -308,7 +309,7 @@ extension WriteContext {
     /// Claims the UUID of `row`, whose head the levels hold for its owner at `keys`, unless one of those
     /// is the UUID's own sample: then false, and the key is kept in `heldKeys` for the comparison with
     /// it. Each key is one seek of the samples' primary key, where a lookup by UUID reads every level
-    /// again (the recent level and a row of each run, ≈ 20 µs).
+    /// again (the recent level and a row of each run; bench/history/2026-12-04-retry.md).
     private func claimAfterHeadHit(_ row: SampleRow, keys: [SampleKey]) throws(HealthError) -> Bool {
         let held = try db.prepare("SELECT 1 FROM samples WHERE owner = ?1 AND type = ?2 AND anchor = ?3 AND uuid = ?4")
         for key in keys {

@@ -64,8 +64,8 @@ final class WriteContext {
     var recentUUIDsAtBegin: Int?
     /// Recent-level rows before they become a run (tests lower it to force runs and merges).
     var uuidRecentLimit = UUIDLevels.recentLimit
-    /// Rows an insert takes at least for its UUIDs to become a run of their own (`UUIDLevels.runClaimRows`;
-    /// tests lower it).
+    /// Objects a batch holds at least for its UUIDs to become a run of their own
+    /// (`UUIDLevels.runClaimRows`; tests lower it).
     var uuidRunClaimRows = UUIDLevels.runClaimRows
     /// Where the last claim found the stored samples of the UUIDs it did not claim (`claimAfterHeadHit`),
     /// for their comparison with what is saved again.
