@@ -96,7 +96,6 @@ enum ImportExportCommands {
                 (lastType, typesWritten) = (page.type, typesWritten + 1)
                 writtenOnce.nextType()
             }
-            lines.removeAll()
             if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(page.type) {
                 routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
             }
@@ -120,9 +119,10 @@ enum ImportExportCommands {
                 let line = try await SeriesLines.line(sample, workout: routeWorkouts?[sample.uuid], connection: connection, zone: zone)
                 lines.append(contentsOf: (line.text(pretty: false) + "\n").utf8)
             }
-            try writer.write(lines: lines)
+            try writer.write(lines: &lines)
             status.update("export: \(written) samples, \(shortName(page.type)), \(formatRate(status.rate(written)))")
         }
+        try writer.finish(lines: &lines)
         let seconds = status.elapsed
         status.finish("export: \(written) samples of \(typesWritten) types in \(String(format: "%.1f", seconds))s")
         if inv.format == .json, inv.arguments.value("output") != nil {

@@ -29,62 +29,92 @@ final class LineReader {
     }
 }
 
-/// Writes lines to a file, or hands them to the command's output when no file is given. A file is
-/// written with write(2) straight from the caller's buffer: an export writes hundreds of megabytes.
+/// Writes lines to a file, or hands them to the command's output when no file is given. An export
+/// writes hundreds of megabytes, so a regular file is written without passing through the page
+/// cache where the file system allows it (`O_DIRECT`): whole blocks straight from the line buffer's
+/// own memory, from a queue of their own while the caller writes the next lines (`WriteBehind`);
+/// the last part block is written through the cache at the end (`finish`).
 ///
-/// A regular file's pages are dropped from the page cache behind the writing (`dropWindow`): an
-/// export writes each page of its file once and never reads it back, and kept cached every one of
-/// them is memory the kernel takes fresh from its free pool. On a virtual machine whose host takes
-/// back memory the guest freed (a balloon's free page reporting, as on the benchmark machine) that
-/// is a fault on the host a page: 1.1–2.0 s of system time for 675 MB there (a bare write, the
-/// export), against 0.25–0.72 s with the pages dropped behind, which reuses the same few pages
-/// (bench/history/2026-12-03-export3.md). It also leaves the user's page cache as it was.
+/// Through the cache every page of the file is memory the kernel takes fresh from its free pool
+/// and later writes out from a thread of its own; on a virtual machine whose host takes back memory
+/// the guest freed (a balloon's free page reporting, as on the benchmark machine) that is a fault on
+/// the host a page: 1.1–2.0 s of system time for 675 MB there (bench/history/2026-12-03-export3.md).
+/// Direct writes take neither, and leave the user's page cache as it was. Where the file system
+/// refuses them (tmpfs) the file's pages are dropped from the cache behind the writing instead
+/// (`dropWindow`), which reuses the same few pages: 0.25–0.72 s for those 675 MB, writing out apart.
 final class LineWriter {
-    /// Bytes of a file handed to the kernel's write-out at once; the window before is dropped from
-    /// the cache as the next one's write-out starts, so about two windows of the file stay cached.
+    /// Bytes of a file handed to the kernel's write-out at once when written through the cache; the
+    /// window before is dropped from the cache as the next one's write-out starts, so about two
+    /// windows of the file stay cached.
     static let dropWindow = 32 << 20
+    /// Bytes of a direct write, a multiple of `LineBuffer.alignment`.
+    static let directBlock = 2 << 20
 
     private let path: String?
     private let descriptor: Int32
     private let output: @Sendable (String) -> Void
-    /// The window's size, nil when the output is not a regular file (a pipe, a terminal, /dev/null).
+    /// The window's size when a regular file is written through the cache; nil for direct writes and
+    /// when the output is not a regular file (a pipe, a terminal, /dev/null).
     private let window: Int?
-    /// Bytes written to the file.
+    /// The direct writes of a regular file, nil when it is written through the cache.
+    private let behind: WriteBehind?
+    /// Bytes written to the file through the cache.
     private(set) var written = 0
     /// Bytes whose write-out was started.
     private(set) var writingOut = 0
     /// Bytes whose pages were dropped from the cache (those not yet written out stay cached).
     private(set) var dropped = 0
 
-    init(path: String?, dropWindow: Int = LineWriter.dropWindow, output: @escaping @Sendable (String) -> Void) throws(HealthError) {
+    /// `direct: false` writes a regular file through the cache even where it could be written directly.
+    init(path: String?, dropWindow: Int = LineWriter.dropWindow, direct: Bool = true,
+         output: @escaping @Sendable (String) -> Void) throws(HealthError) {
         self.path = path
         self.output = output
         guard let path else {
-            descriptor = -1
-            window = nil
+            (descriptor, window, behind) = (-1, nil, nil)
             return
         }
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw Self.failure(path) }
         var status = stat()
-        window = fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG ? max(1, dropWindow) : nil
+        let regular = fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+        behind = regular && direct && WriteBehind.setDirect(descriptor, true) ? WriteBehind(descriptor: descriptor) : nil
+        window = regular && behind == nil ? max(1, dropWindow) : nil
     }
 
-    /// Writes `lines`: UTF-8 text of whole lines, each ending in a newline.
-    func write(lines: LineBuffer) throws(HealthError) {
+    /// Writes `lines` (UTF-8 text of whole lines, each ending in a newline) and takes them out of
+    /// it; for direct writes only whole blocks, handed to the file's queue, the rest kept in `lines`
+    /// for the next call or `finish`. Throws for a write that failed, here or before on the queue.
+    func write(lines: inout LineBuffer) throws(HealthError) {
         guard !lines.isEmpty else { return }
-        guard let path else { return output(String(decoding: lines.bytes.dropLast(), as: UTF8.self)) }
-        let written = lines.withBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 && errno != EINTR { return false }
-                offset += max(count, 0)
-            }
-            return true
+        guard let path else {
+            output(String(decoding: lines.bytes.dropLast(), as: UTF8.self))
+            return lines.removeAll()
         }
-        guard written else { throw Self.failure(path) }
-        self.written += lines.count
+        guard let behind else { return try writeThroughCache(&lines) }
+        if let failure = behind.failure { throw Self.failure(path, failure) }
+        guard lines.count >= Self.directBlock else { return }
+        if let blocks = lines.takeBlocks(of: Self.directBlock, spare: behind.spare()) { behind.write(blocks) }
+    }
+
+    /// Writes what is left of `lines` once every direct write is done, and throws for any that failed.
+    func finish(lines: inout LineBuffer) throws(HealthError) {
+        if let path, let behind {
+            if let blocks = lines.takeBlocks(of: LineBuffer.alignment, spare: nil) { behind.write(blocks) }
+            if let failure = behind.drain() { throw Self.failure(path, failure) }
+            // The rest is less than a block, which a direct write cannot end the file with.
+            guard WriteBehind.setDirect(descriptor, false) else { throw Self.failure(path) }
+            return try writeThroughCache(&lines)
+        }
+        try write(lines: &lines)
+    }
+
+    private func writeThroughCache(_ lines: inout LineBuffer) throws(HealthError) {
+        guard !lines.isEmpty, let path else { return }
+        let failure = lines.withBytes { WriteBehind.writeAll(descriptor, $0) }
+        if let failure { throw Self.failure(path, failure) }
+        written += lines.count
+        lines.removeAll()
         dropBehind()
     }
 
@@ -117,9 +147,119 @@ final class LineWriter {
     /// SYNC_FILE_RANGE_WRITE: start writing the range's dirty pages out, without waiting.
     private static let syncFileRangeWrite: UInt32 = 2
 
-    private static func failure(_ path: String) -> HealthError {
-        HealthError.invalid("cannot write '\(path)': \(String(cString: strerror(errno)))", field: "output")
+    private static func failure(_ path: String, _ error: Int32 = errno) -> HealthError {
+        HealthError.invalid("cannot write '\(path)': \(String(cString: strerror(error)))", field: "output")
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit {
+        // A failed export leaves direct writes queued: none may outlive the descriptor.
+        _ = behind?.drain()
+        if descriptor >= 0 { close(descriptor) }
+    }
+}
+
+/// The direct writes of a file (`O_DIRECT`), in order, from a queue of their own: the caller writes
+/// the next lines while the disk takes the last ones. At most `depth` writes are handed over and not
+/// yet done (the caller waits for room), so memory stays bounded; written blocks come back as spares,
+/// whose storage the line buffer goes on in.
+private final class WriteBehind: @unchecked Sendable {
+    // Sendable: `firstFailure` and `spares` are touched only under `lock`; `descriptor` only on `queue`
+    // once handed over (the owner waits for the queue before anything else touches it).
+    private let descriptor: Int32
+    private let queue = DispatchQueue(label: "healthctl.direct-writes")
+    private let room: DispatchSemaphore
+    private let lock = NSLock()
+    private var firstFailure: Int32?
+    private var spares: [LineBuffer.Blocks] = []
+
+    /// Writes handed over and not yet done, at most: each holds a buffer of about twice a block.
+    static let depth = 3
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        room = DispatchSemaphore(value: Self.depth)
+    }
+
+    /// The errno of the first write that failed; the writes after it are not made.
+    var failure: Int32? { lock.withLock { firstFailure } }
+
+    /// A written buffer to go on in, if one came back.
+    func spare() -> LineBuffer.Blocks? { lock.withLock { spares.popLast() } }
+
+    /// Writes `blocks` after those handed over before, waiting while `depth` are not yet done.
+    func write(_ blocks: LineBuffer.Blocks) {
+        room.wait()
+        let handed = Handed(blocks)
+        queue.async { [self] in
+            written(handed)
+            room.signal()
+        }
+    }
+
+    /// Blocks handed to the queue, taken out by their write: the buffer that goes on in them once
+    /// they come back as a spare must hold them alone, and the queue's closure outlives the write.
+    private final class Handed: @unchecked Sendable {
+        // Sendable: set before the closure is queued, taken once on the queue.
+        var blocks: LineBuffer.Blocks?
+        init(_ blocks: LineBuffer.Blocks) { self.blocks = blocks }
+    }
+
+    /// Writes the handed blocks unless a write failed before, then keeps them as a spare; they are
+    /// referenced from nowhere else once this returns.
+    private func written(_ handed: Handed) {
+        guard let blocks = handed.blocks.take() else { return }
+        if failure == nil, let error = writeDirect(blocks) { lock.withLock { firstFailure = error } }
+        lock.withLock { spares.append(blocks) }
+    }
+
+    /// Waits for every write handed over; the errno of the first that failed.
+    func drain() -> Int32? {
+        queue.sync {}
+        return failure
+    }
+
+    /// A direct write the file system takes at open but refuses (EINVAL) is made through the cache,
+    /// as are the ones after it.
+    private func writeDirect(_ blocks: LineBuffer.Blocks) -> Int32? {
+        let bytes = UnsafeRawBufferPointer(start: blocks.start, count: blocks.count)
+        guard let error = Self.writeAll(descriptor, bytes) else { return nil }
+        guard error == EINVAL, Self.setDirect(descriptor, false) else { return error }
+        return Self.writeAll(descriptor, bytes)
+    }
+
+    /// Writes every byte of `bytes` at the descriptor's offset; the errno of a failure. A write cut
+    /// short goes on from where it stopped.
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += count
+        }
+        return nil
+    }
+
+    /// Turns direct I/O on or off for `descriptor`; false where the file system or the platform
+    /// does not have it.
+    static func setDirect(_ descriptor: Int32, _ on: Bool) -> Bool {
+        guard let direct = directFlag else { return !on }
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0 else { return false }
+        return fcntl(descriptor, F_SETFL, on ? flags | direct : flags & ~direct) == 0
+    }
+
+    /// O_DIRECT, which glibc declares only under _GNU_SOURCE, without which Swift's Glibc module is
+    /// built; its value differs between architectures.
+    private static var directFlag: Int32? {
+        #if arch(x86_64) || arch(i386)
+        0o40000
+        #elseif arch(arm64) || arch(arm)
+        0o200000
+        #else
+        nil
+        #endif
+    }
 }

@@ -172,6 +172,15 @@ final class LineReaderTests: XCTestCase {
     }
 }
 
+extension LineWriter {
+    /// Writes every line of `lines`.
+    fileprivate func write(lines: LineBuffer) throws(HealthError) {
+        var lines = lines
+        try write(lines: &lines)
+        XCTAssertTrue(lines.isEmpty, "written through the cache, every line at once")
+    }
+}
+
 final class LineWriterTests: XCTestCase {
     /// Whether `path`'s pages, `count` bytes of them, are in the page cache, page by page.
     private func resident(_ path: String, count: Int) throws -> [Bool] {
@@ -208,7 +217,7 @@ final class LineWriterTests: XCTestCase {
         close(probe)
         if try resident(path, count: window).contains(true) { throw XCTSkip("this file system keeps clean pages cached") }
 
-        let writer = try LineWriter(path: path, dropWindow: window) { _ in XCTFail("a file's lines go to the file") }
+        let writer = try LineWriter(path: path, dropWindow: window, direct: false) { _ in XCTFail("a file's lines go to the file") }
         for _ in 0..<4 { try writer.write(lines: lines(window / 4, 0x62)) }
         XCTAssertEqual([writer.written, writer.writingOut, writer.dropped], [window, window, 0])
         // The first window written out, as the kernel's write-out would have meanwhile.
@@ -225,6 +234,92 @@ final class LineWriterTests: XCTestCase {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let expected = (0..<4).flatMap { _ in lines(window / 4, 0x62).bytes } + lines(window - 100, 0x63).bytes + lines(100, 0x64).bytes
         XCTAssertEqual(Array(bytes), expected)
+    }
+
+    /// A regular file is written directly where the file system allows it: whole blocks from the
+    /// line buffer's memory, handed over as they fill, the last part block at `finish`. The file
+    /// holds every byte in order, and none of its pages is left in the cache.
+    func testAFileIsWrittenDirectlyInWholeBlocksAndItsEndThroughTheCache() throws {
+        let path = NSTemporaryDirectory() + "direct-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try LineWriter(path: path) { _ in XCTFail("a file's lines go to the file") }
+        var buffer = LineBuffer()
+        var expected: [UInt8] = []
+        // Pages of lines of every length, past several blocks and more than the writes in flight.
+        var page = 0
+        while expected.count < 5 * LineWriter.directBlock + 12_345 {
+            for n in 0..<500 {
+                let line = Array("\(page).\(n) \(String(repeating: "x", count: (page * 7 + n) % 900))\n".utf8)
+                buffer.append(contentsOf: line)
+                expected += line
+            }
+            try writer.write(lines: &buffer)
+            XCTAssertLessThan(buffer.count, LineWriter.directBlock, "whole blocks are handed over as they fill")
+            page += 1
+        }
+        if writer.written == 0, buffer.isEmpty { throw XCTSkip("this file system does not take direct writes") }
+        XCTAssertEqual(writer.written, 0, "nothing through the cache before the end")
+        try writer.finish(lines: &buffer)
+        XCTAssertTrue(buffer.isEmpty)
+        XCTAssertLessThan(writer.written, LineBuffer.alignment, "only the last part block through the cache")
+        let cached = try resident(path, count: expected.count)
+        XCTAssertLessThanOrEqual(cached.filter { $0 }.count, 1, "the pages written directly are not cached")
+        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: path))), expected)
+    }
+
+    /// A line buffer handing over its whole blocks keeps the rest and goes on after it, in a spare's
+    /// storage; the blocks handed over keep their bytes while the buffer writes on.
+    func testALineBufferHandsOverWholeBlocksAndKeepsTheRest() throws {
+        var buffer = LineBuffer()
+        let block = LineBuffer.alignment
+        XCTAssertNil(buffer.takeBlocks(of: block, spare: nil), "nothing written")
+        buffer.append(contentsOf: repeatElement(0x61, count: block - 1))
+        XCTAssertNil(buffer.takeBlocks(of: block, spare: nil), "less than a block")
+        buffer.append(contentsOf: repeatElement(0x62, count: 2 * block + 10))
+        var first = buffer.takeBlocks(of: block, spare: nil)
+        XCTAssertEqual(first?.count, 3 * block)
+        XCTAssertEqual(buffer.bytes, Array(repeating: 0x62, count: 9))
+        let firstStart = try XCTUnwrap(first?.start)
+        XCTAssertEqual(Int(bitPattern: firstStart) % LineBuffer.alignment, 0)
+        buffer.append(contentsOf: repeatElement(0x63, count: block))
+        let handed = first.map { Array(UnsafeRawBufferPointer(start: $0.start, count: $0.count)) }
+        XCTAssertEqual(handed, Array(repeating: 0x61, count: block - 1) + Array(repeating: 0x62, count: 2 * block + 1))
+        let second = buffer.takeBlocks(of: block, spare: first.take())
+        XCTAssertEqual(second?.count, block)
+        XCTAssertEqual(buffer.bytes, Array(repeating: 0x63, count: 9))
+        buffer.append(contentsOf: repeatElement(0x63, count: block))
+        XCTAssertEqual(buffer.takeBlocks(of: block, spare: nil)?.start, firstStart, "the spare's storage written on, not a new one")
+        let copy = buffer
+        buffer.append(contentsOf: [0x64])
+        XCTAssertEqual(copy.bytes, Array(repeating: 0x63, count: 9), "a copy keeps its bytes")
+        XCTAssertEqual(buffer.bytes, Array(repeating: 0x63, count: 9) + [0x64])
+    }
+
+    /// A write that fails is reported, by the next write or by `finish`, naming the file: a direct
+    /// one, made later on the writer's queue, as well as one through the cache.
+    func testAFailedWriteIsReported() throws {
+        let path = NSTemporaryDirectory() + "write-failure-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try LineWriter(path: path) { _ in XCTFail("a file's lines go to the file") }
+        // A file size limit below the first block makes its write fail (EFBIG) rather than fill the disk.
+        var old = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &old)
+        var limit = rlimit(rlim_cur: rlim_t(LineBuffer.alignment), rlim_max: old.rlim_max)
+        let handler = signal(SIGXFSZ, SIG_IGN)
+        XCTAssertEqual(setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit), 0)
+        defer {
+            setrlimit(Int32(RLIMIT_FSIZE.rawValue), &old)
+            signal(SIGXFSZ, handler)
+        }
+        var buffer = LineBuffer()
+        buffer.append(contentsOf: repeatElement(0x61, count: LineWriter.directBlock - 1))
+        buffer.append(contentsOf: [0x0A])
+        XCTAssertThrowsError(try {
+            try writer.write(lines: &buffer)
+            try writer.finish(lines: &buffer)
+        }()) { error in
+            XCTAssertTrue("\(error)".contains("cannot write '\(path)': File too large"), "\(error)")
+        }
     }
 
     /// An output that is not a regular file has no pages to drop, and its lines are written all the same.
