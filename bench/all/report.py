@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import re
+import sys
 
 
 def load_json(results, name):
@@ -79,12 +80,20 @@ LOAD_COLUMNS = ["devices", "schedule", "generated", "acknowledged", "per_second"
                 "cpu_per_call_us", "sys_percent", "peak_mb", "kib_per_conn", "generator_us_per_call"]
 
 
+# What the report could not read from a step's output: printed after the table, and the exit status is 1.
+PROBLEMS = []
+
+
 def load_rows(text):
+    # Columns after these (commits, jobs a commit, …) are run.sh's later additions: a step line is
+    # known by its first cells, so a table that grows keeps its rows here.
     runs = {}
     for line in text.splitlines():
         cells = line.split()
-        if len(cells) == len(LOAD_COLUMNS) and cells[0].isdigit() and cells[1] in ("spread", "burst"):
+        if len(cells) >= len(LOAD_COLUMNS) and cells[0].isdigit() and cells[1] in ("spread", "burst"):
             runs[cells[1]] = dict(zip(LOAD_COLUMNS, cells))
+    if not runs:
+        PROBLEMS.append("no step line in bench/load/run.sh's output (has its table changed?)")
     rows = []
     spread = runs.get("spread")
     if spread:
@@ -160,7 +169,10 @@ def main():
     if os.path.exists(os.path.join(args.results, "load")):
         rows += load_rows(open(os.path.join(args.results, "load")).read())
     if os.path.exists(os.path.join(args.results, "stats")):
-        rows += stats_rows(open(os.path.join(args.results, "stats")).read())
+        statistics = stats_rows(open(os.path.join(args.results, "stats")).read())
+        if not statistics:
+            PROBLEMS.append("no figure in bench/stats.sh's output (has its table changed?)")
+        rows += statistics
     loads = [float(x) for x in open(os.path.join(args.results, "loads"))] if os.path.exists(
         os.path.join(args.results, "loads")) else []
     machine = {"commit": args.commit, "started": args.started, "samples": args.samples, "cores": args.cores,
@@ -168,7 +180,14 @@ def main():
                "load_min": min(loads, default=None), "load_max": max(loads, default=None)}
     if args.format == "json":
         print(json.dumps({"machine": machine, "rows": rows}))
-        return
+    else:
+        print_table(args, machine, rows, loads)
+    for problem in PROBLEMS:
+        print(f"report: {problem}", file=sys.stderr)
+    sys.exit(1 if PROBLEMS else 0)
+
+
+def print_table(args, machine, rows, loads):
     load_range = f", 1-minute load {machine['load_min']}–{machine['load_max']} during the run" if loads else ""
     print(f"bench/all.sh at {args.samples:,} samples, commit {args.commit}, started {args.started}: "
           f"{args.cores} cores, {args.memory_gib} GiB{load_range}")
