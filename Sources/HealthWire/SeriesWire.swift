@@ -14,8 +14,8 @@ extension WireDecode {
             .quantities(try quantitySeriesPoints(m.quantities, m.n_quantities, "quantities")),
         ].filter { $0.count > 0 }
         if given.count > 1 {
-            throw HealthError.invalid("InsertSeriesData carries points of one kind; got \(given.map(\.field).joined(separator: " and "))",
-                                      field: given[1].field)
+            throw CRead.malformed("InsertSeriesData carries points of one kind; got \(given.map(\.field).joined(separator: " and "))",
+                                  field: given[1].field)
         }
         return SeriesInsert(builderID: try CRead.uuid(m.builder_id, "builder_id"), type: type, start: m.start_time,
                             device: try optionalDevice(m.device), points: given.first ?? .empty(for: type ?? ""),
@@ -32,13 +32,13 @@ extension WireDecode {
         let type = try CRead.optionalString(m.type, "type").map(CRead.identifier)
         if m.uuid.len > 0 {
             if type != nil || m.predicate != nil {
-                throw HealthError.invalid("QuerySeriesData names one sample by uuid or samples by type and predicate, not both",
-                                          field: type != nil ? "type" : "predicate")
+                throw CRead.malformed("QuerySeriesData names one sample by uuid or samples by type and predicate, not both",
+                                      field: type != nil ? "type" : "predicate")
             }
             return SeriesDataQuery(samples: .uuid(try CRead.uuid(m.uuid, "uuid")), batchSize: Int(m.batch_size))
         }
         guard let type else {
-            throw HealthError.invalid("QuerySeriesData names a sample's uuid, or a quantity type (with an optional predicate)", field: "uuid")
+            throw CRead.malformed("QuerySeriesData names a sample's uuid, or a quantity type (with an optional predicate)", field: "uuid")
         }
         return SeriesDataQuery(samples: .matching(type: type, predicate: try optionalPredicate(m.predicate)), batchSize: Int(m.batch_size))
     }

@@ -56,6 +56,20 @@ final class DecodingErrorTests: XCTestCase {
         assertMalformed(server: ProtoBytes().varint(1, 1).varint(2, 1), field: "result")
     }
 
+    /// A series call whose fields stand for a oneof (the points' kind; a sample by uuid or samples by
+    /// type) with two of them set, or none, breaks the contract as a missing oneof does (the fuzzer
+    /// found these answered INVALID_ARGUMENT).
+    func testSeriesCallsWithTwoOrNoneOfTheirAlternativesAreMalformed() {
+        let insert = ProtoBytes().bytes(1, uuid16).string(2, "HKWorkoutRouteTypeIdentifier")
+            .message(5, ProtoBytes().varint(1, 1)).message(6, ProtoBytes().varint(1, 1))
+        assertMalformed(client: ProtoBytes().varint(1, 1).message(32, insert), field: "beats")
+        let byBoth = ProtoBytes().bytes(1, uuid16).string(2, "HKQuantityTypeIdentifierHeartRate")
+        assertMalformed(client: ProtoBytes().varint(1, 1).message(52, byBoth), field: "type")
+        let withPredicate = ProtoBytes().bytes(1, uuid16).message(3, ProtoBytes().message(5, ProtoBytes().bytes(1, uuid16)))
+        assertMalformed(client: ProtoBytes().varint(1, 1).message(52, withPredicate), field: "predicate")
+        assertMalformed(client: ProtoBytes().varint(1, 1).message(52, ProtoBytes().varint(4, 10)), field: "uuid")
+    }
+
     func testUnknownCallAndResultNumbersAreMalformed() {
         assertMalformed(client: ProtoBytes().varint(1, 1).message(99, ProtoBytes()), field: "call")
         assertMalformed(server: ProtoBytes().varint(1, 1).message(63, ProtoBytes()), field: "result")
