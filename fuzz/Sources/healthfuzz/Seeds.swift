@@ -54,6 +54,59 @@ enum Seeds {
                                           minimum: Quantity(90, "count/min"), maximum: Quantity(181, "count/min"))],
             associatedSampleUUIDs: [uuid(1), uuid(2)])))
 
+    static let t: Microseconds = 1_700_000_000_000_000
+    /// An ECG (the owner's to save), with a few voltages of its own.
+    static let ecg = Sample(
+        uuid: uuid(11), type: "HKDataTypeIdentifierElectrocardiogram", start: t, end: t + 30_000_000, device: watch,
+        body: .electrocardiogram(Electrocardiogram(classification: 1, symptomsStatus: 1, averageHeartRate: Quantity(66, "count/min"),
+                                                   samplingFrequency: Quantity(512, "Hz"),
+                                                   voltages: (0..<8).map { VoltageMeasurement(offset: Int64($0) * 1_953, microvolts: Double($0) * 12.5 - 40) })))
+    /// The kinds apps save besides quantities, categories, correlations and workouts.
+    static let kinds = [
+        Sample(uuid: uuid(12), type: "HKDataTypeIdentifierStateOfMind", start: t, end: t,
+               body: .stateOfMind(StateOfMind(kind: 2, valence: 0.6, labels: [17, 7], associations: [5]))),
+        Sample(uuid: uuid(13), type: "HKDataTypeIdentifierAudiogram", start: t, end: t + 600_000_000, body: .audiogram(Audiogram(points: [
+            AudiogramSensitivityPoint(frequency: Quantity(1_000, "Hz"), tests: [AudiogramSensitivityTest(sensitivity: Quantity(5, "dBHL"), side: 0),
+                                                                               AudiogramSensitivityTest(sensitivity: Quantity(10, "dBHL"), masked: true, side: 1)]),
+        ]))),
+        Sample(uuid: uuid(14), type: ScoredAssessment.gad7Type, start: t, end: t, body: .scoredAssessment(ScoredAssessment(answers: [2, 2, 2, 1, 1, 1, 1]))),
+        Sample(uuid: uuid(15), type: ScoredAssessment.phq9Type, start: t, end: t,
+               body: .scoredAssessment(ScoredAssessment(answers: [0, 0, 1, 1, 0, 0, 0, 0, 0]))),
+    ]
+
+    /// An import's samples, each with the source revision and device it was recorded by.
+    static let imported = [
+        Sample(uuid: uuid(19), type: "HKQuantityTypeIdentifierHeartRate", start: t, end: t, device: watch, sourceRevision: revision,
+               body: .quantity(Quantity(58, "count/min"), count: 1)),
+        Sample(uuid: uuid(20), type: "HKCategoryTypeIdentifierSleepAnalysis", start: t - 3_600_000_000, end: t,
+               sourceRevision: SourceRevision(source: Source(name: "Sleep", bundleID: "com.example.sleep"), version: "1"), body: .category(3)),
+    ]
+
+    /// Builders of each series kind: a route, heartbeats and a quantity series, each as its first insert.
+    static let routeBuilder = uuid(16), beatBuilder = uuid(17), quantityBuilder = uuid(18)
+    static let seriesInserts = [
+        SeriesInsert(builderID: routeBuilder, type: "HKWorkoutRouteTypeIdentifier", start: t, device: watch, points: .locations([
+            RouteLocation(time: t, latitude: 52.52, longitude: 13.405, altitude: 34, horizontalAccuracy: 5, verticalAccuracy: 3,
+                          course: 90, courseAccuracy: 10, speed: 2.5, speedAccuracy: 0.5),
+            RouteLocation(time: t + 1_000_000, latitude: 52.5201, longitude: 13.4051),
+        ])),
+        SeriesInsert(builderID: beatBuilder, type: "HKDataTypeIdentifierHeartbeatSeries", start: t,
+                     points: .beats([Heartbeat(offset: 0), Heartbeat(offset: 810_000), Heartbeat(offset: 2_400_000, precededByGap: true)])),
+        SeriesInsert(builderID: quantityBuilder, type: "HKQuantityTypeIdentifierHeartRate", start: t,
+                     points: .quantities([QuantitySeriesPoint(Quantity(61, "count/min"), start: t),
+                                          QuantitySeriesPoint(Quantity(64, "count/min"), start: t + 5_000_000, end: t + 6_000_000)]),
+                     sourceRevision: revision),
+    ]
+
+    /// Each builder call: the inserts above, then finishing two builders, discarding one, and reading series back.
+    static let seriesCalls: [ClientCall] = seriesInserts.map { .insertSeriesData($0) } + [
+        .finishSeries(SeriesFinish(builderID: routeBuilder, workoutUUID: uuid(6), metadata: ["Trail": .string("Lake")], end: t + 2_000_000)),
+        .finishSeries(SeriesFinish(builderID: quantityBuilder)),
+        .discardSeries(builderID: beatBuilder),
+        .querySeriesData(SeriesDataQuery(uuid: uuid(11), batchSize: 4)),
+        .querySeriesData(SeriesDataQuery(samples: .matching(type: heartRate.type, predicate: quantityPredicate), batchSize: 100)),
+    ]
+
     /// The samples predicates are evaluated against in-process.
     static let samples = [heartRate, steps, sleep, bloodPressure, run]
 
@@ -110,7 +163,11 @@ enum Seeds {
             .saveObjects([heartRate, steps, sleep]),
             .saveObjects([bloodPressure]),
             .saveObjects([run]),
+            .saveObjects([ecg]),
+            .saveObjects(kinds),
+            .saveObjects(imported, keepSources: true),
             .deleteObjects(.uuids([uuid(1), uuid(3)])),
+        ] + seriesCalls + [
             .deleteObjects(.matching(type: heart, predicate: quantityPredicate)),
             .querySamples(SampleQuery(types: ["HKWorkoutTypeIdentifier"], predicate: predicate(workoutLeaves),
                                       sort: [SampleSortDescriptor(.startDate, descending: true), SampleSortDescriptor(.workoutDuration)], limit: 10)),

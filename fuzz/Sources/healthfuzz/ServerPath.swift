@@ -99,8 +99,9 @@ enum ServerPath {
             case .voltages: return
             }
         case .finishSeries(let finish):
-            try SampleValidator.validateFinished(Sample(uuid: finish.builderID, type: TypeCatalog.workoutRouteType.identifier, start: 0,
-                                                        end: 0, metadata: finish.metadata, body: .series(count: 1)))
+            // The builder's start is the store's; a route starting at its first location, 1 µs in.
+            try SampleValidator.validateFinished(Sample(uuid: finish.builderID, type: TypeCatalog.workoutRouteType.identifier, start: 1,
+                                                        end: finish.end ?? 1, metadata: finish.metadata, body: .series(count: 1)))
         case .discardSeries, .querySeriesData:
             return
         case .deleteObjects(.uuids(let uuids)):
