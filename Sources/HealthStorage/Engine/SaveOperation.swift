@@ -32,7 +32,7 @@ extension WriteContext {
                     }
                     let device = object.device ?? batch.defaultDevice
                     if pending.limit > 1 || grouped, let row = try objectSaver.plainRow(object, device: device) {
-                        let sample = PendingSample(index: index, saver: objectSaver, sample: object, device: device, row: row)
+                        let sample = PendingSample(index: index, saver: objectSaver, batch: batch, row: row)
                         if let settle, grouped {
                             try addGroupRow(sample, settle: settle)
                             return outcomes
@@ -183,7 +183,8 @@ extension WriteContext {
                 if wentIn {
                     runs.add(pending)
                 } else {
-                    settle(offset, try pending.saver.compareWithStored(pending.sample, device: pending.device, row: row))
+                    let sample = pending.batch.objects[pending.index]
+                    settle(offset, try pending.saver.compareWithStored(sample, device: sample.device ?? pending.batch.defaultDevice, row: row))
                 }
             } catch {
                 throw error.objectIndex == nil ? error.at(index: pending.index) : error
@@ -214,15 +215,16 @@ extension WriteContext {
         }
 
         mutating func add(_ pending: PendingSample) {
-            // The sample's fields read in place (a copy of the whole sample retained every string in it).
-            let (saver, typeID, start, end) = (pending.saver, pending.row.type, pending.sample.start, pending.sample.end)
+            // The row's fields, not the sample's (a copy of the whole sample retained every string in it).
+            let (saver, typeID, start, end) = (pending.saver, pending.row.type, pending.row.start, pending.row.start + pending.row.duration)
             let span = TimeSpan(start: start, end: end), duration = end - start
             let key = RunKey(typeID: typeID, source: saver.source, owner: saver.owner)
             if let run = keys.firstIndex(of: key) {
                 runs[run].span = runs[run].span.union(span)
                 runs[run].longest = max(runs[run].longest, duration)
             } else {
-                runs.append(Run(saver: saver, typeID: typeID, type: pending.sample.type, span: span, longest: duration, index: pending.index))
+                runs.append(Run(saver: saver, typeID: typeID, type: pending.batch.objects[pending.index].type, span: span, longest: duration,
+                                index: pending.index))
                 keys.append(key)
             }
         }
@@ -284,22 +286,21 @@ extension WriteContext {
     }
 }
 
-/// A plain sample waiting to be inserted with others, its anchor already taken; `index` is its place in its batch.
+/// A plain sample waiting to be inserted with others, its anchor already taken; `index` is its place in `batch`.
 /// A class: the group's arrays, their chunks and the stored runs pass it on, and each copy of a struct
 /// holding a whole sample, its device and its row copied (and released) every string in them: ≈3k
-/// instructions a saved sample, against ≈1k for the object's allocation and its one teardown.
+/// instructions a saved sample, against ≈1k for the object's allocation and its one teardown. The
+/// sample stays in its batch (one reference), read there only when its row went in as a retry.
 final class PendingSample {
     let index: Int
     let saver: ObjectSaver
-    let sample: Sample
-    let device: Device?
+    let batch: SaveBatch
     let row: SampleRow
 
-    init(index: Int, saver: ObjectSaver, sample: Sample, device: Device?, row: SampleRow) {
+    init(index: Int, saver: ObjectSaver, batch: SaveBatch, row: SampleRow) {
         self.index = index
         self.saver = saver
-        self.sample = sample
-        self.device = device
+        self.batch = batch
         self.row = row
     }
 }
