@@ -104,6 +104,17 @@ public struct Device: Sendable, Hashable {
         self.udiDeviceIdentifier = udiDeviceIdentifier
     }
 
+    /// Every field equal. Written out and inlinable, unlike the derived `==`: a caller in another module
+    /// (the writer compares a sample's device with those it resolved, for every sample) then reads a
+    /// kept device's fields where they are, where calling the derived one made it copy the device first,
+    /// every string in it retained and released. The per-unit identifiers first: they tell devices of
+    /// one model apart.
+    @inlinable public static func == (a: Device, b: Device) -> Bool {
+        a.localIdentifier == b.localIdentifier && a.udiDeviceIdentifier == b.udiDeviceIdentifier && a.name == b.name
+            && a.manufacturer == b.manufacturer && a.model == b.model && a.hardwareVersion == b.hardwareVersion
+            && a.firmwareVersion == b.firmwareVersion && a.softwareVersion == b.softwareVersion
+    }
+
     /// True when every field is nil.
     public var isEmpty: Bool { self == Device() }
 
