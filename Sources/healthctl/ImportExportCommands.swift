@@ -20,9 +20,6 @@ enum ImportExportCommands {
     /// Pages of an export's read (the server sends up to 512 samples a page) waiting at most while
     /// the writer lags; the server holds back the rest.
     static let exportPagesWaiting = 16
-    /// Types an export reads at once, each over a connection of its own (see `ExportPages`): the
-    /// next type's read starts while the current one is written. Four measured no better than two.
-    static let exportReadsAtOnce = 2
     /// Samples per atomic save when importing, unless --batch says otherwise (the shape of the ingest benchmark's saves).
     static let importBatchSize = 5000
     /// A save also ends once its lines hold this many bytes: a sample's protobuf is smaller than its
@@ -65,8 +62,8 @@ enum ImportExportCommands {
         let sources = inv.arguments.list("source")
         if !sources.isEmpty { clauses.append(.sources(Set(sources))) }
         var types = try inv.arguments.list("type").map { name throws(HealthError) in try TypeCatalog.resolve(name).identifier }
-        // Every type is asked for rather than counted first: counting groups every stored sample
-        // (as long again as reading them), while a type without data is answered at once.
+        // Every type is asked for rather than counted first: counting groups every stored sample (as
+        // long again as reading them), while the read passes over the types the store does not hold.
         if types.isEmpty { types = TypeCatalog.sampleTypes.map(\.identifier) }
 
         let connection = try await inv.connect()
@@ -76,32 +73,22 @@ enum ImportExportCommands {
         let writer = try LineWriter(path: inv.arguments.value("output"), output: inv.output)
         let status = LiveStatus()
         var written = 0
-        var typesWritten = 0
+        var typesRead: Set<String> = []
         var cache = SampleJSON.LineCache()
         var lines = LineBuffer()
-        var routeWorkouts: [UUID: UUID]?
-        // The pages come over connections of their own, one per read open at once, whose reading is
-        // held back while the writer lags; the look-ups below (workouts by route, series points)
-        // must not wait behind them.
-        var reading: [any HealthCalling] = []
-        for _ in 0..<exportReadsAtOnce { reading.append(try await inv.connect()) }
-        var pages = ExportPages(types: types, readsAtOnce: exportReadsAtOnce) { [reading] type, index, anchor in
-            reading[index % reading.count].anchoredPages(AnchoredQuery(types: [type], predicate: predicate, anchor: anchor),
-                                                         waiting: exportPagesWaiting)
+        var routes = RouteOrder()
+        // The pages come over a connection of their own, whose reading is held back while the writer
+        // lags; the look-ups below (workouts by route, series points) must not wait behind them.
+        let reading = try await inv.connect()
+        var pages = ExportPages { [reading, types] anchor in
+            reading.anchoredPages(AnchoredQuery(types: types, predicate: predicate, anchor: anchor), waiting: exportPagesWaiting)
         }
-        var lastType: String?
         var writtenOnce = WrittenOnce()
+        let zone = inv.zone
         while let page = try await pages.next() {
-            if page.type != lastType {
-                (lastType, typesWritten) = (page.type, typesWritten + 1)
-                writtenOnce.nextType()
-            }
-            if routeWorkouts == nil, [TypeCatalog.workoutType, TypeCatalog.workoutRouteType].map(\.identifier).contains(page.type) {
-                routeWorkouts = try await SeriesLines.workoutsByRoute(connection)
-            }
             let table = page.batch.table
+            typesRead.formUnion(table.types)
             let tableLines = SampleJSON.TableLines(table, cache: &cache)
-            let zone = inv.zone
             var next = 0
             while next < table.rows.count {
                 // The plain rows up to the next that is not, in one call.
@@ -111,24 +98,36 @@ enum ImportExportCommands {
                 next = plainEnd + 1
                 let sample = table[plainEnd]
                 guard try writtenOnce.admit(sample, from: page) else { continue }
-                written += 1
-                guard SeriesLines.hasPoints(sample) else {
-                    SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routeWorkouts ?? [:]), zone: zone, cache: &cache, to: &lines)
-                    continue
+                for due in try await routes.due(sample, connection: connection) {
+                    try await writeLine(due, routes: routes, connection: connection, zone: zone, cache: &cache, to: &lines)
+                    written += 1
                 }
-                let line = try await SeriesLines.line(sample, workout: routeWorkouts?[sample.uuid], connection: connection, zone: zone)
-                lines.append(contentsOf: (line.text(pretty: false) + "\n").utf8)
             }
             try writer.write(lines: &lines)
-            status.update("export: \(written) samples, \(shortName(page.type)), \(formatRate(status.rate(written)))")
+            status.update("export: \(written) samples, \(formatRate(status.rate(written)))")
+        }
+        for route in routes.rest() {
+            try await writeLine(route, routes: routes, connection: connection, zone: zone, cache: &cache, to: &lines)
+            written += 1
         }
         try writer.finish(lines: &lines)
         let seconds = status.elapsed
-        status.finish("export: \(written) samples of \(typesWritten) types in \(String(format: "%.1f", seconds))s")
+        status.finish("export: \(written) samples of \(typesRead.count) types in \(String(format: "%.1f", seconds))s")
         if inv.format == .json, inv.arguments.value("output") != nil {
-            inv.output(JSON.object(["samples": .int(Int64(written)), "types": .int(Int64(typesWritten)),
+            inv.output(JSON.object(["samples": .int(Int64(written)), "types": .int(Int64(typesRead.count)),
                                     "seconds": .double(seconds)]).text(pretty: false))
         }
+    }
+
+    /// Appends the line of `sample` (one decoded whole) to `lines`; a series' points are read from the server.
+    private static func writeLine(_ sample: Sample, routes: RouteOrder, connection: any HealthCalling, zone: TimeZone?,
+                                  cache: inout SampleJSON.LineCache, to lines: inout LineBuffer) async throws {
+        guard SeriesLines.hasPoints(sample) else {
+            SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routes.workouts ?? [:]), zone: zone, cache: &cache, to: &lines)
+            return
+        }
+        let line = try await SeriesLines.line(sample, workout: routes.workouts?[sample.uuid], connection: connection, zone: zone)
+        lines.append(contentsOf: (line.text(pretty: false) + "\n").utf8)
     }
 
     // MARK: Import

@@ -147,3 +147,38 @@ enum SeriesLines {
                       speedAccuracy: try f.double("speed_accuracy"))
     }
 }
+
+/// The workout of each route an export writes, and route lines held back until their workout's line
+/// is written: in anchor order a workout comes after its routes (finishing a route associates it
+/// with the workout, which changes the workout), while an import finishes each route with its
+/// workout, which must be stored by then.
+struct RouteOrder {
+    /// Every readable route's workout, read when the export meets its first workout or route.
+    private(set) var workouts: [UUID: UUID]?
+    private var writtenWorkouts: Set<UUID> = []
+    private var waiting: [(workout: UUID, route: Sample)] = []
+
+    /// The samples to write now for `sample`, in order: none for a route whose workout is still to
+    /// come, a workout followed by the routes that waited for it, or else the sample itself.
+    mutating func due(_ sample: Sample, connection: any HealthCalling) async throws -> [Sample] {
+        let (workoutType, routeType) = (TypeCatalog.workoutType.identifier, TypeCatalog.workoutRouteType.identifier)
+        guard sample.type == workoutType || sample.type == routeType else { return [sample] }
+        if workouts == nil { workouts = try await SeriesLines.workoutsByRoute(connection) }
+        guard sample.type == workoutType else {
+            guard let workout = workouts?[sample.uuid], !writtenWorkouts.contains(workout) else { return [sample] }
+            waiting.append((workout, sample))
+            return []
+        }
+        writtenWorkouts.insert(sample.uuid)
+        let routes = waiting.filter { $0.workout == sample.uuid }.map(\.route)
+        waiting.removeAll { $0.workout == sample.uuid }
+        return [sample] + routes
+    }
+
+    /// The routes still waiting once the read is done: their workouts are not in the export (another
+    /// type, range or source than asked).
+    mutating func rest() -> [Sample] {
+        defer { waiting.removeAll() }
+        return waiting.map(\.route)
+    }
+}

@@ -5,9 +5,9 @@ import Synchronization
 import XCTest
 @testable import healthctl
 
-/// ExportPages reads each type in one streamed anchored answer: what it hands on must be every
-/// sample once, type by type in the order asked and each type's in anchor order, also when a read
-/// is cut off by a lost connection and goes on from the last sample handed on.
+/// ExportPages reads every type in one streamed anchored answer: what it hands on must be every
+/// sample once in anchor order, also when the read is cut off by a lost connection and goes on from
+/// the last sample handed on.
 final class ExportPagesTests: XCTestCase {
     private static func samples(_ count: Int) -> [Sample] {
         (0..<count).map { i in
@@ -35,69 +35,53 @@ final class ExportPagesTests: XCTestCase {
         }
     }
 
-    private static func handedOn(_ pages: inout ExportPages) async throws -> (order: [String], samples: [String: [Sample]]) {
-        var order: [String] = []
-        var samples: [String: [Sample]] = [:]
-        while let page = try await pages.next() {
-            samples[page.type, default: []] += page.batch.samples
-            if order.last != page.type { order.append(page.type) }
-        }
-        return (order, samples)
+    /// Every sample `pages` hands on, in order, with whether its page was resumed.
+    private static func handedOn(_ pages: inout ExportPages) async throws -> [(sample: Sample, resumed: Bool)] {
+        var handed: [(sample: Sample, resumed: Bool)] = []
+        while let page = try await pages.next() { handed += page.batch.samples.map { ($0, page.resumed) } }
+        return handed
     }
 
-    func testEveryTypeIsReadOnceAndHandedOnWholeInTheOrderAsked() async throws {
-        let stored = ["a": Self.samples(10), "b": [], "c": Self.samples(3), "d": Self.samples(7)]
-        let reads = Mutex<[String]>([])
-        var pages = ExportPages(types: ["a", "b", "c", "d"]) { type, _, _ in
-            reads.withLock { $0.append(type) }
-            return Self.answer(stored[type]!, pageSize: 3)
+    func testEveryPageIsHandedOnOnceInAnchorOrderFromOneRead() async throws {
+        let stored = Self.samples(10)
+        let reads = Mutex<[Data?]>([])
+        var pages = ExportPages { anchor in
+            reads.withLock { $0.append(anchor) }
+            return AsyncThrowingStream { continuation in
+                // An empty page (a part of the read with nothing of the types asked) is passed over.
+                continuation.yield(AnchoredBatch(samples: Array(stored[0..<4]), lastSampleAnchor: Data("3".utf8)))
+                continuation.yield(AnchoredBatch())
+                continuation.yield(AnchoredBatch(samples: Array(stored[4...]), lastSampleAnchor: Data("9".utf8)))
+                continuation.finish()
+            }
         }
-        let (order, handed) = try await Self.handedOn(&pages)
-        XCTAssertEqual(order, ["a", "c", "d"], "each type with samples once, in the order asked")
-        XCTAssertEqual(handed, stored.filter { !$0.value.isEmpty }, "every sample, in anchor order")
-        XCTAssertEqual(reads.withLock { $0 }, ["a", "b", "c", "d"], "one read per type")
-    }
-
-    /// With several reads open at once, the later types' reads start before the earlier ones are
-    /// handed on, each on its own connection index, and what is handed on is unchanged.
-    func testReadsOpenAtOnceHandOnTheSameInTheSameOrder() async throws {
-        let stored = ["a": Self.samples(10), "b": Self.samples(4), "c": [], "d": Self.samples(7), "e": Self.samples(2)]
-        let reads = Mutex<[String: Int]>([:])
-        var pages = ExportPages(types: ["a", "b", "c", "d", "e"], readsAtOnce: 3) { type, index, _ in
-            reads.withLock { $0[type] = index % 3 }
-            return Self.answer(stored[type]!, pageSize: 3)
-        }
-        let first = try await pages.next()
-        XCTAssertEqual(first?.type, "a")
-        XCTAssertEqual(reads.withLock { $0 }, ["a": 0, "b": 1, "c": 2], "a's first page comes with b's and c's reads open")
-        var order = ["a"]
-        var handed = ["a": first?.batch.samples ?? []]
-        while let page = try await pages.next() {
-            handed[page.type, default: []] += page.batch.samples
-            if order.last != page.type { order.append(page.type) }
-        }
-        XCTAssertEqual(order, ["a", "b", "d", "e"])
-        XCTAssertEqual(handed, stored.filter { !$0.value.isEmpty })
-        XCTAssertEqual(reads.withLock { $0 }, ["a": 0, "b": 1, "c": 2, "d": 0, "e": 1], "a type's read reuses a finished one's connection")
+        let handed = try await Self.handedOn(&pages)
+        XCTAssertEqual(handed.map(\.sample.uuid), stored.map(\.uuid), "every sample once, in anchor order")
+        XCTAssertFalse(handed.contains { $0.resumed })
+        XCTAssertEqual(reads.withLock { $0 }, [nil], "one read of every type")
+        let after = try await pages.next()
+        XCTAssertNil(after, "done stays done")
     }
 
     func testAReadCutOffByALostConnectionGoesOnFromTheLastSampleHandedOn() async throws {
         let stored = Self.samples(10)
         let reads = Mutex<[String?]>([])
-        var pages = ExportPages(types: ["a"]) { _, _, anchor in
+        var pages = ExportPages { anchor in
             let n = reads.withLock { $0.append(anchor.map { String(decoding: $0, as: UTF8.self) }); return $0.count }
             // Cut off after 2 pages (6 samples), then within the first page of the read again.
             return n == 1 ? Self.answer(stored, pageSize: 3, failingAfter: 2)
                 : Self.answer(stored, after: anchor, pageSize: 2, failingAfter: n == 2 ? 1 : nil)
         }
-        let (_, handed) = try await Self.handedOn(&pages)
-        XCTAssertEqual(handed["a"]?.map(\.uuid), stored.map(\.uuid), "every sample once, in anchor order")
+        let handed = try await Self.handedOn(&pages)
+        XCTAssertEqual(handed.map(\.sample.uuid), stored.map(\.uuid), "every sample once, in anchor order")
+        XCTAssertEqual(handed.map(\.resumed), Array(repeating: false, count: 6) + Array(repeating: true, count: 4),
+                       "the pages of a read again are marked resumed")
         XCTAssertEqual(reads.withLock { $0 }, [nil, "5", "7"], "each read again goes on after the last sample handed on")
     }
 
     func testAReadCutOffAfterPagesThatDoNotSayWhereTheyEndFails() async throws {
         let reads = Mutex(0)
-        var pages = ExportPages(types: ["a"]) { _, _, _ in
+        var pages = ExportPages { _ in
             reads.withLock { $0 += 1 }
             return AsyncThrowingStream { continuation in
                 continuation.yield(AnchoredBatch(samples: Self.samples(3)))
@@ -116,7 +100,7 @@ final class ExportPagesTests: XCTestCase {
 
     func testAConnectionLostAgainAndAgainWithoutAPageEndsTheExport() async throws {
         let reads = Mutex(0)
-        var pages = ExportPages(types: ["a"]) { _, _, _ in
+        var pages = ExportPages { _ in
             reads.withLock { $0 += 1 }
             return Self.answer(Self.samples(3), pageSize: 3, failingAfter: 0)
         }
@@ -131,18 +115,17 @@ final class ExportPagesTests: XCTestCase {
 
     func testAnotherFailureIsThrownInItsPlace() async throws {
         struct Refused: Error {}
-        var pages = ExportPages(types: ["a", "b"]) { type, _, _ in
+        var pages = ExportPages { _ in
             AsyncThrowingStream { continuation in
-                if type == "b" { return continuation.finish(throwing: Refused()) }
-                continuation.yield(AnchoredBatch(samples: Self.samples(1)))
-                continuation.finish()
+                continuation.yield(AnchoredBatch(samples: Self.samples(1), lastSampleAnchor: Data("0".utf8)))
+                continuation.finish(throwing: Refused())
             }
         }
         let first = try await pages.next()
-        XCTAssertEqual(first?.type, "a")
+        XCTAssertEqual(first?.batch.samples.count, 1)
         do {
             _ = try await pages.next()
-            XCTFail("the read of b failed")
+            XCTFail("the read failed")
         } catch {
             XCTAssertTrue(error is Refused)
         }
@@ -151,7 +134,7 @@ final class ExportPagesTests: XCTestCase {
     /// After a cut, a sample written before it and saved again meanwhile (its app's sync identifier
     /// under a new UUID) and a workout or correlation written before it and changed meanwhile (its
     /// UUID) are not written again, as an uninterrupted export would not; samples first met after the
-    /// cut are, and the next type starts afresh.
+    /// cut are.
     func testAResumedReadLeavesOutWhatWasWrittenBeforeTheCut() throws {
         func reading(_ identifier: String, version: Int64) -> Sample {
             Sample(type: "HKQuantityTypeIdentifierHeartRate", start: 0, end: 0,
@@ -166,7 +149,7 @@ final class ExportPagesTests: XCTestCase {
                                body: .quantity(Quantity(systolic, "mmHg"), count: 1))
             return Sample(uuid: uuid, type: "HKCorrelationTypeIdentifierBloodPressure", start: 0, end: 0, body: .correlation([child]))
         }
-        func page(resumed: Bool) -> ExportPages.Page { ExportPages.Page(type: "T", batch: AnchoredBatch(), resumed: resumed) }
+        func page(resumed: Bool) -> ExportPages.Page { ExportPages.Page(batch: AnchoredBatch(), resumed: resumed) }
         let plain = Self.samples(2)
         let (run, measured) = (UUID(), UUID())
         var once = WrittenOnce()
@@ -179,21 +162,18 @@ final class ExportPagesTests: XCTestCase {
         XCTAssertTrue(try once.admit(reading("b", version: 1), from: page(resumed: true)), "first met after the cut")
         XCTAssertTrue(try once.admit(workout(UUID(), activity: 37), from: page(resumed: true)), "first met after the cut")
         XCTAssertTrue(try once.admit(plain[1], from: page(resumed: true)), "a plain sample")
-        once.nextType()
-        XCTAssertTrue(try once.admit(reading("a", version: 3), from: page(resumed: true)), "the next type's read")
     }
 
-    /// What is remembered stays within the limit however many samples of a type could come again;
+    /// What is remembered stays within the limit however many samples could come again;
     /// past it a resumed read cannot tell a sample written already from one first met, so the
-    /// export stops at the first such sample rather than write one twice (plain samples still pass),
-    /// and the next type starts afresh.
+    /// export stops at the first such sample rather than write one twice (plain samples still pass).
     func testWhatIsRememberedIsBoundedAndAResumedReadPastTheBoundStops() throws {
         func reading(_ identifier: String) -> Sample {
             Sample(type: "HKQuantityTypeIdentifierHeartRate", start: 0, end: 0,
                    metadata: [MetadataKey.syncIdentifier: .string(identifier), MetadataKey.syncVersion: .int(1)],
                    body: .quantity(Quantity(60, "count/min"), count: 1))
         }
-        func page(resumed: Bool) -> ExportPages.Page { ExportPages.Page(type: "T", batch: AnchoredBatch(), resumed: resumed) }
+        func page(resumed: Bool) -> ExportPages.Page { ExportPages.Page(batch: AnchoredBatch(), resumed: resumed) }
         var once = WrittenOnce(limit: 3)
         for i in 0..<10 {
             XCTAssertTrue(try once.admit(reading("r\(i)"), from: page(resumed: false)))
@@ -204,9 +184,5 @@ final class ExportPagesTests: XCTestCase {
             XCTAssertEqual((error as? HealthError)?.code, .unavailable)
         }
         XCTAssertThrowsError(try once.admit(reading("r9"), from: page(resumed: true)), "not remembered: it may have been written")
-        once.nextType()
-        XCTAssertEqual(once.remembered, 0)
-        XCTAssertTrue(try once.admit(reading("r0"), from: page(resumed: true)), "the next type's read")
-        XCTAssertEqual(once.remembered, 1)
     }
 }

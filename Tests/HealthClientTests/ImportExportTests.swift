@@ -367,35 +367,33 @@ final class ImportExportCommandTests: XCTestCase {
         XCTAssertEqual(saves.withLock { $0 }.sorted(by: >), [3, 2], "a save ends once its lines pass the byte budget")
     }
 
-    func testExportReadsEveryTypeInOneAnchoredReadInCatalogOrderAndLeavesCorrelationChildrenInside() async throws {
+    func testExportReadsEveryTypeInOneAnchoredReadInAnchorOrderAndLeavesCorrelationChildrenInside() async throws {
         let (heartRate, sleep) = (ExportFixtures.samples[0], ExportFixtures.samples[1])
-        let stored = [heartRate.type: Array(repeating: heartRate, count: 3), sleep.type: Array(repeating: sleep, count: 2)]
+        let stored = [heartRate, sleep, heartRate, heartRate, sleep]
         let queries = Mutex<[AnchoredQuery]>([])
         let (status, output) = try await run(["export", "--source", "com.app"]) { call in
             switch call {
             case .queryAnchored(let query):
                 queries.withLock { $0.append(query) }
-                return .anchored(samples: SampleTable(stored[query.types[0]] ?? []), deleted: [], newAnchor: Data([1]), initial: true)
+                return .anchored(samples: SampleTable(stored), deleted: [], newAnchor: Data([1]), initial: true)
             default:
                 return .error(HealthError(.malformed, "unexpected"))
             }
         }
         XCTAssertEqual(status, 0)
-        let catalog = TypeCatalog.sampleTypes.map(\.identifier)
-        let order = catalog.filter(stored.keys.contains)
         let sent = queries.withLock { $0 }
-        XCTAssertEqual(sent.map(\.types), catalog.map { [$0] }, "one read per type, in catalog order, none counted first")
-        XCTAssertTrue(sent.allSatisfy { $0.anchor == nil && $0.limit == 0 && !$0.updates }, "each type read whole, streamed")
+        XCTAssertEqual(sent.map(\.types), [TypeCatalog.sampleTypes.map(\.identifier)], "one read of every type, none counted first")
+        XCTAssertTrue(sent.allSatisfy { $0.anchor == nil && $0.limit == 0 && !$0.updates }, "read whole, streamed")
         XCTAssertEqual(sent[0].predicate, .allOf([.sources(["com.app"]), .noCorrelation]))
         let lines = output.flatMap { $0.split(separator: "\n") }.map(String.init)
-        XCTAssertEqual(lines, order.flatMap { stored[$0]! }.map { SampleJSON.sample($0).text(pretty: false) })
+        XCTAssertEqual(lines, stored.map { SampleJSON.sample($0).text(pretty: false) }, "in the order read")
     }
 
     func testAnExportThatCannotBeWrittenStopsNamingTheFileAndTheCause() async throws {
         let heartRate = ExportFixtures.samples[0]
         let (status, _, errors) = try await runCapturingErrors(["export", "--output", "/dev/full"]) { call in
             guard case .queryAnchored(let query) = call else { return .error(HealthError(.malformed, "unexpected")) }
-            return .anchored(samples: SampleTable(query.types[0] == heartRate.type ? [heartRate] : []), deleted: [],
+            return .anchored(samples: SampleTable(query.types.contains(heartRate.type) ? [heartRate] : []), deleted: [],
                              newAnchor: Data([1]), initial: true)
         }
         XCTAssertNotEqual(status, 0)

@@ -149,6 +149,13 @@ final class ExportImportTests: XCTestCase {
         let export = try healthctl(["export", "--output", file], server: server,
                                    tokenFile: server.dataDirectory.appendingPathComponent("owner.token").path)
         XCTAssertEqual(export.status, 0, export.errors)
+        // Finishing the route changed the workout, so it was read after the route; its line comes first.
+        let uuids = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map { line in
+            try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["uuid"] as? String)
+        }
+        XCTAssertEqual(uuids.count, 4)
+        XCTAssertLessThan(try XCTUnwrap(uuids.firstIndex(of: run.uuid.uuidString)), try XCTUnwrap(uuids.firstIndex(of: routeBuilder.id.uuidString)),
+                          "the workout's line before its route's")
         let fresh = try ServerProcess()
         let freshTokenFile = fresh.dataDirectory.appendingPathComponent("owner.token").path
         let imported = try healthctl(["import", file, "--keep-sources", "--format", "json"], server: fresh, tokenFile: freshTokenFile)
