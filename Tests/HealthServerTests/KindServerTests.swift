@@ -123,9 +123,11 @@ final class KindServerTests: XCTestCase {
         try tokenB.write(toFile: tokenFileB, atomically: true, encoding: .utf8)
         let saved = Self.appSamples(at: 1_700_000_000_000_000)
         XCTAssertEqual(ownerA.call(.saveObjects(saved)), .saveObjects(Array(repeating: .stored, count: saved.count)))
+        let recording = Self.ecgSample()
+        XCTAssertEqual(ownerA.call(.saveObjects([recording])), .saveObjects([.stored]))
 
         let file = directory.appendingPathComponent("kinds.jsonl").path
-        let types = ["StateOfMind", "Audiogram", "GAD7", "PHQ9"].flatMap { ["--type", $0] }
+        let types = ["StateOfMind", "Audiogram", "GAD7", "PHQ9", Self.ecg].flatMap { ["--type", $0] }
         let export = try healthctl(["export", "--output", file] + types, server: server,
                                    tokenFile: server.dataDirectory.appendingPathComponent("owner.token").path)
         XCTAssertEqual(export.status, 0, export.errors)
@@ -137,5 +139,17 @@ final class KindServerTests: XCTestCase {
             XCTAssertEqual(inB[sample.uuid]?.body, sample.body, sample.type)
             XCTAssertEqual(inB[sample.uuid]?.start, sample.start)
         }
+        // The ECG's line carries its voltages, and the import saves them: B's export of it holds the same.
+        let fileB = directory.appendingPathComponent("ecg-b.jsonl").path
+        let exportB = try healthctl(["export", "--output", fileB, "--type", Self.ecg], server: server, tokenFile: tokenFileB)
+        XCTAssertEqual(exportB.status, 0, exportB.errors)
+        func voltages(_ path: String) throws -> [Any] {
+            let line = try XCTUnwrap(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").first { $0.contains(Self.ecg) })
+            let fields = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return try XCTUnwrap((fields?["electrocardiogram"] as? [String: Any])?["voltages"] as? [Any], path)
+        }
+        let (fromA, fromB) = (try voltages(file), try voltages(fileB))
+        XCTAssertEqual(fromA.count, 15_360)
+        XCTAssertTrue(NSArray(array: fromA).isEqual(to: fromB), "B's ECG holds A's voltages")
     }
 }
