@@ -33,7 +33,8 @@ enum ImportExportCommands {
 
     static let all: [Command] = [
         Command(["export"], usage: "export [--type T ...] [--since T] [--until T] [--source BUNDLE] [--output FILE]",
-                summary: "every matching sample as JSON lines (samples inside a correlation go with it)",
+                summary: "every matching sample as JSON lines, in the order saved (samples inside a correlation go with "
+                    + "it; a route after its workout)",
                 options: [("type T", "type (repeatable; default: every type with data)"),
                           ("source BUNDLE", "only samples saved by these apps (repeatable)"),
                           ("output FILE", "write to FILE instead of stdout (then --format json prints a summary)")] + BrowseCommands.rangeOptions) { inv in

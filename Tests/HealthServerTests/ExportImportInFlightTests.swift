@@ -4,7 +4,8 @@ import HealthWire
 import XCTest
 
 /// `healthctl export` streams its read of every type while it writes and `healthctl import` saves over
-/// several connections: against a real healthd, the export is still every sample, in the order saved, and the import with its defaults stores everything once, also when run again after being killed.
+/// several connections: against a real healthd, the export is still every sample, in the order saved,
+/// and the import with its defaults stores everything once, also when run again after being killed.
 final class ExportImportInFlightTests: XCTestCase {
     private let units = [Authz.heartRate: "count/min", Authz.steps: "count", Authz.bodyMass: "kg"]
 
