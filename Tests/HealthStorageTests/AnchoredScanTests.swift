@@ -142,18 +142,26 @@ final class AnchoredScanTests: StoreTestCase {
         }
     }
 
-    /// `noCorrelation` on types no correlation holds is the read without a predicate: the head finds
-    /// only the last anchor and leaves the samples to the ranges (read by two threads and sent as they
-    /// are read, not all read before the first page), as an export's read of such a type asks. With a
-    /// type a correlation holds the samples are read at the head, the correlation's readings left out.
-    /// Either way the stream is what a query with the predicate finds.
-    func testNoCorrelationOnTypesNoCorrelationHoldsIsReadInRanges() async throws {
+    /// `noCorrelation` alone (an export's predicate) is read in ranges, as the read without a predicate:
+    /// the head finds only the last anchor it keeps and leaves the samples to the ranges (read by two
+    /// threads and sent as they are read, not all read before the first page), also with a type a
+    /// correlation holds, whose readings the MAX steps back past; with only such a type, whose every
+    /// row here is a reading, nothing is left to read; every stored type asked for is one part on
+    /// PostgreSQL (`samples_by_anchor`). Either way the stream is what a query with the predicate finds.
+    func testNoCorrelationAloneIsReadInRanges() async throws {
         try await forEachEngine {
             let f = try await StoreFixture()
             try await fill(f)
+            // A correlation saved last: the store's last rows are it and its readings.
+            try await f.save([Sample(type: StoreFixture.bloodPressure, start: s(5_000), end: s(5_000), body: .correlation([
+                Sample(type: StoreFixture.systolic, start: s(5_000), end: s(5_000), body: .quantity(Quantity(118, "mmHg"), count: 1)),
+                Sample(type: StoreFixture.diastolic, start: s(5_000), end: s(5_000), body: .quantity(Quantity(79, "mmHg"), count: 1)),
+            ]))])
             let context = ReadContext(db: try f.connect(), registry: Registry(), anchorKey: try f.anchorKey())
             let predicate = QueryPredicate.allOf([.noCorrelation])
-            for (types, inRanges) in [([StoreFixture.heartRate, StoreFixture.steps], true), ([StoreFixture.systolic, StoreFixture.heartRate], false)] {
+            let everyStoredType = types + [StoreFixture.systolic, StoreFixture.diastolic]
+            for (types, left) in [([StoreFixture.heartRate, StoreFixture.steps], true), ([StoreFixture.systolic, StoreFixture.heartRate], true),
+                                  ([StoreFixture.systolic], false), (everyStoredType, true)] {
                 var readAtHead = 0
                 try context.db.beginRead()
                 let (_, rest) = try context.anchoredHead(owner: f.owner.rawValue, types: types, predicate: predicate, anchor: nil,
@@ -163,8 +171,8 @@ final class AnchoredScanTests: StoreTestCase {
                 }
                 context.db.resetAll()
                 try context.db.execute("COMMIT")
-                XCTAssertEqual(rest != nil, inRanges, "\(types)")
-                XCTAssertEqual(readAtHead == 0, inRanges, "\(types)")
+                XCTAssertEqual(rest != nil, left, "\(types)")
+                XCTAssertEqual(readAtHead, 0, "\(types)")
 
                 let queried = try await f.store.querySamples(owner: f.owner, types: types, predicate: predicate, sort: [], limit: 0, scope: everything)
                 XCTAssertEqual(queried.filter { $0.type == StoreFixture.systolic }, [], "the correlation's reading is left out")

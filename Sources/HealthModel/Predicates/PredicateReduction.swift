@@ -17,4 +17,8 @@ extension QueryPredicate {
             return self
         }
     }
+
+    /// Whether this leaves out the readings inside correlations and nothing else (an export's
+    /// predicate): the last sample it keeps is the last stored, or a few readings before it.
+    public var leavesOutOnlyCorrelationReadings: Bool { self == .noCorrelation || self == .allOf([.noCorrelation]) }
 }

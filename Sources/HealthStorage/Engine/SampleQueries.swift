@@ -207,11 +207,12 @@ extension ReadContext {
     /// anchors — and what is left to read of its samples (nil: nothing), so a caller can send each
     /// part of them while the next is read. Every page carries the answer's anchor, so the last
     /// sample's anchor is found first: by one MAX per filter part where that is an index seek (each
-    /// part of a type read in full with no predicate: the last key of (owner, type, anchor)). Where
-    /// it is not (a predicate that `QueryPredicate.reduced` leaves, or the caller's own rows of types
-    /// it may not read), a MAX would step through the rows the read visits a second time, so the
-    /// samples are read here instead, given to `part` in tables of at most `partRows` rows, and
-    /// nothing is left to read.
+    /// part of a type read in full with no predicate: the last key of (owner, type, anchor)), or
+    /// nearly one (a predicate that only leaves out readings inside correlations, an export's: the
+    /// MAX steps back past the readings saved last). Where it is not (another predicate that
+    /// `QueryPredicate.reduced` leaves, or the caller's own rows of types it may not read), a MAX
+    /// would step through the rows the read visits a second time, so the samples are read here
+    /// instead, given to `part` in tables of at most `partRows` rows, and nothing is left to read.
     func anchoredHead(owner: Int64, types: [String], predicate asked: QueryPredicate?, anchor: Data?, scope: ReadScope, partRows: Int,
                       part: (AnchoredPart) -> Bool) throws(HealthError) -> (head: AnchoredResult, rest: AnchoredSamples?) {
         let window = try anchoredWindow(owner: owner, types: types, anchor: anchor, scope: scope)
@@ -223,10 +224,10 @@ extension ReadContext {
             AnchoredSamples(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after, last: last, storeAnchor: window.last,
                             horizon: window.start.horizon, key: anchorKey)
         }
-        let seeks = predicate == nil && window.types.allSatisfy { scope.canReadAll($0.type.identifier) }
+        let seeks = (predicate?.leavesOutOnlyCorrelationReadings ?? true) && window.types.allSatisfy { scope.canReadAll($0.type.identifier) }
         let lastSample: Int64?
         if seeks {
-            lastSample = try lastSampleAnchor(owner: owner, types: window.types, scope: scope, after: after)
+            lastSample = try lastSampleAnchor(owner: owner, types: window.types, predicate: predicate, scope: scope, after: after)
         } else {
             var rows = try sampleTableRows(scope, owner: owner)
             lastSample = try readSamples(samples(last: nil), after: after, through: nil, partRows: partRows, into: &rows, part: part).lastRead
@@ -336,13 +337,14 @@ extension ReadContext {
         return (deleted, anchors)
     }
 
-    /// The anchor of the last sample an anchored read after `after` of types read in full with no
-    /// predicate returns (nil: none), without reading the rows: each type's MAX is the last key of
-    /// its range of the primary key (owner, type, anchor), one seek.
-    private func lastSampleAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], scope: ReadScope,
+    /// The anchor of the last sample an anchored read after `after` of types read in full returns
+    /// (nil: none), without reading the rows: each part's MAX is the last key of its range of the
+    /// primary key (owner, type, anchor) or of `samples_by_anchor`, one seek, stepping back from it
+    /// past the rows `predicate` leaves out.
+    private func lastSampleAnchor(owner: Int64, types: [(type: HealthType, id: Int64)], predicate: QueryPredicate?, scope: ReadScope,
                                   after: Int64) throws(HealthError) -> Int64? {
         var last: Int64?
-        for part in try filterParts(owner: owner, types: types, predicate: nil, scope: scope, table: .samples, afterAnchor: after) {
+        for part in try filterParts(owner: owner, types: types, predicate: predicate, scope: scope, table: .samples, afterAnchor: after) {
             let statement = try db.prepareOnce("SELECT MAX(s.anchor) FROM \(part.from) WHERE \(part.sql)")
             statement.bind(all: part.arguments)
             if try statement.step(), let anchor = statement.optionalInt(0) { last = max(last ?? anchor, anchor) }
