@@ -100,8 +100,8 @@ struct WrittenOnce {
     /// The entries remembered.
     var remembered: Int { holders.count + syncKeys.count }
 
-    /// Whether to write `sample` (a page's sample decoded whole); a sample to write is remembered. Throws for a resumed page's sample that could have come
-    /// again once more than `limit` were written.
+    /// Whether to write `sample` (a page's sample decoded whole); a sample to write is remembered.
+    /// Throws for a resumed page's sample that could have come again once more than `limit` were written.
     mutating func admit(_ sample: Sample, from page: ExportPages.Page) throws(HealthError) -> Bool {
         let holder: Bool
         switch sample.body {

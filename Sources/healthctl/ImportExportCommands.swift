@@ -100,7 +100,7 @@ enum ImportExportCommands {
                 let sample = table[plainEnd]
                 guard try writtenOnce.admit(sample, from: page) else { continue }
                 for due in try await routes.due(sample, connection: connection) {
-                    try await writeLine(due, routes: routes, connection: connection, zone: zone, cache: &cache, to: &lines)
+                    try await writeLine(due, workouts: routes.workouts, connection: connection, zone: zone, cache: &cache, to: &lines)
                     written += 1
                 }
             }
@@ -108,7 +108,7 @@ enum ImportExportCommands {
             status.update("export: \(written) samples, \(formatRate(status.rate(written)))")
         }
         for route in routes.rest() {
-            try await writeLine(route, routes: routes, connection: connection, zone: zone, cache: &cache, to: &lines)
+            try await writeLine(route, workouts: routes.workouts, connection: connection, zone: zone, cache: &cache, to: &lines)
             written += 1
         }
         try writer.finish(lines: &lines)
@@ -120,14 +120,15 @@ enum ImportExportCommands {
         }
     }
 
-    /// Appends the line of `sample` (one decoded whole) to `lines`; a series' points are read from the server.
-    private static func writeLine(_ sample: Sample, routes: RouteOrder, connection: any HealthCalling, zone: TimeZone?,
+    /// Appends the line of `sample` (one decoded whole) to `lines`, given each route's workout
+    /// (`RouteOrder.workouts`); a series' points are read from the server.
+    private static func writeLine(_ sample: Sample, workouts: [UUID: UUID]?, connection: any HealthCalling, zone: TimeZone?,
                                   cache: inout SampleJSON.LineCache, to lines: inout LineBuffer) async throws {
         guard SeriesLines.hasPoints(sample) else {
-            SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, routes.workouts ?? [:]), zone: zone, cache: &cache, to: &lines)
+            SampleJSON.writeLine(SeriesLines.withoutRoutes(sample, workouts ?? [:]), zone: zone, cache: &cache, to: &lines)
             return
         }
-        let line = try await SeriesLines.line(sample, workout: routes.workouts?[sample.uuid], connection: connection, zone: zone)
+        let line = try await SeriesLines.line(sample, workout: workouts?[sample.uuid], connection: connection, zone: zone)
         lines.append(contentsOf: (line.text(pretty: false) + "\n").utf8)
     }
 
