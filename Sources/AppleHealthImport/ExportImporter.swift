@@ -84,10 +84,10 @@ public final class ExportImporter {
     /// Imports everything; `progress` is told after each object read. What was read before an
     /// export error is saved before the error is thrown.
     public func run(progress: (ImportProgress) -> Void) async throws {
-        var saver = BatchSaver(destination: destination, maxInFlight: maxInFlight) { [unowned self] item, outcome in
-            tally(item, outcome)
+        var saver = BatchSaver(destination: destination, maxInFlight: maxInFlight) { [unowned self] batch, index, outcome in
+            tally(batch[index], outcome)
         }
-        var pending: [BatchSaver.Item] = []
+        var pending = BatchSaver.Batch()
         // Exports repeat some objects word for word; one batch may not name a UUID twice.
         var pendingUUIDs = Set<UUID>()
         // Where in export.xml the pending batch's first element was read (the reader reads ahead in chunks,
@@ -101,7 +101,7 @@ public final class ExportImporter {
                     records += 1
                     if pendingUUIDs.insert(sample.uuid).inserted {
                         if pending.isEmpty { batchStart = export.bytesRead }
-                        pending.append((origin.line, sample))
+                        pending.append(line: origin.line, sample)
                     } else {
                         tally((origin.line, sample), .alreadyPresent)
                     }
@@ -119,7 +119,7 @@ public final class ExportImporter {
                 }
                 if pending.count >= batchSize || (!pending.isEmpty && export.bytesRead - batchStart >= batchBytes) {
                     try await saver.submit(pending)
-                    pending.removeAll(keepingCapacity: true)
+                    pending.removeAll()
                     pendingUUIDs.removeAll(keepingCapacity: true)
                     try await buildAnswered(all: false)
                 }

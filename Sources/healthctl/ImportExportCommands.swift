@@ -144,42 +144,47 @@ enum ImportExportCommands {
         while saving.count < connectionCount { saving.append(try await inv.connect()) }
         var run = ImportRun(connection: connection, saving: saving, keepSources: keepSources,
                             maxInFlight: connectionCount * importSavesPerConnection)
-        var pending: [BatchSaver.Item] = []
+        var pending = BatchSaver.Batch()
         var pendingBytes = 0
         var lineNumber = 0
-        var plainLines = PlainLines()
-        while let line = reader.next() {
+        var plainLines = PlainLines(.unsaved(keepingSource: keepSources))
+        // A plain line is read from its bytes; any other through the JSON tree (a series is built from it).
+        while let line = try reader.next({ bytes -> ReadLine in
+            if Self.isBlank(bytes) { return .blank }
+            if let sample = plainLines.sample(bytes) { return .plain(sample, bytes: bytes.count) }
+            return .other(String(decoding: bytes, as: UTF8.self))
+        }) {
             lineNumber += 1
-            guard !line.allSatisfy(\.isWhitespace) else { continue }
-            run.read()
-            // A plain line is read from its bytes; any other through the JSON tree (a series is built from it).
-            var decoded: (json: JSON?, sample: Sample)?
-            if let sample = plainLines.sample(line) {
-                decoded = (nil, sample)
-            } else {
+            switch line {
+            case .blank: continue
+            case .plain(let sample, let bytes):
+                run.read()
+                pending.append(line: lineNumber, sample)
+                pendingBytes += bytes
+            case .other(let text):
+                run.read()
+                var decoded: (json: JSON, sample: Sample)?
                 do {
-                    let json = try JSON.parse(line)
+                    let json = try JSON.parse(text)
                     decoded = (json, try SampleJSON.decode(json, path: ""))
                 } catch {
                     run.fail(lines: [lineNumber], error)
                 }
-            }
-            if let (json, sample) = decoded {
-                if let json, SeriesLines.isBuilt(sample, json) {
+                if let (json, sample) = decoded, SeriesLines.isBuilt(sample, json) {
                     // A route is finished with its workout: what was read before it is stored first.
                     try await run.submit(pending)
-                    pending.removeAll(keepingCapacity: true)
+                    pending.removeAll()
                     pendingBytes = 0
                     try await run.settleAll()
                     try await run.importSeries(sample, json, line: lineNumber)
-                } else {
-                    pending.append((lineNumber, SampleJSON.unsaved(sample, keepingSource: keepSources)))
-                    pendingBytes += line.utf8.count
+                } else if let (_, sample) = decoded {
+                    pending.append(line: lineNumber, SampleJSON.unsaved(sample, keepingSource: keepSources))
+                    pendingBytes += text.utf8.count
                 }
             }
             if pending.count >= batchSize || pendingBytes >= importBatchBytes {
                 try await run.submit(pending)
-                pending.removeAll(keepingCapacity: true)
+                pending.removeAll()
                 pendingBytes = 0
             }
             run.status.update(run.counts.line(rate: run.status.rate(run.counts.read)))
@@ -196,6 +201,25 @@ enum ImportExportCommands {
         if counts.refused > 0 {
             throw HealthError(.invalidArgument, "\(counts.refused) of \(counts.read) lines were refused (causes above)")
         }
+    }
+
+    /// A line of an import as read: blank, a plain line's sample (`PlainLines`), or any other's text.
+    private enum ReadLine {
+        case blank
+        case plain(Sample, bytes: Int)
+        case other(String)
+    }
+
+    /// Whether `bytes` are whitespace alone, as `Character.isWhitespace` tells (bytes past ASCII read as text).
+    private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes {
+            switch byte {
+            case 0x09...0x0D, 0x20: continue
+            case 0x80...: return String(decoding: bytes, as: UTF8.self).allSatisfy(\.isWhitespace)
+            default: return false
+            }
+        }
+        return true
     }
 
     /// The value of `--option` as a positive whole number, nil when not given.
@@ -332,12 +356,12 @@ struct ImportRun {
         var counts = ImportCounts()
         let status = LiveStatus()
 
-        func record(_ item: BatchSaver.Item, _ outcome: ImportOutcome) {
+        func record(line: Int, _ outcome: ImportOutcome) {
             switch outcome {
             case .stored: counts.stored += 1
             case .alreadyPresent: counts.alreadyPresent += 1
             case .keptExisting: counts.keptExisting += 1
-            case .refused(let error): counts.refuse(lines: [item.line], error, status: status)
+            case .refused(let error): counts.refuse(lines: [line], error, status: status)
             }
         }
     }
@@ -357,7 +381,9 @@ struct ImportRun {
         self.connection = connection
         self.keepSources = keepSources
         saver = BatchSaver(destination: ConnectionDestination(connection: connection, saving: saving, keepSources: keepSources),
-                           maxInFlight: maxInFlight, observe: tally.record)
+                           maxInFlight: maxInFlight) { batch, index, outcome in
+            tally.record(line: batch.lines[index], outcome)
+        }
     }
 
     func read() { tally.counts.read += 1 }
@@ -370,8 +396,8 @@ struct ImportRun {
     /// Sends `batch`; one naming objects of earlier lines (a workout's associated samples) is sent
     /// only once every save before it is answered, since saves over several connections may commit
     /// in any order.
-    mutating func submit(_ batch: [BatchSaver.Item]) async throws {
-        if batch.contains(where: { Self.refersToEarlierLines($0.sample) }) { try await saver.settleAll() }
+    mutating func submit(_ batch: BatchSaver.Batch) async throws {
+        if batch.samples.contains(where: Self.refersToEarlierLines) { try await saver.settleAll() }
         try await saver.submit(batch)
     }
 
@@ -387,7 +413,7 @@ struct ImportRun {
     /// when keeping sources, else as this connection's app).
     func importSeries(_ sample: Sample, _ json: JSON, line: Int) async throws {
         do {
-            tally.record((line, sample), try await SeriesLines.importLine(sample, json, keepingSource: keepSources, connection: connection))
+            tally.record(line: line, try await SeriesLines.importLine(sample, json, keepingSource: keepSources, connection: connection))
         } catch let error as HealthError where error.code != .unavailable {
             fail(lines: [line], error)
         }

@@ -2,30 +2,90 @@ import Foundation
 import HealthModel
 
 /// Reads a file (or stdin for "-") one line at a time, so memory stays bounded by the longest line.
+/// Lines are handed over as bytes in the reader's own buffer, filled by 1 MiB reads: an import
+/// reads hundreds of megabytes, and through stdio's 4 KiB reads and a String a line the copies and
+/// system calls cost it about a tenth of its time (bench/history/2026-12-04-import-bytes.md).
 final class LineReader {
-    private let file: UnsafeMutablePointer<FILE>
-    private var buffer: UnsafeMutablePointer<CChar>?
-    private var capacity = 0
+    private let descriptor: Int32
+    private let path: String
+    private var buffer: UnsafeMutableRawBufferPointer
+    /// The bytes read and not yet handed over: `buffer[start..<end]`.
+    private var start = 0, end = 0
+    private var atEnd = false
+
+    /// Bytes a read asks for; the buffer grows past it only for a longer line.
+    static let readSize = 1 << 20
 
     init(path: String) throws(HealthError) {
-        guard let file = path == "-" ? fdopen(STDIN_FILENO, "r") : fopen(path, "r") else {
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             throw HealthError.invalid("cannot read '\(path)': \(String(cString: strerror(errno)))", field: "FILE")
         }
-        self.file = file
+        self.descriptor = descriptor
+        self.path = path
+        buffer = .allocate(byteCount: Self.readSize, alignment: 16)
     }
 
     /// The next line without its line ending, nil at the end of the input.
-    func next() -> String? {
-        var length = getline(&buffer, &capacity, file)
-        guard length >= 0, let buffer else { return nil }
-        // Line endings are taken off as bytes: a CR or LF is always a character of its own (or CR LF one).
-        while length > 0, buffer[length - 1] == 0x0A || buffer[length - 1] == 0x0D { length -= 1 }
-        return String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
+    func next() throws(HealthError) -> String? {
+        try next { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `body` of the next line's bytes without its line ending (valid only during the call), nil at
+    /// the end of the input.
+    func next<T>(_ body: (UnsafeBufferPointer<UInt8>) throws(HealthError) -> T) throws(HealthError) -> T? {
+        var searched = start
+        while true {
+            let bytes = buffer.bindMemory(to: UInt8.self)
+            if let newline = memchr(bytes.baseAddress! + searched, 0x0A, end - searched) {
+                let lineEnd = bytes.baseAddress!.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                defer { start = lineEnd + 1 }
+                return try body(Self.trimmed(bytes, start, lineEnd))
+            }
+            if atEnd {
+                guard start < end else { return nil }
+                defer { start = end }
+                return try body(Self.trimmed(bytes, start, end))
+            }
+            searched = end - start
+            try fill()
+        }
+    }
+
+    /// Reads more after the bytes not yet handed over, moved to the front (the buffer doubled when
+    /// they fill it: a line longer than it).
+    private func fill() throws(HealthError) {
+        if start > 0 {
+            memmove(buffer.baseAddress!, buffer.baseAddress! + start, end - start)
+            (start, end) = (0, end - start)
+        }
+        if buffer.count - end < Self.readSize / 2 {
+            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
+            grown.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: end)
+            buffer.deallocate()
+            buffer = grown
+        }
+        while true {
+            let count = read(descriptor, buffer.baseAddress! + end, buffer.count - end)
+            if count > 0 { end += count; return }
+            if count == 0 { atEnd = true; return }
+            guard errno == EINTR else {
+                throw HealthError.invalid("cannot read '\(path)': \(String(cString: strerror(errno)))", field: "FILE")
+            }
+        }
+    }
+
+    /// The bytes from `from` to `to` with the line endings at their end taken off: a CR or LF is
+    /// always a character of its own (or CR LF one).
+    private static func trimmed(_ bytes: UnsafeMutableBufferPointer<UInt8>, _ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
+        var to = to
+        while to > from, bytes[to - 1] == 0x0A || bytes[to - 1] == 0x0D { to -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[from..<to])
     }
 
     deinit {
-        free(buffer)
-        fclose(file)
+        buffer.deallocate()
+        if descriptor != STDIN_FILENO { close(descriptor) }
     }
 }
 

@@ -16,13 +16,29 @@ struct PlainLines {
     private var source = Remembered<SourceRevision>()
     private static func text(_ text: UnsafeBufferPointer<UInt8>) -> String? { String(decoding: text, as: UTF8.self) }
 
+    /// How a line's sample is built: as the line gives it, or as an import saves it (`SampleJSON.unsaved`:
+    /// no creation time, the source only when kept), which spares the import a copy of each sample.
+    enum Form {
+        case asRead
+        case unsaved(keepingSource: Bool)
+    }
+
+    private let form: Form
+
+    init(_ form: Form = .asRead) {
+        self.form = form
+    }
+
     /// The sample of `line`, nil when the line is not one this reader takes.
     mutating func sample(_ line: String) -> Sample? {
         var line = line
-        return line.withUTF8 { bytes in
-            var scanner = LineScanner(bytes: bytes)
-            return sample(&scanner)
-        }
+        return line.withUTF8 { sample($0) }
+    }
+
+    /// The sample of the line `bytes`, nil when the line is not one this reader takes.
+    mutating func sample(_ bytes: UnsafeBufferPointer<UInt8>) -> Sample? {
+        var scanner = LineScanner(bytes: bytes)
+        return sample(&scanner)
     }
 
     private enum Kind { case quantity, category }
@@ -52,8 +68,8 @@ struct PlainLines {
             case .kind:
                 guard let text = s.string() else { return nil }
                 if LineScanner.equal(text, "quantity") { kind = .quantity } else if LineScanner.equal(text, "category") { kind = .category } else { return nil }
-            case .type: guard let text = s.string() else { return nil }; type = self.type.value(text, hash: LineScanner.hash(text), Self.text)
-            case .unit: guard let text = s.string() else { return nil }; unit = self.unit.value(text, hash: LineScanner.hash(text), Self.text)
+            case .type: guard let text = s.string() else { return nil }; type = self.type.value(text, Self.text)
+            case .unit: guard let text = s.string() else { return nil }; unit = self.unit.value(text, Self.text)
             case .uuid: guard let text = s.string(), let v = LineScanner.uuid(text) else { return nil }; uuid = v
             case .metadata:
                 // Metadata is read through the tree; only an empty object (what plain samples mostly carry) here.
@@ -61,9 +77,9 @@ struct PlainLines {
                 metadataSeen = true
             case .metadataTypes: guard s.emptyObject() else { return nil }
             case .device:
-                if s.null() { device = .some(nil) } else { guard let (text, hash) = s.object(), let v = self.device.value(text, hash: hash, Self.device) else { return nil }; device = v }
+                if s.null() { device = .some(nil) } else { guard let v = self.device.object(&s, Self.device) else { return nil }; device = v }
             case .source:
-                if s.null() { source = .some(nil) } else { guard let (text, hash) = s.object(), let v = self.source.value(text, hash: hash, Self.revision) else { return nil }; source = v }
+                if s.null() { source = .some(nil) } else { guard let v = self.source.object(&s, Self.revision) else { return nil }; source = v }
             case nil: return nil
             }
         } while s.take(UInt8(ascii: ","))
@@ -77,8 +93,11 @@ struct PlainLines {
             guard let categoryValue else { return nil }
             body = .category(categoryValue)
         }
-        return Sample(uuid: uuid, type: type, start: start, end: end, device: device ?? nil, sourceRevision: source ?? nil,
-                      creationTime: creation ?? nil, body: body)
+        // Consumed, not copied: a device or source copied is a retain of each of its strings.
+        let created: Int64? = if case .unsaved = form { nil } else { creation ?? nil }
+        let revision: SourceRevision? = if case .unsaved(keepingSource: false) = form { nil } else { (consume source) ?? nil }
+        return Sample(uuid: uuid, type: type, start: start, end: end, device: (consume device) ?? nil, sourceRevision: revision,
+                      creationTime: created, body: body)
     }
 
     /// The keys of a plain line.
@@ -143,18 +162,39 @@ struct PlainLines {
 /// together), so the same text next time gives its value again unread.
 private struct Remembered<Value> {
     private static var capacity: Int { 4096 }
+    private typealias Entry = (text: [UInt8], value: Value)
     /// By the text's hash: the text and its value.
-    private var entries: [UInt64: (text: [UInt8], value: Value)] = [:]
+    private var entries: [UInt64: Entry] = [:]
+    /// The entry found last: a line mostly repeats the line before's type, unit, device and source,
+    /// which is then compared rather than hashed (hashing a device object byte by byte took a tenth
+    /// of an import's reading).
+    private var last: Entry?
 
-    /// The value of `text` (whose `LineScanner.hash` is `hash`), made by `make` unless it was made before.
-    mutating func value(_ text: UnsafeBufferPointer<UInt8>, hash: UInt64, _ make: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
-        if let entry = entries[hash], entry.text.count == text.count,
-           entry.text.withUnsafeBufferPointer({ text.isEmpty || memcmp($0.baseAddress!, text.baseAddress!, text.count) == 0 }) {
+    /// The value of the string `text`, made by `make` unless it was made before.
+    mutating func value(_ text: UnsafeBufferPointer<UInt8>, _ make: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
+        if let last, LineScanner.equal(text, last.text) { return last.value }
+        return value(text, hash: LineScanner.hash(text), make)
+    }
+
+    /// The value of the object `s` reads next (`LineScanner.object`), made by `make` unless it was made before.
+    mutating func object(_ s: inout LineScanner, _ make: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
+        // The same bytes read as an object end where the last one did.
+        if let last, s.take(last.text) { return last.value }
+        guard let (text, hash) = s.object() else { return nil }
+        return value(text, hash: hash, make)
+    }
+
+    private mutating func value(_ text: UnsafeBufferPointer<UInt8>, hash: UInt64,
+                                _ make: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
+        if let entry = entries[hash], LineScanner.equal(text, entry.text) {
+            last = entry
             return entry.value
         }
         guard let value = make(text) else { return nil }
         if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-        entries[hash] = (Array(text), value)
+        let entry = (Array(text), value)
+        entries[hash] = entry
+        last = entry
         return value
     }
 }
@@ -178,6 +218,16 @@ private struct LineScanner {
         skipSpace()
         guard at < bytes.count, bytes[at] == byte else { return false }
         at += 1
+        return true
+    }
+
+    /// Takes the bytes `text` after any whitespace when they come next.
+    mutating func take(_ text: [UInt8]) -> Bool {
+        skipSpace()
+        guard bytes.count - at >= text.count, LineScanner.equal(UnsafeBufferPointer(rebasing: bytes[at..<at + text.count]), text) else {
+            return false
+        }
+        at += text.count
         return true
     }
 
@@ -330,6 +380,10 @@ private struct LineScanner {
 
     static func equal(_ text: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
         text.count == word.utf8CodeUnitCount && memcmp(text.baseAddress!, word.utf8Start, text.count) == 0
+    }
+
+    static func equal(_ text: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
+        text.count == other.count && other.withUnsafeBufferPointer { text.isEmpty || memcmp(text.baseAddress!, $0.baseAddress!, text.count) == 0 }
     }
 
     /// A UUID in its canonical form (8-4-4-4-12 hex digits, either case); anything else is left to `UUID(uuidString:)`.

@@ -39,10 +39,14 @@ final class BatchSaverTests: XCTestCase {
 
     private func save(into store: Store) async throws -> [Int: ImportOutcome] {
         let told = Mutex<[Int: ImportOutcome]>([:])
-        var saver = BatchSaver(destination: store) { item, outcome in
-            told.withLock { XCTAssertNil($0.updateValue(outcome, forKey: item.line), "line \(item.line) told twice") }
+        var saver = BatchSaver(destination: store) { batch, index, outcome in
+            let line = batch.lines[index]
+            XCTAssertEqual(batch[index].sample, self.items[line].sample, "told with its object")
+            told.withLock { XCTAssertNil($0.updateValue(outcome, forKey: line), "line \(line) told twice") }
         }
-        try await saver.submit(items)
+        var batch = BatchSaver.Batch()
+        for (line, sample) in items { batch.append(line: line, sample) }
+        try await saver.submit(batch)
         try await saver.settleAll()
         return told.withLock { $0 }
     }

@@ -55,6 +55,17 @@ final class PlainLinesTests: XCTestCase {
         XCTAssertGreaterThan(taken, lines.count / 2, "most plain lines are read from their bytes")
     }
 
+    /// Read for an import, a line gives the sample `SampleJSON.unsaved` makes of the tree's.
+    func testLinesReadForSavingGiveTheUnsavedSample() throws {
+        for keepingSource in [false, true] {
+            var reader = PlainLines(.unsaved(keepingSource: keepingSource))
+            for line in try exportLines() {
+                guard let sample = reader.sample(line) else { continue }
+                XCTAssertEqual(sample, SampleJSON.unsaved(try XCTUnwrap(tree(line)), keepingSource: keepingSource), line)
+            }
+        }
+    }
+
     /// Lines of the benchmark's shape, the same devices and sources over and over as in an export.
     func testRepeatedDevicesAndSourcesAreReadAgainAlike() throws {
         var reader = PlainLines()
@@ -150,6 +161,13 @@ final class PlainLinesTests: XCTestCase {
             let sample = reader.sample(String(text))
             let expected = tree(String(text))
             if expected == nil { XCTAssertNil(sample, what) } else { XCTAssertEqual(sample ?? expected, expected, what) }
+            // Read after the line as written, whose type, unit, device and source the reader then holds as the last.
+            var primed = PlainLines()
+            XCTAssertEqual(primed.sample(line), hr)
+            let afterLine = primed.sample(String(text))
+            if expected == nil { XCTAssertNil(afterLine, "\(what), after the line as written") } else {
+                XCTAssertEqual(afterLine ?? expected, expected, "\(what), after the line as written")
+            }
             // What the tree reads with points is built with a series builder: never a plain line.
             if text.contains("quantities") || text.contains("\"series\"") { XCTAssertNil(sample, what) }
         }
@@ -167,8 +185,29 @@ final class LineReaderTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let reader = try LineReader(path: path)
         var lines: [String] = []
-        while let line = reader.next() { lines.append(line) }
+        while let line = try reader.next() { lines.append(line) }
         XCTAssertEqual(lines, ["a", "b", "c", "", "\u{A0}", "e\u{301}", "", "e\u{301}\u{1F600}", "last"])
+    }
+
+    /// Lines across the reader's reads and a line longer than its buffer come whole and in order.
+    func testLinesAcrossReadsAndLongerThanTheBufferComeWhole() throws {
+        let path = NSTemporaryDirectory() + "lines-\(UUID().uuidString).jsonl"
+        var expected = (0..<40_000).map { "line \($0) " + String(repeating: "x", count: $0 % 97) }
+        expected.insert(String(repeating: "long", count: LineReader.readSize), at: 20_000)
+        expected.append("")
+        try Data((expected.joined(separator: "\r\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try LineReader(path: path)
+        var lines: [String] = []
+        while let line = try reader.next() { lines.append(line) }
+        XCTAssertEqual(lines.count, expected.count)
+        XCTAssertTrue(lines == expected, "the lines as written")
+    }
+
+    func testAMissingFileIsNamed() {
+        XCTAssertThrowsError(try LineReader(path: "/nonexistent/export.jsonl")) { error in
+            XCTAssertTrue("\(error)".contains("cannot read '/nonexistent/export.jsonl'"), "\(error)")
+        }
     }
 }
 
