@@ -154,8 +154,8 @@ final class GroupedInsertTests: StoreTestCase {
     }
 
     /// A batch's plain samples of every shape its chunk insert takes (quantities with and without a
-    /// device, a unit other than the type's own, metadata and device fields holding quotes,
-    /// backslashes, braces and "NULL", a category) read back exactly as the same samples saved one at
+    /// device, a unit other than the type's own, a value using every bit of its mantissa, metadata and
+    /// device fields holding quotes, backslashes, braces and "NULL", a category) read back exactly as the same samples saved one at
     /// a time, which take the one-row insert. A UUID repeated within the batch is a retry with the same
     /// content; with other content it refuses the batch at the repeat's index, and none of it is stored.
     func testBatchRowsReadBackAsSavedOneByOne() async throws {
@@ -166,6 +166,7 @@ final class GroupedInsertTests: StoreTestCase {
                 StoreFixture.heartRate(s(1), bpm: 61),
                 StoreFixture.heartRate(s(2), bpm: 62.25, metadata: ["note": .string(odd), "NULL": .string("NULL")]),
                 StoreFixture.heartRate(s(3), s(5), bpm: 63, device: strap),
+                StoreFixture.heartRate(s(4), bpm: 0.1 * 3 + 64),
                 Sample(type: StoreFixture.heartRate, start: s(6), end: s(6), body: .quantity(Quantity(1.5, "count/s"), count: 1)),
                 Sample(type: StoreFixture.steps, start: s(7), end: s(9), body: .quantity(Quantity(120, "count"), count: 3)),
                 StoreFixture.sleep(s(10), s(20), value: 2),
@@ -189,6 +190,7 @@ final class GroupedInsertTests: StoreTestCase {
             XCTAssertEqual(read.first { $0.uuid == samples[1].uuid }?.metadata["note"], .string(odd))
             XCTAssertEqual(read.first { $0.uuid == samples[2].uuid }?.device, strap)
             XCTAssertNil(read.first { $0.uuid == samples[0].uuid }?.device)
+            XCTAssertEqual(read.first { $0.uuid == samples[3].uuid }?.body, samples[3].body)
 
             let fresh = (0..<3).map { StoreFixture.heartRate(s(30 + $0)) }
             let other = StoreFixture.heartRate(s(31), bpm: 99, uuid: fresh[1].uuid)

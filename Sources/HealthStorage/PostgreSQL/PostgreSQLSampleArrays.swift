@@ -28,13 +28,15 @@ extension SampleRow {
         ON CONFLICT (owner, uuid) DO NOTHING
         """
 
-    /// Binds `rows` as `arraysSQL`'s twenty arrays, in PostgreSQL's text form of an array.
+    /// Binds `rows` as `arraysSQL`'s twenty arrays, in PostgreSQL's binary form of an array: the
+    /// backend reads each value as it is (eight bytes for a number, the bytes of a UUID) where the text
+    /// form had it parse every number, the doubles through `strtod`, and healthd print them first.
     static func bindArrays(_ rows: [SampleRow], to statement: Statement) {
-        var arrays = (0..<columns).map { _ in ArrayText(capacity: rows.count) }
+        var arrays = elements.map { BinaryArray($0, capacity: rows.count) }
         for row in rows {
             arrays[0].append(row.owner)
             arrays[1].append(row.anchor)
-            arrays[2].append(row.uuid.bytes)
+            arrays[2].append(row.uuid)
             arrays[3].append(row.type)
             arrays[4].append(row.start)
             arrays[5].append(row.duration)
@@ -53,66 +55,87 @@ extension SampleRow {
             arrays[18].append(row.parent)
             arrays[19].append(row.metadata)
         }
-        for (offset, array) in arrays.enumerated() { statement.bind(Int32(offset + 1), array.text) }
+        for (offset, array) in arrays.enumerated() {
+            // Bound as text, a value holding a NUL byte is refused as any text parameter holding one is.
+            if let refused = array.textWithNUL { statement.bind(Int32(offset + 1), refused) } else { statement.bind(Int32(offset + 1), array.finished) }
+        }
     }
+
+    /// Each array's element type, in `arraysSQL`'s order.
+    private static let elements: [BinaryArray.Element] = [
+        .int8, .int8, .bytea, .int8, .int8, .int8, .float8, .text, .float8, .int8,
+        .int8, .int8, .int8, .int8, .int8, .int8, .text, .int8, .int8, .bytea,
+    ]
 }
 
-/// One array parameter being written as PostgreSQL's array input text: `{1,NULL,"text"}`.
-private struct ArrayText {
-    private var bytes: [UInt8] = [UInt8(ascii: "{")]
-
-    init(capacity: Int) { bytes.reserveCapacity(capacity * 12) }
-
-    /// The finished text; a NUL byte in a text value stays in it, for the statement's bind to refuse
-    /// as it refuses any text parameter holding one.
-    var text: String {
-        var closed = bytes
-        closed.append(UInt8(ascii: "}"))
-        return String(decoding: closed, as: UTF8.self)
+/// One array parameter in PostgreSQL's binary form (`array_recv`): dimensions, flags, element type,
+/// the one dimension's length and lower bound, then each element as its length (−1: NULL) and bytes.
+private struct BinaryArray {
+    /// Element types by their OIDs (pg_type), which `array_recv` checks against the parameter's type.
+    enum Element: UInt32 {
+        case bytea = 17, int8 = 20, text = 25, float8 = 701
     }
 
-    private mutating func separate() {
-        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+    private var bytes: [UInt8] = []
+    private var count: Int32 = 0
+    /// The first text appended that holds a NUL byte.
+    private(set) var textWithNUL: String?
+    private static let headerSize = 20
+
+    init(_ element: Element, capacity: Int) {
+        bytes.reserveCapacity(Self.headerSize + capacity * 12)
+        // Dimensions 1, no flags; the element count goes in at `finished`.
+        for word in [1, 0, element.rawValue, 0, 1] as [UInt32] { appendWord(word) }
     }
 
-    private mutating func appendNull() { bytes.append(contentsOf: "NULL".utf8) }
+    /// The array's bytes, its element count filled in.
+    var finished: Data {
+        var bytes = self.bytes
+        withUnsafeBytes(of: UInt32(bitPattern: count).bigEndian) { bytes.replaceSubrange(12..<16, with: $0) }
+        return Data(bytes)
+    }
+
+    private mutating func appendWord(_ word: UInt32) {
+        withUnsafeBytes(of: word.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func appendNull() {
+        count += 1
+        appendWord(UInt32(bitPattern: -1))
+    }
 
     mutating func append(_ value: Int64?) {
-        separate()
         guard let value else { return appendNull() }
-        bytes.append(contentsOf: String(value).utf8)
+        count += 1
+        appendWord(8)
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     mutating func append(_ value: Double?) {
-        separate()
         guard let value else { return appendNull() }
-        // As `PostgreSQLStatement.bind(_:_: Double?)`: Swift's description reads back as the same double.
-        bytes.append(contentsOf: (value.isNaN ? "NaN" : value.isInfinite ? (value < 0 ? "-Infinity" : "Infinity") : "\(value)").utf8)
+        count += 1
+        appendWord(8)
+        withUnsafeBytes(of: value.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    /// Text, always quoted (so that the text "NULL" is not NULL), `"` and `\` escaped.
     mutating func append(_ value: String?) {
-        separate()
         guard let value else { return appendNull() }
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
-            bytes.append(byte)
-        }
-        bytes.append(UInt8(ascii: "\""))
+        if textWithNUL == nil, value.utf8.contains(0) { textWithNUL = value }
+        count += 1
+        appendWord(UInt32(value.utf8.count))
+        bytes.append(contentsOf: value.utf8)
     }
 
-    /// bytea in its hex form, `\x0a1b…`, its backslash escaped within the quoted element.
     mutating func append(_ value: Data?) {
-        separate()
         guard let value else { return appendNull() }
-        bytes.append(contentsOf: #""\\x"#.utf8)
-        for byte in value {
-            bytes.append(Self.hexDigits[Int(byte >> 4)])
-            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-        }
-        bytes.append(UInt8(ascii: "\""))
+        count += 1
+        appendWord(UInt32(value.count))
+        bytes.append(contentsOf: value)
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    mutating func append(_ value: UUID) {
+        count += 1
+        appendWord(16)
+        withUnsafeBytes(of: value.uuid) { bytes.append(contentsOf: $0) }
+    }
 }
