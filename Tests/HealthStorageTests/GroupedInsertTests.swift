@@ -204,4 +204,31 @@ final class GroupedInsertTests: StoreTestCase {
             try await expect(try await together.query(types).count, samples.count, "a refused batch stored some of its samples")
         }
     }
+
+    /// A batch of more rows than several inserts take (SQLite's chunks of 100, PostgreSQL's of 500): a
+    /// UUID of the first chunk repeated in the last with the same content is a retry and every other row
+    /// is stored once, in order; repeated with other content, it refuses the batch at the repeat's index,
+    /// and none of that batch is stored.
+    func testBatchOfManyChunksSettlesEveryRowInOrder() async throws {
+        try await forEachEngine {
+            let f = try await StoreFixture()
+            let samples = (0..<1_234).map { StoreFixture.heartRate(s(10 + Int64($0)), bpm: 60 + Double($0 % 50) / 7) }
+            let outcomes = try await f.store.save(f.batch(samples + [samples[3]]))
+            XCTAssertEqual(outcomes, Array(repeating: .stored, count: samples.count) + [.alreadyStored])
+            let read = try await f.query(sort: [SampleSortDescriptor(.startDate)])
+            XCTAssertEqual(read.map(\.uuid), samples.map(\.uuid))
+            XCTAssertEqual(read.map(\.body), samples.map(\.body))
+
+            let more = (0..<1_100).map { StoreFixture.heartRate(s(5_000 + Int64($0))) }
+            let clash = StoreFixture.heartRate(s(5_001), bpm: 123, uuid: more[1].uuid)
+            do {
+                _ = try await f.store.save(f.batch(more + [clash]))
+                XCTFail("a UUID repeated with other content was stored")
+            } catch let error as HealthError {
+                XCTAssertEqual(error.code, .invalidArgument)
+                XCTAssertEqual(error.objectIndex, more.count)
+            }
+            try await expect(try await f.query().count, samples.count, "a refused batch stored some of its samples")
+        }
+    }
 }
