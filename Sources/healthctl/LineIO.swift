@@ -52,18 +52,21 @@ final class LineReader {
         }
     }
 
+    /// The buffer's size: `readSize`, or more while a longer line is read.
+    var bufferSize: Int { buffer.count }
+
     /// Reads more after the bytes not yet handed over, moved to the front (the buffer doubled when
-    /// they fill it: a line longer than it).
+    /// they fill it: a line longer than it; back to `readSize` once such a line is past, so one long
+    /// line does not keep its memory for the rest of the input).
     private func fill() throws(HealthError) {
         if start > 0 {
             memmove(buffer.baseAddress!, buffer.baseAddress! + start, end - start)
             (start, end) = (0, end - start)
         }
-        if buffer.count - end < Self.readSize / 2 {
-            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
-            grown.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: end)
-            buffer.deallocate()
-            buffer = grown
+        if buffer.count > Self.readSize, end < Self.readSize / 2 {
+            resize(to: Self.readSize)
+        } else if buffer.count - end < Self.readSize / 2 {
+            resize(to: buffer.count * 2)
         }
         while true {
             let count = read(descriptor, buffer.baseAddress! + end, buffer.count - end)
@@ -73,6 +76,14 @@ final class LineReader {
                 throw HealthError.invalid("cannot read '\(path)': \(String(cString: strerror(errno)))", field: "FILE")
             }
         }
+    }
+
+    /// A buffer of `size` bytes holding the bytes not yet handed over (which start at 0).
+    private func resize(to size: Int) {
+        let resized = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        resized.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: end)
+        buffer.deallocate()
+        buffer = resized
     }
 
     /// The bytes from `from` to `to` with the line endings at their end taken off: a CR or LF is

@@ -189,7 +189,8 @@ final class LineReaderTests: XCTestCase {
         XCTAssertEqual(lines, ["a", "b", "c", "", "\u{A0}", "e\u{301}", "", "e\u{301}\u{1F600}", "last"])
     }
 
-    /// Lines across the reader's reads and a line longer than its buffer come whole and in order.
+    /// Lines across the reader's reads and a line longer than its buffer come whole and in order; the
+    /// buffer grows for the long line and is back to its usual size once it is past.
     func testLinesAcrossReadsAndLongerThanTheBufferComeWhole() throws {
         let path = NSTemporaryDirectory() + "lines-\(UUID().uuidString).jsonl"
         var expected = (0..<40_000).map { "line \($0) " + String(repeating: "x", count: $0 % 97) }
@@ -198,10 +199,15 @@ final class LineReaderTests: XCTestCase {
         try Data((expected.joined(separator: "\r\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let reader = try LineReader(path: path)
-        var lines: [String] = []
-        while let line = try reader.next() { lines.append(line) }
+        var lines: [String] = [], largest = 0
+        while let line = try reader.next() {
+            lines.append(line)
+            largest = max(largest, reader.bufferSize)
+        }
         XCTAssertEqual(lines.count, expected.count)
         XCTAssertTrue(lines == expected, "the lines as written")
+        XCTAssertGreaterThan(largest, 4 * LineReader.readSize, "grown for the long line")
+        XCTAssertEqual(reader.bufferSize, LineReader.readSize, "back to its usual size after it")
     }
 
     func testAMissingFileIsNamed() {
