@@ -4,7 +4,8 @@
 # figure), then times
 #   - a full anchored sync (QueryAnchored of all 8 types, no anchor) read by a raw-socket client that
 #     only frames the answers, beside that client's own protobuf decode rate on the same bytes;
-#   - `healthctl export` of everything to a file, beside the sync rate;
+#   - `healthctl export` of everything to a file, beside the sync rate and beside the same bytes
+#     written alone (dd, 2 MiB direct writes: the export's raw limit on this disk);
 #   - `healthctl import` of that file into a second fresh healthd, beside the ingest rate;
 # with the peak RSS of healthctl and of the server.
 #   bench/sync.sh [--engine sqlite|postgres] [--format text|json] [SAMPLES]      default 1000000
@@ -81,6 +82,14 @@ if [ "${SYNC_ONLY:-0}" != 1 ]; then
   read -r seconds rss user sys < "$work/export.time"
   measured export_seconds="$seconds" export_rss_kib="$rss" export_ctl_cpu="$(python3 -c "print($user + $sys)")" \
     export_lines="$(wc -l < "$work/export.jsonl")" export_bytes="$(stat -c %s "$work/export.jsonl")"
+  # The export's raw limit: as many bytes written alone to a new file beside it, as healthctl writes
+  # them (2 MiB direct writes; through the cache where the file system refuses those, as it does).
+  blocks=$(( ($(stat -c %s "$work/export.jsonl") + (2 << 20) - 1) / (2 << 20) ))
+  started="$(date +%s.%N)"
+  dd if=/dev/zero of="$work/raw-write" bs=2M count="$blocks" oflag=direct status=none 2>/dev/null \
+    || dd if=/dev/zero of="$work/raw-write" bs=2M count="$blocks" status=none
+  measured export_raw_write_seconds="$(python3 -c "print($(date +%s.%N) - $started)")"
+  rm -f "$work/raw-write"
 
   stop_servers; stop_postgres
   start_store_healthd target

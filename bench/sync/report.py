@@ -37,6 +37,9 @@ def figures(raw):
             "healthd_per_cpu_second": per(lines, float(raw["export_healthd_cpu"])),
             "healthctl_peak_rss_kib": int(raw["export_rss_kib"]), "bytes_per_line": int(raw["export_bytes"]) / max(1, lines),
         }
+        if "export_raw_write_seconds" in raw:
+            raw_rate = per(lines, float(raw["export_raw_write_seconds"]))
+            result["export"].update({"raw_write_per_second": raw_rate, "share_of_raw_write": export_rate / raw_rate})
         import_rate = per(lines, float(raw["import_seconds"]))
         result["import"] = {
             "stored": int(raw["import_stored"]), "per_second": import_rate, "share_of_ingest": import_rate / ingest_rate,
@@ -78,6 +81,9 @@ def table(f):
         out.append(row(f"healthctl export ({e['lines']} lines)", rate(e["per_second"]),
                        f"{100 * e['share_of_sync']:.0f} % of the sync; healthctl {rate(e['healthctl_per_cpu_second'])} lines/CPU-s, "
                        f"{cpu(e)}; peak RSS {e['healthctl_peak_rss_kib'] // 1024} MiB; {e['bytes_per_line']:.0f} B/line"))
+        if "raw_write_per_second" in e:
+            out.append(row("  its bytes written alone (dd, direct)", rate(e["raw_write_per_second"]),
+                           f"lines/s: the export at {100 * e['share_of_raw_write']:.0f} % of this disk's raw write"))
         out.append(row(f"healthctl import ({i['stored']} stored)", rate(i["per_second"]),
                        f"{100 * i['share_of_ingest']:.0f} % of ingest; healthctl {rate(i['healthctl_per_cpu_second'])} lines/CPU-s, "
                        f"{cpu(i)}; peak RSS {i['healthctl_peak_rss_kib'] // 1024} MiB; "
