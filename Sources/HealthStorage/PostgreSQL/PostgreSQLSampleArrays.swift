@@ -90,9 +90,9 @@ private struct BinaryArray {
 
     /// The array's bytes, its element count filled in.
     var finished: Data {
-        var bytes = self.bytes
-        withUnsafeBytes(of: UInt32(bitPattern: count).bigEndian) { bytes.replaceSubrange(12..<16, with: $0) }
-        return Data(bytes)
+        var data = Data(bytes)
+        withUnsafeBytes(of: UInt32(bitPattern: count).bigEndian) { data.replaceSubrange(12..<16, with: $0) }
+        return data
     }
 
     private mutating func appendWord(_ word: UInt32) {
