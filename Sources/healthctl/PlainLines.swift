@@ -167,19 +167,21 @@ private struct Remembered<Value> {
     private var entries: [UInt64: Entry] = [:]
     /// The entry found last: a line mostly repeats the line before's type, unit, device and source,
     /// which is then compared rather than hashed (hashing a device object byte by byte took a tenth
-    /// of an import's reading).
-    private var last: Entry?
+    /// of an import's reading). Text and value apart, so the comparison copies neither (a copy of a
+    /// device is a retain of each of its strings).
+    private var lastText: [UInt8] = []
+    private var lastValue: Value?
 
     /// The value of the string `text`, made by `make` unless it was made before.
     mutating func value(_ text: UnsafeBufferPointer<UInt8>, _ make: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
-        if let last, LineScanner.equal(text, last.text) { return last.value }
+        if lastValue != nil, LineScanner.equal(text, lastText) { return lastValue }
         return value(text, hash: LineScanner.hash(text), make)
     }
 
     /// The value of the object `s` reads next (`LineScanner.object`), made by `make` unless it was made before.
     mutating func object(_ s: inout LineScanner, _ make: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
         // The same bytes read as an object end where the last one did.
-        if let last, s.take(last.text) { return last.value }
+        if lastValue != nil, s.take(lastText) { return lastValue }
         guard let (text, hash) = s.object() else { return nil }
         return value(text, hash: hash, make)
     }
@@ -187,14 +189,14 @@ private struct Remembered<Value> {
     private mutating func value(_ text: UnsafeBufferPointer<UInt8>, hash: UInt64,
                                 _ make: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
         if let entry = entries[hash], LineScanner.equal(text, entry.text) {
-            last = entry
+            (lastText, lastValue) = entry
             return entry.value
         }
         guard let value = make(text) else { return nil }
         if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
         let entry = (Array(text), value)
         entries[hash] = entry
-        last = entry
+        (lastText, lastValue) = entry
         return value
     }
 }
