@@ -77,7 +77,7 @@ enum ImportExportCommands {
         var typesRead: Set<String> = []
         var cache = SampleJSON.LineCache()
         var lines = LineBuffer()
-        var routes = RouteOrder()
+        var routes = RouteOrder(exporting: types)
         // The pages come over a connection of their own, whose reading is held back while the writer
         // lags; the look-ups below (workouts by route, series points) must not wait behind them.
         let reading = try await inv.connect()

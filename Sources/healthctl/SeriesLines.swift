@@ -155,8 +155,16 @@ enum SeriesLines {
 struct RouteOrder {
     /// Every readable route's workout, read when the export meets its first workout or route.
     private(set) var workouts: [UUID: UUID]?
+    /// Whether the export writes workouts at all: when it does not, no route has a line to wait for,
+    /// and holding every route to the end would keep them all in memory and out of anchor order.
+    private let holdsRoutes: Bool
     private var writtenWorkouts: Set<UUID> = []
     private var waiting: [(workout: UUID, route: Sample)] = []
+
+    /// For an export of `types`.
+    init(exporting types: [String]) {
+        holdsRoutes = types.contains(TypeCatalog.workoutType.identifier)
+    }
 
     /// The samples to write now for `sample`, in order: none for a route whose workout is still to
     /// come, a workout followed by the routes that waited for it, or else the sample itself.
@@ -165,7 +173,7 @@ struct RouteOrder {
         guard sample.type == workoutType || sample.type == routeType else { return [sample] }
         if workouts == nil { workouts = try await SeriesLines.workoutsByRoute(connection) }
         guard sample.type == workoutType else {
-            guard let workout = workouts?[sample.uuid], !writtenWorkouts.contains(workout) else { return [sample] }
+            guard holdsRoutes, let workout = workouts?[sample.uuid], !writtenWorkouts.contains(workout) else { return [sample] }
             waiting.append((workout, sample))
             return []
         }

@@ -113,6 +113,27 @@ def test_export_and_import_carry_routes_and_beats_losslessly(server, new_app, se
         assert [p.beats for p in owner.series_data(beat_copy.uuid)] == [p.beats for p in app.series_data(stored_beats.uuid)]
 
 
+def test_an_export_without_workouts_writes_routes_in_anchor_order(server, new_app, tmp_path):
+    # A route waits for its workout's line only when the export writes workouts: here its workout is
+    # stored but not asked for, so the route is written where its anchor puts it, before the heartbeat
+    # series saved after it, not held back to the end of the export.
+    app = new_app(share=[ROUTE, BEATS, WORKOUT], read=[ROUTE, BEATS, WORKOUT])
+    workout = v.workout(13, T0, T0 + 1_800 * SEC)
+    app.save([workout])
+    route = series.route_builder(app)
+    route.insert(locations(10))
+    [stored_route] = route.finish(workout=workout.uuid)
+    beats = series.heartbeat_builder(app, start=T0 + 60 * SEC)
+    beats.insert([v.heartbeat(i * 900_000) for i in range(5)])
+    [stored_beats] = beats.finish()
+    export = tmp_path / "export.jsonl"
+    server.healthctl("export", "--type", "WorkoutRoute", "--type", "HeartbeatSeries", "--source", app.bundle_id,
+                     "--output", str(export))
+    lines = [json.loads(line) for line in export.read_text().splitlines()]
+    assert [line["uuid"] for line in lines] == [str(s.uuid).upper() for s in (stored_route, stored_beats)]
+    assert lines[0]["workout_uuid"] == v.uuid_string(workout.uuid).upper()
+
+
 HEART = "HKQuantityTypeIdentifierHeartRate"
 ECG = v.ELECTROCARDIOGRAM
 
