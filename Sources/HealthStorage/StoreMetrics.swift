@@ -7,6 +7,9 @@ public final class StoreMetrics: Sendable {
     public let commitJobs = Histogram.sizes()
     /// Time from BEGIN to the end of COMMIT of one group.
     public let commitSeconds = Histogram.seconds()
+    /// Groups whose first try, taking every sample's UUID to be new (PostgreSQL), met a stored one
+    /// and ran again (`WriterThread.commit`).
+    public let groupsTriedAgain = Counter()
     private let size: @Sendable () -> Int
 
     /// `size` measures the stored data (asked at each metrics scrape).

@@ -231,4 +231,33 @@ final class GroupedInsertTests: StoreTestCase {
             try await expect(try await f.query().count, samples.count, "a refused batch stored some of its samples")
         }
     }
+
+    /// On PostgreSQL a group's first try takes every sample's UUID to be new (`WriteContext.assumesNewUUIDs`,
+    /// an insert without `ON CONFLICT`'s probe): a group holding a retry among new saves fails that try, is
+    /// undone and run again, and every save gets the outcome it would have had alone; the next group
+    /// skips that first try (`WriterThread.firstTriesPausedAfterRetry`). New samples go in on the first
+    /// try. SQLite claims UUIDs itself and never tries.
+    func testAGroupMeetingAStoredUUIDRunsAgainAndEverySaveKeepsItsOutcome() async throws {
+        try await forEachEngine {
+            let postgres = StoreEngine.current.withLock { $0 } != .sqlite
+            let stored = StoreFixture.heartRate(s(1), bpm: 70)
+            let (f, queue, hold) = try await heldStore(storing: [stored])
+            let metrics = try XCTUnwrap(f.store.metrics)
+            XCTAssertEqual(metrics.groupsTriedAgain.current, 0, "a new sample's save needed a second try")
+            let fresh = (0..<20).map { StoreFixture.heartRate(s(10 + $0), bpm: Double(60 + $0)) }
+            var outcomes = fresh[..<10].map { save($0, f, on: queue) }
+            let retried = save(stored, f, on: queue)
+            outcomes += fresh[10...].map { save($0, f, on: queue) }
+            try await release(hold, queue, jobs: 21, f)
+            for outcome in outcomes { XCTAssertEqual(try outcome.get(), [.stored]) }
+            XCTAssertEqual(try retried.get(), [.alreadyStored])
+            XCTAssertEqual(metrics.groupsTriedAgain.current, postgres ? 1 : 0)
+            let after = try await f.save([stored, StoreFixture.heartRate(s(40), bpm: 80)])
+            XCTAssertEqual(after, [.alreadyStored, .stored])
+            XCTAssertEqual(metrics.groupsTriedAgain.current, postgres ? 1 : 0, "the group right after a retry tried again")
+            let read = try await f.query()
+            XCTAssertEqual(read.count, 22)
+            XCTAssertEqual(Set(read.map(\.uuid)).count, 22)
+        }
+    }
 }

@@ -92,6 +92,9 @@ enum MetricsExposition {
             out.histogram("healthstore_commit_batch_jobs", store.commitJobs)
             out.family("healthstore_commit_duration_seconds", .histogram, "Time of one group commit, BEGIN to COMMIT.")
             out.histogram("healthstore_commit_duration_seconds", store.commitSeconds)
+            out.family("healthstore_commit_groups_tried_again_total", .counter,
+                       "Group commits whose first try, taking every sample's UUID to be new (PostgreSQL), met a stored one.")
+            out.sample("healthstore_commit_groups_tried_again_total", store.groupsTriedAgain.current)
             out.family("healthstore_store_size_bytes", .gauge, "Size of the store's database file and write-ahead log.")
             out.sample("healthstore_store_size_bytes", store.sizeBytes)
         }

@@ -156,7 +156,8 @@ extension WriteContext {
         let inserted = claimed.allSatisfy { $0 } ? all : claimed.indices.filter { claimed[$0] }.map { all[$0] }
         var allInserted = inserted.count == rows.count
         if !inserted.isEmpty {
-            let insert = try arrays ? prepared(.sampleArrays, rows: 1) : prepared(.sampleInsert, rows: inserted.count)
+            let insert = try arrays ? prepared(assumesNewUUIDs ? .newSampleArrays : .sampleArrays, rows: 1)
+                                    : prepared(.sampleInsert, rows: inserted.count)
             var bytes = BindingBytes(rows: arrays ? [] : inserted)
             // In this order: the statement's bindings are cleared before the bytes they point at are freed.
             defer { bytes.deallocate() }

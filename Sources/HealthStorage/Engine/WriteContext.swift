@@ -53,6 +53,10 @@ final class WriteContext {
     /// in a group of several jobs run without savepoints, where a refused row undoes the whole group
     /// anyway.
     var groupsRows = false
+    /// Whether the running group's array inserts take every sample's UUID to be new (PostgreSQL,
+    /// `SampleRow.newArraysSQL`): a group's first try, which a stored or repeated UUID fails, so the
+    /// group runs again with the inserts that skip stored UUIDs (`WriterThread.commit`).
+    var assumesNewUUIDs = false
     /// The running group's lone plain samples not yet inserted, in job order, each with where its
     /// job's outcome is settled (`insertGroupRows`).
     @exclusivity(unchecked) var groupRows: [PendingSample] = []
@@ -136,13 +140,14 @@ final class WriteContext {
 
     /// A multi-row statement the writer runs again and again: its kind and how many rows it takes.
     struct RowsStatement: Hashable {
-        enum Kind { case sampleInsert, sampleArrays, uuidClaim }
+        enum Kind { case sampleInsert, sampleArrays, newSampleArrays, uuidClaim }
         let kind: Kind, rows: Int
 
         func sql(_ dialect: SQLDialect) -> String {
             switch kind {
             case .sampleInsert: SampleRow.insertSQL(dialect, rows: rows)
             case .sampleArrays: SampleRow.arraysSQL
+            case .newSampleArrays: SampleRow.newArraysSQL
             case .uuidClaim: UUIDLevels.claimSQL(rows: rows)
             }
         }

@@ -19,13 +19,19 @@ import Foundation
 /// taking it) nor on the planner keeping a nested-loop probe (a custom plan over a table it thinks small
 /// hashes the whole samples table for every chunk).
 extension SampleRow {
-    static let arraysSQL = """
+    static let arraysSQL = newArraysSQL + "\nON CONFLICT (owner, uuid) DO NOTHING"
+
+    /// The same insert for rows taken to be new (`WriteContext.assumesNewUUIDs`): a UUID the owner
+    /// holds, or one repeated in the chunk, fails the statement instead of being skipped. The unique
+    /// index still checks every row, within the descent that inserts its entry; what goes is
+    /// `ON CONFLICT`'s probe of that index before it, a second descent a row (18 % of the statement in
+    /// the profile of bench/README.md, "PostgreSQL ingest: the UUID decided by its unique index").
+    static let newArraysSQL = """
         INSERT INTO samples (\(insertedColumns))
         SELECT unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bytea[]), unnest(?::bigint[]), unnest(?::bigint[]),
                unnest(?::bigint[]), unnest(?::float8[]), unnest(?::text[]), unnest(?::float8[]), unnest(?::bigint[]),
                unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bigint[]),
                unnest(?::bigint[]), unnest(?::text[]), unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bytea[])
-        ON CONFLICT (owner, uuid) DO NOTHING
         """
 
     /// Binds `rows` as `arraysSQL`'s twenty arrays, in PostgreSQL's binary form of an array: the
