@@ -175,14 +175,20 @@ extension WriteContext {
             // tells whether it went in.
             allInserted = allInserted && db.changes == rows.count
         }
-        let stored = allInserted ? nil : try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
+        // PostgreSQL skipped some rows: one read of the chunk's UUIDs says which rows went in and which
+        // skipped ones repeat what is stored, where a look-up a row cost two round trips each.
+        let verdicts = arrays && !allInserted ? try storedVerdicts(all) : nil
+        let stored = allInserted || verdicts != nil ? nil : try db.prepare("SELECT 1 FROM samples WHERE owner = ? AND type = ? AND anchor = ?")
         var runs = StoredRuns()
         for (offset, pending) in rows.enumerated() {
             do {
                 let row = pending.row
-                let wentIn = if allInserted { true } else if claimed[offset] { try Self.exists(row, stored) } else { false }
+                let verdict = verdicts?[offset]
+                let wentIn = if allInserted || verdict == .wentIn { true } else if verdicts == nil && claimed[offset] { try Self.exists(row, stored) } else { false }
                 if wentIn {
                     runs.add(pending)
+                } else if verdict == .repeatsStored {
+                    settle(offset, .alreadyStored)
                 } else {
                     let sample = pending.batch.objects[pending.index]
                     settle(offset, try pending.saver.compareWithStored(sample, device: sample.device ?? pending.batch.defaultDevice, row: row))
@@ -197,6 +203,9 @@ extension WriteContext {
     /// What the rows one insert stored add to the bookkeeping and the change feed, gathered per saver
     /// and type (a stream interleaves a few types): one note of each kind a run, where a note per row
     /// hashed its keys into the writer's caches and the feed's dictionaries once per sample.
+    /// What became of a row PostgreSQL's skipping insert was given (`storedVerdicts`).
+    private enum StoredVerdict { case wentIn, repeatsStored }
+
     private struct StoredRuns {
         /// Rows of one saver and type. A struct, not a tuple: an array of tuples was copied through the
         /// runtime's generic tuple witnesses (with the sample's copy below, ≈0.5k instructions a saved sample).
@@ -243,6 +252,31 @@ extension WriteContext {
     }
 
     /// Whether `row` is stored under its own anchor, asked through `statement` (owner, type, anchor).
+    /// What PostgreSQL's skipping insert did with each of `rows` (`SampleRow.arraysSQL`), read in one
+    /// statement an owner: the row went in (the stored row of its UUID has its anchor), or it was skipped
+    /// and the stored row holds its values (a retry, as `ObjectSaver.compareWithStored` finds it), or
+    /// neither (nil: compared the long way, which says why it is refused).
+    private func storedVerdicts(_ rows: [SampleRow]) throws(HealthError) -> [StoredVerdict?] {
+        var verdicts = [StoredVerdict?](repeating: nil, count: rows.count)
+        var offsets: [WriteContext.Owned<UUID>: [Int]] = [:]
+        for (offset, row) in rows.enumerated() { offsets[Owned(owner: row.owner, value: row.uuid), default: []].append(offset) }
+        let read = try db.prepare(SampleRow.storedByUUIDsSQL)
+        for owner in Set(rows.map(\.owner)) {
+            read.reset()
+            read.bind(1, owner)
+            SampleRow.bindUUIDs(rows.lazy.filter { $0.owner == owner }.map(\.uuid), at: 2, to: read)
+            while try read.step() {
+                let uuid = read.uuid(SampleRow.comparedColumnCount)
+                let anchor = read.int(SampleRow.comparedColumnCount + 1)
+                for offset in offsets[Owned(owner: owner, value: uuid)] ?? [] {
+                    verdicts[offset] = rows[offset].anchor == anchor ? .wentIn : rows[offset].matches(read) ? .repeatsStored : nil
+                }
+            }
+        }
+        read.reset()
+        return verdicts
+    }
+
     private static func exists(_ row: SampleRow, _ statement: Statement?) throws(HealthError) -> Bool {
         guard let statement else { return false }
         statement.reset()
@@ -690,6 +724,7 @@ struct SampleRow {
     /// retry does not repeat.
     static let comparedColumns = "type, start_time, duration, value, unit, raw_value, count, category, source, device, flags, "
         + "sync_id, sync_version, parent, metadata"
+    static let comparedColumnCount: Int32 = 15
 
     /// Whether `stored`'s current row (`comparedColumns`) holds this row's values. Equal rows are equal
     /// samples as a retry compares them; unequal ones may still be (a correlation's reading saved again

@@ -34,6 +34,17 @@ extension SampleRow {
                unnest(?::bigint[]), unnest(?::text[]), unnest(?::bigint[]), unnest(?::bigint[]), unnest(?::bytea[])
         """
 
+    /// The stored rows of one owner's UUIDs (`?2`, a `bytea` array): `comparedColumns`, then the UUID
+    /// and the anchor (`WriteContext.storedVerdicts`), through `samples_by_uuid`.
+    static let storedByUUIDsSQL = "SELECT \(comparedColumns), uuid, anchor FROM samples WHERE owner = ? AND uuid = ANY(?::bytea[])"
+
+    /// Binds `uuids` at `index` as one `bytea` array in its binary form.
+    static func bindUUIDs(_ uuids: some Sequence<UUID>, at index: Int32, to statement: Statement) {
+        var array = BinaryArray(.bytea, capacity: uuids.underestimatedCount)
+        for uuid in uuids { array.append(uuid) }
+        statement.bind(index, array.finished)
+    }
+
     /// Binds `rows` as `arraysSQL`'s twenty arrays, in PostgreSQL's binary form of an array: the
     /// backend reads each value as it is (eight bytes for a number, the bytes of a UUID) where the text
     /// form had it parse every number, the doubles through `strtod`, and healthd print them first.
