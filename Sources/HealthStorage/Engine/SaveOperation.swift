@@ -200,12 +200,12 @@ extension WriteContext {
         try runs.note()
     }
 
-    /// What the rows one insert stored add to the bookkeeping and the change feed, gathered per saver
-    /// and type (a stream interleaves a few types): one note of each kind a run, where a note per row
-    /// hashed its keys into the writer's caches and the feed's dictionaries once per sample.
     /// What became of a row PostgreSQL's skipping insert was given (`storedVerdicts`).
     private enum StoredVerdict { case wentIn, repeatsStored }
 
+    /// What the rows one insert stored add to the bookkeeping and the change feed, gathered per saver
+    /// and type (a stream interleaves a few types): one note of each kind a run, where a note per row
+    /// hashed its keys into the writer's caches and the feed's dictionaries once per sample.
     private struct StoredRuns {
         /// Rows of one saver and type. A struct, not a tuple: an array of tuples was copied through the
         /// runtime's generic tuple witnesses (with the sample's copy below, ≈0.5k instructions a saved sample).
@@ -251,7 +251,6 @@ extension WriteContext {
         }
     }
 
-    /// Whether `row` is stored under its own anchor, asked through `statement` (owner, type, anchor).
     /// What PostgreSQL's skipping insert did with each of `rows` (`SampleRow.arraysSQL`), read in one
     /// statement an owner: the row went in (the stored row of its UUID has its anchor), or it was skipped
     /// and the stored row holds its values (a retry, as `ObjectSaver.compareWithStored` finds it), or
@@ -277,6 +276,7 @@ extension WriteContext {
         return verdicts
     }
 
+    /// Whether `row` is stored under its own anchor, asked through `statement` (owner, type, anchor).
     private static func exists(_ row: SampleRow, _ statement: Statement?) throws(HealthError) -> Bool {
         guard let statement else { return false }
         statement.reset()
@@ -724,6 +724,7 @@ struct SampleRow {
     /// retry does not repeat.
     static let comparedColumns = "type, start_time, duration, value, unit, raw_value, count, category, source, device, flags, "
         + "sync_id, sync_version, parent, metadata"
+    /// How many columns `comparedColumns` names (the column after them is the first a query adds).
     static let comparedColumnCount: Int32 = 15
 
     /// Whether `stored`'s current row (`comparedColumns`) holds this row's values. Equal rows are equal

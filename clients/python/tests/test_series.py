@@ -82,7 +82,8 @@ def test_a_reader_without_route_permission_sees_no_route(server, owner, new_app)
     assert [(p.locations, p.beats, p.done) for p in denied] == [(p.locations, p.beats, p.done) for p in absent] == [([], [], True)]
 
 
-def test_export_and_import_carry_routes_and_beats_losslessly(server, new_app, server_with, tmp_path):
+def workout_route_and_beats(new_app):
+    """An app that saved a workout, then finished a route of it and, after, a heartbeat series."""
     app = new_app(share=[ROUTE, BEATS, WORKOUT], read=[ROUTE, BEATS, WORKOUT])
     workout = v.workout(13, T0, T0 + 1_800 * SEC)
     app.save([workout])
@@ -92,6 +93,11 @@ def test_export_and_import_carry_routes_and_beats_losslessly(server, new_app, se
     beats = series.heartbeat_builder(app, start=T0 + 60 * SEC)
     beats.insert([v.heartbeat(i * 900_000, preceded_by_gap=(i == 3)) for i in range(60)])
     [stored_beats] = beats.finish(metadata={"Reading": 1})
+    return app, workout, stored_route, stored_beats
+
+
+def test_export_and_import_carry_routes_and_beats_losslessly(server, new_app, server_with, tmp_path):
+    app, workout, stored_route, stored_beats = workout_route_and_beats(new_app)
     export = tmp_path / "export.jsonl"
     server.healthctl("export", "--type", "Workout", "--type", "WorkoutRoute", "--type", "HeartbeatSeries",
                      "--source", app.bundle_id, "--output", str(export))
@@ -117,15 +123,7 @@ def test_an_export_without_workouts_writes_routes_in_anchor_order(server, new_ap
     # A route waits for its workout's line only when the export writes workouts: here its workout is
     # stored but not asked for, so the route is written where its anchor puts it, before the heartbeat
     # series saved after it, not held back to the end of the export.
-    app = new_app(share=[ROUTE, BEATS, WORKOUT], read=[ROUTE, BEATS, WORKOUT])
-    workout = v.workout(13, T0, T0 + 1_800 * SEC)
-    app.save([workout])
-    route = series.route_builder(app)
-    route.insert(locations(10))
-    [stored_route] = route.finish(workout=workout.uuid)
-    beats = series.heartbeat_builder(app, start=T0 + 60 * SEC)
-    beats.insert([v.heartbeat(i * 900_000) for i in range(5)])
-    [stored_beats] = beats.finish()
+    app, workout, stored_route, stored_beats = workout_route_and_beats(new_app)
     export = tmp_path / "export.jsonl"
     server.healthctl("export", "--type", "WorkoutRoute", "--type", "HeartbeatSeries", "--source", app.bundle_id,
                      "--output", str(export))
